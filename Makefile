@@ -1,0 +1,63 @@
+# Everything bootstraps itself from a fresh clone: the virtual environment in .venv,
+# the pinned Claude Code CLI in .tools (never a global install).
+PYTHON ?= python3
+VENV ?= .venv
+TOOLS ?= .tools
+CLAUDE_CODE_VERSION ?= 2.1.328
+BIN := $(VENV)/bin
+CLAUDE := $(TOOLS)/node_modules/.bin/claude
+STAMP := $(VENV)/.installed-stamp
+
+# Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
+ARGS ?=
+
+.PHONY: help install claude test-pressure test-scenarios test check lint typecheck bench clean
+
+help:
+	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
+	@echo "make test-scenarios  scenario suites (multi-turn claude runs, weighted rubric)"
+	@echo "make test            the toolkit's own tests"
+	@echo "make check           ruff and mypy"
+	@echo "make bench           benchmarks that print figures"
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+claude: $(CLAUDE)
+
+$(CLAUDE): Makefile
+	mkdir -p $(TOOLS)
+	npm install --prefix $(TOOLS) --no-audit --no-fund --no-package-lock --loglevel=error \
+		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
+	$(CLAUDE) --version
+	touch $@
+
+test-pressure: $(STAMP)
+	$(BIN)/skilltest pressure $(ARGS)
+
+test-scenarios: $(STAMP) $(CLAUDE)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest scenarios $(ARGS)
+
+test: $(STAMP) $(CLAUDE)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest $(ARGS)
+
+check: lint typecheck
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench: $(STAMP) $(CLAUDE)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_pressure.py
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_scenarios.py
+
+clean:
+	rm -rf $(VENV) $(TOOLS) tests/scenarios/output .pytest_cache .mypy_cache .ruff_cache

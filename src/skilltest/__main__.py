@@ -1,0 +1,3 @@
+from skilltest.cli import main
+
+raise SystemExit(main())

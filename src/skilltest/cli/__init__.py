@@ -1,0 +1,61 @@
+"""The command line: the only place that prints or exits.
+
+Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from skilltest import __version__
+from skilltest.errors import ConfigurationError, InputError, SkilltestError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+# Each module defines ``register(subparsers)``, which adds one command and sets its handler
+# with ``parser.set_defaults(handler=...)``; a handler takes the parsed namespace and returns
+# an exit code.
+COMMAND_MODULES: tuple[str, ...] = (
+    "skilltest.cli.pressure_cmd",
+    "skilltest.cli.validate_cmd",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skilltest",
+        description="Does your agent skill really change how the model behaves?",
+    )
+    parser.add_argument("--version", action="version", version=f"skilltest {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return int(handler(args))
+    except (InputError, ConfigurationError) as exc:
+        print(f"skilltest: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SkilltestError as exc:
+        print(f"skilltest: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("skilltest: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

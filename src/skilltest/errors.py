@@ -1,0 +1,88 @@
+"""The one exception tree of skilltest.
+
+::
+
+    SkilltestError                  base of everything we raise on purpose
+    ├── InputError                  bad input a person must fix; the CLI exits 2
+    │   ├── SuiteError              a suite file: unreadable, YAML, schema, duplicate ids
+    │   ├── PatternError            a regex that does not compile or exceeds its time limit
+    │   ├── SkillNotFoundError      the suite names a skill with no SKILL.md
+    │   └── ModelScriptError        an emulator model script that is not valid
+    ├── ConfigurationError          the environment cannot run what was asked; exit 2
+    │   ├── CredentialsError        a live backend without credentials
+    │   └── ClaudeNotFoundError     no usable ``claude`` binary
+    ├── RunError                    one run failed to execute; it becomes an unscored run
+    │   ├── BackendError            the model API failed after its retries
+    │   └── CliRunError             the claude process crashed, timed out or printed no result
+    └── ReplayMiss                  a replayed request has no recording
+
+Third-party exceptions are translated where they cross into skilltest (``raise X(...) from exc``).
+Every message names the file, the place in it and the fix, so the CLI can print it without a
+traceback.
+"""
+
+from __future__ import annotations
+
+
+class SkilltestError(Exception):
+    """Base of every error skilltest raises on purpose."""
+
+
+class InputError(SkilltestError):
+    """Input a person has to fix. ``location`` names the file and the place in it."""
+
+    def __init__(self, message: str, *, location: str | None = None, fix: str | None = None):
+        self.message = message
+        self.location = location
+        self.fix = fix
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.message}" if self.location else self.message
+        if self.fix:
+            text += f"\n  fix: {self.fix}"
+        return text
+
+
+class SuiteError(InputError):
+    """A suite file that cannot be read, parsed or validated."""
+
+
+class PatternError(InputError):
+    """A regular expression that does not compile or takes too long to match."""
+
+
+class SkillNotFoundError(InputError):
+    """A suite names a skill whose SKILL.md cannot be found."""
+
+
+class ModelScriptError(InputError):
+    """A model script for the emulator that cannot be read or validated."""
+
+
+class ConfigurationError(SkilltestError):
+    """The environment cannot run what was asked (credentials, binaries, options)."""
+
+
+class CredentialsError(ConfigurationError):
+    """A live backend was chosen but no credentials are set."""
+
+
+class ClaudeNotFoundError(ConfigurationError):
+    """No usable ``claude`` binary."""
+
+
+class RunError(SkilltestError):
+    """One run failed to execute; reported as an unscored run, never as a score."""
+
+
+class BackendError(RunError):
+    """The model API failed after its retries."""
+
+
+class CliRunError(RunError):
+    """The claude process crashed, timed out or printed no result."""
+
+
+class ReplayMiss(SkilltestError):
+    """A request to a replayed backend that matches no recording."""

@@ -1,0 +1,149 @@
+"""Regular expressions from suite files, compiled once and matched with a time limit.
+
+Patterns use the ``regex`` module, whose ``timeout`` turns a catastrophic pattern into a
+:class:`~skilltest.errors.PatternError` that names the pattern and where it was written, instead
+of a hang. Python's inline flags (``(?i)``, ``(?s)``...) work as in ``re``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import regex
+
+DEFAULT_TIMEOUT_S = 1.0
+"""Time limit for one pattern against one text."""
+
+# Inputs on which a catastrophically backtracking pattern blows up, tried when a suite is loaded
+# so that most such patterns are reported before any model is called.
+_PROBES: tuple[str, ...] = (
+    "a" * 40 + "!",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" * 50 + "\n!",
+    ("ab" * 30 + " ") * 20 + "!",
+    "x " * 2000 + "!",
+    ("0" * 40 + ".") + "!",
+    '{"a": "' + "b" * 3000 + '"',
+)
+
+FLAG_NAMES: dict[str, int] = {
+    "IGNORECASE": regex.IGNORECASE,
+    "MULTILINE": regex.MULTILINE,
+    "DOTALL": regex.DOTALL,
+    "VERBOSE": regex.VERBOSE,
+}
+"""Flags a suite may name in ``pattern_flags``."""
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One compiled pattern and where it was written, for error messages."""
+
+    source: str
+    """The pattern as written."""
+    location: str
+    """``file#/json/pointer`` of the pattern."""
+    compiled: regex.Pattern[str] = field(repr=False, compare=False)
+    """The compiled pattern."""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """Time limit for one match."""
+
+    def search(self, text: str) -> regex.Match[str] | None:
+        """The first match in ``text``, or ``None``.
+
+        Raises:
+            PatternError: the match exceeded the time limit.
+        """
+        try:
+            return self.compiled.search(text, timeout=self.timeout_s)
+        except TimeoutError as exc:
+            raise _timeout_error(self) from exc
+
+    def matches(self, text: str) -> bool:
+        """Whether the pattern matches anywhere in ``text``."""
+        return self.search(text) is not None
+
+
+def _timeout_error(pattern: Pattern) -> PatternError:
+    from skilltest.errors import PatternError
+
+    return PatternError(
+        f"pattern {pattern.source!r} took longer than {pattern.timeout_s:g}s to match "
+        "(catastrophic backtracking)",
+        location=pattern.location,
+        fix="remove nested quantifiers such as (a+)+ or (.*)*, or anchor the pattern",
+    )
+
+
+def compile_pattern(
+    source: object,
+    location: str,
+    *,
+    flags: int = 0,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    probe: bool = True,
+) -> Pattern:
+    """Compiles one pattern from a suite file.
+
+    Args:
+        source: The pattern as written in the file.
+        location: ``file#/pointer`` used in error messages.
+        flags: ``regex`` flags applied on top of the pattern's inline flags.
+        timeout_s: Time limit for one match.
+        probe: Try the pattern on inputs known to expose catastrophic backtracking.
+
+    Raises:
+        PatternError: not a string, does not compile, or exceeds the time limit on a probe.
+    """
+    from skilltest.errors import PatternError
+
+    if not isinstance(source, str):
+        raise PatternError(
+            f"a pattern must be a string, got {type(source).__name__} {source!r}",
+            location=location,
+            fix="quote the pattern in the YAML file",
+        )
+    try:
+        compiled = regex.compile(source, flags | regex.VERSION0)
+    except regex.error as exc:
+        raise PatternError(
+            f"invalid regular expression {source!r}: {exc}",
+            location=location,
+            fix="escape special characters with a backslash (in YAML double quotes, write \\\\)",
+        ) from exc
+    pattern = Pattern(source=source, location=location, compiled=compiled, timeout_s=timeout_s)
+    if probe:
+        for text in _PROBES:
+            pattern.search(text)
+    return pattern
+
+
+def compile_patterns(
+    sources: Iterable[object],
+    location: str,
+    *,
+    flags: int = 0,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> tuple[Pattern, ...]:
+    """Compiles a list of patterns; ``location`` is the pointer of the list."""
+    return tuple(
+        compile_pattern(source, f"{location}/{index}", flags=flags, timeout_s=timeout_s)
+        for index, source in enumerate(sources)
+    )
+
+
+def parse_flags(names: Iterable[str], location: str) -> int:
+    """Turns ``pattern_flags: [IGNORECASE, ...]`` into ``regex`` flags."""
+    from skilltest.errors import PatternError
+
+    flags = 0
+    for name in names:
+        try:
+            flags |= FLAG_NAMES[name.upper()]
+        except KeyError:
+            raise PatternError(
+                f"unknown pattern flag {name!r}",
+                location=location,
+                fix="use one of " + ", ".join(FLAG_NAMES),
+            ) from None
+    return flags

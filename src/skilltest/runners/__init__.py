@@ -1,0 +1,1 @@
+"""Ways of getting model output, all behind one small protocol."""

@@ -1,0 +1,217 @@
+"""The transcript: what a model (or an agent) did in one run, whatever produced it.
+
+The Anthropic SDK runner, the ``claude`` CLI runner, the emulator and replay all return a
+:class:`Transcript`, so scoring never knows where the output came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``.
+TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
+
+
+def canonical_tool_name(name: str) -> str:
+    """The name a tool is scored under: ``Task`` and ``Agent`` are the same tool."""
+    return TOOL_ALIASES.get(name, name)
+
+
+def tool_name_matches(called: str, expected: str) -> bool:
+    """Whether a call of tool ``called`` counts as a call of ``expected``.
+
+    ``Task`` and ``Agent`` are one tool, and ``mcp__server__tool`` also answers to ``tool``.
+    """
+    if canonical_tool_name(called) == canonical_tool_name(expected):
+        return True
+    if called.startswith("mcp__") and called.count("__") >= 2:
+        return called.split("__", 2)[2] == expected
+    return False
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts, summed over every model request of the run."""
+
+    input_tokens: int = 0
+    """Uncached input tokens."""
+    output_tokens: int = 0
+    """Generated tokens."""
+    cache_creation_input_tokens: int = 0
+    """Input tokens written to the prompt cache."""
+    cache_read_input_tokens: int = 0
+    """Input tokens read from the prompt cache."""
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+        }
+
+    @classmethod
+    def from_mapping(cls, data: Any) -> Usage:
+        """Reads an Anthropic ``usage`` object; missing or null counts are 0."""
+        if not isinstance(data, dict):
+            return cls()
+
+        def count(key: str) -> int:
+            value = data.get(key)
+            return int(value) if isinstance(value, int | float) else 0
+
+        return cls(
+            count("input_tokens"),
+            count("output_tokens"),
+            count("cache_creation_input_tokens"),
+            count("cache_read_input_tokens"),
+        )
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One ``tool_use`` block and, when it came back, its ``tool_result``."""
+
+    id: str
+    """The ``tool_use`` id."""
+    name: str
+    """The tool's name as the model called it (``Task``, ``Bash``, ``mcp__srv__tool``...)."""
+    input: dict[str, Any]
+    """The arguments, as sent."""
+    result: str | None = None
+    """The tool result's text (blocks joined by newlines); ``None`` when no result came back."""
+    is_error: bool = False
+    """Whether the tool result was flagged ``is_error``."""
+    parent_tool_use_id: str | None = None
+    """The ``Agent``/``Task`` call whose subagent made this call; ``None`` for the main agent."""
+
+    @property
+    def canonical_name(self) -> str:
+        """The name this call is scored under (``Task`` is ``Agent``)."""
+        return canonical_tool_name(self.name)
+
+    def answers_to(self, expected: str) -> bool:
+        """Whether this call counts as a call of the tool named ``expected``."""
+        return tool_name_matches(self.name, expected)
+
+
+@dataclass(frozen=True)
+class PermissionDenial:
+    """A tool call the harness refused to run."""
+
+    tool_name: str
+    """The refused tool."""
+    tool_use_id: str | None = None
+    """The refused ``tool_use`` id."""
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    """The refused call's arguments."""
+
+
+@dataclass(frozen=True)
+class ApiRetry:
+    """The harness retried a model request (``system/api_retry``)."""
+
+    attempt: int | None = None
+    """Which attempt failed (1-based)."""
+    max_retries: int | None = None
+    """The harness's retry budget."""
+    error: str | None = None
+    """The error kind the harness reported (``rate_limit``, ``overloaded``...)."""
+    error_status: int | None = None
+    """The HTTP status, ``None`` when the connection itself failed."""
+    retry_delay_ms: float | None = None
+    """How long the harness waited before retrying."""
+
+
+@dataclass(frozen=True)
+class ResultEvent:
+    """One ``result`` event; a run can end with several (background subagents)."""
+
+    subtype: str
+    """``success``, ``error_max_turns``, ``error_during_execution``..."""
+    is_error: bool
+    """The harness's own error flag."""
+    result: str | None = None
+    """The final text, when the harness gave one."""
+    num_turns: int | None = None
+    """Turns the harness counted."""
+    total_cost_usd: float | None = None
+    """The harness's cost estimate."""
+    duration_ms: float | None = None
+    """Wall time the harness reported."""
+    usage: Usage = field(default_factory=Usage)
+    """Token usage of this result."""
+    errors: tuple[str, ...] = ()
+    """Error messages the harness attached."""
+    terminal_reason: str | None = None
+    """Why the harness stopped (``completed``, ``max_turns``, ``budget_exhausted``...)."""
+    api_error_status: int | None = None
+    """HTTP status of a failing model API, when the harness reported one."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """Everything one run produced, in a form scoring can read."""
+
+    source: str
+    """What produced it: ``anthropic``, ``claude-cli``, ``emulator``, ``replay``."""
+    assistant_text: tuple[str, ...] = ()
+    """The assistant's text blocks in order (main agent and forwarded subagent text)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Every tool call in the order it was made."""
+    skills_invoked: tuple[str, ...] = ()
+    """Skills the agent invoked (``Skill`` tool calls and skills the CLI expanded itself)."""
+    permission_denials: tuple[PermissionDenial, ...] = ()
+    """Tool calls the harness refused."""
+    api_errors: tuple[str, ...] = ()
+    """Model API errors the harness surfaced (e.g. ``API Error: 429 ...``)."""
+    api_retries: tuple[ApiRetry, ...] = ()
+    """Model requests the harness retried."""
+    results: tuple[ResultEvent, ...] = ()
+    """Every ``result`` event; the last one is final."""
+    usage: Usage = field(default_factory=Usage)
+    """Token usage of the whole run."""
+    cost_usd: float | None = None
+    """Cost of the whole run, when known."""
+    model: str | None = None
+    """The model that answered."""
+    cli_version: str | None = None
+    """The ``claude`` version, when the run went through the CLI."""
+    session_id: str | None = None
+    """The harness's session id."""
+    stop_reason: str | None = None
+    """The last model response's stop reason."""
+    exit_code: int | None = None
+    """The process exit status, when the run was a process."""
+    latency_ms: float | None = None
+    """Wall time of the run."""
+    unknown_events: int = 0
+    """Events the parser did not recognise (kept out of scoring, counted)."""
+    malformed_lines: int = 0
+    """Lines that were not JSON objects (counted, never fatal)."""
+    error: str | None = None
+    """Why the run failed to execute; a transcript with an error is never scored."""
+
+    @property
+    def text(self) -> str:
+        """The assistant's text blocks joined by blank lines."""
+        return "\n\n".join(self.assistant_text)
+
+    @property
+    def final_result(self) -> ResultEvent | None:
+        """The last ``result`` event, which is the run's outcome."""
+        return self.results[-1] if self.results else None
+
+    @property
+    def completed(self) -> bool:
+        """Whether the run executed (it may still have done the wrong thing)."""
+        return self.error is None
