@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import regex
 
+from skilltest.errors import PatternError
+
 DEFAULT_TIMEOUT_S = 1.0
 """Time limit for one pattern against one text."""
 
@@ -65,8 +67,6 @@ class Pattern:
 
 
 def _timeout_error(pattern: Pattern) -> PatternError:
-    from skilltest.errors import PatternError
-
     return PatternError(
         f"pattern {pattern.source!r} took longer than {pattern.timeout_s:g}s to match "
         "(catastrophic backtracking)",
@@ -95,8 +95,6 @@ def compile_pattern(
     Raises:
         PatternError: not a string, does not compile, or exceeds the time limit on a probe.
     """
-    from skilltest.errors import PatternError
-
     if not isinstance(source, str):
         raise PatternError(
             f"a pattern must be a string, got {type(source).__name__} {source!r}",
@@ -134,8 +132,6 @@ def compile_patterns(
 
 def parse_flags(names: Iterable[str], location: str) -> int:
     """Turns ``pattern_flags: [IGNORECASE, ...]`` into ``regex`` flags."""
-    from skilltest.errors import PatternError
-
     flags = 0
     for name in names:
         try:

@@ -1,0 +1,1 @@
+"""What a person (or CI) reads: tables, progress, results files, JUnit XML."""

@@ -1,0 +1,66 @@
+"""JUnit XML, the format every CI system shows as test results."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skilltest.report.files import write_text_atomic
+
+
+@dataclass(frozen=True)
+class JUnitCase:
+    """One scenario as a JUnit test case."""
+
+    name: str
+    """The test case's name (the scenario id)."""
+    classname: str
+    """Its class (the layer and skill, e.g. ``pressure.lgtm``)."""
+    time_s: float = 0.0
+    """Seconds spent."""
+    failure: str | None = None
+    """Why it failed (a failing verdict)."""
+    error: str | None = None
+    """Why it could not be judged (no completed run)."""
+    skipped: str | None = None
+    """Why it was skipped."""
+    output: str = ""
+    """Text shown with the case (the verdict line and the figures)."""
+
+
+def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
+    """Renders one ``<testsuites>`` document."""
+    root = ET.Element("testsuites", name=suite_name)
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite_name,
+        tests=str(len(cases)),
+        failures=str(sum(1 for c in cases if c.failure is not None)),
+        errors=str(sum(1 for c in cases if c.error is not None)),
+        skipped=str(sum(1 for c in cases if c.skipped is not None)),
+        time=f"{sum(c.time_s for c in cases):.3f}",
+    )
+    for case in cases:
+        element = ET.SubElement(
+            suite, "testcase", name=case.name, classname=case.classname, time=f"{case.time_s:.3f}"
+        )
+        if case.failure is not None:
+            ET.SubElement(
+                element, "failure", message=case.failure.splitlines()[0]
+            ).text = case.failure
+        if case.error is not None:
+            ET.SubElement(element, "error", message=case.error.splitlines()[0]).text = case.error
+        if case.skipped is not None:
+            ET.SubElement(element, "skipped", message=case.skipped)
+        if case.output:
+            ET.SubElement(element, "system-out").text = case.output
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(path: Path, suite_name: str, cases: Sequence[JUnitCase]) -> None:
+    """Writes JUnit XML to ``path`` atomically."""
+    write_text_atomic(path, render_junit(suite_name, cases))

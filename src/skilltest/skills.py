@@ -1,0 +1,98 @@
+"""Finding a skill on disk: its folder, its SKILL.md, its frontmatter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from skilltest.errors import SkillNotFoundError
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill under test."""
+
+    name: str
+    """The skill's name as the suite gives it."""
+    skill_file: Path
+    """Its SKILL.md."""
+    text: str
+    """The whole SKILL.md, frontmatter included, as the with-skill arm sees it."""
+    description: str | None = None
+    """The frontmatter's ``description``, when there is one."""
+
+    @property
+    def directory(self) -> Path:
+        """The skill's folder, with its references and scripts."""
+        return self.skill_file.parent
+
+
+def _frontmatter(text: str) -> dict[str, object]:
+    if not text.startswith("---"):
+        return {}
+    end = text.find("\n---", 3)
+    if end < 0:
+        return {}
+    try:
+        data = yaml.safe_load(text[3:end])
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _candidates(relative: Path, suite_path: Path) -> list[Path]:
+    """``relative`` against the suite's folder, each of its ancestors, then the cwd."""
+    if relative.is_absolute():
+        return [relative]
+    folders = [suite_path.resolve().parent, *suite_path.resolve().parent.parents, Path.cwd()]
+    seen: list[Path] = []
+    for folder in folders:
+        candidate = folder / relative
+        if candidate not in seen:
+            seen.append(candidate)
+    return seen
+
+
+def find_skill(
+    name: str,
+    *,
+    suite_path: Path,
+    skill_file: str | None = None,
+    skills_dir: Path | None = None,
+    location: str | None = None,
+) -> Skill:
+    """Locates a skill for a suite.
+
+    ``skill_file`` (as public suites write it, relative to the suite or to the repository root)
+    wins; otherwise ``<skills_dir>/<name>/SKILL.md``, where the skills folder is ``--skills-dir``
+    or the nearest ``skills/`` beside the suite or above it.
+
+    Raises:
+        SkillNotFoundError: naming every place that was looked at.
+    """
+    tried: list[Path] = []
+    if skill_file:
+        tried = _candidates(Path(skill_file), suite_path)
+    elif skills_dir is not None:
+        tried = [skills_dir / name / "SKILL.md"]
+    else:
+        tried = _candidates(Path("skills") / name / "SKILL.md", suite_path)
+        tried += _candidates(Path(".claude") / "skills" / name / "SKILL.md", suite_path)
+    for candidate in tried:
+        if candidate.is_file():
+            text = candidate.read_text(encoding="utf-8")
+            description = _frontmatter(text).get("description")
+            return Skill(
+                name=name,
+                skill_file=candidate,
+                text=text,
+                description=str(description) if description is not None else None,
+            )
+    shown = "\n    ".join(str(p) for p in tried[:6])
+    raise SkillNotFoundError(
+        f"skill {name!r} not found; looked at:\n    {shown}",
+        location=location or str(suite_path),
+        fix="create skills/<skill>/SKILL.md, pass --skills-dir DIR, or set skill_file:",
+    )

@@ -1,0 +1,102 @@
+"""Reads a YAML file and validates it against one of the shipped JSON Schemas.
+
+Errors name the file, the JSON pointer of the offending value, what was expected and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from skilltest.errors import InputError, SuiteError
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The shipped JSON Schema ``skilltest/suite/schemas/<name>.schema.json``."""
+    text = resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def schema_path(name: str) -> Path:
+    """Where the schema file lives on disk (for editors' ``yaml-language-server`` lines)."""
+    return Path(str(resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json")))
+
+
+def json_pointer(parts: Iterable[object]) -> str:
+    """``["scenarios", 2, "id"]`` -> ``/scenarios/2/id`` (RFC 6901 escaping)."""
+    escaped = [str(part).replace("~", "~0").replace("/", "~1") for part in parts]
+    return "/" + "/".join(escaped) if escaped else ""
+
+
+def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
+    """Parses a YAML file; unreadable files and syntax errors become ``error`` with a line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(
+            "file not found", location=str(path), fix="check the path (and the working directory)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"cannot read the file: {exc}", location=str(path)) from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise error(
+            f"YAML syntax error: {problem}",
+            location=where,
+            fix="check indentation and quoting; quote patterns that contain ': ' or start with *",
+        ) from exc
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        return str(error.message)
+    if error.validator == "required":
+        return str(error.message)
+    if error.validator in ("type", "enum", "const"):
+        return f"{error.instance!r} is not valid here: {error.message}"
+    return str(error.message)
+
+
+def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = SuiteError) -> None:
+    """Validates ``data`` against a shipped schema.
+
+    Raises:
+        InputError: (of class ``error``) naming every violation by JSON pointer, deepest first.
+    """
+    validator = jsonschema.Draft202012Validator(load_schema(schema_name))
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(e.absolute_path), e.message))
+    if not errors:
+        return
+    best = jsonschema.exceptions.best_match(errors)
+    if best is None:  # pragma: no cover - iter_errors returned something
+        return
+    lines = [_describe(best)]
+    others = [e for e in errors if e is not best][:4]
+    for other in others:
+        lines.append(f"also at #{json_pointer(other.absolute_path)}: {_describe(other)}")
+    fix = best.schema.get("description") if isinstance(best.schema, dict) else None
+    raise error(
+        "\n  ".join(lines),
+        location=f"{path}#{json_pointer(best.absolute_path)}",
+        fix=f"expected: {fix}" if fix else f"see the schema {schema_name}.schema.json",
+    )
+
+
+def load_validated(path: Path, schema_name: str, error: type[InputError] = SuiteError) -> Any:
+    """Reads and validates a YAML file in one go."""
+    data = read_yaml(path, error)
+    validate(data, schema_name, path, error)
+    return data
