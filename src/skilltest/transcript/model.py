@@ -156,6 +156,12 @@ class ResultEvent:
     """Why the harness stopped (``completed``, ``max_turns``, ``budget_exhausted``...)."""
     api_error_status: int | None = None
     """HTTP status of a failing model API, when the harness reported one."""
+    api_error_type: str | None = None
+    """The API's error type when the model API failed (``invalid_request_error``...)."""
+    api_error: str | None = None
+    """The harness's kind of model API failure when it gave one (``connection_failed``...)."""
+    origin: str | None = None
+    """What started the turn this result ends, when not the prompt (``task-notification``)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +206,10 @@ class Transcript:
     """Lines that were not JSON objects (counted, never fatal)."""
     error: str | None = None
     """Why the run failed to execute; a transcript with an error is never scored."""
+    skills_available: tuple[str, ...] = ()
+    """Skills the harness loaded for the run (``system/init``), whether used or not."""
+    tools_available: tuple[str, ...] = ()
+    """Tools the harness offered the model (``system/init``)."""
 
     @property
     def text(self) -> str:
