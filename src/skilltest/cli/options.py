@@ -1,0 +1,63 @@
+"""Options shared by the commands that run suites, and argparse value types."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (K, jobs, token limits)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def unit_interval(text: str) -> float:
+    """A number in [0, 1] (thresholds, temperatures)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
+    """Options every suite-running command has."""
+    parser.add_argument(
+        "--skills-dir", type=Path, help="folder holding <skill>/SKILL.md (default: nearest skills/)"
+    )
+    parser.add_argument("--skill", help="skill name for suites that do not name one")
+    parser.add_argument(
+        "--backend",
+        choices=backends,
+        help="where answers come from (default: live when credentials are set, else emulator)",
+    )
+    parser.add_argument(
+        "--script", type=Path, help="emulator model script (default: the suite's model_script)"
+    )
+    parser.add_argument(
+        "--claude", type=Path, help="claude binary (default: $SKILLTEST_CLAUDE, .tools/, PATH)"
+    )
+    parser.add_argument(
+        "-k",
+        "--repeat",
+        type=positive_int,
+        metavar="K",
+        help="runs per arm (default: suite's, else 3)",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=positive_int, default=4, metavar="N", help="runs in flight at once (4)"
+    )
+    parser.add_argument("--results", type=Path, metavar="FILE", help="write results JSON here")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML here")
+    parser.add_argument(
+        "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
+    )

@@ -1,0 +1,152 @@
+"""``skilltest pressure``: the inner loop, one turn with and without the skill."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from skilltest.cli.options import add_common_run_options, positive_int, unit_interval
+from skilltest.errors import InputError
+from skilltest.pressure.report import (
+    junit_cases,
+    render_summary,
+    render_table,
+    results_document,
+)
+from skilltest.pressure.run import DEFAULT_MODEL, SuiteProgress, run_suites, total_runs
+from skilltest.pressure.suite import Overrides, PressureSuite, discover_suites, load_pressure_suite
+from skilltest.pressure.verdict import NOT_RED, ScenarioResult
+from skilltest.report.files import write_json_atomic
+from skilltest.report.junit import write_junit
+from skilltest.report.progress import Progress
+from skilltest.runners.backends import BACKENDS, TurnRunnerPool, choose_backend
+
+DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "pressure",
+        help="one-turn tests: does the skill change the answer? (the inner loop)",
+        description=(
+            "Sends each scenario's prompt with the skill as the system prompt and without it, "
+            "K times each, and judges the answers with the suite's regex patterns."
+        ),
+    )
+    parser.add_argument(
+        "suites",
+        nargs="*",
+        type=Path,
+        metavar="SUITE",
+        help=f"suite files or folders (default: {DEFAULT_SUITE_DIR}/)",
+    )
+    add_common_run_options(parser, backends=BACKENDS)
+    parser.add_argument("--model", help=f"model name (default: the suite's, else {DEFAULT_MODEL})")
+    parser.add_argument(
+        "--threshold",
+        type=unit_interval,
+        help="with-skill pass rate a scenario needs to steer (default: the suite's, else 0.8)",
+    )
+    parser.add_argument("--max-tokens", type=positive_int, help="longest answer (default 1024)")
+    parser.add_argument("--temperature", type=unit_interval, help="sampling temperature")
+    parser.add_argument(
+        "--strict", action="store_true", help="fail on not-red scenarios too (they measure nothing)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides = Overrides(
+        repetitions=args.repeat,
+        model=args.model,
+        threshold=args.threshold,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+    )
+    paths = discover_suites(args.suites, DEFAULT_SUITE_DIR)
+    suites = [
+        load_pressure_suite(
+            p, skills_dir=args.skills_dir, overrides=overrides, skill_name=args.skill
+        )
+        for p in paths
+    ]
+    backend = choose_backend(args.backend)
+    model = args.model or DEFAULT_MODEL
+    if backend.notice:
+        print(backend.notice, file=sys.stderr)
+    state = SuiteProgress()
+    results_path: Path | None = args.results
+    suite_names = [str(p) for p in paths]
+
+    def save(complete: bool) -> None:
+        results = _in_suite_order(suites, state.results)
+        if results_path is not None:
+            write_json_atomic(
+                results_path,
+                results_document(
+                    results,
+                    backend=backend.name,
+                    model=model,
+                    skill_only=args.skill_only,
+                    complete=complete,
+                    suites=suite_names,
+                ),
+            )
+        if args.junit is not None:
+            write_junit(args.junit, "skilltest pressure", junit_cases(results, strict=args.strict))
+
+    pool = TurnRunnerPool(backend, script=args.script, claude=args.claude)
+    pool.check(suites)
+    progress = Progress(total_runs(suites, args.skill_only), "pressure")
+
+    async def run_all() -> None:
+        try:
+            await run_suites(
+                suites,
+                pool.runner_for,
+                jobs=args.jobs,
+                skill_only=args.skill_only,
+                default_model=model,
+                progress=progress,
+                state=state,
+                on_result=lambda _: save(False),
+            )
+        finally:
+            await pool.aclose()
+
+    try:
+        asyncio.run(run_all())
+    except KeyboardInterrupt:
+        progress.close()
+        save(False)
+        print(
+            f"skilltest: interrupted; {len(state.results)} finished scenario(s) kept"
+            + (f" in {results_path}" if results_path else ""),
+            file=sys.stderr,
+        )
+        return 130
+    progress.close()
+    save(True)
+    results = _in_suite_order(suites, state.results)
+    print(render_table(results))
+    print()
+    print(render_summary(results, strict=args.strict))
+    if any(run.pattern_error for result in results for run in result.runs):
+        bad = next(r.error for res in results for r in res.runs if r.pattern_error)
+        raise InputError(str(bad))
+    failed = any(r.failed or (args.strict and r.verdict == NOT_RED) for r in results)
+    return 1 if failed else 0
+
+
+def _in_suite_order(
+    suites: list[PressureSuite], results: list[ScenarioResult]
+) -> list[ScenarioResult]:
+    order = {
+        (suite.skill.name, scenario.id): index
+        for index, (suite, scenario) in enumerate(
+            (suite, scenario) for suite in suites for scenario in suite.scenarios
+        )
+    }
+    return sorted(results, key=lambda r: order.get((r.skill, r.scenario.id), len(order)))

@@ -1,0 +1,109 @@
+"""``skilltest validate``: checks suites and model scripts without calling any model."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from skilltest.errors import InputError
+from skilltest.suite.loader import read_yaml
+
+DEFAULT_PATHS = (Path("tests/skill-pressure"), Path("tests/scenarios"), Path("tests/model-scripts"))
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check suite files and model scripts without calling a model",
+        description=(
+            "Validates pressure suites, scenario suites and emulator model scripts: schema, "
+            "duplicate ids, skills that exist, regexes that compile and do not backtrack "
+            "catastrophically. The kind of each file is read from its content."
+        ),
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="files or folders (default: tests/skill-pressure, tests/scenarios, "
+        "tests/model-scripts)",
+    )
+    parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
+    parser.add_argument("--skill", help="skill name for suites that do not name one")
+    parser.set_defaults(handler=run)
+
+
+def file_kind(data: Any) -> str:
+    """``pressure``, ``scenarios`` or ``model-script``, from a file's content."""
+    if (
+        isinstance(data, dict)
+        and ("rules" in data or "default" in data)
+        and "scenarios" not in data
+    ):
+        return "model-script"
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    if isinstance(scenarios, list) and any(
+        isinstance(s, dict) and ("with_skill" in s or "without_skill" in s) for s in scenarios
+    ):
+        return "pressure"
+    return "scenarios"
+
+
+def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
+    from skilltest.pressure.suite import load_pressure_suite
+
+    def pressure(path: Path) -> object:
+        return load_pressure_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+
+    def scenarios(path: Path) -> object:
+        from skilltest.scenarios.suite import load_scenario_suite
+
+        return load_scenario_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+
+    def model_script(path: Path) -> object:
+        from skilltest.emulator import ModelScript
+
+        return ModelScript.load(path)
+
+    return {"pressure": pressure, "scenarios": scenarios, "model-script": model_script}
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted([*path.rglob("*.yaml"), *path.rglob("*.yml")]))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise InputError("no such file or folder", location=str(path), fix="check the path")
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = args.paths or [p for p in DEFAULT_PATHS if p.exists()]
+    files = _files(paths)
+    if not files:
+        raise InputError("no suite files found", location=", ".join(map(str, paths)))
+    loaders = _loaders(args)
+    problems: list[str] = []
+    for path in files:
+        try:
+            kind = file_kind(read_yaml(path))
+            loaders[kind](path)
+        except InputError as exc:
+            problems.append(str(exc))
+            print(f"FAIL {path}")
+            continue
+        print(f"ok   {path} ({kind})")
+    if problems:
+        print()
+        for problem in problems:
+            print(f"skilltest: error: {problem}")
+        print(f"\n{len(problems)} of {len(files)} file(s) invalid")
+        return 2
+    print(f"\n{len(files)} file(s) valid")
+    return 0

@@ -1,0 +1,193 @@
+"""What a pressure run shows: the table, the results JSON and the JUnit cases. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tabulate import tabulate
+
+from skilltest.pressure.verdict import (
+    ERROR,
+    NO_STEER,
+    NOT_RED,
+    SKIPPED,
+    ArmStats,
+    PressureRun,
+    ScenarioResult,
+)
+from skilltest.report.files import RESULTS_SCHEMA_VERSION
+from skilltest.report.junit import JUnitCase
+from skilltest.stats import Interval
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _rate_cell(successes: int, runs: int, interval: Interval) -> str:
+    if runs == 0:
+        return "-"
+    low, high = _percent(interval.low), _percent(interval.high)
+    return f"{successes}/{runs} {_percent(interval.value)} [{low}–{high}]"
+
+
+def _with_cell(stats: ArmStats) -> str:
+    cell = _rate_cell(stats.passed, stats.runs, stats.rate)
+    return cell + (f" ({stats.errors} err)" if stats.errors else "")
+
+
+def _without_cells(stats: ArmStats | None) -> tuple[str, str]:
+    if stats is None:
+        return "skipped", "-"
+    red = _rate_cell(stats.runs - stats.passed, stats.runs, stats.rate)
+    red += f" ({stats.errors} err)" if stats.errors else ""
+    expected = "-" if stats.expected.value is None else _percent(stats.expected.value)
+    return red, expected
+
+
+def render_table(results: Sequence[ScenarioResult]) -> str:
+    """One row per scenario: verdict, with-skill pass rate, baseline RED rate, why."""
+    rows = []
+    for result in results:
+        red, expected = _without_cells(result.without_skill)
+        rows.append(
+            [
+                f"{result.skill}/{result.scenario.id}",
+                result.verdict,
+                _with_cell(result.with_skill),
+                red,
+                expected,
+                _shorten(result.detail, 70),
+            ]
+        )
+    headers = ["scenario", "verdict", "with skill: pass", "baseline: RED", "expected", "detail"]
+    return tabulate(rows, headers=headers, tablefmt="simple")
+
+
+def _shorten(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_summary(results: Sequence[ScenarioResult], *, strict: bool) -> str:
+    """The closing line: counts per verdict and what they mean for the exit code."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.verdict] = counts.get(result.verdict, 0) + 1
+    order = ["steers", NOT_RED, NO_STEER, ERROR, SKIPPED]
+    parts = [f"{counts[v]} {v}" for v in order if counts.get(v)]
+    line = f"{len(results)} scenarios: " + ", ".join(parts)
+    if counts.get(NOT_RED):
+        line += (
+            f"\nwarning: {counts[NOT_RED]} scenario(s) not RED: the model already passes "
+            "without the skill, so these tests measure nothing"
+            + (" (failing: --strict)" if strict else "")
+        )
+    return line
+
+
+def _interval_dict(interval: Interval) -> dict[str, float | None]:
+    return {"ci_low": interval.low, "ci_high": interval.high}
+
+
+def _run_dict(run: PressureRun) -> dict[str, Any]:
+    judgement = run.judgement
+    transcript = run.transcript
+    return {
+        "arm": run.arm,
+        "rep": run.rep,
+        "passed": judgement.passed if judgement else None,
+        "output": transcript.text,
+        "matched": list(judgement.matched) if judgement else [],
+        "missing": list(judgement.missing) if judgement else [],
+        "anti_matched": list(judgement.anti_matched) if judgement else [],
+        "expected_matched": judgement.expected_matched if judgement else None,
+        "evidence": dict(judgement.evidence) if judgement else {},
+        "usage": transcript.usage.to_dict(),
+        "model": transcript.model,
+        "stop_reason": transcript.stop_reason,
+        "latency_ms": None if transcript.latency_ms is None else round(transcript.latency_ms, 1),
+        "error": run.error,
+    }
+
+
+def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
+    """One scenario of the results file."""
+    with_stats = result.with_skill
+    data: dict[str, Any] = {
+        "id": result.scenario.id,
+        "name": result.scenario.name,
+        "skill": result.skill,
+        "verdict": result.verdict,
+        "detail": result.detail,
+        "complete": result.complete,
+        "threshold": result.scenario.threshold,
+        "repetitions": result.scenario.repetitions,
+        "with_skill": {
+            "runs": with_stats.runs,
+            "errors": with_stats.errors,
+            "passed": with_stats.passed,
+            "pass_rate": with_stats.rate.value,
+            **_interval_dict(with_stats.rate),
+        },
+        "without_skill": None,
+        "runs": [_run_dict(run) for run in result.runs],
+    }
+    base = result.without_skill
+    if base is not None:
+        data["without_skill"] = {
+            "runs": base.runs,
+            "errors": base.errors,
+            "red": base.runs - base.passed,
+            "red_rate": base.rate.value,
+            **_interval_dict(base.rate),
+            "expected_rate": base.expected.value,
+        }
+    return data
+
+
+def results_document(
+    results: Sequence[ScenarioResult],
+    *,
+    backend: str,
+    model: str,
+    skill_only: bool,
+    complete: bool,
+    suites: Sequence[str],
+) -> dict[str, Any]:
+    """The whole ``--results`` file."""
+    from skilltest import __version__
+
+    return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "layer": "pressure",
+        "skilltest_version": __version__,
+        "backend": backend,
+        "model": model,
+        "skill_only": skill_only,
+        "complete": complete,
+        "suites": list(suites),
+        "scenarios": [scenario_dict(r) for r in results],
+    }
+
+
+def junit_cases(results: Sequence[ScenarioResult], *, strict: bool) -> list[JUnitCase]:
+    """One JUnit case per scenario; ``not-red`` fails only with ``--strict``."""
+    cases = []
+    for result in results:
+        latency = sum((run.transcript.latency_ms or 0.0) for run in result.runs) / 1000
+        line = f"{result.verdict}: {result.detail}".rstrip(": ")
+        failing = result.verdict == NO_STEER or (strict and result.verdict == NOT_RED)
+        cases.append(
+            JUnitCase(
+                name=result.scenario.id,
+                classname=f"pressure.{result.skill}",
+                time_s=latency,
+                failure=line if failing else None,
+                error=line if result.verdict == ERROR else None,
+                skipped=result.detail or "skipped" if result.verdict == SKIPPED else None,
+                output=line,
+            )
+        )
+    return cases

@@ -1,0 +1,219 @@
+"""Skill-pressure suites: YAML validated once, then typed.
+
+A suite names a skill and lists scenarios. Each scenario's prompt goes to the model with the
+skill as the system prompt (the with-skill arm) and without it (the baseline), K times each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilltest.errors import SuiteError
+from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
+from skilltest.skills import Skill, find_skill
+from skilltest.suite.loader import load_validated
+
+DEFAULT_REPETITIONS = 3
+DEFAULT_THRESHOLD = 0.8
+DEFAULT_MAX_TOKENS = 1024
+RED_RATE_NEEDED = 0.5
+"""A baseline must fail the with-skill criteria at least this often for the test to measure."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Options given on the command line; they win over the suite file."""
+
+    repetitions: int | None = None
+    """``-k``: runs per arm."""
+    model: str | None = None
+    """``--model``."""
+    threshold: float | None = None
+    """``--threshold``: the with-skill pass rate a scenario needs."""
+    max_tokens: int | None = None
+    """``--max-tokens``."""
+    temperature: float | None = None
+    """``--temperature``."""
+
+
+@dataclass(frozen=True)
+class PressureScenario:
+    """One behavioural axis: a prompt and what the skill should make the model say."""
+
+    id: str
+    """Unique within the suite."""
+    name: str | None
+    """A title for reports."""
+    prompt: str
+    """The user message."""
+    required_patterns: tuple[Pattern, ...]
+    """Every one must match a with-skill answer."""
+    anti_patterns: tuple[Pattern, ...]
+    """None may match a with-skill answer."""
+    expected_patterns: tuple[Pattern, ...]
+    """The author's idea of what the model says without the skill (reported, not judged)."""
+    repetitions: int
+    """Runs per arm."""
+    model: str | None
+    """The model, or ``None`` for the backend's default."""
+    threshold: float
+    """The with-skill pass rate needed for ``steers``."""
+    max_tokens: int
+    """The longest answer."""
+    temperature: float | None
+    """Sampling temperature, or ``None`` for the backend's default."""
+    location: str
+    """``file#/scenarios/N`` for messages."""
+    skip: str | None = None
+    """Why the scenario is skipped, when it is."""
+
+
+@dataclass(frozen=True)
+class PressureSuite:
+    """A suite file, loaded."""
+
+    path: Path
+    """The suite file."""
+    skill: Skill
+    """The skill under test."""
+    scenarios: tuple[PressureScenario, ...]
+    """In file order."""
+    model_script: Path | None
+    """The emulator's model script for this suite, when it has one."""
+
+
+def _option(
+    key: str, scenario: dict[str, Any], suite: dict[str, Any], cli: Any, default: Any
+) -> Any:
+    if cli is not None:
+        return cli
+    if key in scenario:
+        return scenario[key]
+    if key in suite:
+        return suite[key]
+    return default
+
+
+def load_pressure_suite(
+    path: Path,
+    *,
+    skills_dir: Path | None = None,
+    overrides: Overrides | None = None,
+    skill_name: str | None = None,
+) -> PressureSuite:
+    """Loads, validates and types one suite file.
+
+    Raises:
+        SuiteError: unreadable file, YAML error, schema violation, duplicate ids.
+        PatternError: a pattern that does not compile or is catastrophically slow.
+        SkillNotFoundError: the skill's SKILL.md cannot be found.
+    """
+    overrides = overrides or Overrides()
+    data = load_validated(path, "pressure")
+    name = data.get("skill") or skill_name
+    if not name:
+        raise SuiteError(
+            "the suite names no skill",
+            location=f"{path}#",
+            fix="add `skill: <name>` at the top of the file, or pass --skill NAME",
+        )
+    skill = find_skill(
+        name,
+        suite_path=path,
+        skill_file=data.get("skill_file"),
+        skills_dir=skills_dir,
+        location=f"{path}#/skill",
+    )
+    timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
+    seen: dict[str, int] = {}
+    scenarios = []
+    for index, raw in enumerate(data["scenarios"]):
+        where = f"{path}#/scenarios/{index}"
+        if raw["id"] in seen:
+            raise SuiteError(
+                f"duplicate scenario id {raw['id']!r} (first used at /scenarios/{seen[raw['id']]})",
+                location=f"{where}/id",
+                fix="give every scenario in a suite its own id",
+            )
+        seen[raw["id"]] = index
+        flag_names = raw.get("pattern_flags", data.get("pattern_flags", []))
+        flags = parse_flags(flag_names, f"{where}/pattern_flags")
+        with_skill = raw["with_skill"]
+        without_skill = raw.get("without_skill") or {}
+        skip = raw.get("skip")
+        scenarios.append(
+            PressureScenario(
+                id=raw["id"],
+                name=raw.get("name"),
+                prompt=raw["prompt"],
+                required_patterns=compile_patterns(
+                    with_skill.get("required_patterns", []),
+                    f"{where}/with_skill/required_patterns",
+                    flags=flags,
+                    timeout_s=timeout,
+                ),
+                anti_patterns=compile_patterns(
+                    with_skill.get("anti_patterns", []),
+                    f"{where}/with_skill/anti_patterns",
+                    flags=flags,
+                    timeout_s=timeout,
+                ),
+                expected_patterns=compile_patterns(
+                    without_skill.get("expected_patterns", []),
+                    f"{where}/without_skill/expected_patterns",
+                    flags=flags,
+                    timeout_s=timeout,
+                ),
+                repetitions=int(
+                    _option("repetitions", raw, data, overrides.repetitions, DEFAULT_REPETITIONS)
+                ),
+                model=_option("model", raw, data, overrides.model, None),
+                threshold=float(
+                    _option("threshold", raw, data, overrides.threshold, DEFAULT_THRESHOLD)
+                ),
+                max_tokens=int(
+                    _option("max_tokens", raw, data, overrides.max_tokens, DEFAULT_MAX_TOKENS)
+                ),
+                temperature=_option("temperature", raw, data, overrides.temperature, None),
+                location=where,
+                skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
+            )
+        )
+    script = data.get("model_script")
+    return PressureSuite(
+        path=path,
+        skill=skill,
+        scenarios=tuple(scenarios),
+        model_script=(path.parent / script).resolve() if script else None,
+    )
+
+
+def discover_suites(paths: Sequence[Path], default_dir: Path) -> list[Path]:
+    """The suite files to run: the given files, the YAML files in given folders, or the default.
+
+    Raises:
+        SuiteError: a path that does not exist, or no suite found at all.
+    """
+    targets = list(paths) or [default_dir]
+    found: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            found.extend(sorted([*target.rglob("*.yaml"), *target.rglob("*.yml")]))
+        elif target.exists():
+            found.append(target)
+        else:
+            raise SuiteError(
+                "no such file or folder",
+                location=str(target),
+                fix="pass suite files (tests/skill-pressure/<skill>.yaml) or a folder of them",
+            )
+    if not found:
+        raise SuiteError(
+            "no suite files (*.yaml, *.yml) found",
+            location=", ".join(str(t) for t in targets),
+            fix="create tests/skill-pressure/<skill>.yaml or pass suite files",
+        )
+    return found

@@ -1,0 +1,116 @@
+"""Single-turn runs through the Anthropic SDK (the live API, or the emulator on loopback)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import anthropic
+
+from skilltest.errors import CredentialsError
+from skilltest.runners.base import TurnRequest
+from skilltest.transcript import Transcript, Usage
+
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_TIMEOUT_S = 120.0
+
+
+def live_credentials(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The Anthropic credentials in the environment (API key or auth token), possibly none."""
+    env = os.environ if environ is None else environ
+    found = {}
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        if env.get(name):
+            found[name] = env[name]
+    return found
+
+
+class AnthropicRunner:
+    """Sends each request with the SDK's retries for 429, 529 and 5xx.
+
+    The skill text goes in the system prompt marked for prompt caching, since K repetitions send
+    the same text again. No tools are offered.
+    """
+
+    def __init__(
+        self,
+        *,
+        backend: str = "anthropic",
+        api_key: str | None = None,
+        auth_token: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.backend = backend
+        if api_key is None and auth_token is None:
+            credentials = live_credentials()
+            api_key = credentials.get("ANTHROPIC_API_KEY")
+            auth_token = credentials.get("ANTHROPIC_AUTH_TOKEN")
+        if api_key is None and auth_token is None:
+            raise CredentialsError(
+                "the anthropic backend needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
+                "  fix: export ANTHROPIC_API_KEY=..., or run offline with --backend emulator"
+            )
+        self.max_retries = max_retries
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            auth_token=auth_token,
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=max_retries,
+            timeout=timeout_s,
+        )
+
+    async def run_turn(self, request: TurnRequest) -> Transcript:
+        """One request, one answer; API failures come back as a transcript with ``error``."""
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": [{"role": "user", "content": request.prompt}],
+        }
+        if request.system:
+            kwargs["system"] = [
+                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
+            ]
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        started = time.monotonic()
+        try:
+            message = await self._client.messages.create(**kwargs)
+        except anthropic.APIStatusError as exc:
+            return self._failed(started, f"API error {exc.status_code}: {_message(exc)}")
+        except anthropic.APITimeoutError:
+            return self._failed(
+                started, f"API request timed out (after {self.max_retries} retries)"
+            )
+        except anthropic.APIConnectionError as exc:
+            return self._failed(started, f"cannot reach the API: {exc}")
+        except anthropic.APIError as exc:
+            return self._failed(started, f"API error: {exc}")
+        texts = tuple(block.text for block in message.content if block.type == "text")
+        return Transcript(
+            source=self.backend,
+            assistant_text=texts,
+            usage=Usage.from_mapping(message.usage.model_dump()),
+            model=message.model,
+            stop_reason=message.stop_reason,
+            latency_ms=(time.monotonic() - started) * 1000,
+        )
+
+    def _failed(self, started: float, error: str) -> Transcript:
+        return Transcript(
+            source=self.backend, error=error, latency_ms=(time.monotonic() - started) * 1000
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _message(exc: anthropic.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return f"{error.get('type', 'error')}: {error['message']}"
+    return str(exc.message)

@@ -1,0 +1,150 @@
+"""Choosing a backend and opening the runners a set of suites needs.
+
+``anthropic``  the Anthropic SDK against the live API (or ``ANTHROPIC_BASE_URL``).
+``claude``     the ``claude`` CLI for one turn, tools disabled, in a throwaway home.
+``emulator``   the Anthropic SDK against the offline model emulator on loopback, answering from
+               the suite's model script: a scripted stand-in, not a model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from skilltest.errors import CredentialsError, InputError
+from skilltest.runners.anthropic_api import AnthropicRunner, live_credentials
+from skilltest.runners.base import TurnRunner
+
+BACKENDS = ("anthropic", "claude", "emulator")
+
+CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """The backend a run uses and what to tell the user about it."""
+
+    name: str
+    """One of :data:`BACKENDS`."""
+    notice: str | None = None
+    """A line for stderr, e.g. that the model is a scripted stand-in."""
+
+
+def choose_backend(requested: str | None, environ: dict[str, str] | None = None) -> BackendChoice:
+    """The backend to use: the one asked for, else live with credentials, else the emulator.
+
+    Raises:
+        CredentialsError: a live backend was asked for without credentials.
+    """
+    env = dict(os.environ) if environ is None else environ
+    if requested == "anthropic" and not live_credentials(env):
+        raise CredentialsError(
+            "--backend anthropic needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
+            "  fix: export ANTHROPIC_API_KEY=..., or use --backend emulator to run offline"
+        )
+    if requested == "claude" and not any(env.get(name) for name in CLAUDE_CREDENTIALS):
+        raise CredentialsError(
+            "--backend claude needs ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (each run gets a "
+            "fresh home, so a login stored in ~/.claude is not used)\n"
+            "  fix: export ANTHROPIC_API_KEY=... or CLAUDE_CODE_OAUTH_TOKEN=... "
+            "(`claude setup-token` prints one)"
+        )
+    if requested is not None:
+        return BackendChoice(requested)
+    if live_credentials(env):
+        return BackendChoice("anthropic", "skilltest: live run on the Anthropic API")
+    return BackendChoice(
+        "emulator",
+        "skilltest: no ANTHROPIC_API_KEY set, so answers come from the offline emulator: "
+        "a scripted stand-in, not a real model. Set ANTHROPIC_API_KEY to test against Claude.",
+    )
+
+
+class _HasScript(Protocol):
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def model_script(self) -> Path | None: ...
+
+
+class TurnRunnerPool:
+    """Opens one runner per backend (one per model script for the emulator) and closes them."""
+
+    def __init__(
+        self, backend: BackendChoice, *, script: Path | None = None, claude: Path | None = None
+    ) -> None:
+        self.backend = backend
+        self.script = script
+        self.claude = claude
+        self._runners: dict[object, TurnRunner] = {}
+        self._servers: list[object] = []
+        self._scripts: dict[Path, object] = {}
+
+    def check(self, suites: Sequence[_HasScript]) -> None:
+        """Fails early on what would fail later: a suite without a model script, no claude.
+
+        Raises:
+            InputError: the emulator backend and a suite with no model script.
+            ClaudeNotFoundError: the claude backend and no usable binary.
+        """
+        if self.backend.name == "emulator":
+            from skilltest.emulator import ModelScript
+
+            for suite in suites:
+                path = self._script_for(suite)
+                if path not in self._scripts:
+                    self._scripts[path] = ModelScript.load(path)
+        if self.backend.name == "claude":
+            from skilltest.runners.claude_turn import ClaudeTurnRunner
+
+            ClaudeTurnRunner.check(self.claude)
+
+    def _script_for(self, suite: _HasScript) -> Path:
+        script = self.script or suite.model_script
+        if script is None:
+            raise InputError(
+                "the emulator backend needs a model script and this suite has none",
+                location=f"{suite.path}#",
+                fix="add `model_script: <path>` to the suite, pass --script FILE, "
+                "or set ANTHROPIC_API_KEY to run live",
+            )
+        return script
+
+    def runner_for(self, suite: _HasScript) -> TurnRunner:
+        """The runner that answers this suite's requests (opened on first use)."""
+        if self.backend.name == "emulator":
+            key: object = self._script_for(suite)
+        else:
+            key = self.backend.name
+        if key not in self._runners:
+            self._runners[key] = self._open(key)
+        return self._runners[key]
+
+    def _open(self, key: object) -> TurnRunner:
+        if self.backend.name == "anthropic":
+            return AnthropicRunner()
+        if self.backend.name == "claude":
+            from skilltest.runners.claude_turn import ClaudeTurnRunner
+
+            return ClaudeTurnRunner(claude=self.claude)
+        from skilltest.emulator import EmulatorServer, ModelScript
+
+        assert isinstance(key, Path)
+        script = self._scripts.get(key) or ModelScript.load(key)
+        server = EmulatorServer(script, host="127.0.0.1", port=0)  # type: ignore[arg-type]
+        server.__enter__()
+        self._servers.append(server)
+        return AnthropicRunner(backend="emulator", api_key="sk-emulator", base_url=server.base_url)
+
+    async def aclose(self) -> None:
+        """Closes every runner and stops every emulator server."""
+        for runner in self._runners.values():
+            await runner.aclose()
+        self._runners.clear()
+        for server in self._servers:
+            server.__exit__(None, None, None)  # type: ignore[attr-defined]
+        self._servers.clear()

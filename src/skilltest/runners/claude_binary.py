@@ -1,0 +1,82 @@
+"""Finding the ``claude`` CLI and its version.
+
+Order: an explicit path (``--claude``), ``$SKILLTEST_CLAUDE``, the project's pinned install in
+``.tools/node_modules/.bin/claude`` (from ``make claude``), then ``claude`` on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+from skilltest.errors import ClaudeNotFoundError
+
+PINNED_VERSION = "2.1.328"
+"""The Claude Code version the Makefile installs and the parser is tested against."""
+
+KNOWN_VERSIONS = frozenset({PINNED_VERSION})
+"""Versions whose stream-json output and isolation flags have been verified."""
+
+INSTALL_HINT = "run `make claude` (installs @anthropic-ai/claude-code@2.1.328 into .tools/)"
+
+
+def _pinned_candidates() -> list[Path]:
+    here = Path(__file__).resolve()
+    roots = [Path.cwd(), *Path.cwd().parents, *here.parents]
+    return [root / ".tools" / "node_modules" / ".bin" / "claude" for root in roots]
+
+
+def resolve_claude(explicit: Path | str | None = None) -> Path:
+    """The ``claude`` binary to run.
+
+    Raises:
+        ClaudeNotFoundError: the given path does not exist, or nothing was found.
+    """
+    if explicit:
+        path = Path(explicit)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise ClaudeNotFoundError(
+                f"--claude {path}: no executable file there\n  fix: {INSTALL_HINT}"
+            )
+        return path
+    env = os.environ.get("SKILLTEST_CLAUDE")
+    if env:
+        path = Path(env)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise ClaudeNotFoundError(
+                f"SKILLTEST_CLAUDE={env}: no executable file there\n  fix: {INSTALL_HINT}"
+            )
+        return path
+    for candidate in _pinned_candidates():
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which("claude")
+    if found:
+        return Path(found)
+    raise ClaudeNotFoundError(f"no `claude` binary found\n  fix: {INSTALL_HINT}")
+
+
+@cache
+def claude_version(path: Path) -> str:
+    """The version ``claude --version`` prints (e.g. ``2.1.328``).
+
+    Raises:
+        ClaudeNotFoundError: the binary does not run or prints no version.
+    """
+    try:
+        done = subprocess.run(
+            [str(path), "--version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ClaudeNotFoundError(f"{path} does not run: {exc}\n  fix: {INSTALL_HINT}") from exc
+    match = re.search(r"\d+\.\d+\.\d+", done.stdout)
+    if done.returncode != 0 or match is None:
+        raise ClaudeNotFoundError(
+            f"{path} --version failed (exit {done.returncode}): "
+            f"{(done.stderr or done.stdout).strip()[:200]}\n  fix: {INSTALL_HINT}"
+        )
+    return match.group(0)
