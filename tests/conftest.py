@@ -1,0 +1,39 @@
+"""Shared fixtures: paths of the repository, the shared corpus and the claude binary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def _no_live_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never reach the live API: credentials from the developer's shell are removed."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+
+
+def find_claude() -> Path | None:
+    """The claude binary for end-to-end tests, or None."""
+    env = os.environ.get("SKILLTEST_CLAUDE")
+    if env and Path(env).is_file():
+        return Path(env)
+    pinned = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
+    if pinned.is_file():
+        return pinned
+    return None
+
+
+@pytest.fixture
+def claude_bin() -> Path:
+    """The claude binary; skips when none is installed (`make claude` installs it)."""
+    path = find_claude()
+    if path is None:
+        pytest.skip("no claude binary: run `make claude` or set SKILLTEST_CLAUDE")
+    return path
