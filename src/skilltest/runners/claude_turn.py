@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
-import tempfile
 import time
 import warnings
 from dataclasses import replace
@@ -20,52 +18,15 @@ from pathlib import Path
 
 from skilltest.runners.base import TurnRequest
 from skilltest.runners.claude_binary import KNOWN_VERSIONS, claude_version, resolve_claude
+from skilltest.scenarios.isolation import (
+    create_sandbox,
+    isolated_env,
+    isolation_flags,
+    live_credentials,
+)
 from skilltest.transcript import Transcript
 
 DEFAULT_TIMEOUT_S = 300.0
-
-ISOLATED_SETTINGS = {
-    "disableBundledSkills": True,
-    "enabledPlugins": {
-        "cc-plugin-agents-md@builtin": False,
-        "cc-plugin-privacy@builtin": False,
-        "cc-plugin-plugin-authoring@builtin": False,
-    },
-}
-"""Settings that keep Claude Code's bundled skills and built-in plugins out of a run."""
-
-PASSED_ENV = (
-    "PATH",
-    "LANG",
-    "LC_ALL",
-    "TZ",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "HTTPS_PROXY",
-    "HTTP_PROXY",
-    "NO_PROXY",
-    "NODE_EXTRA_CA_CERTS",
-)
-"""Variables a run inherits; everything else from the user's environment stays out."""
-
-
-def isolated_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of an isolated run: credentials and PATH in, the user's home out."""
-    env = {name: os.environ[name] for name in PASSED_ENV if os.environ.get(name)}
-    env.update(
-        {
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-    )
-    env.update(extra or {})
-    return env
 
 
 class ClaudeTurnRunner:
@@ -111,12 +72,8 @@ class ClaudeTurnRunner:
             "",
             "--model",
             request.model,
-            "--setting-sources",
-            "",
-            "--settings",
-            json.dumps(ISOLATED_SETTINGS),
-            "--strict-mcp-config",
             "--no-session-persistence",
+            *isolation_flags(self.version),
         ]
         if request.system:
             command += ["--append-system-prompt", request.system]
@@ -127,15 +84,17 @@ class ClaudeTurnRunner:
         from skilltest.transcript.stream_json import parse_stream_json
 
         started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="skilltest-turn-") as scratch:
-            home, work = Path(scratch) / "home", Path(scratch) / "work"
-            home.mkdir()
-            work.mkdir()
-            extra = {"CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(request.max_tokens), **self.extra_env}
+        sandbox = create_sandbox(skill=None)
+        try:
+            credentials = {
+                **live_credentials(),
+                "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(request.max_tokens),
+                **self.extra_env,
+            }
             process = await asyncio.create_subprocess_exec(
                 *self.command(request),
-                cwd=work,
-                env=isolated_env(home, extra),
+                cwd=sandbox.workdir,
+                env=isolated_env(home=sandbox.home, credentials=credentials),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -151,6 +110,8 @@ class ClaudeTurnRunner:
             except asyncio.CancelledError:
                 _kill_group(process.pid)
                 raise
+        finally:
+            sandbox.remove()
         transcript = parse_stream_json(
             stdout.decode("utf-8", "replace"),
             exit_code=process.returncode,

@@ -61,10 +61,9 @@ def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
-    if error.validator == "additionalProperties":
-        return str(error.message)
-    if error.validator == "required":
-        return str(error.message)
+    if error.validator in ("anyOf", "oneOf"):
+        wanted = error.schema.get("description") if isinstance(error.schema, dict) else None
+        return f"not valid here: expected {wanted}" if wanted else str(error.message)
     if error.validator in ("type", "enum", "const"):
         return f"{error.instance!r} is not valid here: {error.message}"
     return str(error.message)
@@ -74,24 +73,25 @@ def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = 
     """Validates ``data`` against a shipped schema.
 
     Raises:
-        InputError: (of class ``error``) naming every violation by JSON pointer, deepest first.
+        InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
+            to four more.
     """
     validator = jsonschema.Draft202012Validator(load_schema(schema_name))
-    errors = sorted(validator.iter_errors(data), key=lambda e: (list(e.absolute_path), e.message))
+    errors = sorted(
+        validator.iter_errors(data),
+        key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path)), e.message),
+    )
     if not errors:
         return
-    best = jsonschema.exceptions.best_match(errors)
-    if best is None:  # pragma: no cover - iter_errors returned something
-        return
+    best, others = errors[0], errors[1:5]
     lines = [_describe(best)]
-    others = [e for e in errors if e is not best][:4]
     for other in others:
         lines.append(f"also at #{json_pointer(other.absolute_path)}: {_describe(other)}")
-    fix = best.schema.get("description") if isinstance(best.schema, dict) else None
+    wanted = best.schema.get("description") if isinstance(best.schema, dict) else None
     raise error(
         "\n  ".join(lines),
         location=f"{path}#{json_pointer(best.absolute_path)}",
-        fix=f"expected: {fix}" if fix else f"see the schema {schema_name}.schema.json",
+        fix=f"expected {wanted}" if wanted else f"see the schema {schema_name}.schema.json",
     )
 
 

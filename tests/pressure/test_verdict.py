@@ -1,0 +1,128 @@
+"""Verdicts from runs: the decision table of the pressure layer."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from skilltest.pressure.run import run_suites
+from skilltest.pressure.suite import load_pressure_suite
+from skilltest.runners.base import TurnRequest
+from skilltest.transcript import Transcript
+
+SUITE = """\
+skill: demo
+repetitions: {k}
+scenarios:
+  - id: s
+    prompt: "Investigate the error spike"
+    without_skill: {{expected_patterns: ["(?i)grep"]}}
+    with_skill: {{required_patterns: ["(?i)aggregate"], anti_patterns: ["(?i)rm -rf"]}}
+"""
+
+
+class ScriptedRunner:
+    """Answers from two lists, one per arm, in order; ``None`` is an API failure."""
+
+    backend = "test"
+
+    def __init__(self, with_skill: list[str | None], without_skill: list[str | None]) -> None:
+        self.answers = {True: list(with_skill), False: list(without_skill)}
+        self.requests: list[TurnRequest] = []
+
+    async def run_turn(self, request: TurnRequest) -> Transcript:
+        self.requests.append(request)
+        text = self.answers[request.system is not None].pop(0)
+        if text is None:
+            return Transcript(source="test", error="API error 529: overloaded_error: Overloaded")
+        return Transcript(source="test", assistant_text=(text,))
+
+    async def aclose(self) -> None:
+        return None
+
+
+def run(tmp_path: Path, with_skill, without_skill, *, skill_only=False, k=3):
+    (tmp_path / "skills" / "demo").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("Always aggregate first.")
+    path = tmp_path / "demo.yaml"
+    path.write_text(SUITE.format(k=k))
+    suite = load_pressure_suite(path)
+    runner = ScriptedRunner(with_skill, without_skill)
+    results = asyncio.run(run_suites([suite], lambda _: runner, jobs=2, skill_only=skill_only))
+    return results[0], runner
+
+
+GOOD, BAD, ANTI = "aggregate first", "grep the logs", "aggregate, then rm -rf /var/log"
+
+CASES = [
+    ("steers", [GOOD] * 3, [BAD] * 3, "steers", ""),
+    (
+        "steers-with-one-red",
+        [GOOD] * 3,
+        [GOOD, GOOD, BAD],
+        "not-red",
+        "baseline already passes in 2/3 runs without the skill",
+    ),
+    ("half-red-still-steers", [GOOD] * 4, [GOOD, GOOD, BAD, BAD], "steers", ""),
+    ("no-steer", [GOOD, BAD, BAD], [BAD] * 3, "no-steer", "missing (?i)aggregate in 2/3"),
+    (
+        "anti-pattern",
+        [ANTI, ANTI, GOOD],
+        [BAD] * 3,
+        "no-steer",
+        "anti-pattern (?i)rm -rf matched in 2/3",
+    ),
+    (
+        "all-with-skill-runs-failed",
+        [None] * 3,
+        [BAD] * 3,
+        "error",
+        "API error 529: overloaded_error: Overloaded",
+    ),
+    ("baseline-failed", [GOOD] * 3, [None] * 3, "error", "API error 529"),
+    (
+        "one-error-is-left-out",
+        [GOOD, GOOD, None],
+        [BAD] * 3,
+        "steers",
+        "1 run(s) failed and were left out",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("with_skill", "without_skill", "verdict", "detail"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_verdict_table(tmp_path, with_skill, without_skill, verdict, detail):
+    k = len(with_skill)
+    result, _ = run(tmp_path, with_skill, without_skill, k=k)
+    assert result.verdict == verdict
+    assert result.detail.startswith(detail)
+
+
+def test_rates_and_intervals(tmp_path):
+    result, _ = run(tmp_path, [GOOD, GOOD, BAD], [BAD, BAD, GOOD])
+    assert (result.with_skill.runs, result.with_skill.passed) == (3, 2)
+    assert result.with_skill.rate.value == pytest.approx(2 / 3)
+    assert result.with_skill.rate.low == pytest.approx(0.2077, abs=1e-4)
+    base = result.without_skill
+    assert base is not None
+    assert (base.runs, base.runs - base.passed) == (3, 2)
+    assert base.expected.value == pytest.approx(2 / 3)  # "grep" in two baseline answers
+
+
+def test_skill_text_goes_only_to_the_with_skill_arm(tmp_path):
+    _, runner = run(tmp_path, [GOOD] * 3, [BAD] * 3)
+    systems = [r.system for r in runner.requests]
+    assert systems.count("Always aggregate first.") == 3
+    assert systems.count(None) == 3
+    assert {r.prompt for r in runner.requests} == {"Investigate the error spike"}
+
+
+def test_skill_only_skips_the_baseline(tmp_path):
+    result, runner = run(tmp_path, [GOOD] * 3, [], skill_only=True)
+    assert result.verdict == "steers"
+    assert result.without_skill is None
+    assert all(r.system is not None for r in runner.requests)
