@@ -1,0 +1,324 @@
+"""Scenario suites: YAML validated once by ``scenarios.schema.json``, then typed.
+
+A suite lists scenarios. Each scenario is a prompt (and optional follow-up turns) given to the
+real ``claude`` CLI with the skill installed (the with-skill arm) and without it (the
+without-skill arm), K times each, and a rubric over the tool calls each run made.
+
+The format is compatible with the public harnesses this layer comes from: ``skill:`` may be
+missing (then each scenario's ``skill:`` or ``--skill``), ``name``, ``comparison`` and
+``skill_file`` are accepted, and an empty list in ``expected`` means "not defined".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilltest.errors import SuiteError
+from skilltest.patterns import DEFAULT_TIMEOUT_S, compile_patterns, parse_flags
+from skilltest.scenarios.rubric import Expected, Weights
+from skilltest.skills import Skill, find_skill
+from skilltest.suite.loader import load_validated
+
+DEFAULT_REPETITIONS = 3
+DEFAULT_MAX_TURNS = 8
+DEFAULT_TIMEOUT_MS = 180_000
+DEFAULT_MIN_SCORE = 0.6
+"""The with-skill mean a scenario needs to pass."""
+DEFAULT_MIN_DELTA = -0.1
+"""The lowest with-minus-without delta that still passes (room for LLM noise)."""
+DEFAULT_ALLOWED_TOOLS: tuple[str, ...] = ("Bash", "Read", "Glob", "Grep", "Skill", "Agent")
+"""Tools both arms may use without a permission prompt when a scenario names none. ``-p``
+refuses anything else that needs permission (``Write``, ``Edit``...)."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Options given on the command line; they win over the suite file."""
+
+    repetitions: int | None = None
+    """``-k``: runs per arm."""
+    min_score: float | None = None
+    """``--min-score``."""
+    min_delta: float | None = None
+    """``--min-delta``."""
+    model: str | None = None
+    """``--model``."""
+    skill_only: bool = False
+    """``--skill-only``: run only the with-skill arm."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How the CLI runs one conversation; the same in both arms."""
+
+    max_turns: int = DEFAULT_MAX_TURNS
+    """``--max-turns`` for each user message."""
+    timeout_s: float = DEFAULT_TIMEOUT_MS / 1000
+    """Wall-time limit for the whole conversation."""
+    allowed_tools: tuple[str, ...] = DEFAULT_ALLOWED_TOOLS
+    """``--allowedTools`` rules."""
+    disallowed_tools: tuple[str, ...] = ()
+    """``--disallowedTools`` rules (the tools disappear from the agent's tool list)."""
+    model: str | None = None
+    """``--model``; ``None`` leaves the CLI's default."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One task for the agent and the rubric its tool calls are scored against."""
+
+    id: str
+    """Unique within the suite."""
+    name: str | None
+    """A title for reports."""
+    skill: Skill
+    """The skill the with-skill arm installs."""
+    prompt: str
+    """The first user message."""
+    turns: tuple[str, ...]
+    """Follow-up user messages, sent after each answer in the same conversation."""
+    expected: Expected
+    """The rubric: required and recommended tools, patterns, ordering, weights."""
+    expected_skills: tuple[str, ...]
+    """Skills the with-skill arm must invoke; empty when not defined."""
+    config: RunConfig
+    """How the CLI runs."""
+    repetitions: int
+    """Runs per arm (K)."""
+    comparison: bool
+    """Whether the without-skill arm runs too."""
+    min_score: float
+    """The with-skill mean needed to pass."""
+    min_delta: float
+    """The lowest passing delta (with minus without)."""
+    workspace: Path | None
+    """A fixture folder copied into the working directory in both arms."""
+    location: str
+    """``file#/scenarios/N`` for messages."""
+    skip: str | None = None
+    """Why the scenario is skipped, when it is."""
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        """Every user message in order."""
+        return (self.prompt, *self.turns)
+
+
+@dataclass(frozen=True)
+class ScenarioSuite:
+    """A suite file, loaded."""
+
+    path: Path
+    """The suite file."""
+    name: str | None
+    """Its title."""
+    scenarios: tuple[Scenario, ...]
+    """In file order."""
+    model_script: Path | None
+    """The emulator's model script, when the suite has one."""
+
+    @property
+    def skills(self) -> tuple[str, ...]:
+        """The skills under test, in order of first use."""
+        return tuple(dict.fromkeys(s.skill.name for s in self.scenarios))
+
+
+def _pick(key: str, scenario: dict[str, Any], suite: dict[str, Any], default: Any) -> Any:
+    for source in (scenario, suite):
+        if source.get(key) is not None:
+            return source[key]
+    return default
+
+
+def _config(raw: dict[str, Any], suite: dict[str, Any], model: str | None) -> RunConfig:
+    merged = {**(suite.get("config") or {}), **(raw.get("config") or {})}
+    allowed = merged.get("allowed_tools")
+    return RunConfig(
+        max_turns=int(merged.get("max_turns", DEFAULT_MAX_TURNS)),
+        timeout_s=int(merged.get("timeout_ms", DEFAULT_TIMEOUT_MS)) / 1000,
+        allowed_tools=tuple(allowed) if allowed is not None else DEFAULT_ALLOWED_TOOLS,
+        disallowed_tools=tuple(merged.get("disallowed_tools") or ()),
+        model=model or merged.get("model"),
+    )
+
+
+def _weights(raw: dict[str, Any], suite: dict[str, Any]) -> Weights:
+    merged = {**(suite.get("weights") or {}), **(raw.get("weights") or {})}
+    return Weights(**{key: float(value) for key, value in merged.items()})
+
+
+def _expected(
+    raw: dict[str, Any], where: str, *, flags: int, timeout_s: float, weights: Weights
+) -> Expected:
+    spec = raw.get("expected") or {}
+
+    def names(key: str) -> tuple[str, ...]:
+        return tuple(spec.get(key) or ())
+
+    return Expected(
+        required_tools=names("required_tools"),
+        required_patterns=compile_patterns(
+            spec.get("required_patterns") or (),
+            f"{where}/expected/required_patterns",
+            flags=flags,
+            timeout_s=timeout_s,
+        ),
+        anti_patterns=compile_patterns(
+            spec.get("anti_patterns") or (),
+            f"{where}/expected/anti_patterns",
+            flags=flags,
+            timeout_s=timeout_s,
+        ),
+        tool_ordering=tuple(tuple(chain) for chain in spec.get("tool_ordering") or ()),
+        recommended_tools=names("recommended_tools"),
+        weights=weights,
+    )
+
+
+def load_scenario_suite(
+    path: Path,
+    *,
+    skills_dir: Path | None = None,
+    overrides: Overrides | None = None,
+    skill_name: str | None = None,
+) -> ScenarioSuite:
+    """Loads, validates and types one suite file.
+
+    Args:
+        path: The suite file.
+        skills_dir: ``--skills-dir``: the folder holding ``<skill>/SKILL.md``.
+        overrides: Command-line options that win over the file.
+        skill_name: ``--skill``: the skill for suites and scenarios that name none.
+
+    Raises:
+        SuiteError: unreadable file, YAML error, schema violation, duplicate ids, no skill.
+        PatternError: a pattern that does not compile or is catastrophically slow.
+        SkillNotFoundError: a skill's SKILL.md cannot be found.
+    """
+    overrides = overrides or Overrides()
+    data = load_validated(path, "scenarios")
+    timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
+    skills: dict[tuple[str, str | None], Skill] = {}
+    seen: dict[str, int] = {}
+    scenarios = []
+    for index, raw in enumerate(data["scenarios"]):
+        where = f"{path}#/scenarios/{index}"
+        if raw["id"] in seen:
+            raise SuiteError(
+                f"duplicate scenario id {raw['id']!r} (first used at /scenarios/{seen[raw['id']]})",
+                location=f"{where}/id",
+                fix="give every scenario in a suite its own id",
+            )
+        seen[raw["id"]] = index
+        skill_file = raw.get("skill_file") or (None if raw.get("skill") else data.get("skill_file"))
+        name = raw.get("skill") or data.get("skill") or skill_name
+        if not name and skill_file:
+            # Public suites name only the file: the skill is the folder holding SKILL.md.
+            name = Path(skill_file).parent.name
+        if not name:
+            raise SuiteError(
+                "no skill named for this scenario",
+                location=where,
+                fix="add `skill: <name>` at the top of the suite or to the scenario, "
+                "or pass --skill NAME",
+            )
+        key = (name, skill_file)
+        if key not in skills:
+            skills[key] = find_skill(
+                name,
+                suite_path=path,
+                skill_file=skill_file,
+                skills_dir=skills_dir,
+                location=f"{where}/skill" if raw.get("skill") else f"{path}#/skill",
+            )
+        flags = parse_flags(
+            raw.get("pattern_flags", data.get("pattern_flags", [])), f"{where}/pattern_flags"
+        )
+        workspace = raw.get("workspace")
+        workspace_path = (path.parent / workspace).resolve() if workspace else None
+        if workspace_path is not None and not workspace_path.is_dir():
+            raise SuiteError(
+                f"workspace folder {workspace_path} does not exist",
+                location=f"{where}/workspace",
+                fix="give a folder relative to the suite file",
+            )
+        skip = raw.get("skip")
+        scenarios.append(
+            Scenario(
+                id=raw["id"],
+                name=raw.get("name"),
+                skill=skills[key],
+                prompt=raw["prompt"],
+                turns=tuple(raw.get("turns") or ()),
+                expected=_expected(
+                    raw, where, flags=flags, timeout_s=timeout, weights=_weights(raw, data)
+                ),
+                expected_skills=tuple(raw.get("expected_skills") or ()),
+                config=_config(raw, data, overrides.model),
+                repetitions=overrides.repetitions
+                or int(_pick("repetitions", raw, data, DEFAULT_REPETITIONS)),
+                comparison=not overrides.skill_only and bool(_pick("comparison", raw, data, True)),
+                min_score=float(
+                    _first(
+                        overrides.min_score,
+                        _pick("min_score", raw, data, None),
+                        DEFAULT_MIN_SCORE,
+                    )
+                ),
+                min_delta=float(
+                    _first(
+                        overrides.min_delta,
+                        _pick("min_delta", raw, data, None),
+                        DEFAULT_MIN_DELTA,
+                    )
+                ),
+                workspace=workspace_path,
+                location=where,
+                skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
+            )
+        )
+    script = data.get("model_script")
+    return ScenarioSuite(
+        path=path,
+        name=data.get("name"),
+        scenarios=tuple(scenarios),
+        model_script=(path.parent / script).resolve() if script else None,
+    )
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def discover_suites(paths: Sequence[Path], default_dir: Path) -> list[Path]:
+    """The suite files to run: the given files, the YAML files in given folders, or the default.
+
+    The ``output`` folder of raw transcripts beside the suites is never read as a suite.
+
+    Raises:
+        SuiteError: a path that does not exist, or no suite found at all.
+    """
+    targets = list(paths) or [default_dir]
+    found: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            files = sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
+            found.extend(files)
+        elif target.exists():
+            found.append(target)
+        else:
+            raise SuiteError(
+                "no such file or folder",
+                location=str(target),
+                fix="pass suite files (tests/scenarios/<skill>.yaml) or a folder of them",
+            )
+    if not found:
+        raise SuiteError(
+            "no suite files (*.yaml, *.yml) found",
+            location=", ".join(str(t) for t in targets),
+            fix="create tests/scenarios/<skill>.yaml or pass suite files",
+        )
+    return found

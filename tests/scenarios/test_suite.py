@@ -1,0 +1,259 @@
+"""Loading scenario suites: the public format loads, and bad input names file, pointer and fix."""
+
+from pathlib import Path
+
+import pytest
+
+from skilltest.errors import PatternError, SkillNotFoundError, SuiteError
+from skilltest.scenarios.rubric import Weights
+from skilltest.scenarios.suite import (
+    DEFAULT_ALLOWED_TOOLS,
+    Overrides,
+    discover_suites,
+    load_scenario_suite,
+)
+
+SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nAlways aggregate first.\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    for name in ("demo", "other"):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(SKILL.replace("demo", name))
+    (tmp_path / "suites").mkdir()
+    return tmp_path
+
+
+def write(workspace: Path, text: str, name: str = "demo.yaml") -> Path:
+    path = workspace / "suites" / name
+    path.write_text(text)
+    return path
+
+
+# The example from the issue, verbatim.
+ISSUE_EXAMPLE = """\
+skill: demo
+scenarios:
+  - id: investigate-error-spike
+    prompt: "Error spike in checkout. Investigate."
+    expected:
+      required_tools: [Bash]
+      required_patterns: ["lgtm loki"]
+      anti_patterns: ["rm -rf"]
+      tool_ordering: [[Skill, Bash]]      # each list: tools that must occur in this order
+      recommended_tools: [Read]
+    expected_skills: [demo]
+    config: {max_turns: 8, timeout_ms: 180000}
+"""
+
+
+def test_issue_example_is_typed(workspace):
+    suite = load_scenario_suite(write(workspace, ISSUE_EXAMPLE))
+    (scenario,) = suite.scenarios
+    assert scenario.skill.name == "demo"
+    assert scenario.expected.required_tools == ("Bash",)
+    assert [p.source for p in scenario.expected.required_patterns] == ["lgtm loki"]
+    assert [p.source for p in scenario.expected.anti_patterns] == ["rm -rf"]
+    assert scenario.expected.tool_ordering == (("Skill", "Bash"),)
+    assert scenario.expected.recommended_tools == ("Read",)
+    assert scenario.expected.weights == Weights()
+    assert scenario.expected_skills == ("demo",)
+    assert (scenario.config.max_turns, scenario.config.timeout_s) == (8, 180.0)
+    assert scenario.config.allowed_tools == DEFAULT_ALLOWED_TOOLS
+    assert (scenario.repetitions, scenario.comparison) == (3, True)
+    assert (scenario.min_score, scenario.min_delta) == (0.6, -0.1)
+    assert scenario.turns == ()
+    assert scenario.location.endswith("demo.yaml#/scenarios/0")
+    assert suite.model_script is None
+
+
+PUBLIC_SHAPE = """\
+name: core scenarios
+comparison: true
+skill_file: skills/demo/SKILL.md
+scenarios:
+  - id: a
+    name: "Investigate"
+    prompt: "p"
+    expected:
+      required_tools: [Task]
+      required_patterns: ["(?i)lgtm loki"]
+      anti_patterns: []
+      tool_ordering: []
+      recommended_tools: [Skill]
+    expected_skills: []
+    config: {max_turns: 10, timeout_ms: 240000}
+"""
+
+
+def test_public_harness_suite_loads_with_empty_lists_meaning_not_defined(workspace):
+    # No top-level skill (skill_file relative to the repository root), `name`, `comparison`,
+    # and empty lists: those components are left out of the score, not scored as 0 or 1.
+    suite = load_scenario_suite(write(workspace, PUBLIC_SHAPE))
+    (scenario,) = suite.scenarios
+    assert suite.name == "core scenarios"
+    assert scenario.skill.skill_file == workspace / "skills" / "demo" / "SKILL.md"
+    assert scenario.expected.defined == ("required_tools", "required_patterns", "recommended_tools")
+    assert scenario.expected_skills == ()
+
+
+def test_skill_comes_from_the_scenario_or_the_command_line(workspace):
+    text = """\
+scenarios:
+  - {id: a, prompt: p, skill: other, expected: {required_tools: [Bash]}}
+  - {id: b, prompt: p, expected: {required_tools: [Bash]}}
+"""
+    suite = load_scenario_suite(write(workspace, text), skill_name="demo")
+    assert [s.skill.name for s in suite.scenarios] == ["other", "demo"]
+    assert suite.skills == ("other", "demo")
+
+
+def test_everything_users_need_beyond_the_public_format(workspace):
+    text = """\
+skill: demo
+model_script: ../scripts/demo.yaml
+repetitions: 2
+min_score: 0.7
+weights: {required_tools: 1, anti_patterns: 0}
+config: {max_turns: 4, allowed_tools: [Bash, "Bash(git *)"], model: haiku}
+scenarios:
+  - id: a
+    prompt: first
+    turns: [second, third]
+    repetitions: 5
+    min_delta: 0
+    weights: {anti_patterns: 2}
+    config: {disallowed_tools: [WebFetch], timeout_ms: 5000}
+    expected: {required_tools: [Bash], anti_patterns: ["rm -rf"]}
+  - {id: b, prompt: p, comparison: false, skip: "flaky upstream", expected: {required_tools: [X]}}
+"""
+    suite = load_scenario_suite(write(workspace, text))
+    a, b = suite.scenarios
+    assert suite.model_script == (workspace / "scripts" / "demo.yaml").resolve()
+    assert a.messages == ("first", "second", "third")
+    assert (a.repetitions, b.repetitions) == (5, 2)
+    assert (a.min_score, a.min_delta, b.min_delta) == (0.7, 0.0, -0.1)
+    assert (a.expected.weights.required_tools, a.expected.weights.anti_patterns) == (1.0, 2.0)
+    assert a.expected.weights.required_patterns == Weights().required_patterns
+    assert a.config.max_turns == 4 and a.config.timeout_s == 5.0
+    assert a.config.allowed_tools == ("Bash", "Bash(git *)")
+    assert a.config.disallowed_tools == ("WebFetch",)
+    assert a.config.model == "haiku"
+    assert (a.comparison, b.comparison) == (True, False)
+    assert (a.skip, b.skip) == (None, "flaky upstream")
+
+
+def test_command_line_overrides_win(workspace):
+    overrides = Overrides(repetitions=1, min_score=0.9, min_delta=0.2, model="m", skill_only=True)
+    suite = load_scenario_suite(write(workspace, ISSUE_EXAMPLE), overrides=overrides)
+    (scenario,) = suite.scenarios
+    assert (scenario.repetitions, scenario.min_score, scenario.min_delta) == (1, 0.9, 0.2)
+    assert scenario.config.model == "m"
+    assert scenario.comparison is False
+
+
+def test_a_zero_threshold_is_kept(workspace):
+    text = ISSUE_EXAMPLE.replace("scenarios:", "min_score: 0\nmin_delta: 0\nscenarios:")
+    (scenario,) = load_scenario_suite(write(workspace, text)).scenarios
+    assert (scenario.min_score, scenario.min_delta) == (0.0, 0.0)
+
+
+BAD_SUITES = [
+    (
+        "scenarios: []\nskill: demo\n",
+        "#/scenarios: [] should be non-empty\n  fix: expected a non-empty list of scenarios",
+    ),
+    (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_tool: [Bash]}}\n",
+        "#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was "
+        "unexpected)\n  fix: expected a mapping with any of required_tools, required_patterns, "
+        "anti_patterns, tool_ordering, recommended_tools",
+    ),
+    (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {tool_ordering: [Skill, Bash]}}\n",
+        "#/scenarios/0/expected/tool_ordering/0: 'Skill' is not valid here: 'Skill' is not of "
+        "type 'array'\n  also at #/scenarios/0/expected/tool_ordering/1: 'Bash' is not valid "
+        "here: 'Bash' is not of type 'array'\n  fix: expected a list of at least two tool names, "
+        "e.g. [Skill, Bash]",
+    ),
+    (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, config: {timeout_ms: 10}}\n",
+        "#/scenarios/0/config/timeout_ms: 10 is less than the minimum of 1000\n  fix: expected "
+        "an integer >= 1000: milliseconds one run may take before its process group is killed",
+    ),
+    (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, turns: hello}\n",
+        "#/scenarios/0/turns: 'hello' is not valid here: 'hello' is not of type 'array'\n  fix: "
+        "expected a list of follow-up user messages, sent one after another in the same "
+        "conversation",
+    ),
+    (
+        "skill: demo\nscenarios:\n  - {id: 'bad id', prompt: p}\n",
+        "#/scenarios/0/id: 'bad id' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'\n  fix: "
+        "expected a unique id: letters, digits, '.', '_' or '-'",
+    ),
+    (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, weights: {required_tools: -1}}\n",
+        "#/scenarios/0/weights/required_tools: -1 is less than the minimum of 0\n  fix: "
+        "expected a number >= 0",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_SUITES)
+def test_schema_errors_name_file_pointer_and_fix(workspace, text, message):
+    path = write(workspace, text)
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(path)
+    assert str(caught.value) == f"{path}{message}"
+
+
+def test_duplicate_ids_are_refused(workspace):
+    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p}\n  - {id: a, prompt: q}\n"
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert str(caught.value) == (
+        f"{workspace / 'suites' / 'demo.yaml'}#/scenarios/1/id: duplicate scenario id 'a' "
+        "(first used at /scenarios/0)\n  fix: give every scenario in a suite its own id"
+    )
+
+
+def test_no_skill_anywhere(workspace):
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(write(workspace, "scenarios:\n  - {id: a, prompt: p}\n"))
+    assert "demo.yaml#/scenarios/0: no skill named for this scenario" in str(caught.value)
+    assert "or pass --skill NAME" in str(caught.value)
+
+
+def test_unknown_skill(workspace):
+    with pytest.raises(SkillNotFoundError) as caught:
+        load_scenario_suite(write(workspace, "skill: nope\nscenarios:\n  - {id: a, prompt: p}\n"))
+    assert "skill 'nope' not found" in str(caught.value)
+
+
+def test_bad_pattern_names_its_pointer(workspace):
+    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {anti_patterns: ['(']}}\n"
+    with pytest.raises(PatternError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert "demo.yaml#/scenarios/0/expected/anti_patterns/0: invalid regular expression" in str(
+        caught.value
+    )
+
+
+def test_missing_workspace_folder(workspace):
+    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p, workspace: fixtures/none}\n"
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert "#/scenarios/0/workspace: workspace folder" in str(caught.value)
+
+
+def test_discovery_reads_folders_but_not_the_output_folder(workspace):
+    write(workspace, ISSUE_EXAMPLE, "a.yaml")
+    write(workspace, ISSUE_EXAMPLE, "b.yml")
+    (workspace / "suites" / "output" / "demo").mkdir(parents=True)
+    (workspace / "suites" / "output" / "demo" / "x.yaml").write_text("not a suite")
+    found = discover_suites([workspace / "suites"], workspace)
+    assert [p.name for p in found] == ["a.yaml", "b.yml"]
+    with pytest.raises(SuiteError, match="no such file or folder"):
+        discover_suites([workspace / "missing.yaml"], workspace)
