@@ -1,0 +1,92 @@
+"""What one run of one arm of one scenario produced, in the form aggregation and reports read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from skilltest.scenarios.rubric import COMPONENTS
+
+
+class Arm(StrEnum):
+    """The two sides of the comparison; they differ only by the installed skill."""
+
+    WITH_SKILL = "with_skill"
+    WITHOUT_SKILL = "without_skill"
+
+    @property
+    def label(self) -> str:
+        """``with-skill`` / ``without-skill``, for file names and messages."""
+        return self.value.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One conversation, scored (or unscored with its reason)."""
+
+    scenario_id: str
+    """The scenario."""
+    skill: str
+    """The skill under test."""
+    arm: Arm
+    """Which side of the comparison."""
+    rep: int
+    """Repetition number, from 0."""
+    score: float | None
+    """The rubric's weighted score; ``None`` for an unscored run."""
+    components: dict[str, float | None] = field(default_factory=dict)
+    """Each rubric component's score; ``None`` for a component the scenario leaves out."""
+    tool_calls: int = 0
+    """How many tool calls the agent made (subagents included)."""
+    skills_invoked: tuple[str, ...] = ()
+    """Skills the agent invoked."""
+    skills_available: tuple[str, ...] = ()
+    """Skills the CLI listed at startup."""
+    transcript: str | None = None
+    """Where the raw stream-json output is kept."""
+    stderr: str | None = None
+    """Where the CLI's stderr is kept."""
+    error: str | None = None
+    """Why the run is unscored; ``None`` for a scored run."""
+    duration_s: float = 0.0
+    """Wall time of the CLI process."""
+    exit_code: int | None = None
+    """The CLI's exit status; ``None`` when it was killed."""
+    cost_usd: float | None = None
+    """What the CLI estimated the run cost."""
+    warnings: tuple[str, ...] = ()
+    """Isolation problems seen in this run (a skill from outside the sandbox, a plugin...)."""
+    explanation: str | None = None
+    """The rubric's explanation of the score, for failure reports."""
+    bad_input: bool = False
+    """Whether the run is unscored because of the suite (a pattern too slow to match)."""
+
+    @property
+    def scored(self) -> bool:
+        """Whether the run has a score."""
+        return self.score is not None
+
+    def fired(self, skills: tuple[str, ...]) -> bool:
+        """Whether every skill in ``skills`` was invoked (``plugin:name`` counts as ``name``)."""
+        invoked = {name.rsplit(":", 1)[-1] for name in self.skills_invoked}
+        return all(skill.rsplit(":", 1)[-1] in invoked for skill in skills)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as the results file stores it."""
+        return {
+            "arm": self.arm.value,
+            "rep": self.rep,
+            "score": self.score,
+            "components": {name: self.components.get(name) for name in COMPONENTS},
+            "tool_calls": self.tool_calls,
+            "skills_invoked": list(self.skills_invoked),
+            "skills_available": list(self.skills_available),
+            "transcript": self.transcript,
+            "stderr": self.stderr,
+            "error": self.error,
+            "duration_s": round(self.duration_s, 3),
+            "exit_code": self.exit_code,
+            "cost_usd": self.cost_usd,
+            "warnings": list(self.warnings),
+        }
