@@ -25,9 +25,7 @@ def run(arm, rep, score, *, skills=(), calls=3, error=None, components=None):
 
 
 def arms(with_scores, without_scores, *, fired=True):
-    records = [
-        run(W, i, s, skills=("lgtm",) if fired else ()) for i, s in enumerate(with_scores)
-    ]
+    records = [run(W, i, s, skills=("lgtm",) if fired else ()) for i, s in enumerate(with_scores)]
     records += [run(WO, i, s) for i, s in enumerate(without_scores)]
     return records
 
@@ -149,7 +147,7 @@ def test_skipped_scenarios_pass_without_runs():
 
 
 def test_tidy_table_has_one_row_per_run_and_component():
-    records = arms([0.9], [0.5]) + [run(WO, 1, None, error="x")]
+    records = [*arms([0.9], [0.5]), run(WO, 1, None, error="x")]
     table = tidy_table(records)
     assert len(table) == 3 * 6
     assert set(table.columns) == {"scenario", "skill", "arm", "rep", "component", "value"}

@@ -1,0 +1,269 @@
+"""The real ``claude`` CLI: finding the pinned binary and running one conversation with it.
+
+The binary is looked up in this order (:mod:`skilltest.runners.claude_binary`): ``--claude PATH``,
+``$SKILLTEST_CLAUDE``, the project's ``.tools/node_modules/.bin/claude`` (what ``make claude``
+installs), then ``claude`` on ``PATH``. A version outside ``KNOWN_VERSIONS`` is run anyway, with
+a warning, and recorded.
+
+A run is one process in its own process group: when it exceeds its timeout, or the suite is
+interrupted, the whole group is killed and what it printed so far is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skilltest.runners.claude_binary import (
+    INSTALL_HINT,
+    KNOWN_VERSIONS,
+    PINNED_VERSION,
+    claude_version,
+    resolve_claude,
+)
+
+KILL_GRACE_S = 2.0
+"""Seconds between SIGTERM and SIGKILL when a run is stopped."""
+
+STREAM_LIMIT = 64 * 1024 * 1024
+"""Longest stdout line read (a tool result can be large)."""
+
+
+@dataclass(frozen=True)
+class ClaudeBinary:
+    """A ``claude`` executable and the version it reported."""
+
+    path: Path
+    """The executable."""
+    version: str
+    """What ``claude --version`` printed, e.g. ``2.1.328``."""
+
+    @property
+    def known(self) -> bool:
+        """Whether this version is one the isolation flags were verified against."""
+        return self.version in KNOWN_VERSIONS
+
+    @property
+    def warning(self) -> str | None:
+        """A line for stderr when the version is not a known one."""
+        if self.known:
+            return None
+        return (
+            f"claude at {self.path} is version {self.version}, not one of "
+            f"{', '.join(sorted(KNOWN_VERSIONS))}; running it anyway and recording the version "
+            f"(the isolation flags were verified on {PINNED_VERSION}; {INSTALL_HINT})"
+        )
+
+
+def find_claude(explicit: Path | str | None = None) -> ClaudeBinary:
+    """The ``claude`` binary (``--claude``, ``$SKILLTEST_CLAUDE``, ``.tools/``, ``PATH``).
+
+    Raises:
+        ClaudeNotFoundError: nothing usable was found; the message gives the install command.
+    """
+    path = resolve_claude(explicit)
+    return ClaudeBinary(path=path, version=claude_version(path))
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Everything needed to start one conversation."""
+
+    argv: tuple[str, ...]
+    """The command line, binary first."""
+    cwd: Path
+    """The working directory."""
+    env: Mapping[str, str]
+    """The whole environment (nothing is inherited)."""
+    timeout_s: float
+    """Wall-time limit for the conversation."""
+    follow_ups: tuple[str, ...] = ()
+    """User messages sent through stdin (``--input-format stream-json``) after each result; the
+    first message is then also sent on stdin."""
+    first_message: str | None = None
+    """The first user message when it goes through stdin; ``None`` when it is in ``argv``."""
+
+
+@dataclass(frozen=True)
+class ProcessOutput:
+    """What one ``claude`` process printed and how it ended."""
+
+    stdout: str
+    """Everything on stdout (stream-json lines)."""
+    stderr: str
+    """Everything on stderr."""
+    exit_code: int | None
+    """The exit status; ``None`` when the process was killed by us."""
+    timed_out: bool
+    """Whether the run exceeded its time limit."""
+    duration_s: float
+    """Wall time."""
+    start_error: str | None = None
+    """Why the process could not be started at all."""
+
+
+def user_message_line(text: str) -> str:
+    """One ``--input-format stream-json`` line carrying a user message."""
+    message = {"type": "user", "message": {"role": "user", "content": text}}
+    return json.dumps(message, ensure_ascii=False) + "\n"
+
+
+def _is_turn_result(line: bytes) -> bool:
+    """Whether a stdout line ends a user turn (a background subagent's extra result does not)."""
+    if b'"result"' not in line:
+        return False
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(event, dict) or event.get("type") != "result":
+        return False
+    origin = event.get("origin")
+    return not (isinstance(origin, dict) and origin.get("kind") == "task-notification")
+
+
+def _kill_group(process: asyncio.subprocess.Process, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM to the process group, then SIGKILL if it lingers."""
+    _kill_group(process, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), KILL_GRACE_S)
+    except TimeoutError:
+        _kill_group(process, signal.SIGKILL)
+        await process.wait()
+    # Tools the agent started may still hold the pipes; the group kill covers them too.
+    _kill_group(process, signal.SIGKILL)
+
+
+async def run_conversation(invocation: Invocation) -> ProcessOutput:
+    """Runs one ``claude`` process to the end, feeding follow-up turns after each result.
+
+    Never raises for a failing process: a crash, a timeout or a missing binary come back in the
+    :class:`ProcessOutput`. Cancellation (Ctrl-C) kills the process group and propagates.
+    """
+    started = time.monotonic()
+    uses_stdin = invocation.first_message is not None
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *invocation.argv,
+            cwd=invocation.cwd,
+            env=dict(invocation.env),
+            stdin=asyncio.subprocess.PIPE if uses_stdin else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            limit=STREAM_LIMIT,
+        )
+    except OSError as exc:
+        return ProcessOutput("", "", None, False, time.monotonic() - started, str(exc))
+
+    stdout_lines: list[bytes] = []
+    stderr_chunks: list[bytes] = []
+    pending = list(invocation.follow_ups)
+
+    async def send(text: str) -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            process.stdin.write(user_message_line(text).encode())
+            await process.stdin.drain()
+
+    def close_stdin() -> None:
+        if process.stdin is not None and not process.stdin.is_closing():
+            process.stdin.close()
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        while True:
+            try:
+                line = await process.stdout.readline()
+            except ValueError:  # a line beyond STREAM_LIMIT: keep what fits
+                line = await process.stdout.read(STREAM_LIMIT)
+            if not line:
+                break
+            stdout_lines.append(line)
+            if uses_stdin and _is_turn_result(line):
+                if pending:
+                    await send(pending.pop(0))
+                else:
+                    close_stdin()
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        while chunk := await process.stderr.read(65536):
+            stderr_chunks.append(chunk)
+
+    async def converse() -> None:
+        if invocation.first_message is not None:
+            await send(invocation.first_message)
+        await asyncio.gather(read_stdout(), read_stderr())
+        await process.wait()
+
+    timed_out = False
+    task = asyncio.ensure_future(converse())
+    try:
+        await asyncio.wait_for(asyncio.shield(task), invocation.timeout_s)
+    except TimeoutError:
+        timed_out = True
+        await _stop(process)
+        try:  # the readers finish once the pipes close
+            await asyncio.wait_for(task, KILL_GRACE_S * 2)
+        except (TimeoutError, asyncio.CancelledError):
+            task.cancel()
+    except asyncio.CancelledError:
+        task.cancel()
+        await asyncio.shield(_stop(process))
+        raise
+    finally:
+        close_stdin()
+    return ProcessOutput(
+        stdout=b"".join(stdout_lines).decode("utf-8", errors="replace"),
+        stderr=b"".join(stderr_chunks).decode("utf-8", errors="replace"),
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        duration_s=time.monotonic() - started,
+    )
+
+
+def build_argv(
+    binary: Path,
+    *,
+    prompt: str,
+    multi_turn: bool,
+    max_turns: int,
+    allowed_tools: Sequence[str],
+    disallowed_tools: Sequence[str],
+    model: str | None,
+    isolation: Sequence[str],
+) -> tuple[str, ...]:
+    """The ``claude -p`` command line for one conversation.
+
+    With follow-up turns the prompt goes through stdin (``--input-format stream-json``), so that
+    each later message joins the same conversation. ``--allowedTools`` takes a variadic list, so
+    the prompt comes last, after ``--``.
+    """
+    argv = [str(binary), "-p"]
+    if multi_turn:
+        argv += ["--input-format", "stream-json"]
+    argv += ["--output-format", "stream-json", "--verbose", "--max-turns", str(max_turns)]
+    if allowed_tools:
+        argv += ["--allowedTools", ",".join(allowed_tools)]
+    if disallowed_tools:
+        argv += ["--disallowedTools", ",".join(disallowed_tools)]
+    if model:
+        argv += ["--model", model]
+    argv += list(isolation)
+    if not multi_turn:
+        # After ``--`` a prompt that starts with a dash is still the prompt.
+        argv += ["--", prompt]
+    return tuple(argv)

@@ -1,0 +1,188 @@
+"""Running one claude process: command line, follow-up turns, timeouts that kill the group."""
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from skilltest.errors import ClaudeNotFoundError
+from skilltest.scenarios.claude_cli import (
+    Invocation,
+    build_argv,
+    find_claude,
+    run_conversation,
+    user_message_line,
+)
+
+
+def invocation(binary: Path, cwd: Path, prompt: str, **kwargs) -> Invocation:
+    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), **kwargs.pop("env", {})}
+    turns = kwargs.pop("turns", ())
+    return Invocation(
+        argv=(str(binary), "-p", "--output-format", "stream-json", "--verbose", "--", prompt)
+        if not turns
+        else (str(binary), "-p", "--input-format", "stream-json"),
+        cwd=cwd,
+        env=env,
+        timeout_s=kwargs.pop("timeout_s", 30.0),
+        first_message=prompt if turns else None,
+        follow_ups=tuple(turns[1:]),
+    )
+
+
+def assert_gone(pid: int) -> None:
+    """Waits up to 5 s for a process to end (a zombie nobody reaps counts as ended)."""
+    status = Path(f"/proc/{pid}/status")
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        if status.exists() and "\nState:\tZ" in status.read_text():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"process {pid} survived")
+
+
+def test_command_line_puts_the_prompt_last_after_a_double_dash():
+    argv = build_argv(
+        Path("/bin/claude"),
+        prompt="-looks like a flag",
+        multi_turn=False,
+        max_turns=8,
+        allowed_tools=("Bash", "Bash(git *)"),
+        disallowed_tools=("WebFetch",),
+        model="haiku",
+        isolation=("--setting-sources", "project"),
+    )
+    assert argv == (
+        "/bin/claude",
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--max-turns",
+        "8",
+        "--allowedTools",
+        "Bash,Bash(git *)",
+        "--disallowedTools",
+        "WebFetch",
+        "--model",
+        "haiku",
+        "--setting-sources",
+        "project",
+        "--",
+        "-looks like a flag",
+    )
+
+
+def test_multi_turn_sends_the_prompt_on_stdin():
+    argv = build_argv(
+        Path("claude"),
+        prompt="first",
+        multi_turn=True,
+        max_turns=3,
+        allowed_tools=(),
+        disallowed_tools=(),
+        model=None,
+        isolation=(),
+    )
+    assert argv[:4] == ("claude", "-p", "--input-format", "stream-json")
+    assert "first" not in argv and "--" not in argv
+    assert user_message_line("first") == (
+        '{"type": "user", "message": {"role": "user", "content": "first"}}\n'
+    )
+
+
+def test_a_conversation_runs_to_its_result(fake_claude, tmp_path):
+    output = asyncio.run(run_conversation(invocation(fake_claude, tmp_path, "echo")))
+    assert output.exit_code == 0
+    assert not output.timed_out
+    assert output.stdout.count("\n") == 5
+    assert '"subtype": "success"' in output.stdout
+
+
+def test_follow_up_turns_are_sent_after_each_result(fake_claude, tmp_path):
+    turns = ("first question", "second question", "third question")
+    output = asyncio.run(run_conversation(invocation(fake_claude, tmp_path, turns[0], turns=turns)))
+    assert output.exit_code == 0
+    assert "turn 1: first question" in output.stdout
+    assert "turn 2: second question" in output.stdout
+    assert "turn 3: third question" in output.stdout
+    assert output.stdout.count('"type": "result"') == 3
+
+
+def test_timeout_kills_the_process_group_and_keeps_the_output(fake_claude, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    started = time.monotonic()
+    output = asyncio.run(
+        run_conversation(
+            invocation(
+                fake_claude,
+                tmp_path,
+                "hang",
+                timeout_s=2.0,
+                env={"FAKE_CHILD_PID_FILE": str(pid_file)},
+            )
+        )
+    )
+    assert time.monotonic() - started < 10
+    assert output.timed_out
+    assert output.exit_code is None
+    assert '"name": "Bash"' in output.stdout  # what it printed before the timeout is kept
+    assert_gone(int(pid_file.read_text()))  # the child of the killed process is gone too
+
+
+def test_a_crash_comes_back_with_status_and_stderr(fake_claude, tmp_path):
+    output = asyncio.run(run_conversation(invocation(fake_claude, tmp_path, "crash")))
+    assert (output.exit_code, output.stdout) == (3, "")
+    assert output.stderr == "fatal: something broke\n"
+
+
+def test_a_binary_that_does_not_start(tmp_path):
+    output = asyncio.run(run_conversation(invocation(tmp_path / "missing", tmp_path, "echo")))
+    assert output.start_error is not None and "missing" in output.start_error
+
+
+def test_cancelling_a_run_kills_its_process_group(fake_claude, tmp_path):
+    pid_file = tmp_path / "child.pid"
+
+    async def cancel_after_start() -> None:
+        task = asyncio.ensure_future(
+            run_conversation(
+                invocation(
+                    fake_claude, tmp_path, "hang", env={"FAKE_CHILD_PID_FILE": str(pid_file)}
+                )
+            )
+        )
+        for _ in range(100):
+            if pid_file.exists():
+                break
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_after_start())
+    child = int(pid_file.read_text())
+    assert_gone(child)
+
+
+def test_find_claude_reads_the_version_and_warns_on_an_unknown_one(fake_claude, monkeypatch):
+    known = find_claude(fake_claude)
+    assert (known.version, known.known, known.warning) == ("2.1.328", True, None)
+    other = fake_claude.with_name("claude-other")
+    other.write_text(fake_claude.read_text().replace("exec", "FAKE_CLAUDE_VERSION=9.9.9 exec"))
+    other.chmod(0o755)
+    unknown = find_claude(other)
+    assert (unknown.version, unknown.known) == ("9.9.9", False)
+    assert unknown.warning is not None
+    assert "version 9.9.9, not one of 2.1.328; running it anyway" in unknown.warning
+
+
+def test_a_missing_binary_says_how_to_install_the_pinned_one(tmp_path):
+    with pytest.raises(ClaudeNotFoundError) as caught:
+        find_claude(tmp_path / "nope")
+    assert "make claude" in str(caught.value)
