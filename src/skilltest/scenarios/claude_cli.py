@@ -68,7 +68,8 @@ def find_claude(explicit: Path | str | None = None) -> ClaudeBinary:
     Raises:
         ClaudeNotFoundError: nothing usable was found; the message gives the install command.
     """
-    path = resolve_claude(explicit)
+    # Absolute: each run starts in its own sandbox, where a relative path means nothing.
+    path = resolve_claude(explicit).absolute()
     return ClaudeBinary(path=path, version=claude_version(path))
 
 

@@ -1,0 +1,159 @@
+"""Where the model answers of a scenario run come from, and how the backend is chosen.
+
+``claude``    the real CLI against the real Anthropic API, with the caller's credentials.
+``emulator``  the real CLI against an in-process emulator on loopback that answers from the
+              suite's model script: a scripted stand-in, not a model. Used when no credentials
+              are set, so ``make test-scenarios`` runs offline.
+
+The emulator gets one server per run: the arms never share conversation state, and the requests
+it records belong to exactly one run (the end-to-end tests read them to prove that only the
+with-skill arm's requests list the skill).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilltest.errors import CredentialsError, InputError
+from skilltest.scenarios.isolation import CREDENTIAL_VARIABLES, live_credentials
+from skilltest.scenarios.runner import EndpointSession, RunRequest
+
+BACKENDS = ("claude", "emulator")
+
+EMULATOR_API_KEY = "sk-skilltest-emulator"
+"""The key the CLI sends to the emulator; never a real credential."""
+
+EMULATOR_NOTICE = (
+    "skilltest: no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN set, so the "
+    "real claude CLI runs against the offline model emulator: the model is a scripted stand-in "
+    "answering from each suite's model script, not Claude. Set a credential (or pass "
+    "--backend claude) to test against the real model."
+)
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """The backend a suite run uses and what to tell the user about it."""
+
+    name: str
+    """``claude`` or ``emulator``."""
+    notice: str | None = None
+    """A line for stderr (the emulator is a scripted stand-in)."""
+
+
+def choose_backend(
+    requested: str | None, environ: Mapping[str, str] | None = None
+) -> BackendChoice:
+    """The backend asked for, else ``claude`` when credentials are set, else ``emulator``.
+
+    Raises:
+        CredentialsError: ``--backend claude`` without credentials.
+    """
+    env = os.environ if environ is None else environ
+    has_credentials = any(env.get(name) for name in CREDENTIAL_VARIABLES)
+    if requested == "claude" and not has_credentials:
+        raise CredentialsError(
+            "--backend claude needs ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or "
+            "CLAUDE_CODE_OAUTH_TOKEN (each run gets a fresh home, so a login stored in "
+            "~/.claude is not used)\n"
+            "  fix: export ANTHROPIC_API_KEY=... (or CLAUDE_CODE_OAUTH_TOKEN from "
+            "`claude setup-token`), or use --backend emulator to run offline"
+        )
+    if requested == "emulator":
+        return BackendChoice("emulator", EMULATOR_NOTICE)
+    if requested == "claude" or has_credentials:
+        return BackendChoice("claude")
+    return BackendChoice("emulator", EMULATOR_NOTICE)
+
+
+class LiveEndpoint:
+    """The real Anthropic API with the caller's credentials (``claude`` backend)."""
+
+    name = "claude"
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        self.credentials = live_credentials(environ)
+
+    @contextlib.asynccontextmanager
+    async def session(self, request: RunRequest) -> AsyncIterator[EndpointSession]:
+        """The credentials (and a custom ``ANTHROPIC_BASE_URL``, e.g. a proxy) for the CLI."""
+        yield EndpointSession(env=dict(self.credentials))
+
+
+class EmulatorEndpoint:
+    """An in-process emulator per run, answering from the suite's model script."""
+
+    name = "emulator"
+
+    def __init__(self, script_override: Path | None = None) -> None:
+        """
+        Args:
+            script_override: ``--script``: one model script for every suite.
+        """
+        self.script_override = script_override
+        self._scripts: dict[Path, Any] = {}
+
+    def script_path(self, suite_path: Path, model_script: Path | None) -> Path:
+        """The model script a suite runs with.
+
+        Raises:
+            InputError: the suite has none and ``--script`` was not given.
+        """
+        script = self.script_override or model_script
+        if script is None:
+            raise InputError(
+                "the emulator backend needs a model script and this suite names none",
+                location=f"{suite_path}#",
+                fix="add `model_script: <path relative to the suite>` to the suite, pass "
+                "--script FILE, or set ANTHROPIC_API_KEY to run against the real model",
+            )
+        return script
+
+    def load(self, suite_path: Path, model_script: Path | None) -> Any:
+        """Loads (once) and returns the suite's model script.
+
+        Raises:
+            ModelScriptError: the script is missing or not valid.
+        """
+        path = self.script_path(suite_path, model_script)
+        if path not in self._scripts:
+            from skilltest.emulator import ModelScript
+
+            self._scripts[path] = ModelScript.load(path)
+        return self._scripts[path]
+
+    @contextlib.asynccontextmanager
+    async def session(self, request: RunRequest) -> AsyncIterator[EndpointSession]:
+        """Starts an emulator on a free loopback port for this run and stops it afterwards."""
+        from skilltest.emulator import EmulatorServer
+
+        script = self.load(request.suite_path, request.model_script)
+        with EmulatorServer(script, port=0) as server:
+            session = EndpointSession(
+                env={
+                    "ANTHROPIC_BASE_URL": server.base_url,
+                    "ANTHROPIC_API_KEY": EMULATOR_API_KEY,
+                    # A scripted answer does not change on a retry: fail fast, not after minutes
+                    # of back-off, when the script injects an API error.
+                    "CLAUDE_CODE_MAX_RETRIES": "0",
+                }
+            )
+            try:
+                yield session
+            finally:
+                session.requests.extend(_recorded_requests(server))
+
+
+def _recorded_requests(server: Any) -> list[Any]:
+    """The request bodies the emulator saw, as JSON-ready data."""
+    recorded = getattr(server, "requests", None) or []
+    bodies = []
+    for item in recorded:
+        body = getattr(item, "body", item)
+        bodies.append(body)
+    return bodies

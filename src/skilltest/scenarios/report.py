@@ -1,0 +1,267 @@
+"""What a scenario run shows: the table, the results JSON and the JUnit cases. Pure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from skilltest.errors import InputError
+from skilltest.report.files import RESULTS_SCHEMA_VERSION
+from skilltest.report.junit import JUnitCase
+from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
+from skilltest.stats import Interval
+
+LAYER = "scenarios"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every results file records about how the suites were run."""
+
+    backend: str
+    """``claude`` (live API) or ``emulator`` (scripted stand-in)."""
+    claude_version: str | None
+    """The CLI version every run used."""
+    claude_path: str | None = None
+    """The CLI binary."""
+    known_version: bool = True
+    """Whether that version is one the isolation flags were verified against."""
+    suites: tuple[str, ...] = ()
+    """The suite files."""
+    jobs: int = 1
+    """Runs in flight at once."""
+    skill_only: bool = False
+    """Whether only the with-skill arm ran."""
+
+
+TABLE_LEGEND = (
+    "scores are means over the scored runs [95% interval]; delta = with minus without; "
+    "fired = runs in which the expected skills were invoked, with | without; "
+    "tool calls = median/most per run, with | without"
+)
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def _mean_cell(arm: ArmSummary | None) -> str:
+    if arm is None:
+        return "-"
+    if arm.mean.value is None:
+        cell = "-"
+    else:
+        cell = f"{_number(arm.mean.value)} [{_number(arm.mean.low)}, {_number(arm.mean.high)}]"
+    if arm.scored < arm.runs:
+        cell += f" ({arm.runs - arm.scored}/{arm.runs} err)"
+    return cell
+
+
+def _delta_cell(delta: Interval) -> str:
+    if delta.value is None:
+        return "-"
+    return f"{_signed(delta.value)} [{_signed(delta.low)}, {_signed(delta.high)}]"
+
+
+def _fired_cell(result: ScenarioVerdict) -> str:
+    parts = []
+    for arm in (result.with_skill, result.without_skill):
+        if arm is not None:
+            parts.append(f"{arm.skills_fired}/{arm.scored}")
+    return " | ".join(parts) if parts else "-"
+
+
+def _calls_cell(result: ScenarioVerdict) -> str:
+    parts = []
+    for arm in (result.with_skill, result.without_skill):
+        if arm is not None and arm.tool_calls_median is not None:
+            parts.append(f"{arm.tool_calls_median:g}/{arm.tool_calls_worst}")
+        elif arm is not None:
+            parts.append("-")
+    return " | ".join(parts) if parts else "-"
+
+
+def _shorten(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_table(results: Sequence[ScenarioVerdict]) -> str:
+    """One row per scenario: verdict, means with intervals, delta, skills fired, tool calls."""
+    rows = []
+    for result in results:
+        rows.append(
+            [
+                f"{result.skill}/{result.scenario_id}",
+                result.verdict.value,
+                _mean_cell(result.with_skill),
+                _mean_cell(result.without_skill),
+                _delta_cell(result.delta),
+                _fired_cell(result),
+                _calls_cell(result),
+                "PASS" if result.passed else "FAIL",
+                _shorten(result.reasons[0], 60) if result.reasons else "",
+            ]
+        )
+    headers = [
+        "scenario",
+        "verdict",
+        "with skill",
+        "without skill",
+        "delta",
+        "fired",
+        "tool calls",
+        "result",
+        "reason",
+    ]
+    table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    return table + "\n" + TABLE_LEGEND
+
+
+def render_summary(results: Sequence[ScenarioVerdict]) -> str:
+    """The closing line: counts per verdict and how many passed."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.verdict.value] = counts.get(result.verdict.value, 0) + 1
+    parts = [f"{counts[v.value]} {v.value}" for v in Verdict if counts.get(v.value)]
+    passed = sum(1 for r in results if r.passed)
+    return f"{len(results)} scenarios: " + ", ".join(parts) + f"; {passed} passed"
+
+
+def render_failures(results: Sequence[ScenarioVerdict], limit: int = 2) -> str:
+    """For each failing scenario, its reasons and the rubric's explanation of a few runs."""
+    blocks = []
+    for result in results:
+        if result.passed:
+            continue
+        lines = [f"{result.skill}/{result.scenario_id}: {result.verdict.value}"]
+        lines += [f"  - {reason}" for reason in result.reasons]
+        shown = 0
+        for run in result.runs:
+            if shown >= limit:
+                break
+            detail = run.error or run.explanation
+            if not detail:
+                continue
+            shown += 1
+            score = "unscored" if run.score is None else f"score {run.score:.2f}"
+            lines.append(f"  {run.arm.label} #{run.rep} ({score}):")
+            lines += ["      " + line for line in detail.strip().splitlines()[:12]]
+            if run.transcript:
+                lines.append(f"      transcript: {run.transcript}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _arm_dict(arm: ArmSummary | None) -> dict[str, Any] | None:
+    return None if arm is None else arm.to_dict()
+
+
+def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
+    """One scenario of the results file."""
+    delta = result.delta
+    return {
+        "id": result.scenario_id,
+        "skill": result.skill,
+        "verdict": result.verdict.value,
+        "passed": result.passed,
+        "delta": delta.value,
+        "delta_ci": None if delta.value is None else [delta.low, delta.high],
+        "reasons": list(result.reasons),
+        "expected_skills": list(result.expected_skills),
+        "with_skill": _arm_dict(result.with_skill),
+        "without_skill": _arm_dict(result.without_skill),
+        "warnings": sorted({w for run in result.runs for w in run.warnings}),
+        "runs": [run.to_dict() for run in result.runs],
+    }
+
+
+def results_document(
+    results: Sequence[ScenarioVerdict],
+    context: RunContext,
+    *,
+    complete: bool,
+    interrupted: bool = False,
+) -> dict[str, Any]:
+    """The whole ``--results`` file; rewritten after each scenario, ``complete`` at the end."""
+    from skilltest import __version__
+
+    return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "layer": LAYER,
+        "skilltest_version": __version__,
+        "claude_version": context.claude_version,
+        "claude_path": context.claude_path,
+        "known_claude_version": context.known_version,
+        "backend": context.backend,
+        "jobs": context.jobs,
+        "skill_only": context.skill_only,
+        "complete": complete,
+        "interrupted": interrupted,
+        "suites": list(context.suites),
+        "summary": {
+            "scenarios": len(results),
+            "passed": sum(1 for r in results if r.passed),
+            "failed": sum(1 for r in results if not r.passed and r.verdict != Verdict.ERROR),
+            "errors": sum(1 for r in results if r.verdict == Verdict.ERROR),
+        },
+        "scenarios": [scenario_dict(r) for r in results],
+    }
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """Reads a scenarios results file back.
+
+    Raises:
+        InputError: not JSON, another layer's file, or a schema version this code cannot read.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read results: {exc}", location=str(path)) from exc
+    if not isinstance(data, dict) or data.get("layer") != LAYER:
+        raise InputError("not a scenarios results file (no `layer: scenarios`)", location=str(path))
+    if data.get("schema_version") != RESULTS_SCHEMA_VERSION:
+        raise InputError(
+            f"results schema_version {data.get('schema_version')!r} is not "
+            f"{RESULTS_SCHEMA_VERSION}",
+            location=str(path),
+            fix="rerun the suite with this version of skilltest",
+        )
+    return data
+
+
+def junit_cases(results: Sequence[ScenarioVerdict]) -> list[JUnitCase]:
+    """One JUnit case per scenario: failing verdicts fail, ``error`` is an error."""
+    cases = []
+    for result in results:
+        figures = (
+            f"{result.verdict.value}: with {_mean_cell(result.with_skill)}, "
+            f"without {_mean_cell(result.without_skill)}, delta {_delta_cell(result.delta)}"
+        )
+        reasons = "\n".join(result.reasons)
+        message = f"{figures}\n{reasons}".strip()
+        is_error = result.verdict == Verdict.ERROR
+        cases.append(
+            JUnitCase(
+                name=result.scenario_id,
+                classname=f"{LAYER}.{result.skill}",
+                time_s=sum(run.duration_s for run in result.runs),
+                failure=message if not result.passed and not is_error else None,
+                error=message if is_error else None,
+                skipped=(result.reasons[0] if result.reasons else "skipped")
+                if result.verdict == Verdict.SKIPPED
+                else None,
+                output=figures,
+            )
+        )
+    return cases

@@ -1,0 +1,227 @@
+"""One conversation of one arm through the real ``claude`` CLI, in a fresh sandbox.
+
+Where the model lives is an :class:`Endpoint`: the live API with the user's credentials
+(``claude`` backend) or an in-process emulator answering from a model script (``emulator``
+backend). Either way the same CLI runs with the same flags, so a scenario's transcript never
+depends on where the answers came from.
+
+Raw output is kept per run under the output folder::
+
+    <output>/<skill>/<scenario>/<arm>-<rep>.ndjson         what the CLI printed (stream-json)
+    <output>/<skill>/<scenario>/<arm>-<rep>.stderr.txt     what it printed on stderr
+    <output>/<skill>/<scenario>/<arm>-<rep>.requests.json  the model requests (emulator only)
+
+Credentials are replaced by ``[REDACTED:<VARIABLE>]`` before anything is written or parsed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from skilltest.report.files import write_json_atomic, write_text_atomic
+from skilltest.scenarios.claude_cli import (
+    ClaudeBinary,
+    Invocation,
+    ProcessOutput,
+    build_argv,
+    run_conversation,
+)
+from skilltest.scenarios.isolation import (
+    Redactor,
+    ancestor_leaks,
+    create_sandbox,
+    init_event,
+    init_warnings,
+    isolated_env,
+    isolation_flags,
+)
+from skilltest.scenarios.outcome import Arm
+from skilltest.scenarios.suite import Scenario
+from skilltest.transcript import Transcript
+from skilltest.transcript.stream_json import parse_stream_json
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One repetition of one arm of one scenario."""
+
+    scenario: Scenario
+    """What to run."""
+    arm: Arm
+    """With or without the skill."""
+    rep: int
+    """Repetition number, from 0."""
+    suite_path: Path
+    """The suite file (for messages)."""
+    output_dir: Path | None = None
+    """Where this run's raw output is kept; ``None`` keeps nothing."""
+    model_script: Path | None = None
+    """The emulator's model script for this suite."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What one run produced, before scoring."""
+
+    transcript: Transcript
+    """The parsed output; ``error`` is set for a run that did not execute."""
+    transcript_path: Path | None = None
+    """The raw stream-json output, as kept."""
+    stderr_path: Path | None = None
+    """The CLI's stderr, as kept."""
+    requests_path: Path | None = None
+    """The model requests the emulator recorded."""
+    duration_s: float = 0.0
+    """Wall time of the CLI process."""
+    warnings: tuple[str, ...] = ()
+    """Isolation problems seen in this run."""
+
+
+class ScenarioRunner(Protocol):
+    """Anything that runs one conversation and returns its transcript."""
+
+    backend: str
+    """``claude`` or ``emulator`` (or a test double's name)."""
+    cli_version: str | None
+    """The ``claude`` version the runs use, recorded with the results."""
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        """Runs one conversation; failures come back as a transcript with ``error`` set."""
+        ...
+
+
+@dataclass
+class EndpointSession:
+    """The model endpoint for one run: what the CLI needs in its environment."""
+
+    env: dict[str, str]
+    """``ANTHROPIC_BASE_URL``, credentials and retry settings."""
+    requests: list[Any] = field(default_factory=list)
+    """The model requests the endpoint saw (the emulator fills this in)."""
+
+
+class Endpoint(Protocol):
+    """Where the model answers come from."""
+
+    name: str
+    """The backend's name."""
+
+    def session(
+        self, request: RunRequest
+    ) -> contextlib.AbstractAsyncContextManager[EndpointSession]:
+        """Opens the endpoint for one run."""
+        ...
+
+
+class ClaudeCliRunner:
+    """Runs scenarios through the real ``claude`` CLI against an endpoint."""
+
+    def __init__(
+        self, binary: ClaudeBinary, endpoint: Endpoint, *, sandbox_base: Path | None = None
+    ) -> None:
+        """
+        Args:
+            binary: The CLI.
+            endpoint: Where the model answers come from.
+            sandbox_base: Where sandboxes are created (the system temp folder by default).
+        """
+        self.binary = binary
+        self.endpoint = endpoint
+        self.backend = endpoint.name
+        self.cli_version: str | None = binary.version
+        self.sandbox_base = sandbox_base
+
+    def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
+        if request.output_dir is None:
+            return None
+        folder = request.output_dir / request.scenario.skill.name / request.scenario.id
+        stem = f"{request.arm.label}-{request.rep}"
+        return (
+            folder / f"{stem}.ndjson",
+            folder / f"{stem}.stderr.txt",
+            folder / f"{stem}.requests.json",
+        )
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        scenario = request.scenario
+        with_skill = request.arm == Arm.WITH_SKILL
+        sandbox = create_sandbox(
+            skill=scenario.skill if with_skill else None,
+            workspace=scenario.workspace,
+            base=self.sandbox_base,
+        )
+        try:
+            warnings = [
+                f"{path} is above the sandbox and may be loaded by the CLI"
+                for path in ancestor_leaks(sandbox.workdir)
+            ]
+            async with self.endpoint.session(request) as session:
+                env = isolated_env(home=sandbox.home, credentials=session.env)
+                config = scenario.config
+                argv = build_argv(
+                    self.binary.path,
+                    prompt=scenario.prompt,
+                    multi_turn=bool(scenario.turns),
+                    max_turns=config.max_turns,
+                    allowed_tools=config.allowed_tools,
+                    disallowed_tools=config.disallowed_tools,
+                    model=config.model,
+                    isolation=isolation_flags(self.binary.version),
+                )
+                output = await run_conversation(
+                    Invocation(
+                        argv=argv,
+                        cwd=sandbox.workdir,
+                        env=env,
+                        timeout_s=config.timeout_s,
+                        first_message=scenario.prompt if scenario.turns else None,
+                        follow_ups=scenario.turns,
+                    )
+                )
+            return self._outcome(request, output, Redactor.for_environment(env), session, warnings)
+        finally:
+            sandbox.remove()
+
+    def _outcome(
+        self,
+        request: RunRequest,
+        output: ProcessOutput,
+        redact: Redactor,
+        session: EndpointSession,
+        warnings: list[str],
+    ) -> RunOutcome:
+        stdout, stderr = redact(output.stdout), redact(output.stderr)
+        transcript = parse_stream_json(
+            stdout, exit_code=output.exit_code, stderr=stderr, prompt=request.scenario.prompt
+        )
+        if output.start_error is not None:
+            transcript = replace(transcript, error=f"claude did not start: {output.start_error}")
+        elif output.timed_out:
+            seen = f"; {transcript.error}" if transcript.error else ""
+            transcript = replace(
+                transcript,
+                error=f"timed out after {request.scenario.config.timeout_s:g}s "
+                f"(process group killed, {len(transcript.tool_calls)} tool calls kept){seen}",
+            )
+        installed = [request.scenario.skill.name] if request.arm == Arm.WITH_SKILL else []
+        warnings = warnings + init_warnings(init_event(stdout.splitlines()), installed)
+        paths = self._paths(request)
+        requests_path = None
+        if paths is not None:
+            write_text_atomic(paths[0], stdout)
+            write_text_atomic(paths[1], stderr)
+            if session.requests:
+                requests_path = paths[2]
+                write_json_atomic(requests_path, json.loads(redact(json.dumps(session.requests))))
+        return RunOutcome(
+            transcript=transcript,
+            transcript_path=paths[0] if paths else None,
+            stderr_path=paths[1] if paths else None,
+            requests_path=requests_path,
+            duration_s=output.duration_s,
+            warnings=tuple(warnings),
+        )
