@@ -24,6 +24,8 @@ EXIT_INTERRUPTED = 130
 COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.pressure_cmd",
     "skilltest.cli.validate_cmd",
+    "skilltest.cli.scenarios_cmd",
+    "skilltest.cli.score_cmd",
 )
 
 

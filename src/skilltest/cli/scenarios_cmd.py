@@ -1,0 +1,189 @@
+"""``skilltest scenarios``: the outer loop, multi-turn claude runs with and without the skill."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from skilltest.cli.options import add_common_run_options, unit_interval
+from skilltest.report.files import write_json_atomic
+from skilltest.report.junit import write_junit
+from skilltest.report.progress import Progress
+from skilltest.scenarios.claude_cli import find_claude
+from skilltest.scenarios.endpoints import (
+    BACKENDS,
+    EmulatorEndpoint,
+    LiveEndpoint,
+    choose_backend,
+)
+from skilltest.scenarios.report import (
+    RunContext,
+    junit_cases,
+    render_failures,
+    render_summary,
+    render_table,
+    results_document,
+)
+from skilltest.scenarios.run import plan, run_suites
+from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint
+from skilltest.scenarios.suite import Overrides, ScenarioSuite, discover_suites, load_scenario_suite
+from skilltest.scenarios.verdict import ScenarioVerdict
+
+DEFAULT_SUITE_DIR = Path("tests/scenarios")
+
+
+def _delta(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between -1 and 1, got {value:g}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "scenarios",
+        help="end-to-end tests: does the skill change what the agent does? (the outer loop)",
+        description=(
+            "Runs each scenario through the real claude CLI with the skill installed and "
+            "without it, K times each, in fresh isolated sandboxes, and scores the tool calls "
+            "with the scenario's rubric. Without credentials the CLI talks to the offline model "
+            "emulator (a scripted stand-in) using each suite's model script."
+        ),
+    )
+    parser.add_argument(
+        "suites",
+        nargs="*",
+        type=Path,
+        metavar="SUITE",
+        help=f"suite files or folders (default: {DEFAULT_SUITE_DIR}/)",
+    )
+    add_common_run_options(parser, backends=BACKENDS)
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help="where raw transcripts and stderr are kept (default: output/ beside each suite)",
+    )
+    parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
+    parser.add_argument(
+        "--min-score",
+        type=unit_interval,
+        help="with-skill mean a scenario needs (default: the suite's, else 0.6)",
+    )
+    parser.add_argument(
+        "--min-delta",
+        type=_delta,
+        help="lowest passing with-minus-without delta (default: the suite's, else -0.1)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _endpoint(backend: str, args: argparse.Namespace, suites: list[ScenarioSuite]) -> Endpoint:
+    if backend == "claude":
+        return LiveEndpoint()
+    endpoint = EmulatorEndpoint(args.script)
+    for suite in suites:  # a bad or missing model script is bad input, before any run
+        endpoint.load(suite.path, suite.model_script)
+    return endpoint
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides = Overrides(
+        repetitions=args.repeat,
+        min_score=args.min_score,
+        min_delta=args.min_delta,
+        model=args.model,
+        skill_only=args.skill_only,
+    )
+    paths = discover_suites(args.suites, DEFAULT_SUITE_DIR)
+    suites = [
+        load_scenario_suite(
+            p, skills_dir=args.skills_dir, overrides=overrides, skill_name=args.skill
+        )
+        for p in paths
+    ]
+    backend = choose_backend(args.backend)
+    endpoint = _endpoint(backend.name, args, suites)
+    binary = find_claude(args.claude)
+    if backend.notice:
+        print(backend.notice, file=sys.stderr)
+    if binary.warning:
+        print(f"skilltest: warning: {binary.warning}", file=sys.stderr)
+    runner = ClaudeCliRunner(binary, endpoint)
+    context = RunContext(
+        backend=backend.name,
+        claude_version=binary.version,
+        claude_path=str(binary.path),
+        known_version=binary.known,
+        suites=tuple(str(p) for p in paths),
+        jobs=args.jobs,
+        skill_only=args.skill_only,
+    )
+    planned = plan(suites)
+    finished: list[tuple[int, ScenarioVerdict]] = []
+    ids = {(p.scenario.skill.name, p.scenario.id): i for i, p in enumerate(planned)}
+
+    def in_order() -> list[ScenarioVerdict]:
+        return [verdict for _, verdict in sorted(finished, key=lambda pair: pair[0])]
+
+    def save(*, complete: bool, interrupted: bool = False) -> None:
+        results = in_order()
+        if args.results is not None:
+            document = results_document(
+                results, context, complete=complete, interrupted=interrupted
+            )
+            write_json_atomic(args.results, document)
+        if args.junit is not None:
+            write_junit(args.junit, "skilltest scenarios", junit_cases(results))
+
+    def on_verdict(verdict: ScenarioVerdict) -> None:
+        finished.append((ids.get((verdict.skill, verdict.scenario_id), len(ids)), verdict))
+        save(complete=False)
+
+    progress = Progress(sum(p.run_count for p in planned), "scenarios")
+    try:
+        asyncio.run(
+            run_suites(
+                suites,
+                runner,
+                jobs=args.jobs,
+                output_dir=args.output_dir,
+                on_verdict=on_verdict,
+                progress=progress,
+            )
+        )
+    except KeyboardInterrupt:
+        progress.close()
+        save(complete=False, interrupted=True)
+        if finished:
+            print(render_table(in_order()))
+        print(
+            f"skilltest: interrupted; {len(finished)} of {len(planned)} scenario(s) finished"
+            + (f" and kept in {args.results} (marked incomplete)" if args.results else ""),
+            file=sys.stderr,
+        )
+        return 130
+    progress.close()
+    save(complete=True)
+    results = in_order()
+    model = "scripted stand-in model" if backend.name == "emulator" else "real model"
+    kept = args.output_dir or "output/ beside each suite"
+    print(
+        f"claude {binary.version}, {backend.name} backend ({model}), {len(results)} scenarios, "
+        f"-j {args.jobs}; raw transcripts in {kept}"
+    )
+    print(render_table(results))
+    print()
+    print(render_summary(results))
+    failures = render_failures(results)
+    if failures:
+        print()
+        print(failures)
+    if any(run.bad_input for result in results for run in result.runs):
+        return 2
+    return 0 if all(r.passed for r in results) else 1
