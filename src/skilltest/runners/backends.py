@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Protocol
 
 from skilltest.errors import CredentialsError, InputError
-from skilltest.runners.anthropic_api import AnthropicRunner, live_credentials
 from skilltest.runners.base import TurnRunner
 
 BACKENDS = ("anthropic", "claude", "emulator")
 
+LIVE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
 
 
@@ -40,7 +40,8 @@ def choose_backend(requested: str | None, environ: dict[str, str] | None = None)
         CredentialsError: a live backend was asked for without credentials.
     """
     env = dict(os.environ) if environ is None else environ
-    if requested == "anthropic" and not live_credentials(env):
+    live = any(env.get(name) for name in LIVE_CREDENTIALS)
+    if requested == "anthropic" and not live:
         raise CredentialsError(
             "--backend anthropic needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
             "  fix: export ANTHROPIC_API_KEY=..., or use --backend emulator to run offline"
@@ -54,7 +55,7 @@ def choose_backend(requested: str | None, environ: dict[str, str] | None = None)
         )
     if requested is not None:
         return BackendChoice(requested)
-    if live_credentials(env):
+    if live:
         return BackendChoice("anthropic", "skilltest: live run on the Anthropic API")
     return BackendChoice(
         "emulator",
@@ -125,6 +126,9 @@ class TurnRunnerPool:
         return self._runners[key]
 
     def _open(self, key: object) -> TurnRunner:
+        # The SDK takes seconds to import: only commands that send requests pay for it.
+        from skilltest.runners.anthropic_api import AnthropicRunner
+
         if self.backend.name == "anthropic":
             return AnthropicRunner()
         if self.backend.name == "claude":
