@@ -1,0 +1,199 @@
+"""What a rule can see of one Messages API request, extracted once and matched many times.
+
+Claude Code 2.1.328 shapes its requests in ways a rule author should not have to know:
+
+* the first user message starts with ``<system-reminder>`` blocks (git attribution, ...);
+* the environment section and the skill listing travel in a message with role ``system``
+  (``The following skills are available for use with the Skill tool:`` then ``- NAME: ...``);
+* after a ``Skill`` tool call, the tool result says ``Launching skill: NAME`` and the SKILL.md
+  body follows in the same user message as a text block starting ``Base directory for this
+  skill:``; a ``/NAME`` slash command is expanded by the CLI into ``<command-name>/NAME
+  </command-name>`` plus that body.
+
+:class:`RequestView` hides all of it behind plain fields.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from skilltest.emulator.side_requests import SideRequestKind, classify_side_request
+
+_REMINDER = regex.compile(r"<system-reminder>.*?</system-reminder>\s*", regex.DOTALL)
+_SKILL_LISTING_HEADER = "The following skills are available for use with the Skill tool:"
+_LISTED_SKILL = regex.compile(r"^- ([^\s:][^\n]*?): ", regex.MULTILINE)
+_SKILL_BODY_PREFIX = "Base directory for this skill:"
+_SKILL_BODY_DIR = regex.compile(r"^Base directory for this skill: (?P<dir>[^\n]+)")
+_COMMAND_NAME = regex.compile(r"<command-name>/?(?P<name>[^<\s]+)</command-name>")
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """The parts of a Messages request that rules match on."""
+
+    model: str
+    """Model the client asked for."""
+    system_text: str
+    """Top-level system blocks and role-``system`` messages, joined by newlines."""
+    user_text: str
+    """Latest user-authored text (no reminders, tool results or injected skill bodies)."""
+    all_text: str
+    """Every piece of text in the request, joined by newlines."""
+    turn: int
+    """Which assistant response this is: assistant messages in the request + 1."""
+    tool_result_text: str | None
+    """Tool results in the last user message, joined; ``None`` when it has none."""
+    tool_names: tuple[str, ...]
+    """Names of the tools the request offers."""
+    skills_listed: frozenset[str]
+    """Skills the agent is told are available."""
+    skills_loaded: frozenset[str]
+    """Skills whose body was injected into the conversation."""
+    side_request: SideRequestKind | None
+    """Which Claude Code side request this is, or ``None`` for a main request."""
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> RequestView:
+        """Extracts the view from a parsed ``POST /v1/messages`` body."""
+        messages = [m for m in body.get("messages") or [] if isinstance(m, Mapping)]
+        system_parts = list(_text_of(body.get("system")))
+        for message in messages:
+            if message.get("role") == "system":
+                system_parts.extend(_text_of(message.get("content")))
+        system_text = "\n".join(system_parts)
+        tools = tuple(
+            str(tool.get("name"))
+            for tool in body.get("tools") or []
+            if isinstance(tool, Mapping) and tool.get("name")
+        )
+        return cls(
+            model=str(body.get("model") or ""),
+            system_text=system_text,
+            user_text=_latest_user_text(messages),
+            all_text="\n".join([system_text, *_all_message_text(messages)]),
+            turn=1 + sum(1 for m in messages if m.get("role") == "assistant"),
+            tool_result_text=_last_tool_results(messages),
+            tool_names=tools,
+            skills_listed=frozenset(_listed_skills(system_parts, messages)),
+            skills_loaded=frozenset(_loaded_skills(messages)),
+            side_request=classify_side_request(body),
+        )
+
+
+def _blocks(content: object) -> list[Mapping[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, Sequence):
+        return [block for block in content if isinstance(block, Mapping)]
+    return []
+
+
+def _text_of(content: object) -> Iterable[str]:
+    """Text of a ``system`` value or message content (text blocks only)."""
+    for block in _blocks(content):
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            yield block["text"]
+
+
+def _tool_result_text(block: Mapping[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(_text_of(content))
+
+
+def _all_message_text(messages: Sequence[Mapping[str, Any]]) -> Iterable[str]:
+    for message in messages:
+        if message.get("role") == "system":
+            continue  # already part of the system text
+        for block in _blocks(message.get("content")):
+            kind = block.get("type")
+            if kind == "text":
+                yield str(block.get("text", ""))
+            elif kind == "thinking":
+                yield str(block.get("thinking", ""))
+            elif kind == "tool_use":
+                yield json.dumps(block.get("input", {}), ensure_ascii=False, sort_keys=True)
+            elif kind == "tool_result":
+                yield _tool_result_text(block)
+
+
+def _user_authored(message: Mapping[str, Any]) -> list[str]:
+    """Text a person wrote in one user message; harness-injected text is left out."""
+    blocks = _blocks(message.get("content"))
+    if any(block.get("type") == "tool_result" for block in blocks):
+        return []  # text next to tool results is injected by the harness (skill bodies, hooks)
+    parts = []
+    for text in _text_of(blocks):
+        text = _REMINDER.sub("", text).strip()
+        if text and not text.startswith(_SKILL_BODY_PREFIX):
+            parts.append(text)
+    return parts
+
+
+def _latest_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            parts = _user_authored(message)
+            if parts:
+                return "\n".join(parts)
+    return ""
+
+
+def _last_tool_results(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    for message in reversed(messages):
+        if message.get("role") == "system":
+            continue
+        if message.get("role") != "user":
+            return None
+        results = [
+            _tool_result_text(block)
+            for block in _blocks(message.get("content"))
+            if block.get("type") == "tool_result"
+        ]
+        return "\n".join(results) if results else None
+    return None
+
+
+def _listed_skills(
+    system_parts: Sequence[str], messages: Sequence[Mapping[str, Any]]
+) -> Iterable[str]:
+    texts = list(system_parts)
+    for message in messages:
+        if message.get("role") == "user":
+            texts.extend(_text_of(message.get("content")))
+    for text in texts:
+        start = text.find(_SKILL_LISTING_HEADER)
+        while start >= 0:
+            listing = text[start + len(_SKILL_LISTING_HEADER) :].lstrip("\n")
+            end = listing.find("\n\n")
+            for match in _LISTED_SKILL.finditer(listing if end < 0 else listing[:end] + "\n"):
+                yield match.group(1)
+            start = text.find(_SKILL_LISTING_HEADER, start + 1)
+
+
+def _loaded_skills(messages: Sequence[Mapping[str, Any]]) -> Iterable[str]:
+    skill_calls: dict[str, str] = {}
+    for message in messages:
+        for block in _blocks(message.get("content")):
+            kind = block.get("type")
+            if kind == "tool_use" and block.get("name") == "Skill":
+                tool_input = block.get("input")
+                if isinstance(tool_input, Mapping) and isinstance(tool_input.get("skill"), str):
+                    skill_calls[str(block.get("id"))] = tool_input["skill"].lstrip("/")
+            elif kind == "tool_result" and str(block.get("tool_use_id")) in skill_calls:
+                text = _tool_result_text(block)
+                if not block.get("is_error") and "<tool_use_error>" not in text:
+                    yield skill_calls[str(block.get("tool_use_id"))]
+            elif kind == "text" and message.get("role") == "user":
+                text = str(block.get("text", ""))
+                for match in _COMMAND_NAME.finditer(text):
+                    yield match.group("name")
+                body = _SKILL_BODY_DIR.match(text)
+                if body:
+                    yield body.group("dir").rstrip("/").rsplit("/", 1)[-1]

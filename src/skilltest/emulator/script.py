@@ -1,0 +1,347 @@
+"""The model script: what the emulator's stand-in model answers, loaded and validated once.
+
+A script is YAML (or JSON) checked against ``model_script.schema.json``; every error names the
+file, the JSON pointer and the fix. Inside, it is frozen dataclasses with compiled patterns, and
+:meth:`ModelScript.select` picks the rule that answers a request (first match wins). The format
+is documented for users in ``docs/model-script.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+import yaml
+
+from skilltest.emulator.faults import FAILURE_KINDS, Fault
+from skilltest.emulator.request_view import RequestView
+from skilltest.emulator.script_errors import describe_schema_error
+from skilltest.emulator.side_requests import SideRequestKind
+from skilltest.errors import ModelScriptError, PatternError
+from skilltest.patterns import Pattern, compile_pattern
+
+SCHEMA_VERSION = 1
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"]
+
+
+@cache
+def model_script_schema() -> dict[str, Any]:
+    """The JSON Schema of the model script."""
+    text = (
+        resources.files("skilltest.suite")
+        .joinpath("schemas/model_script.schema.json")
+        .read_text(encoding="utf-8")
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call the stand-in model makes."""
+
+    name: str
+    """Tool name, e.g. ``Bash``."""
+    input: Mapping[str, Any] = field(default_factory=dict)
+    """Tool input object."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of the stand-in model."""
+
+    text: str | None = None
+    """Text block, if any."""
+    thinking: str | None = None
+    """Thinking block, if any (sent first)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Tool calls, sent after the text."""
+    stop_reason: StopReason = "end_turn"
+    """Why the model stopped; ``tool_use`` by default when there are tool calls."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Reply:
+        """Builds a reply from its (schema-validated) script entry."""
+        calls = tuple(
+            ToolCall(name=call["name"], input=dict(call.get("input") or {}))
+            for call in data.get("tool_calls") or []
+        )
+        stop: StopReason = data.get("stop_reason") or ("tool_use" if calls else "end_turn")
+        return cls(
+            text=data.get("text"),
+            thinking=data.get("thinking"),
+            tool_calls=calls,
+            stop_reason=stop,
+        )
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """A rule's ``when``: every condition that is set must hold."""
+
+    system: Pattern | None = None
+    """Regex on the system prompt."""
+    user: Pattern | None = None
+    """Regex on the latest user-authored text."""
+    any_text: Pattern | None = None
+    """Regex on all text of the request."""
+    turn: frozenset[int] | None = None
+    """Assistant-response numbers (1-based) this rule answers."""
+    tool_result: Pattern | None = None
+    """Regex on the tool results the response answers."""
+    tools: tuple[str, ...] = ()
+    """Tools that must be offered."""
+    no_tools: bool | None = None
+    """``True``: no tools offered; ``False``: some tools offered."""
+    skill: str | None = None
+    """A skill that must be listed as available."""
+    skill_loaded: str | None = None
+    """A skill whose body must be in the conversation."""
+    model: Pattern | None = None
+    """Regex on the requested model."""
+    side_request: bool | SideRequestKind = False
+    """``False``: main requests only; ``True``: any side request; a kind: that kind only."""
+
+    def holds(self, view: RequestView) -> bool:
+        """Whether every set condition holds for ``view``.
+
+        Raises:
+            PatternError: a pattern exceeded its time limit.
+        """
+        if self.side_request is False:
+            if view.side_request is not None:
+                return False
+        elif view.side_request is None or (
+            self.side_request is not True and view.side_request != self.side_request
+        ):
+            return False
+        if self.turn is not None and view.turn not in self.turn:
+            return False
+        if self.tools and not set(self.tools) <= set(view.tool_names):
+            return False
+        if self.no_tools is not None and self.no_tools != (not view.tool_names):
+            return False
+        if self.skill is not None and not _names_skill(view.skills_listed, self.skill):
+            return False
+        if self.skill_loaded is not None and not _names_skill(
+            view.skills_loaded, self.skill_loaded
+        ):
+            return False
+        if self.tool_result is not None and (
+            view.tool_result_text is None or not self.tool_result.matches(view.tool_result_text)
+        ):
+            return False
+        texts = (
+            (self.model, view.model),
+            (self.user, view.user_text),
+            (self.system, view.system_text),
+            (self.any_text, view.all_text),
+        )
+        return all(pattern is None or pattern.matches(text) for pattern, text in texts)
+
+
+def _names_skill(names: frozenset[str], wanted: str) -> bool:
+    # A plugin skill is listed as ``plugin:skill``; its bare name is accepted too.
+    return wanted in names or any(name.endswith(f":{wanted}") for name in names)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Conditions and the replies given when they hold."""
+
+    id: str
+    """Unique name, recorded with every request the rule answers."""
+    when: Conditions
+    """Conditions that must all hold."""
+    replies: tuple[Reply, ...]
+    """One or more replies."""
+    pick: Literal["cycle", "random"] = "cycle"
+    """How one of several replies is chosen."""
+    fault: Fault | None = None
+    """Faults applied to the requests this rule answers."""
+    location: str = ""
+    """``file#/rules/N``."""
+
+
+@dataclass(frozen=True)
+class ModelScript:
+    """A validated model script."""
+
+    source: str
+    """Where the script came from (a path, or ``<inline>``)."""
+    rules: tuple[Rule, ...] = ()
+    """Ordered rules; the first that matches answers."""
+    default: Reply | None = None
+    """Reply when no rule matches a main request."""
+    model: str | None = None
+    """Model name reported in responses; ``None`` echoes the requested one."""
+    seed: int = 0
+    """Seed of every random choice."""
+    faults: Fault | None = None
+    """Faults applied to every Messages request."""
+
+    @classmethod
+    def load(cls, path: str | Path) -> ModelScript:
+        """Reads and validates a script file (YAML or JSON).
+
+        Raises:
+            ModelScriptError: unreadable, not YAML, or not a valid model script.
+        """
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ModelScriptError(
+                f"cannot read the model script: {exc.strerror or exc}",
+                location=str(path),
+                fix="check the path given to --script (or to ModelScript.load)",
+            ) from exc
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise ModelScriptError(
+                f"not valid YAML{where}: {problem}",
+                location=f"{path}#/",
+                fix="fix the YAML syntax (indentation, quoting, ':' inside unquoted strings)",
+            ) from exc
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data: object, source: str = "<inline>") -> ModelScript:
+        """Validates an already-parsed script.
+
+        Raises:
+            ModelScriptError: not a valid model script; names ``source#/pointer`` and the fix.
+        """
+        validator = jsonschema.Draft202012Validator(model_script_schema())
+        errors = sorted(validator.iter_errors(data), key=_error_order)
+        if errors:
+            pointer, message, fix = describe_schema_error(errors[0], data)
+            raise ModelScriptError(message, location=f"{source}#{pointer}", fix=fix)
+        assert isinstance(data, Mapping)
+        try:
+            return _build(data, source)
+        except PatternError as exc:
+            raise ModelScriptError(exc.message, location=exc.location, fix=exc.fix) from exc
+
+    def select(self, view: RequestView) -> Rule | None:
+        """The first rule whose conditions hold for ``view``, or ``None``.
+
+        Raises:
+            ModelScriptError: a pattern exceeded its time limit on this request.
+        """
+        for rule in self.rules:
+            try:
+                if rule.when.holds(view):
+                    return rule
+            except PatternError as exc:
+                raise ModelScriptError(exc.message, location=exc.location, fix=exc.fix) from exc
+        return None
+
+
+def _error_order(error: jsonschema.ValidationError) -> tuple[int, str]:
+    # Report the error nearest the top of the file first, as a reader scans it.
+    return (len(error.absolute_path), "/".join(str(part) for part in error.absolute_path))
+
+
+def _build(data: Mapping[str, Any], source: str) -> ModelScript:
+    rules = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(data.get("rules") or []):
+        location = f"{source}#/rules/{index}"
+        rule_id = raw["id"]
+        if rule_id in seen:
+            raise ModelScriptError(
+                f"duplicate rule id {rule_id!r} (also used by rule {seen[rule_id]})",
+                location=f"{location}/id",
+                fix="give every rule a unique id",
+            )
+        seen[rule_id] = index
+        rules.append(_build_rule(raw, location))
+    return ModelScript(
+        source=source,
+        rules=tuple(rules),
+        default=Reply.from_dict(data["default"]) if "default" in data else None,
+        model=data.get("model"),
+        seed=int(data.get("seed", 0)),
+        faults=_build_fault(data["faults"], f"{source}#/faults") if "faults" in data else None,
+    )
+
+
+def _build_rule(raw: Mapping[str, Any], location: str) -> Rule:
+    has_reply, has_replies = "reply" in raw, "replies" in raw
+    if has_reply == has_replies:
+        raise ModelScriptError(
+            f"rule {raw['id']!r} has {'both' if has_reply else 'neither'} 'reply' and 'replies'",
+            location=location,
+            fix="give the rule either 'reply: {text: ...}' or 'replies: [...]', not both",
+        )
+    if "pick" in raw and not has_replies:
+        raise ModelScriptError(
+            "'pick' only applies to 'replies'",
+            location=f"{location}/pick",
+            fix="remove 'pick', or turn 'reply' into a list under 'replies'",
+        )
+    replies = raw["replies"] if has_replies else [raw["reply"]]
+    return Rule(
+        id=raw["id"],
+        when=_build_conditions(raw.get("when") or {}, f"{location}/when"),
+        replies=tuple(Reply.from_dict(reply) for reply in replies),
+        pick=raw.get("pick", "cycle"),
+        fault=_build_fault(raw["fault"], f"{location}/fault") if "fault" in raw else None,
+        location=location,
+    )
+
+
+def _build_conditions(raw: Mapping[str, Any], location: str) -> Conditions:
+    def pattern(key: str) -> Pattern | None:
+        return compile_pattern(raw[key], f"{location}/{key}") if key in raw else None
+
+    turn = raw.get("turn")
+    return Conditions(
+        system=pattern("system"),
+        user=pattern("user"),
+        any_text=pattern("any_text"),
+        turn=None if turn is None else frozenset([turn] if isinstance(turn, int) else turn),
+        tool_result=pattern("tool_result"),
+        tools=tuple(raw.get("tools") or ()),
+        no_tools=raw.get("no_tools"),
+        skill=raw.get("skill"),
+        skill_loaded=raw.get("skill_loaded"),
+        model=pattern("model"),
+        side_request=raw.get("side_request", False),
+    )
+
+
+def _build_fault(raw: Mapping[str, Any], location: str) -> Fault:
+    failures = [kind for kind in FAILURE_KINDS if kind in raw]
+    if len(failures) > 1:
+        raise ModelScriptError(
+            f"a fault can inject one failure, got {' and '.join(failures)}",
+            location=location,
+            fix="keep one of status, malformed, truncated, midstream_error, hang "
+            "(put the others on separate rules)",
+        )
+    for key in ("rate", "first_n", "retry_after_ms"):
+        if key in raw and not failures:
+            raise ModelScriptError(
+                f"'{key}' has no failure to apply to",
+                location=f"{location}/{key}",
+                fix="add a failure (status, malformed, truncated, midstream_error or hang)",
+            )
+    if "retry_after_ms" in raw and raw.get("status") not in (429, 529):
+        raise ModelScriptError(
+            "'retry_after_ms' only applies to status 429 and 529",
+            location=f"{location}/retry_after_ms",
+            fix="remove retry_after_ms, or use status: 429 or 529",
+        )
+    return Fault.from_dict(dict(raw), location)

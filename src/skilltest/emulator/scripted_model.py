@@ -1,0 +1,107 @@
+"""The stand-in model: decides, request by request, what a model script answers.
+
+:class:`ScriptedModel` holds the running state a script needs (per-rule cycle counters, seeded
+random streams, fault counters) and is safe to call from many server threads at once. It does
+no I/O: the HTTP server asks it for an :class:`Answer` and puts that on the wire. Anything with
+the same ``answer`` method (a replayed recording, for instance) can stand behind the server.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from skilltest.emulator.faults import NO_FAULT, FaultDecision, FaultGate, combine
+from skilltest.emulator.request_view import RequestView
+from skilltest.emulator.script import ModelScript, Reply, Rule
+from skilltest.emulator.side_requests import DEFAULT_ANSWERS, SideRequestKind
+from skilltest.emulator.sse import IdSource, Message, build_message
+
+NO_MATCH_TEXT = (
+    "[skilltest emulator] No rule of the model script matched this request, and the script "
+    "has no default reply. (This is a scripted stand-in, not a real model.)"
+)
+DEFAULT_MODEL = "skilltest-emulator"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What to send back for one Messages request."""
+
+    message: Message
+    """The assistant message (used unless the fault says otherwise)."""
+    fault: FaultDecision
+    """Latency and failure to apply."""
+    rule_id: str | None
+    """Rule that answered; ``None`` for the default reply; ``side:KIND`` for built-in answers."""
+    side_request: SideRequestKind | None
+    """Which side request this was, or ``None`` for a main request."""
+
+
+class Responder(Protocol):
+    """Anything that can answer Messages requests for the emulator's server."""
+
+    def answer(self, body: Mapping[str, Any]) -> Answer:
+        """The answer to one parsed ``POST /v1/messages`` body."""
+        ...
+
+
+class ScriptedModel:
+    """Answers requests the way a :class:`ModelScript` says."""
+
+    def __init__(self, script: ModelScript) -> None:
+        self.script = script
+        self._ids = IdSource(script.seed)
+        self._lock = threading.Lock()
+        self._cycle: dict[str, int] = {}
+        self._random = {rule.id: random.Random(f"{script.seed}:{rule.id}") for rule in script.rules}
+        self._rule_gates = {
+            rule.id: FaultGate(rule.fault, script.seed)
+            for rule in script.rules
+            if rule.fault is not None
+        }
+        self._global_gate = FaultGate(script.faults, script.seed) if script.faults else None
+
+    def answer(self, body: Mapping[str, Any]) -> Answer:
+        """The answer to one request.
+
+        Raises:
+            ModelScriptError: a pattern of the script exceeded its time limit.
+        """
+        view = RequestView.from_body(body)
+        rule = self.script.select(view)
+        model = self.script.model or view.model or DEFAULT_MODEL
+        if rule is not None:
+            reply = self._pick(rule)
+            rule_id: str | None = rule.id
+        elif view.side_request is not None:
+            reply = Reply(
+                text=DEFAULT_ANSWERS[view.side_request],
+                stop_reason="max_tokens" if view.side_request == "quota" else "end_turn",
+            )
+            rule_id = f"side:{view.side_request}"
+        else:
+            reply = self.script.default or Reply(text=NO_MATCH_TEXT)
+            rule_id = None
+        rule_gate = self._rule_gates.get(rule.id) if rule is not None else None
+        gates = (rule_gate, self._global_gate)
+        fault = combine(*gates) if any(gates) else NO_FAULT
+        return Answer(
+            message=build_message(reply, model=model, ids=self._ids, request=body),
+            fault=fault,
+            rule_id=rule_id,
+            side_request=view.side_request,
+        )
+
+    def _pick(self, rule: Rule) -> Reply:
+        if len(rule.replies) == 1:
+            return rule.replies[0]
+        with self._lock:
+            if rule.pick == "random":
+                return self._random[rule.id].choice(rule.replies)
+            count = self._cycle.get(rule.id, 0)
+            self._cycle[rule.id] = count + 1
+        return rule.replies[count % len(rule.replies)]

@@ -1,0 +1,420 @@
+"""The emulator's HTTP server: the Anthropic Messages API on loopback, answered by a script.
+
+Routes:
+
+* ``POST /v1/messages`` (any query string, e.g. Claude Code's ``?beta=true``): JSON, or SSE
+  when ``stream`` is true, answered by the :class:`~skilltest.emulator.scripted_model.Responder`;
+* ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` with the same estimate as usage;
+* ``GET /health`` and ``GET /``: JSON that says this is the skilltest emulator;
+* ``HEAD``/``GET /api/hello``: the connectivity check Claude Code makes at start-up;
+* ``GET /v1/models``: a one-model list, for clients that look the model up;
+* anything else: 404 with an Anthropic-style error body.
+
+Any API key is accepted. Every request is recorded (:attr:`EmulatorServer.requests`).
+Each connection gets a daemon thread, so slow or hanging answers never block each other, and
+:meth:`EmulatorServer.close` returns promptly even while a request hangs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from skilltest.emulator.faults import FaultDecision, error_body, retry_headers
+from skilltest.emulator.script import ModelScript
+from skilltest.emulator.scripted_model import DEFAULT_MODEL, Answer, Responder, ScriptedModel
+from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_events
+from skilltest.emulator.sse import truncation_point as _truncation_point
+from skilltest.errors import ModelScriptError
+
+HEALTH_DESCRIPTION = (
+    "skilltest emulator: a scripted stand-in for the Anthropic Messages API. "
+    "It is not a real model; it answers what its model script says."
+)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the emulator received, and what it did with it."""
+
+    method: str
+    """HTTP method."""
+    path: str
+    """Path without the query string, e.g. ``/v1/messages``."""
+    body: Any
+    """Parsed JSON body, or ``None``."""
+    rule_id: str | None
+    """Rule that answered, ``side:KIND`` for a built-in side-request answer, ``None`` else."""
+    status: int | None
+    """HTTP status sent; ``None`` when no answer was sent (a hang)."""
+    fault: str | None
+    """Fault applied, e.g. ``status 429``, ``truncated``, ``latency 200ms``; ``None`` if none."""
+    side_request: str | None = None
+    """Kind of Claude Code side request, or ``None`` for a main request."""
+    stream: bool = False
+    """Whether the client asked for SSE."""
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128  # a benchmark opens many connections at once
+
+    def __init__(self, address: tuple[str, int], emulator: EmulatorServer) -> None:
+        self.emulator = emulator
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.connections_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        """Closes every open connection, waking handler threads blocked on them."""
+        with self.connections_lock:
+            connections = list(self.connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+    server_version = "skilltest-emulator"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silences the default stderr log; requests are recorded instead."""
+
+    # --- routing -----------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path.rstrip("/") or "/"
+        if path in ("/", "/health"):
+            self._json(200, self.server.emulator.health())
+        elif path == "/api/hello":
+            self._json(200, {"message": "hello from the skilltest emulator"})
+        elif path == "/v1/models":
+            self._json(200, self.server.emulator.models())
+        else:
+            self._not_found(path)
+
+    def do_HEAD(self) -> None:
+        path = urlsplit(self.path).path
+        status = 200 if path in ("/", "/health", "/api/hello") else 404
+        self.send_response(status)
+        self.send_header("content-length", "0")
+        self.end_headers()
+        self._record(path, None, status)
+
+    def do_POST(self) -> None:
+        path = urlsplit(self.path).path.rstrip("/")
+        raw = self._read_body()
+        if path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            self._not_found(path)
+            return
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            self._json(400, error_body(400, "the body must be a JSON object with 'messages'"))
+            self._record(path, body, 400)
+            return
+        if path.endswith("/count_tokens"):
+            self._json(200, {"input_tokens": input_tokens(body)})
+            self._record(path, body, 200)
+        else:
+            self._messages(path, body)
+
+    def _other(self) -> None:
+        self._read_body()
+        self._not_found(urlsplit(self.path).path)
+
+    do_PUT = do_PATCH = do_DELETE = _other
+
+    def _not_found(self, path: str) -> None:
+        message = f"{self.command} {path} is not a route of the skilltest emulator"
+        self._json(404, error_body(404, message))
+        self._record(path, None, 404)
+
+    # --- POST /v1/messages -------------------------------------------------------------------
+
+    def _messages(self, path: str, body: dict[str, Any]) -> None:
+        stream = bool(body.get("stream"))
+        try:
+            answer = self.server.emulator.responder.answer(body)
+        except ModelScriptError as exc:
+            self._json(500, error_body(500, f"skilltest emulator: {exc}"))
+            self._record(path, body, 500, stream=stream)
+            return
+        fault = answer.fault
+        status = self._status_for(fault, stream)
+        self._record(
+            path,
+            body,
+            status,
+            rule_id=answer.rule_id,
+            fault=fault.label,
+            side=answer.side_request,
+            stream=stream,
+        )
+        stop = self.server.emulator.stopping
+        if fault.latency_ms and stop.wait(fault.latency_ms / 1000):
+            self.close_connection = True
+            return
+        if fault.failure == "hang":
+            stop.wait()
+            self.close_connection = True
+            return
+        if fault.failure == "status" or (fault.failure == "midstream_error" and not stream):
+            code = fault.status or 529
+            self._json(code, error_body(code), retry_headers(replace(fault, status=code)))
+            return
+        if stream:
+            self._stream(answer)
+        else:
+            self._whole(answer.message, fault)
+
+    @staticmethod
+    def _status_for(fault: FaultDecision, stream: bool) -> int | None:
+        if fault.failure == "hang":
+            return None
+        if fault.failure == "status":
+            return fault.status
+        if fault.failure == "midstream_error" and not stream:
+            return 529
+        return 200
+
+    def _whole(self, message: Message, fault: FaultDecision) -> None:
+        data = message.to_json_bytes()
+        if fault.failure in ("malformed", "truncated"):
+            cut = data[: len(data) // 2]
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            # malformed: a complete HTTP body that is not JSON; truncated: the body stops early.
+            length = len(cut) if fault.failure == "malformed" else len(data)
+            self.send_header("content-length", str(length))
+            self.end_headers()
+            self.wfile.write(cut)
+            if fault.failure == "truncated":
+                self._cut_connection()
+            return
+        self._json(200, message.data)
+
+    def _stream(self, answer: Answer) -> None:
+        failure = answer.fault.failure
+        events = stream_events(answer.message)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", "req_" + answer.message.data["id"][4:])
+        self.end_headers()
+        if failure == "malformed":
+            self._chunk(encode_event("message_start", '{"type": "message_start", "message": {'))
+        elif failure == "midstream_error":
+            name, data = events[0]
+            self._chunk(encode_event(name, data))
+            self._chunk(encode_event("error", error_body(529)))
+        elif failure == "truncated":
+            for name, data in events[: _truncation_point(events)]:
+                self._chunk(encode_event(name, data))
+            self._cut_connection()
+            return
+        else:
+            for name, data in events:
+                self._chunk(encode_event(name, data))
+        self.wfile.write(b"0\r\n\r\n")
+
+    # --- wire helpers ------------------------------------------------------------------------
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+    def _cut_connection(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _json(
+        self, status: int, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            parts: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _record(
+        self,
+        path: str,
+        body: Any,
+        status: int | None,
+        *,
+        rule_id: str | None = None,
+        fault: str | None = None,
+        side: str | None = None,
+        stream: bool = False,
+    ) -> None:
+        self.server.emulator.record(
+            RecordedRequest(
+                method=self.command,
+                path=path,
+                body=body,
+                rule_id=rule_id,
+                status=status,
+                fault=fault,
+                side_request=side,
+                stream=stream,
+            )
+        )
+
+
+class EmulatorServer:
+    """The emulator, serving in background threads until closed.
+
+    Example::
+
+        with EmulatorServer(ModelScript.load("model.yaml")) as server:
+            client = anthropic.Anthropic(base_url=server.base_url, api_key="sk-fake")
+    """
+
+    def __init__(
+        self,
+        script: ModelScript | Responder,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        on_request: Callable[[RecordedRequest], None] | None = None,
+    ) -> None:
+        """Binds the socket (``port=0`` picks a free port); call :meth:`start` or use ``with``.
+
+        Args:
+            script: The model script, or any responder (e.g. a replayed recording).
+            host: Interface to listen on.
+            port: TCP port; 0 picks a free one.
+            on_request: Called with every recorded request (from a server thread).
+        """
+        self.script = script if isinstance(script, ModelScript) else None
+        self.responder: Responder = (
+            ScriptedModel(script) if isinstance(script, ModelScript) else script
+        )
+        self.stopping = threading.Event()
+        self._on_request = on_request
+        self._requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._httpd = _HTTPServer((host, port), self)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def host(self) -> str:
+        return str(self._httpd.server_address[0])
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://HOST:PORT``, for ``ANTHROPIC_BASE_URL`` or ``Anthropic(base_url=...)``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A snapshot of every request received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+        if self._on_request is not None:
+            self._on_request(request)
+
+    def health(self) -> dict[str, Any]:
+        """The ``GET /health`` document."""
+        script = self.script
+        return {
+            "status": "ok",
+            "service": "skilltest-emulator",
+            "real_model": False,
+            "description": HEALTH_DESCRIPTION,
+            "script": script.source if script else None,
+            "rules": [rule.id for rule in script.rules] if script else None,
+        }
+
+    def models(self) -> dict[str, Any]:
+        """The ``GET /v1/models`` document: the script's model name."""
+        name = (self.script.model if self.script else None) or DEFAULT_MODEL
+        model = {
+            "type": "model",
+            "id": name,
+            "display_name": f"{name} (skilltest emulator)",
+            "created_at": "2025-01-01T00:00:00Z",
+        }
+        return {"data": [model], "has_more": False, "first_id": name, "last_id": name}
+
+    def start(self) -> EmulatorServer:
+        """Starts serving in a daemon thread; returns ``self``."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name=f"skilltest-emulator:{self.port}",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stops serving, wakes hanging and delayed answers, and closes every connection."""
+        self.stopping.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+        self._httpd.drop_connections()
+        self._httpd.server_close()
+
+    def __enter__(self) -> EmulatorServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
