@@ -22,6 +22,7 @@ EXIT_INTERRUPTED = 130
 # with ``parser.set_defaults(handler=...)``; a handler takes the parsed namespace and returns
 # an exit code.
 COMMAND_MODULES: tuple[str, ...] = (
+    "skilltest.cli.emulator_cmd",
     "skilltest.cli.pressure_cmd",
     "skilltest.cli.validate_cmd",
     "skilltest.cli.scenarios_cmd",
@@ -39,8 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
-
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,75 @@
+"""``skilltest emulator serve``: run the model emulator in the foreground until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import Any
+
+from skilltest.emulator import EmulatorServer, ModelScript, RecordedRequest
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``emulator`` command and its ``serve`` subcommand."""
+    parser = subparsers.add_parser(
+        "emulator",
+        help="run the offline model emulator (a scripted stand-in for the Anthropic API)",
+        description="The offline model emulator: a scripted stand-in for the Anthropic "
+        "Messages API, for the anthropic SDK and the claude CLI. Not a real model.",
+    )
+    actions = parser.add_subparsers(dest="emulator_command", metavar="SUBCOMMAND")
+    serve = actions.add_parser(
+        "serve",
+        help="serve a model script over HTTP until Ctrl-C",
+        description="Serves a model script over HTTP until Ctrl-C. Point a client at it with "
+        "ANTHROPIC_BASE_URL=<printed URL> ANTHROPIC_API_KEY=sk-fake (any key is accepted).",
+    )
+    serve.add_argument("--script", required=True, metavar="FILE", help="model script (YAML)")
+    serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=0, help="TCP port; 0 picks a free one")
+    serve.add_argument(
+        "--quiet", action="store_true", help="do not print a line per request on stderr"
+    )
+    serve.set_defaults(handler=serve_command)
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _describe(request: RecordedRequest) -> str:
+    status = "no answer" if request.status is None else str(request.status)
+    parts = [f"{request.method} {request.path}", status]
+    if request.rule_id is not None:
+        parts.append(f"rule={request.rule_id}")
+    elif request.path == "/v1/messages":
+        parts.append("rule=(default)")
+    if request.fault:
+        parts.append(f"fault={request.fault}")
+    return "  ".join(parts)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Loads the script, serves it, and returns 0 when interrupted."""
+    script = ModelScript.load(args.script)
+
+    def log(request: RecordedRequest) -> None:
+        print(_describe(request), file=sys.stderr, flush=True)
+
+    server = EmulatorServer(
+        script, host=args.host, port=args.port, on_request=None if args.quiet else log
+    )
+    with server:
+        print(
+            f"emulator listening on {server.base_url} (scripted stand-in model, not a real model)",
+            flush=True,
+        )
+        print(f"  script: {script.source} ({len(script.rules)} rules); Ctrl-C stops", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            print("emulator stopped", file=sys.stderr)
+    return 0
