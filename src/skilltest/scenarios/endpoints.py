@@ -13,15 +13,19 @@ with-skill arm's requests list the skill).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltest.errors import CredentialsError, InputError
 from skilltest.scenarios.isolation import CREDENTIAL_VARIABLES, live_credentials
 from skilltest.scenarios.runner import EndpointSession, RunRequest
+
+if TYPE_CHECKING:
+    from skilltest.emulator import EmulatorServer, ModelScript
 
 BACKENDS = ("claude", "emulator")
 
@@ -96,7 +100,7 @@ class EmulatorEndpoint:
             script_override: ``--script``: one model script for every suite.
         """
         self.script_override = script_override
-        self._scripts: dict[Path, Any] = {}
+        self._scripts: dict[Path, ModelScript] = {}
 
     def script_path(self, suite_path: Path, model_script: Path | None) -> Path:
         """The model script a suite runs with.
@@ -114,7 +118,7 @@ class EmulatorEndpoint:
             )
         return script
 
-    def load(self, suite_path: Path, model_script: Path | None) -> Any:
+    def load(self, suite_path: Path, model_script: Path | None) -> ModelScript:
         """Loads (once) and returns the suite's model script.
 
         Raises:
@@ -129,10 +133,15 @@ class EmulatorEndpoint:
 
     @contextlib.asynccontextmanager
     async def session(self, request: RunRequest) -> AsyncIterator[EndpointSession]:
-        """Starts an emulator on a free loopback port for this run and stops it afterwards."""
+        """Starts an emulator on a free loopback port for this run and stops it afterwards.
+
+        Repetition ``r`` runs with the script's seed plus ``r``: the arms of one repetition see
+        the same random choices, and ``pick: random`` replies differ between repetitions.
+        """
         from skilltest.emulator import EmulatorServer
 
         script = self.load(request.suite_path, request.model_script)
+        script = dataclasses.replace(script, seed=script.seed + request.rep)
         with EmulatorServer(script, port=0) as server:
             session = EndpointSession(
                 env={
@@ -149,11 +158,6 @@ class EmulatorEndpoint:
                 session.requests.extend(_recorded_requests(server))
 
 
-def _recorded_requests(server: Any) -> list[Any]:
-    """The request bodies the emulator saw, as JSON-ready data."""
-    recorded = getattr(server, "requests", None) or []
-    bodies = []
-    for item in recorded:
-        body = getattr(item, "body", item)
-        bodies.append(body)
-    return bodies
+def _recorded_requests(server: EmulatorServer) -> list[dict[str, Any]]:
+    """The requests the emulator saw and which rule answered each, as JSON-ready data."""
+    return [dataclasses.asdict(recorded) for recorded in server.requests]
