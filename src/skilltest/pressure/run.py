@@ -8,6 +8,7 @@ that had finished.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -25,7 +26,7 @@ from skilltest.report.progress import Progress
 from skilltest.runners.base import TurnRequest, TurnRunner
 from skilltest.transcript import Transcript
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = os.environ.get("SKILLTEST_MODEL", "claude-sonnet-5-5")
 
 
 @dataclass

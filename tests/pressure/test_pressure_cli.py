@@ -1,0 +1,196 @@
+"""`skilltest pressure` end to end: the real Anthropic SDK against the emulator on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+
+from ..conftest import REPO_ROOT
+
+SUITE = """\
+skill: demo
+model_script: model.yaml
+repetitions: 2
+scenarios:
+  - id: aggregate
+    prompt: "Error spike in checkout. How do you investigate?"
+    without_skill: {expected_patterns: ["(?i)grep"]}
+    with_skill: {required_patterns: ["(?i)count_over_time"], anti_patterns: ["(?i)rm -rf"]}
+"""
+
+SCRIPT = """\
+schema_version: 1
+{faults}
+rules:
+  - id: with-skill
+    when: {{system: "DEMO SKILL"}}
+    reply: {{text: "{with_text}"}}
+default: {{text: "I would grep the error logs."}}
+"""
+
+
+def workspace(tmp_path: Path, *, with_text: str, faults: str = "", suite: str = SUITE) -> Path:
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
+    (tmp_path / "model.yaml").write_text(SCRIPT.format(with_text=with_text, faults=faults))
+    (tmp_path / "demo.yaml").write_text(suite)
+    return tmp_path / "demo.yaml"
+
+
+def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)
+    results, junit = tmp_path / "results.json", tmp_path / "junit.xml"
+    code = main(["pressure", "--results", str(results), "--junit", str(junit)])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "offline emulator: a scripted stand-in, not a real model" in err
+    assert "lgtm/aggregation-before-raw-fetch       steers" in out
+    assert "lgtm/percentiles-for-latency            not-red" in out
+    assert "warning: 1 scenario(s) not RED" in out
+
+    document = json.loads(results.read_text())
+    assert document["schema_version"] == 1
+    assert document["layer"] == "pressure"
+    assert document["backend"] == "emulator"
+    assert document["complete"] is True
+    verdicts = {s["id"]: s["verdict"] for s in document["scenarios"]}
+    assert verdicts["percentiles-for-latency"] == "not-red"
+    assert verdicts["index-concurrently"] == "steers"
+    scenario = next(s for s in document["scenarios"] if s["id"] == "index-concurrently")
+    assert scenario["with_skill"] == {
+        "runs": 3,
+        "errors": 0,
+        "passed": 3,
+        "pass_rate": 1.0,
+        "ci_low": pytest.approx(0.4385, abs=1e-4),
+        "ci_high": 1.0,
+    }
+    assert scenario["without_skill"]["red"] == 3
+    assert scenario["without_skill"]["expected_rate"] == 1.0
+    run = scenario["runs"][0]
+    assert set(run) >= {
+        "arm",
+        "rep",
+        "passed",
+        "output",
+        "matched",
+        "missing",
+        "anti_matched",
+        "usage",
+        "latency_ms",
+        "error",
+    }
+    assert "CREATE INDEX CONCURRENTLY" in run["output"]
+    assert run["usage"]["output_tokens"] > 0
+
+    cases = ET.parse(junit).getroot().find("testsuite")
+    assert cases is not None and cases.get("tests") == "8" and cases.get("failures") == "0"
+
+
+def test_strict_fails_on_not_red(monkeypatch, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    assert main(["pressure", "tests/skill-pressure/lgtm.yaml", "--strict", "-k", "1"]) == 1
+    assert "(failing: --strict)" in capsys.readouterr().out
+
+
+def test_no_steer_fails_and_names_the_missing_pattern(tmp_path, capsys):
+    suite = workspace(tmp_path, with_text="Just grep the logs.")
+    assert main(["pressure", str(suite)]) == 1
+    out = capsys.readouterr().out
+    assert "no-steer" in out
+    assert "missing (?i)count_over_time in 2/2" in out
+
+
+def test_skill_only_runs_one_arm(tmp_path, capsys):
+    suite = workspace(tmp_path, with_text="count_over_time first")
+    results = tmp_path / "r.json"
+    assert main(["pressure", str(suite), "--skill-only", "--results", str(results)]) == 0
+    scenario = json.loads(results.read_text())["scenarios"][0]
+    assert scenario["without_skill"] is None
+    assert {r["arm"] for r in scenario["runs"]} == {"with_skill"}
+
+
+def test_rate_limit_storm_becomes_error_runs_and_the_suite_goes_on(tmp_path, capsys):
+    faults = "faults: {status: 429, rate: 1.0, retry_after_ms: 1}"
+    suite = workspace(tmp_path, with_text="count_over_time", faults=faults)
+    results = tmp_path / "r.json"
+    assert main(["pressure", str(suite), "--results", str(results)]) == 1
+    out = capsys.readouterr().out
+    assert "error" in out
+    scenario = json.loads(results.read_text())["scenarios"][0]
+    assert scenario["verdict"] == "error"
+    assert scenario["runs"][0]["error"].startswith("API error 429: rate_limit_error")
+
+
+def test_catastrophic_pattern_on_real_output_is_bad_input(tmp_path, capsys):
+    # Passes the load-time probes, blows up on this particular answer.
+    suite_text = "match_timeout_s: 0.2\n" + SUITE.replace('["(?i)rm -rf"]', '["(x+x+)+y"]')
+    suite = workspace(tmp_path, with_text="count_over_time " + "x" * 5000, suite=suite_text)
+    results = tmp_path / "r.json"
+    code = main(["pressure", str(suite), "--results", str(results)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        "demo.yaml#/scenarios/0/with_skill/anti_patterns/0: pattern '(x+x+)+y' took longer than 0.2s"
+        in err
+    )
+    assert json.loads(results.read_text())["scenarios"][0]["verdict"] == "error"
+
+
+def test_suite_without_model_script_on_the_emulator_is_bad_input(tmp_path, capsys):
+    suite = workspace(
+        tmp_path, with_text="x", suite=SUITE.replace("model_script: model.yaml\n", "")
+    )
+    assert main(["pressure", str(suite)]) == 2
+    assert "demo.yaml#: the emulator backend needs a model script" in capsys.readouterr().err
+
+
+def test_interrupt_keeps_finished_scenarios(tmp_path):
+    scenarios = "".join(
+        f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
+        for i in range(6)
+    )
+    suite = workspace(
+        tmp_path,
+        with_text="count_over_time",
+        faults="faults: {latency_ms: 700}",
+        suite="skill: demo\nmodel_script: model.yaml\nrepetitions: 1\nscenarios:\n" + scenarios,
+    )
+    results = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skilltest",
+            "pressure",
+            str(suite),
+            "-j",
+            "2",
+            "--results",
+            str(results),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 60
+    while not results.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted;" in err and "finished scenario(s) kept" in err
+    document = json.loads(results.read_text())
+    assert document["complete"] is False
+    assert 1 <= len(document["scenarios"]) < 6
