@@ -1,0 +1,106 @@
+"""The `claude` backend of the pressure layer: the real CLI, one turn, against the emulator."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.emulator import EmulatorServer, ModelScript
+
+from ..conftest import REPO_ROOT
+
+pytestmark = pytest.mark.cli
+
+
+def test_claude_backend_runs_one_turn_with_tools_disabled(
+    claude_bin, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(REPO_ROOT)
+    script = ModelScript.load(REPO_ROOT / "tests/model-scripts/lgtm.pressure.yaml")
+    results = tmp_path / "results.json"
+    with EmulatorServer(script) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake-key-for-the-emulator")
+        code = main(
+            [
+                "pressure",
+                "tests/skill-pressure/lgtm.yaml",
+                "--backend",
+                "claude",
+                "--claude",
+                str(claude_bin),
+                "-k",
+                "1",
+                "-j",
+                "4",
+                "--results",
+                str(results),
+            ]
+        )
+        requests = [r for r in server.requests if r.path == "/v1/messages" and not r.side_request]
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert re.search(r"lgtm/aggregation-before-raw-fetch\s+steers\s", out)
+    assert re.search(r"lgtm/percentiles-for-latency\s+not-red\s", out)
+
+    # Eight main requests: four scenarios, two arms, one repetition; none offers a tool.
+    assert len(requests) == 8
+    assert all(not (r.body.get("tools") or []) for r in requests)
+    with_skill = [r for r in requests if "Investigating with Loki" in json.dumps(r.body["system"])]
+    assert len(with_skill) == 4
+    assert {r.rule_id.split(":")[0] for r in with_skill} == {"skill"}
+
+    document = json.loads(results.read_text())
+    assert document["backend"] == "claude"
+    run = document["scenarios"][0]["runs"][0]
+    assert run["error"] is None and "count_over_time" in run["output"]
+    assert "sk-fake-key-for-the-emulator" not in results.read_text()
+
+
+def test_claude_backend_reports_a_crashed_run_as_error(claude_bin, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    script = ModelScript.from_dict(
+        {"schema_version": 1, "faults": {"status": 400}, "default": {"text": "x"}}
+    )
+    with EmulatorServer(script) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
+        code = main(
+            [
+                "pressure",
+                "tests/skill-pressure/lgtm.yaml",
+                "--backend",
+                "claude",
+                "--skill-only",
+                "--claude",
+                str(claude_bin),
+                "-k",
+                "1",
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.count(" error ") >= 4
+    assert "400" in out
+
+
+def test_missing_claude_binary_is_bad_input(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
+    code = main(
+        [
+            "pressure",
+            "tests/skill-pressure/lgtm.yaml",
+            "--backend",
+            "claude",
+            "--claude",
+            str(tmp_path / "no-claude"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "no-claude: no executable file there" in err
+    assert "make claude" in err
