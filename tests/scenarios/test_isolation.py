@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from skilltest.scenarios import isolation
 from skilltest.scenarios.isolation import (
     Redactor,
     ancestor_leaks,
@@ -50,7 +51,7 @@ def test_without_skill_sandbox_is_identical_but_for_the_skill(tmp_path):
     without = create_sandbox(skill=None, workspace=fixture, base=tmp_path)
 
     def tree(root: Path) -> set[str]:
-        return {str(p.relative_to(root)) for p in root.rglob("*")}
+        return {str(p.relative_to(root)) for p in root.rglob("*") if ".git" not in p.parts}
 
     assert tree(with_skill.workdir) - tree(without.workdir) == {
         ".claude",
@@ -64,6 +65,10 @@ def test_without_skill_sandbox_is_identical_but_for_the_skill(tmp_path):
     }
     assert tree(without.workdir) == {"src", "src/app.py"}
     assert with_skill.root != without.root
+    # Both are the root of an empty repository, so nothing above them is discovered.
+    for sandbox in (with_skill, without):
+        assert (sandbox.workdir / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+        assert not (sandbox.workdir / ".git" / "hooks").exists()
 
 
 def test_environment_is_an_allowlist_plus_a_fresh_home_and_credentials(tmp_path):
@@ -141,10 +146,13 @@ def test_flags_keep_user_settings_bundled_skills_plugins_and_mcp_out():
     assert isolation_settings("9.9.9") == isolation_settings("2.1.328")
 
 
-def test_files_above_the_sandbox_that_the_cli_would_load_are_reported(tmp_path):
+def test_without_git_what_is_above_the_sandbox_is_reported(tmp_path, monkeypatch):
     (tmp_path / "CLAUDE.md").write_text("house rules")
     (tmp_path / ".claude" / "skills").mkdir(parents=True)
+    assert ancestor_leaks(create_sandbox(skill=None, base=tmp_path).workdir) == []
+    monkeypatch.setattr(isolation.shutil, "which", lambda name, **kwargs: None)
     sandbox = create_sandbox(skill=None, base=tmp_path)
+    assert not (sandbox.workdir / ".git").exists()
     assert ancestor_leaks(sandbox.workdir) == [tmp_path / "CLAUDE.md", tmp_path / ".claude/skills"]
 
 

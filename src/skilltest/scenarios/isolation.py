@@ -14,8 +14,12 @@ configuration and the CLI's bundled skills and built-in plugins out. Verified ag
   (Claude Code walks up from the cwd for those, whatever the setting sources).
 * ``CLAUDE_CODE_DISABLE_AUTO_MEMORY=1``: no auto-memory section inviting the agent to write notes.
 
-Claude Code also discovers ``.claude/skills`` in the folders above the working directory, so the
-sandbox lives in the system temp folder and :func:`ancestor_leaks` reports anything found above it.
+* The working directory is made the root of an empty git repository (in both arms): Claude Code
+  looks for ``.claude/skills``, ``.claude/agents`` and ``.claude/commands`` in every folder above
+  the working directory up to the repository root, so without a root of its own a sandbox would
+  pick up whatever sits above the system temp folder. :func:`ancestor_leaks` reports what would
+  leak when ``git`` is not installed.
+
 With the skill installed at ``.claude/skills/<name>/``, the model's requests differ only by the
 skill listing ("The following skills are available for use with the Skill tool: ...") and the
 run's own paths.
@@ -26,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -128,6 +133,7 @@ def create_sandbox(
     home.mkdir()
     if workspace is not None:
         shutil.copytree(workspace, workdir, dirs_exist_ok=True, ignore=_IGNORED)
+    make_repository_root(workdir, home)
     sandbox = Sandbox(root=root, workdir=workdir, home=home)
     if skill is not None:
         install_skill(skill, sandbox)
@@ -144,8 +150,41 @@ def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
     return target
 
 
+def make_repository_root(workdir: Path, home: Path) -> bool:
+    """Makes ``workdir`` an empty git repository, which stops Claude Code's upward search.
+
+    The user's git configuration and templates (hooks) stay out. Returns ``False`` when git is
+    not installed or fails; the run goes on and :func:`ancestor_leaks` says what may leak.
+    """
+    git = shutil.which("git")
+    if git is None:
+        return False
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    try:
+        done = subprocess.run(
+            [git, "-c", "init.defaultBranch=main", "init", "--quiet", "--template=", str(workdir)],
+            env=env,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def ancestor_leaks(path: Path) -> list[Path]:
-    """Files above ``path`` that Claude Code would load into a run (CLAUDE.md, .claude/skills)."""
+    """What above ``path`` Claude Code would load into a run.
+
+    Nothing, when ``path`` is a repository root (the search stops there) and CLAUDE.md files are
+    disabled; otherwise the ``.claude`` folders (and CLAUDE.md files) above it.
+    """
+    if (path / ".git").is_dir():
+        return []
     found = []
     for folder in path.resolve().parents:
         for name in _LEAKY_NAMES:
