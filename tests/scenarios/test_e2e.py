@@ -1,0 +1,290 @@
+"""End to end: the real claude CLI against the emulator on loopback, never the live API.
+
+These prove what the layer promises: the with-skill arm sees the skill and the without-skill arm
+does not (read from the requests the CLI sent), nothing from the user's own configuration or
+the folders above the sandbox reaches either arm, scores match the rubric on hand-checked runs,
+and faults become unscored runs with their reasons while the suite goes on.
+"""
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.scenarios.claude_cli import find_claude
+from skilltest.scenarios.endpoints import EmulatorEndpoint
+from skilltest.scenarios.outcome import Arm
+from skilltest.scenarios.report import load_results
+from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest
+from skilltest.scenarios.suite import load_scenario_suite
+
+from ..conftest import REPO_ROOT
+
+pytestmark = pytest.mark.cli
+
+LISTING = "The following skills are available for use with the Skill tool:"
+
+PROBE_SKILL = """\
+---
+name: probe
+description: PROBE-DESCRIPTION use this skill whenever the user says probe
+---
+PROBE-BODY: answer with the word PINEAPPLE.
+"""
+
+PROBE_SUITE = """\
+skill: probe
+model_script: probe.script.yaml
+scenarios:
+  - id: probe
+    prompt: "probe please"
+    expected: {required_tools: [Skill]}
+    expected_skills: [probe]
+"""
+
+PROBE_SCRIPT = """\
+schema_version: 1
+rules:
+  - id: load
+    when: {skill: probe, turn: 1}
+    reply: {tool_calls: [{name: Skill, input: {skill: probe}}]}
+  - id: answer
+    when: {turn: [1, 2]}
+    reply: {text: "PINEAPPLE"}
+"""
+
+
+def request_text(requests: list[dict]) -> list[str]:
+    """Each main request body as one string."""
+    return [json.dumps(r["body"]) for r in requests if r["side_request"] is None]
+
+
+def test_only_the_with_skill_arm_sees_the_skill(claude_bin, tmp_path, monkeypatch):
+    # The user's own configuration, which must reach neither arm: a user-level skill, CLAUDE.md
+    # and a hook, both in a config dir named by the environment and in the folder above the
+    # sandboxes (Claude Code walks up from its working directory).
+    user = tmp_path / "user-claude"
+    (user / "skills" / "user-skill").mkdir(parents=True)
+    (user / "skills" / "user-skill" / "SKILL.md").write_text(
+        "---\nname: user-skill\ndescription: USER-SKILL-MARKER\n---\nbody\n"
+    )
+    (user / "CLAUDE.md").write_text("USER-CLAUDE-MD-MARKER\n")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(user))
+    sandboxes = tmp_path / "sandboxes"
+    (sandboxes / ".claude" / "skills" / "above").mkdir(parents=True)
+    (sandboxes / ".claude" / "skills" / "above" / "SKILL.md").write_text(
+        "---\nname: above\ndescription: ABOVE-SKILL-MARKER\n---\nbody\n"
+    )
+    (sandboxes / "CLAUDE.md").write_text("ABOVE-CLAUDE-MD-MARKER\n")
+
+    (tmp_path / "skills" / "probe").mkdir(parents=True)
+    (tmp_path / "skills" / "probe" / "SKILL.md").write_text(PROBE_SKILL)
+    (tmp_path / "probe.script.yaml").write_text(PROBE_SCRIPT)
+    (tmp_path / "suite.yaml").write_text(PROBE_SUITE)
+    suite = load_scenario_suite(tmp_path / "suite.yaml")
+    runner = ClaudeCliRunner(find_claude(claude_bin), EmulatorEndpoint(), sandbox_base=sandboxes)
+    (scenario,) = suite.scenarios
+
+    async def both_arms():
+        return await asyncio.gather(
+            *(
+                runner.run(
+                    RunRequest(
+                        scenario,
+                        arm,
+                        0,
+                        suite_path=suite.path,
+                        output_dir=tmp_path / "output",
+                        model_script=suite.model_script,
+                    )
+                )
+                for arm in Arm
+            )
+        )
+
+    with_skill, without = asyncio.run(both_arms())
+    with_requests = json.loads(with_skill.requests_path.read_text())
+    without_requests = json.loads(without.requests_path.read_text())
+    with_text, without_text = request_text(with_requests), request_text(without_requests)
+
+    # The with-skill arm is told about the skill, loads it, and its body reaches the model.
+    assert LISTING in with_text[0]
+    assert "- probe: PROBE-DESCRIPTION" in with_text[0]
+    assert [r["rule_id"] for r in with_requests] == ["load", "answer"]
+    assert "PROBE-BODY" in with_text[1]
+    assert with_skill.transcript.skills_available == ("probe", "doctor")
+    assert with_skill.transcript.skills_invoked == ("probe",)
+    # The without-skill arm never hears of it.
+    assert not any("PROBE" in text or LISTING in text for text in without_text)
+    assert [r["rule_id"] for r in without_requests] == ["answer"]
+    assert without.transcript.skills_available == ("doctor",)
+    assert without.transcript.skills_invoked == ()
+    # Nothing from the user's configuration or from above the sandbox, in either arm.
+    for text in with_text + without_text:
+        for marker in ("USER-SKILL", "USER-CLAUDE-MD", "ABOVE-SKILL", "ABOVE-CLAUDE-MD"):
+            assert marker not in text
+    assert with_skill.warnings == () and without.warnings == ()
+    # The two arms' first requests differ only by the skill listing (and the run's own paths).
+    assert with_requests[0]["body"]["tools"] == without_requests[0]["body"]["tools"]
+    assert with_requests[0]["body"]["model"] == without_requests[0]["body"]["model"]
+
+
+def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_path, capsys):
+    """What `make test-scenarios` does from a fresh clone, with K=1."""
+    code = main(
+        [
+            "scenarios",
+            str(REPO_ROOT / "tests" / "scenarios"),
+            "--claude",
+            str(claude_bin),
+            "-k",
+            "1",
+            "-j",
+            "2",
+            "--output-dir",
+            str(tmp_path / "output"),
+            "--results",
+            str(tmp_path / "results.json"),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert "offline model emulator" in captured.err
+    assert "scripted stand-in" in captured.err
+    assert code == 0, captured.out
+    results = load_results(tmp_path / "results.json")
+    assert (results["backend"], results["claude_version"], results["complete"]) == (
+        "emulator",
+        "2.1.328",
+        True,
+    )
+    by_id = {s["id"]: s for s in results["scenarios"]}
+    assert sorted(by_id) == [
+        "index-large-table",
+        "investigate-error-spike",
+        "latency-follow-up",
+        "rename-column",
+        "trace-slow-requests",
+    ]
+    assert all(s["verdict"] == "improved" and s["passed"] for s in by_id.values())
+
+    spike = by_id["investigate-error-spike"]
+    with_run, without_run = spike["runs"]
+    # With the skill: Skill, then two `lgtm loki` queries, the first aggregating: every
+    # component is met.
+    assert with_run["components"] == dict.fromkeys(with_run["components"], 1.0)
+    assert (with_run["score"], with_run["tool_calls"], with_run["skills_invoked"]) == (
+        1.0,
+        3,
+        ["lgtm"],
+    )
+    # Without it (seed 6): one raw `lgtm loki query ... |= "error"`. Bash 1/1; patterns 1/2 (no
+    # count_over_time); anti-patterns 0/2 hit; no Skill before Bash 0/1; Skill not used 0/1:
+    # 0.30 * 1 + 0.25 * 0.5 + 0.20 * 1 + 0.15 * 0 + 0.10 * 0 = 0.625
+    assert without_run["components"] == {
+        "required_tools": 1.0,
+        "required_patterns": 0.5,
+        "anti_patterns": 1.0,
+        "tool_ordering": 0.0,
+        "recommended_tools": 0.0,
+    }
+    assert without_run["score"] == pytest.approx(0.625)
+    assert spike["delta"] == pytest.approx(0.375)
+
+    latency = by_id["latency-follow-up"]
+    # Two user turns in one conversation (two results in one process). With the skill: p99 now,
+    # then p99 with `offset 1h`. Without it (seed 6): averages, the second one `offset 1h`:
+    # patterns 1/2 and the anti-pattern hit, over the two defined components (0.25 and 0.20):
+    # 0.25 / 0.45 * 0.5 + 0.20 / 0.45 * 0 = 0.2778
+    with_run, without_run = latency["runs"]
+    assert with_run["score"] == 1.0
+    kept = Path(with_run["transcript"])
+    assert kept.parent == tmp_path / "output" / "lgtm" / "latency-follow-up"
+    assert kept.read_text().count('"type":"result"') == 2
+    assert without_run["components"]["required_patterns"] == 0.5
+    assert without_run["components"]["anti_patterns"] == 0.0
+    assert without_run["score"] == pytest.approx(0.25 / 0.45 * 0.5)
+
+    migrations = by_id["index-large-table"]
+    assert migrations["runs"][0]["tool_calls"] == 3  # Skill, Glob, Write in the Rails fixture
+    assert "safe-migrations/index-large-table" in captured.out
+    assert "5 scenarios: 5 improved; 5 passed" in captured.out
+
+
+FAULT_SCRIPT = """\
+schema_version: 1
+rules:
+  - id: overloaded
+    when: {user: "overload", turn: 2}
+    reply: {text: never sent}
+    fault: {status: 529}
+  - id: hang
+    when: {user: "hang", turn: 2}
+    reply: {text: never sent}
+    fault: {hang: true}
+  - id: first-step
+    when: {turn: 1}
+    reply:
+      text: "Looking."
+      tool_calls: [{name: Bash, input: {command: "echo lgtm loki"}}]
+  - id: done
+    when: {turn: 2}
+    reply: {text: "Done."}
+"""
+
+FAULT_SUITE = """\
+skill: probe
+model_script: faults.script.yaml
+comparison: false
+repetitions: 1
+scenarios:
+  - id: fine
+    prompt: "all good"
+    expected: {required_patterns: ["lgtm loki"]}
+  - id: api-error
+    prompt: "overload now"
+    expected: {required_patterns: ["lgtm loki"]}
+  - id: timeout
+    prompt: "hang now"
+    config: {timeout_ms: 6000}
+    expected: {required_patterns: ["lgtm loki"]}
+"""
+
+
+def test_faults_become_unscored_runs_and_the_suite_goes_on(claude_bin, tmp_path, capsys):
+    (tmp_path / "skills" / "probe").mkdir(parents=True)
+    (tmp_path / "skills" / "probe" / "SKILL.md").write_text(PROBE_SKILL)
+    (tmp_path / "faults.script.yaml").write_text(FAULT_SCRIPT)
+    (tmp_path / "faults.yaml").write_text(FAULT_SUITE)
+    code = main(
+        [
+            "scenarios",
+            str(tmp_path / "faults.yaml"),
+            "--claude",
+            str(claude_bin),
+            "-j",
+            "3",
+            "--results",
+            str(tmp_path / "results.json"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    by_id = {s["id"]: s for s in load_results(tmp_path / "results.json")["scenarios"]}
+    assert (by_id["fine"]["verdict"], by_id["fine"]["passed"]) == ("skill-only", True)
+
+    api_error = by_id["api-error"]["runs"][0]
+    assert api_error["score"] is None
+    assert api_error["error"].startswith("model API error:")
+    assert "529" in api_error["error"]
+    assert by_id["api-error"]["verdict"] == "error"
+
+    timeout = by_id["timeout"]["runs"][0]
+    assert timeout["score"] is None
+    assert timeout["error"].startswith(
+        "timed out after 6s (process group killed, 1 tool calls kept)"
+    )
+    assert timeout["exit_code"] is None
+    assert '"echo lgtm loki"' in Path(timeout["transcript"]).read_text()  # kept and parsed
+    assert "probe/timeout" in out and "error" in out
