@@ -12,8 +12,13 @@ CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 
 
 @pytest.fixture(autouse=True)
-def _no_live_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never reach the live API: credentials from the developer's shell are removed."""
+def _no_live_credentials(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never reach the live API: credentials from the developer's shell are removed.
+
+    Only tests marked ``live`` (opt-in with ``pytest -m live``) keep them.
+    """
+    if request.node.get_closest_marker("live"):
+        return
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)

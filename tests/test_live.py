@@ -1,0 +1,47 @@
+"""Opt-in checks against the real Anthropic API: `pytest -m live` with ANTHROPIC_API_KEY set.
+
+They are deselected by default (pyproject's addopts) and never run in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from skilltest.cli import main
+
+from .conftest import REPO_ROOT
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture(autouse=True)
+def _needs_key() -> None:
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        pytest.skip("live tests need ANTHROPIC_API_KEY")
+
+
+def test_pressure_suite_runs_against_the_live_api(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)
+    results = tmp_path / "results.json"
+    code = main(
+        [
+            "pressure",
+            "tests/skill-pressure/safe-migrations.yaml",
+            "--backend",
+            "anthropic",
+            "-k",
+            "1",
+            "--results",
+            str(results),
+        ]
+    )
+    document = json.loads(results.read_text())
+    assert code in (0, 1)
+    assert document["backend"] == "anthropic"
+    assert all(run["error"] is None for s in document["scenarios"] for run in s["runs"])
+    assert all(
+        run["usage"]["output_tokens"] > 0 for s in document["scenarios"] for run in s["runs"]
+    )
