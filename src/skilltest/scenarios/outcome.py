@@ -55,6 +55,8 @@ class RunRecord:
     """The CLI's exit status; ``None`` when it was killed."""
     cost_usd: float | None = None
     """What the CLI estimated the run cost."""
+    cli_version: str | None = None
+    """The Claude Code version the run's init event reported."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in this run (a skill from outside the sandbox, a plugin...)."""
     explanation: str | None = None
@@ -88,5 +90,6 @@ class RunRecord:
             "duration_s": round(self.duration_s, 3),
             "exit_code": self.exit_code,
             "cost_usd": self.cost_usd,
+            "claude_version": self.cli_version,
             "warnings": list(self.warnings),
         }

@@ -40,9 +40,9 @@ class RunContext:
 
 
 TABLE_LEGEND = (
-    "scores are means over the scored runs [95% interval]; delta = with minus without; "
-    "fired = runs in which the expected skills were invoked, with | without; "
-    "tool calls = median/most per run, with | without"
+    "scores: mean of the scored runs [95% interval]; delta: with minus without [95% interval]\n"
+    "fired: runs that invoked the expected skills, with | without; "
+    "tool calls: median/most per run, with | without"
 )
 
 

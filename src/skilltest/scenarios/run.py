@@ -87,6 +87,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         duration_s=outcome.duration_s,
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,
+        cli_version=transcript.cli_version,
         warnings=outcome.warnings,
         explanation=card.explain(),
         bad_input=bad_input,
