@@ -1,0 +1,62 @@
+"""``skilltest emulator serve``: what a person sees on the terminal."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def test_serve_prints_the_url_answers_and_stops_cleanly_on_ctrl_c() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skilltest", "emulator", "serve", "--script",
+         str(SCRIPTS / "bash_echo.yaml"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline().strip()
+        prefix = "emulator listening on http://127.0.0.1:"
+        assert first.startswith(prefix)
+        assert first.endswith(" (scripted stand-in model, not a real model)")
+        base_url = first.split(" ")[3]
+        request = urllib.request.Request(
+            f"{base_url}/v1/messages",
+            data=json.dumps(
+                {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+            ).encode(),
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert json.load(response)["content"][0]["text"] == "No rule matched."
+    finally:
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=10)
+    assert process.returncode == 0
+    assert "POST /v1/messages  200  rule=(default)" in err
+    assert err.rstrip().endswith("emulator stopped")
+
+
+def test_bad_script_exits_2_with_file_pointer_and_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "model.yaml"
+    path.write_text("schema_version: 1\nrules:\n  - id: r\n    reply: {txt: hi}\n")
+
+    assert main(["emulator", "serve", "--script", str(path)]) == 2
+
+    assert capsys.readouterr().err == (
+        f"skilltest: error: {path}#/rules/0/reply/txt: unknown key 'txt'\n"
+        "  fix: did you mean 'text'? allowed keys here: stop_reason, text, thinking, tool_calls\n"
+    )
