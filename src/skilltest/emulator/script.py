@@ -8,16 +8,12 @@ is documented for users in ``docs/model-script.md``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 import jsonschema
-import yaml
 
 from skilltest.emulator.faults import FAILURE_KINDS, Fault
 from skilltest.emulator.request_view import RequestView
@@ -25,21 +21,15 @@ from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
 from skilltest.patterns import Pattern, compile_pattern
+from skilltest.suite.loader import load_schema, read_yaml
 
 SCHEMA_VERSION = 1
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"]
 
 
-@cache
 def model_script_schema() -> dict[str, Any]:
     """The JSON Schema of the model script."""
-    text = (
-        resources.files("skilltest.suite")
-        .joinpath("schemas/model_script.schema.json")
-        .read_text(encoding="utf-8")
-    )
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return load_schema("model_script")
 
 
 @dataclass(frozen=True)
@@ -194,25 +184,7 @@ class ModelScript:
             ModelScriptError: unreadable, not YAML, or not a valid model script.
         """
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ModelScriptError(
-                f"cannot read the model script: {exc.strerror or exc}",
-                location=str(path),
-                fix="check the path given to --script (or to ModelScript.load)",
-            ) from exc
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise ModelScriptError(
-                f"not valid YAML{where}: {problem}",
-                location=f"{path}#/",
-                fix="fix the YAML syntax (indentation, quoting, ':' inside unquoted strings)",
-            ) from exc
+        data = read_yaml(path, ModelScriptError)
         return cls.from_dict(data, source=str(path))
 
     @classmethod
@@ -281,7 +253,8 @@ def _build_rule(raw: Mapping[str, Any], location: str) -> Rule:
     has_reply, has_replies = "reply" in raw, "replies" in raw
     if has_reply == has_replies:
         raise ModelScriptError(
-            f"rule {raw['id']!r} has {'both' if has_reply else 'neither'} 'reply' and 'replies'",
+            f"rule {raw['id']!r} has "
+            + ("both 'reply' and 'replies'" if has_reply else "neither 'reply' nor 'replies'"),
             location=location,
             fix="give the rule either 'reply: {text: ...}' or 'replies: [...]', not both",
         )
