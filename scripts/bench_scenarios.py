@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from skilltest.scenarios.claude_cli import find_claude
+from skilltest.claude.binary import find_claude
 from skilltest.scenarios.endpoints import EmulatorEndpoint
 from skilltest.scenarios.run import run_suites
 from skilltest.scenarios.runner import ClaudeCliRunner

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+FAKE_CLAUDE = Path(__file__).with_name("fake_claude.py")
 
 
 @pytest.fixture(autouse=True)
@@ -41,4 +43,14 @@ def claude_bin() -> Path:
     path = find_claude()
     if path is None:
         pytest.skip("no claude binary: run `make claude` or set SKILLTEST_CLAUDE")
+    return path
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path) -> Path:
+    """An executable that behaves like ``claude -p`` in the ways ``fake_claude.py`` describes."""
+    path = tmp_path / "bin" / "claude"
+    path.parent.mkdir()
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLAUDE}" "$@"\n')
+    path.chmod(0o755)
     return path

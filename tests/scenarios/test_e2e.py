@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from skilltest.claude.binary import find_claude
 from skilltest.cli import main
-from skilltest.scenarios.claude_cli import find_claude
 from skilltest.scenarios.endpoints import EmulatorEndpoint
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.report import load_results

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.scenarios.claude_cli import find_claude
+from skilltest.claude.binary import find_claude
 from skilltest.scenarios.endpoints import LiveEndpoint
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest

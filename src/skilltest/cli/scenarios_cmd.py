@@ -7,11 +7,11 @@ import asyncio
 import sys
 from pathlib import Path
 
+from skilltest.claude.binary import find_claude
 from skilltest.cli.options import add_common_run_options, unit_interval
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
-from skilltest.scenarios.claude_cli import find_claude
 from skilltest.scenarios.endpoints import (
     BACKENDS,
     EmulatorEndpoint,

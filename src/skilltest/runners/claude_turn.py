@@ -1,30 +1,30 @@
 """Single-turn runs through the ``claude`` CLI: ``-p --max-turns 1``, every tool disabled.
 
-Each run gets a throwaway working directory and home, so the user's own settings, skills,
-plugins, hooks and MCP servers stay out; the CLI's bundled skills and built-in plugins are turned
-off too. The skill text is appended to the system prompt in the with-skill arm.
+Each run gets a throwaway working directory and home (:mod:`skilltest.claude.isolation`), so the
+user's own settings, skills, plugins, hooks and MCP servers stay out, and the CLI's bundled skills
+and built-in plugins are turned off. ``--tools ""`` removes every tool from the request, so the
+model cannot call one (it is not merely asked not to). The skill text is appended to the system
+prompt in the with-skill arm.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
-import signal
-import time
-import warnings
+import sys
 from dataclasses import replace
 from pathlib import Path
 
-from skilltest.runners.base import TurnRequest
-from skilltest.runners.claude_binary import KNOWN_VERSIONS, claude_version, resolve_claude
-from skilltest.scenarios.isolation import (
+from skilltest.claude.binary import ClaudeBinary, find_claude
+from skilltest.claude.isolation import (
+    Redactor,
     create_sandbox,
     isolated_env,
     isolation_flags,
     live_credentials,
 )
+from skilltest.claude.process import Invocation, run_conversation
+from skilltest.runners.base import TurnRequest
 from skilltest.transcript import Transcript
+from skilltest.transcript.stream_json import parse_stream_json
 
 DEFAULT_TIMEOUT_S = 300.0
 
@@ -41,28 +41,22 @@ class ClaudeTurnRunner:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.claude = resolve_claude(claude)
-        self.version = claude_version(self.claude)
-        if self.version not in KNOWN_VERSIONS:
-            warnings.warn(
-                f"claude {self.version} has not been verified with skilltest "
-                f"(known: {', '.join(sorted(KNOWN_VERSIONS))})",
-                stacklevel=2,
-            )
+        self.binary: ClaudeBinary = find_claude(claude)
+        if self.binary.warning:
+            print(f"skilltest: warning: {self.binary.warning}", file=sys.stderr)
         self.timeout_s = timeout_s
         self.extra_env = env or {}
 
     @staticmethod
     def check(claude: Path | None) -> None:
         """Fails early when no usable binary exists (``ClaudeNotFoundError``)."""
-        claude_version(resolve_claude(claude))
+        find_claude(claude)
 
-    def command(self, request: TurnRequest) -> list[str]:
+    def command(self, request: TurnRequest) -> tuple[str, ...]:
         """The command line of one run."""
         command = [
-            str(self.claude),
+            str(self.binary.path),
             "-p",
-            request.prompt,
             "--output-format",
             "stream-json",
             "--verbose",
@@ -73,66 +67,52 @@ class ClaudeTurnRunner:
             "--model",
             request.model,
             "--no-session-persistence",
-            *isolation_flags(self.version),
+            *isolation_flags(self.binary.version),
         ]
         if request.system:
             command += ["--append-system-prompt", request.system]
-        return command
+        # After ``--`` a prompt that starts with a dash is still the prompt.
+        return (*command, "--", request.prompt)
 
     async def run_turn(self, request: TurnRequest) -> Transcript:
         """Runs the CLI once; a crash, a timeout or an API error is a transcript with ``error``."""
-        from skilltest.transcript.stream_json import parse_stream_json
-
-        started = time.monotonic()
+        credentials = {**live_credentials(), **self.extra_env}
+        redact = Redactor.for_environment(credentials)
         sandbox = create_sandbox(skill=None)
         try:
-            credentials = {
-                **live_credentials(),
-                "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(request.max_tokens),
-                **self.extra_env,
-            }
-            process = await asyncio.create_subprocess_exec(
-                *self.command(request),
-                cwd=sandbox.workdir,
-                env=isolated_env(home=sandbox.home, credentials=credentials),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
+            output = await run_conversation(
+                Invocation(
+                    argv=self.command(request),
+                    cwd=sandbox.workdir,
+                    env=isolated_env(
+                        home=sandbox.home,
+                        credentials={
+                            **credentials,
+                            "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(request.max_tokens),
+                        },
+                    ),
+                    timeout_s=self.timeout_s,
+                )
             )
-            timed_out = False
-            try:
-                stdout, stderr = await asyncio.wait_for(process.communicate(), self.timeout_s)
-            except TimeoutError:
-                timed_out = True
-                _kill_group(process.pid)
-                stdout, stderr = await process.communicate()
-            except asyncio.CancelledError:
-                _kill_group(process.pid)
-                raise
         finally:
             sandbox.remove()
         transcript = parse_stream_json(
-            stdout.decode("utf-8", "replace"),
-            exit_code=process.returncode,
-            stderr=stderr.decode("utf-8", "replace"),
+            redact(output.stdout), exit_code=output.exit_code, stderr=redact(output.stderr)
         )
         error = transcript.error
-        if timed_out:
+        if output.start_error:
+            error = f"claude could not start: {output.start_error}"
+        elif output.timed_out:
             error = (
                 f"claude did not finish within {self.timeout_s:g}s; its process group was killed"
             )
         return replace(
             transcript,
+            source="claude-cli",
             error=error,
-            cli_version=transcript.cli_version or self.version,
-            latency_ms=(time.monotonic() - started) * 1000,
+            cli_version=transcript.cli_version or self.binary.version,
+            latency_ms=output.duration_s * 1000,
         )
 
     async def aclose(self) -> None:
         return None
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilltest.claude.isolation import CREDENTIAL_VARIABLES, live_credentials
 from skilltest.errors import CredentialsError, InputError
-from skilltest.scenarios.isolation import CREDENTIAL_VARIABLES, live_credentials
 from skilltest.scenarios.runner import EndpointSession, RunRequest
 
 if TYPE_CHECKING:

@@ -22,15 +22,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from skilltest.report.files import write_json_atomic, write_text_atomic
-from skilltest.scenarios.claude_cli import (
-    ClaudeBinary,
-    Invocation,
-    ProcessOutput,
-    build_argv,
-    run_conversation,
-)
-from skilltest.scenarios.isolation import (
+from skilltest.claude.binary import ClaudeBinary
+from skilltest.claude.isolation import (
     Redactor,
     ancestor_leaks,
     create_sandbox,
@@ -39,6 +32,13 @@ from skilltest.scenarios.isolation import (
     isolated_env,
     isolation_flags,
 )
+from skilltest.claude.process import (
+    Invocation,
+    ProcessOutput,
+    build_argv,
+    run_conversation,
+)
+from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import Scenario
 from skilltest.transcript import Transcript

@@ -1,9 +1,4 @@
-"""The real ``claude`` CLI: finding the pinned binary and running one conversation with it.
-
-The binary is looked up in this order (:mod:`skilltest.runners.claude_binary`): ``--claude PATH``,
-``$SKILLTEST_CLAUDE``, the project's ``.tools/node_modules/.bin/claude`` (what ``make claude``
-installs), then ``claude`` on ``PATH``. A version outside ``KNOWN_VERSIONS`` is run anyway, with
-a warning, and recorded.
+"""Running one conversation with the real ``claude`` CLI.
 
 A run is one process in its own process group: when it exceeds its timeout, or the suite is
 interrupted, the whole group is killed and what it printed so far is kept.
@@ -21,56 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilltest.runners.claude_binary import (
-    INSTALL_HINT,
-    KNOWN_VERSIONS,
-    PINNED_VERSION,
-    claude_version,
-    resolve_claude,
-)
-
 KILL_GRACE_S = 2.0
 """Seconds between SIGTERM and SIGKILL when a run is stopped."""
 
 STREAM_LIMIT = 64 * 1024 * 1024
 """Longest stdout line read (a tool result can be large)."""
-
-
-@dataclass(frozen=True)
-class ClaudeBinary:
-    """A ``claude`` executable and the version it reported."""
-
-    path: Path
-    """The executable."""
-    version: str
-    """What ``claude --version`` printed, e.g. ``2.1.328``."""
-
-    @property
-    def known(self) -> bool:
-        """Whether this version is one the isolation flags were verified against."""
-        return self.version in KNOWN_VERSIONS
-
-    @property
-    def warning(self) -> str | None:
-        """A line for stderr when the version is not a known one."""
-        if self.known:
-            return None
-        return (
-            f"claude at {self.path} is version {self.version}, not one of "
-            f"{', '.join(sorted(KNOWN_VERSIONS))}; running it anyway and recording the version "
-            f"(the isolation flags were verified on {PINNED_VERSION}; {INSTALL_HINT})"
-        )
-
-
-def find_claude(explicit: Path | str | None = None) -> ClaudeBinary:
-    """The ``claude`` binary (``--claude``, ``$SKILLTEST_CLAUDE``, ``.tools/``, ``PATH``).
-
-    Raises:
-        ClaudeNotFoundError: nothing usable was found; the message gives the install command.
-    """
-    # Absolute: each run starts in its own sandbox, where a relative path means nothing.
-    path = resolve_claude(explicit).absolute()
-    return ClaudeBinary(path=path, version=claude_version(path))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -80,3 +81,40 @@ def claude_version(path: Path) -> str:
             f"{(done.stderr or done.stdout).strip()[:200]}\n  fix: {INSTALL_HINT}"
         )
     return match.group(0)
+
+
+@dataclass(frozen=True)
+class ClaudeBinary:
+    """A ``claude`` executable and the version it reported."""
+
+    path: Path
+    """The executable."""
+    version: str
+    """What ``claude --version`` printed, e.g. ``2.1.328``."""
+
+    @property
+    def known(self) -> bool:
+        """Whether this version is one the isolation flags were verified against."""
+        return self.version in KNOWN_VERSIONS
+
+    @property
+    def warning(self) -> str | None:
+        """A line for stderr when the version is not a known one."""
+        if self.known:
+            return None
+        return (
+            f"claude at {self.path} is version {self.version}, not one of "
+            f"{', '.join(sorted(KNOWN_VERSIONS))}; running it anyway and recording the version "
+            f"(the isolation flags were verified on {PINNED_VERSION}; {INSTALL_HINT})"
+        )
+
+
+def find_claude(explicit: Path | str | None = None) -> ClaudeBinary:
+    """The ``claude`` binary (``--claude``, ``$SKILLTEST_CLAUDE``, ``.tools/``, ``PATH``).
+
+    Raises:
+        ClaudeNotFoundError: nothing usable was found; the message gives the install command.
+    """
+    # Absolute: each run starts in its own sandbox, where a relative path means nothing.
+    path = resolve_claude(explicit).absolute()
+    return ClaudeBinary(path=path, version=claude_version(path))

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from skilltest.scenarios import isolation
-from skilltest.scenarios.isolation import (
+from skilltest.claude import isolation
+from skilltest.claude.isolation import (
     Redactor,
     ancestor_leaks,
     create_sandbox,

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.errors import ClaudeNotFoundError
-from skilltest.scenarios.claude_cli import (
+from skilltest.claude.binary import find_claude
+from skilltest.claude.process import (
     Invocation,
     build_argv,
-    find_claude,
     run_conversation,
     user_message_line,
 )
+from skilltest.errors import ClaudeNotFoundError
 
 
 def invocation(binary: Path, cwd: Path, prompt: str, **kwargs) -> Invocation:
