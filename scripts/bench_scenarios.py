@@ -22,8 +22,9 @@ from skilltest.claude.binary import find_claude
 from skilltest.scenarios.endpoints import EmulatorEndpoint
 from skilltest.scenarios.run import run_suites
 from skilltest.scenarios.runner import ClaudeCliRunner
-from skilltest.scenarios.suite import Overrides, discover_suites, load_scenario_suite
+from skilltest.scenarios.suite import Overrides, load_scenario_suite
 from skilltest.scenarios.verdict import ScenarioVerdict
+from skilltest.suite.loader import discover_suites
 from skilltest.transcript.stream_json import parse_stream_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +60,9 @@ def bench_parser(target_mb: float) -> None:
 
 def run_suites_once(jobs: int, repetitions: int) -> tuple[float, float, int, list[ScenarioVerdict]]:
     """Wall time of the example suites at ``-j jobs`` and the sum of their CLI runs."""
-    paths = discover_suites([], ROOT / "tests" / "scenarios")
+    paths = discover_suites(
+        [], ROOT / "tests" / "scenarios", example="tests/scenarios/<skill>.yaml"
+    )
     suites = [load_scenario_suite(p, overrides=Overrides(repetitions=repetitions)) for p in paths]
     runner = ClaudeCliRunner(find_claude(), EmulatorEndpoint())
     with tempfile.TemporaryDirectory(prefix="skilltest-bench-") as output:

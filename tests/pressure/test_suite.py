@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from skilltest.errors import PatternError, SkillNotFoundError, SuiteError
-from skilltest.pressure.suite import Overrides, discover_suites, load_pressure_suite
+from skilltest.pressure.suite import Overrides, load_pressure_suite
+from skilltest.suite.loader import discover_suites
 
 from ..conftest import REPO_ROOT
 
@@ -191,7 +192,7 @@ def test_discover_finds_yaml_in_folders_recursively(workspace):
     write(workspace, GOOD)
     (workspace / "suites" / "nested").mkdir()
     (workspace / "suites" / "nested" / "more.yml").write_text(GOOD)
-    found = discover_suites([workspace / "suites"], workspace / "unused")
+    found = discover_suites([workspace / "suites"], workspace / "unused", example="x.yaml")
     assert [p.name for p in found] == ["demo.yaml", "more.yml"]
     with pytest.raises(SuiteError, match="no such file or folder"):
-        discover_suites([workspace / "missing"], workspace)
+        discover_suites([workspace / "missing"], workspace, example="x.yaml")

@@ -9,9 +9,9 @@ from skilltest.scenarios.rubric import Weights
 from skilltest.scenarios.suite import (
     DEFAULT_ALLOWED_TOOLS,
     Overrides,
-    discover_suites,
     load_scenario_suite,
 )
+from skilltest.suite.loader import discover_suites
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nAlways aggregate first.\n"
 
@@ -253,7 +253,7 @@ def test_discovery_reads_folders_but_not_the_output_folder(workspace):
     write(workspace, ISSUE_EXAMPLE, "b.yml")
     (workspace / "suites" / "output" / "demo").mkdir(parents=True)
     (workspace / "suites" / "output" / "demo" / "x.yaml").write_text("not a suite")
-    found = discover_suites([workspace / "suites"], workspace)
+    found = discover_suites([workspace / "suites"], workspace, example="x.yaml")
     assert [p.name for p in found] == ["a.yaml", "b.yml"]
     with pytest.raises(SuiteError, match="no such file or folder"):
-        discover_suites([workspace / "missing.yaml"], workspace)
+        discover_suites([workspace / "missing.yaml"], workspace, example="x.yaml")

@@ -16,12 +16,13 @@ from skilltest.pressure.report import (
     results_document,
 )
 from skilltest.pressure.run import DEFAULT_MODEL, SuiteProgress, run_suites, total_runs
-from skilltest.pressure.suite import Overrides, PressureSuite, discover_suites, load_pressure_suite
+from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.pressure.verdict import NOT_RED, ScenarioResult
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
 from skilltest.runners.backends import BACKENDS, TurnRunnerPool, choose_backend
+from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
 
@@ -65,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         temperature=args.temperature,
     )
-    paths = discover_suites(args.suites, DEFAULT_SUITE_DIR)
+    paths = discover_suites(
+        args.suites, DEFAULT_SUITE_DIR, example="tests/skill-pressure/<skill>.yaml"
+    )
     suites = [
         load_pressure_suite(
             p, skills_dir=args.skills_dir, overrides=overrides, skill_name=args.skill

@@ -28,8 +28,9 @@ from skilltest.scenarios.report import (
 )
 from skilltest.scenarios.run import plan, run_suites
 from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint
-from skilltest.scenarios.suite import Overrides, ScenarioSuite, discover_suites, load_scenario_suite
+from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
 from skilltest.scenarios.verdict import ScenarioVerdict
+from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/scenarios")
 
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         skill_only=args.skill_only,
     )
-    paths = discover_suites(args.suites, DEFAULT_SUITE_DIR)
+    paths = discover_suites(args.suites, DEFAULT_SUITE_DIR, example="tests/scenarios/<skill>.yaml")
     suites = [
         load_scenario_suite(
             p, skills_dir=args.skills_dir, overrides=overrides, skill_name=args.skill

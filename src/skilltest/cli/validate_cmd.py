@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.suite.loader import read_yaml
+from skilltest.suite.loader import discover_suites, read_yaml
 
 DEFAULT_PATHS = (Path("tests/skill-pressure"), Path("tests/scenarios"), Path("tests/model-scripts"))
 
@@ -71,23 +71,9 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     return {"pressure": pressure, "scenarios": scenarios, "model-script": model_script}
 
 
-def _files(paths: list[Path]) -> list[Path]:
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted([*path.rglob("*.yaml"), *path.rglob("*.yml")]))
-        elif path.exists():
-            found.append(path)
-        else:
-            raise InputError("no such file or folder", location=str(path), fix="check the path")
-    return found
-
-
 def run(args: argparse.Namespace) -> int:
     paths = args.paths or [p for p in DEFAULT_PATHS if p.exists()]
-    files = _files(paths)
-    if not files:
-        raise InputError("no suite files found", location=", ".join(map(str, paths)))
+    files = discover_suites(paths, DEFAULT_PATHS[0], example="tests/skill-pressure/<skill>.yaml")
     loaders = _loaders(args)
     problems: list[str] = []
     for path in files:

@@ -6,7 +6,6 @@ skill as the system prompt (the with-skill arm) and without it (the baseline), K
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,31 +188,3 @@ def load_pressure_suite(
         scenarios=tuple(scenarios),
         model_script=(path.parent / script).resolve() if script else None,
     )
-
-
-def discover_suites(paths: Sequence[Path], default_dir: Path) -> list[Path]:
-    """The suite files to run: the given files, the YAML files in given folders, or the default.
-
-    Raises:
-        SuiteError: a path that does not exist, or no suite found at all.
-    """
-    targets = list(paths) or [default_dir]
-    found: list[Path] = []
-    for target in targets:
-        if target.is_dir():
-            found.extend(sorted([*target.rglob("*.yaml"), *target.rglob("*.yml")]))
-        elif target.exists():
-            found.append(target)
-        else:
-            raise SuiteError(
-                "no such file or folder",
-                location=str(target),
-                fix="pass suite files (tests/skill-pressure/<skill>.yaml) or a folder of them",
-            )
-    if not found:
-        raise SuiteError(
-            "no suite files (*.yaml, *.yml) found",
-            location=", ".join(str(t) for t in targets),
-            fix="create tests/skill-pressure/<skill>.yaml or pass suite files",
-        )
-    return found

@@ -11,7 +11,6 @@ missing (then each scenario's ``skill:`` or ``--skill``), ``name``, ``comparison
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -291,34 +290,3 @@ def load_scenario_suite(
 
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
-
-
-def discover_suites(paths: Sequence[Path], default_dir: Path) -> list[Path]:
-    """The suite files to run: the given files, the YAML files in given folders, or the default.
-
-    The ``output`` folder of raw transcripts beside the suites is never read as a suite.
-
-    Raises:
-        SuiteError: a path that does not exist, or no suite found at all.
-    """
-    targets = list(paths) or [default_dir]
-    found: list[Path] = []
-    for target in targets:
-        if target.is_dir():
-            files = sorted([*target.glob("*.yaml"), *target.glob("*.yml")])
-            found.extend(files)
-        elif target.exists():
-            found.append(target)
-        else:
-            raise SuiteError(
-                "no such file or folder",
-                location=str(target),
-                fix="pass suite files (tests/scenarios/<skill>.yaml) or a folder of them",
-            )
-    if not found:
-        raise SuiteError(
-            "no suite files (*.yaml, *.yml) found",
-            location=", ".join(str(t) for t in targets),
-            fix="create tests/scenarios/<skill>.yaml or pass suite files",
-        )
-    return found

@@ -6,7 +6,7 @@ Errors name the file, the JSON pointer of the offending value, what was expected
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -100,3 +100,46 @@ def load_validated(path: Path, schema_name: str, error: type[InputError] = Suite
     data = read_yaml(path, error)
     validate(data, schema_name, path, error)
     return data
+
+
+IGNORED_FOLDERS = frozenset({"output"})
+"""Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``)."""
+
+
+def discover_suites(paths: Sequence[Path], default_dir: Path, *, example: str) -> list[Path]:
+    """The suite files to run: the given files, the YAML files below given folders, or those
+    below ``default_dir`` when no path is given.
+
+    Args:
+        paths: Files or folders from the command line.
+        default_dir: The folder searched when ``paths`` is empty.
+        example: A suite path shown in the fix of an error, e.g. ``tests/scenarios/<skill>.yaml``.
+
+    Raises:
+        SuiteError: a path that does not exist, or no suite found at all.
+    """
+    targets = list(paths) or [default_dir]
+    found: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            files = [*target.rglob("*.yaml"), *target.rglob("*.yml")]
+            found.extend(
+                sorted(
+                    f for f in files if not IGNORED_FOLDERS & set(f.relative_to(target).parts[:-1])
+                )
+            )
+        elif target.exists():
+            found.append(target)
+        else:
+            raise SuiteError(
+                "no such file or folder",
+                location=str(target),
+                fix=f"pass suite files ({example}) or a folder of them",
+            )
+    if not found:
+        raise SuiteError(
+            "no suite files (*.yaml, *.yml) found",
+            location=", ".join(str(t) for t in targets),
+            fix=f"create {example} or pass suite files",
+        )
+    return found
