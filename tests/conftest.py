@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
+
+from skilltest.claude.binary import resolve_claude
+from skilltest.errors import ClaudeNotFoundError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
@@ -26,24 +28,16 @@ def _no_live_credentials(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
 
 
-def find_claude() -> Path | None:
-    """The claude binary for end-to-end tests, or None."""
-    env = os.environ.get("SKILLTEST_CLAUDE")
-    if env and Path(env).is_file():
-        return Path(env)
-    pinned = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
-    if pinned.is_file():
-        return pinned
-    return None
-
-
 @pytest.fixture
 def claude_bin() -> Path:
-    """The claude binary; skips when none is installed (`make claude` installs it)."""
-    path = find_claude()
-    if path is None:
-        pytest.skip("no claude binary: run `make claude` or set SKILLTEST_CLAUDE")
-    return path
+    """The claude binary, found as the product finds it; skips with the reason when none.
+
+    ``--claude``'s order: ``$SKILLTEST_CLAUDE``, ``.tools/`` (``make claude``), ``PATH``.
+    """
+    try:
+        return resolve_claude(None).absolute()
+    except ClaudeNotFoundError as exc:
+        pytest.skip(f"no claude CLI: {exc}")
 
 
 @pytest.fixture

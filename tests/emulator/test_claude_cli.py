@@ -98,10 +98,10 @@ def main_rules(server: EmulatorServer) -> list[str | None]:
 
 
 def test_bash_tool_call_runs_and_its_result_reaches_the_script(
-    claude: Path, tmp_path: Path
+    claude_bin: Path, tmp_path: Path
 ) -> None:
     with EmulatorServer(ModelScript.load(SCRIPTS / "bash_echo.yaml")) as server:
-        lines = run_claude(claude, server, "Please say hello with echo.", tmp_path)
+        lines = run_claude(claude_bin, server, "Please say hello with echo.", tmp_path)
 
     calls = blocks(lines, "assistant", "tool_use")
     assert [(call["name"], call["input"]["command"]) for call in calls] == [
@@ -129,7 +129,9 @@ def make_project_skill(workdir: Path) -> None:
     )
 
 
-def test_skill_rule_fires_only_when_the_project_skill_exists(claude: Path, tmp_path: Path) -> None:
+def test_skill_rule_fires_only_when_the_project_skill_exists(
+    claude_bin: Path, tmp_path: Path
+) -> None:
     script = ModelScript.load(SCRIPTS / "skill_probe.yaml")
     with_skill, without_skill = tmp_path / "with", tmp_path / "without"
     with_skill.mkdir()
@@ -138,7 +140,7 @@ def test_skill_rule_fires_only_when_the_project_skill_exists(claude: Path, tmp_p
 
     with EmulatorServer(script) as server:
         lines = run_claude(
-            claude, server, "Tell me about probes.", with_skill, setting_sources="project"
+            claude_bin, server, "Tell me about probes.", with_skill, setting_sources="project"
         )
     assert main_rules(server) == ["load-skill", "follow-skill"]
     assert [call["input"] for call in blocks(lines, "assistant", "tool_use")] == [
@@ -148,14 +150,14 @@ def test_skill_rule_fires_only_when_the_project_skill_exists(claude: Path, tmp_p
 
     with EmulatorServer(script) as server:
         lines = run_claude(
-            claude, server, "Tell me about probes.", without_skill, setting_sources="project"
+            claude_bin, server, "Tell me about probes.", without_skill, setting_sources="project"
         )
     assert main_rules(server) == [None]
     assert result_of(lines)["result"] == "A generic answer without any skill."
 
 
 def test_claude_code_retries_an_injected_overload_then_succeeds(
-    claude: Path, tmp_path: Path
+    claude_bin: Path, tmp_path: Path
 ) -> None:
     script = ModelScript.from_dict(
         {
@@ -165,7 +167,7 @@ def test_claude_code_retries_an_injected_overload_then_succeeds(
         }
     )
     with EmulatorServer(script) as server:
-        lines = run_claude(claude, server, "hi", tmp_path)
+        lines = run_claude(claude_bin, server, "hi", tmp_path)
 
     retries = [line for line in lines if line.get("subtype") == "api_retry"]
     assert len(retries) == 1
