@@ -1,12 +1,14 @@
 """The command line: the only place that prints or exits.
 
-Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 130 interrupted.
+Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 130 interrupted, 141 the
+reader of the output went away.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,6 +19,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 # Each module defines ``register(subparsers)``, which adds one command and sets its handler
 # with ``parser.set_defaults(handler=...)``; a handler takes the parsed namespace and returns
@@ -60,3 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("skilltest: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`skilltest ... | head`): stop quietly, as other CLI tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
