@@ -195,3 +195,32 @@ def test_interrupt_keeps_finished_scenarios(tmp_path):
     document = json.loads(results.read_text())
     assert document["complete"] is False
     assert 1 <= len(document["scenarios"]) < 6
+
+
+def test_only_runs_the_matching_scenarios(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    results = tmp_path / "r.json"
+    code = main(
+        [
+            "pressure",
+            "--only",
+            "index-*",
+            "--only",
+            "jq-extraction",
+            "-k",
+            "1",
+            "--results",
+            str(results),
+        ]
+    )
+    assert code == 0
+    ids = [s["id"] for s in json.loads(results.read_text())["scenarios"]]
+    assert ids == ["jq-extraction", "index-concurrently"]
+
+
+def test_only_matching_nothing_lists_the_ids(monkeypatch, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    assert main(["pressure", "--only", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "--only nope: matches no scenario" in err
+    assert "index-concurrently, jq-extraction" in err

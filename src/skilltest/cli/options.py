@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import fnmatch
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from skilltest.errors import InputError
 
 
 def positive_int(text: str) -> int:
@@ -61,3 +66,42 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
     parser.add_argument(
         "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="ID",
+        help="run only scenarios whose id matches this glob, e.g. 'index-*' (repeatable)",
+    )
+
+
+class _Suite(Protocol):
+    @property
+    def scenarios(self) -> tuple[Any, ...]: ...
+
+
+SuiteT = TypeVar("SuiteT", bound=_Suite)
+
+
+def select_scenarios(suites: Sequence[SuiteT], only: Sequence[str] | None) -> list[SuiteT]:
+    """The suites with only the scenarios whose id matches one of the ``--only`` globs.
+
+    Raises:
+        InputError: no scenario matches, naming the ids there are.
+    """
+    if not only:
+        return list(suites)
+    selected = []
+    for suite in suites:
+        kept = tuple(
+            s for s in suite.scenarios if any(fnmatch.fnmatchcase(s.id, glob) for glob in only)
+        )
+        if kept:
+            selected.append(dataclasses.replace(suite, scenarios=kept))  # type: ignore[type-var]
+    if not selected:
+        ids = sorted({s.id for suite in suites for s in suite.scenarios})
+        raise InputError(
+            "matches no scenario",
+            location="--only " + " ".join(only),
+            fix="use one of the ids (globs like 'index-*' work): " + ", ".join(ids),
+        )
+    return selected

@@ -7,7 +7,12 @@ import asyncio
 import sys
 from pathlib import Path
 
-from skilltest.cli.options import add_common_run_options, positive_int, unit_interval
+from skilltest.cli.options import (
+    add_common_run_options,
+    positive_int,
+    select_scenarios,
+    unit_interval,
+)
 from skilltest.errors import InputError
 from skilltest.pressure.report import (
     junit_cases,
@@ -75,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         )
         for p in paths
     ]
+    suites = select_scenarios(suites, args.only)
     backend = choose_backend(args.backend)
     model = args.model or DEFAULT_MODEL
     if backend.notice:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from skilltest.claude.binary import find_claude
-from skilltest.cli.options import add_common_run_options, unit_interval
+from skilltest.cli.options import add_common_run_options, select_scenarios, unit_interval
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         )
         for p in paths
     ]
+    suites = select_scenarios(suites, args.only)
     backend = choose_backend(args.backend)
     endpoint = _endpoint(backend.name, args, suites)
     binary = find_claude(args.claude)
