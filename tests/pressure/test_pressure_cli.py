@@ -110,6 +110,8 @@ def test_no_steer_fails_and_names_the_missing_pattern(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "no-steer" in out
     assert "missing (?i)count_over_time in 2/2" in out
+    assert "demo/aggregate: with-skill run 1 did not pass\n  missing (?i)count_over_time\n" in out
+    assert "  answer: Just grep the logs." in out
 
 
 def test_skill_only_runs_one_arm(tmp_path, capsys):

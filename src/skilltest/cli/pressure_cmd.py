@@ -16,6 +16,7 @@ from skilltest.cli.options import (
 from skilltest.errors import InputError
 from skilltest.pressure.report import (
     junit_cases,
+    render_failures,
     render_summary,
     render_table,
     results_document,
@@ -140,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
     save(True)
     results = _in_suite_order(suites, state.results)
     print(render_table(results))
+    failures = render_failures(results)
+    if failures:
+        print()
+        print(failures)
     print()
     print(render_summary(results, strict=args.strict))
     if any(run.pattern_error for result in results for run in result.runs):

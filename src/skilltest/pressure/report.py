@@ -12,6 +12,8 @@ from skilltest.pressure.verdict import (
     NO_STEER,
     NOT_RED,
     SKIPPED,
+    WITH_SKILL,
+    WITHOUT_SKILL,
     ArmStats,
     PressureRun,
     ScenarioResult,
@@ -68,6 +70,55 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
 def _shorten(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _excerpt(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _first_run(result: ScenarioResult, arm: str, passed: bool) -> PressureRun | None:
+    for run in result.runs:
+        if run.arm == arm and run.judgement is not None and run.judgement.passed == passed:
+            return run
+    return None
+
+
+def render_failures(results: Sequence[ScenarioResult]) -> str:
+    """For each scenario that did not steer, one answer that shows why."""
+    blocks = []
+    for result in results:
+        name = f"{result.skill}/{result.scenario.id}"
+        if result.verdict == NO_STEER:
+            run = _first_run(result, WITH_SKILL, passed=False)
+            if run is None or run.judgement is None:
+                continue
+            judgement = run.judgement
+            why = [f"missing {p}" for p in judgement.missing]
+            why += [
+                f"anti-pattern {p} matched: {judgement.evidence.get(p, '')}"
+                for p in judgement.anti_matched
+            ]
+            blocks.append(
+                f"{name}: with-skill run {run.rep} did not pass\n"
+                + "".join(f"  {line}\n" for line in why)
+                + f"  answer: {_excerpt(run.transcript.text)}"
+            )
+        elif result.verdict == NOT_RED:
+            run = _first_run(result, WITHOUT_SKILL, passed=True)
+            if run is not None:
+                blocks.append(
+                    f"{name}: baseline run {run.rep} passes without the skill\n"
+                    f"  answer: {_excerpt(run.transcript.text)}"
+                )
+        elif result.verdict == ERROR:
+            failed = [r for r in result.runs if r.error]
+            if failed:
+                blocks.append(
+                    f"{name}: {len(failed)} run(s) failed\n"
+                    f"  {failed[0].arm} run {failed[0].rep}: {failed[0].error}"
+                )
+    return "\n\n".join(blocks)
 
 
 def render_summary(results: Sequence[ScenarioResult], *, strict: bool) -> str:
