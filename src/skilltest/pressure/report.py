@@ -21,6 +21,7 @@ from skilltest.pressure.verdict import (
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.stats import Interval
+from skilltest.transcript import Usage
 
 
 def _percent(value: float | None) -> str:
@@ -129,6 +130,14 @@ def render_summary(results: Sequence[ScenarioResult], *, strict: bool) -> str:
     order = ["steers", NOT_RED, NO_STEER, ERROR, SKIPPED]
     parts = [f"{counts[v]} {v}" for v in order if counts.get(v)]
     line = f"{len(results)} scenarios: " + ", ".join(parts)
+    runs = [run for result in results for run in result.runs]
+    usage = sum((run.transcript.usage for run in runs), Usage())
+    if runs:
+        line += (
+            f"\n{len(runs)} requests, tokens: {usage.input_tokens:,} in, "
+            f"{usage.output_tokens:,} out, {usage.cache_read_input_tokens:,} read from the "
+            f"prompt cache, {usage.cache_creation_input_tokens:,} written to it"
+        )
     if counts.get(NOT_RED):
         line += (
             f"\nwarning: {counts[NOT_RED]} scenario(s) not RED: the model already passes "
