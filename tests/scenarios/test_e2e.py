@@ -174,11 +174,14 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     # With the skill: Skill, then two `lgtm loki` queries, the first aggregating: every
     # component is met.
     assert with_run["components"] == dict.fromkeys(with_run["components"], 1.0)
-    assert (with_run["score"], with_run["tool_calls"], with_run["skills_invoked"]) == (
+    assert (with_run["score"], with_run["tool_call_count"], with_run["skills_invoked"]) == (
         1.0,
         3,
         ["lgtm"],
     )
+    assert [call["name"] for call in with_run["tool_calls"]] == ["Skill", "Bash", "Bash"]
+    assert with_run["tool_calls"][0]["input"] == {"skill": "lgtm"}
+    assert "count_over_time" in with_run["tool_calls"][1]["input"]["command"]
     # Without it (seed 6): one raw `lgtm loki query ... |= "error"`. Bash 1/1; patterns 1/2 (no
     # count_over_time); anti-patterns 0/2 hit; no Skill before Bash 0/1; Skill not used 0/1:
     # 0.30 * 1 + 0.25 * 0.5 + 0.20 * 1 + 0.15 * 0 + 0.10 * 0 = 0.625
@@ -207,7 +210,8 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     assert without_run["score"] == pytest.approx(0.25 / 0.45 * 0.5)
 
     migrations = by_id["index-large-table"]
-    assert migrations["runs"][0]["tool_calls"] == 3  # Skill, Glob, Write in the Rails fixture
+    # Skill, Glob, Write in the Rails fixture
+    assert [c["name"] for c in migrations["runs"][0]["tool_calls"]] == ["Skill", "Glob", "Write"]
     assert "safe-migrations/index-large-table" in captured.out
     assert "5 scenarios: 5 improved; 5 passed" in captured.out
 

@@ -97,6 +97,7 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
         "score",
         "components",
         "tool_calls",
+        "tool_call_count",
         "skills_invoked",
         "transcript",
         "error",

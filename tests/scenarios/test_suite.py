@@ -210,7 +210,10 @@ def test_schema_errors_name_file_pointer_and_fix(workspace, text, message):
 
 
 def test_duplicate_ids_are_refused(workspace):
-    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p}\n  - {id: a, prompt: q}\n"
+    text = (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_tools: [Bash]}}\n"
+        "  - {id: a, prompt: q, expected: {required_tools: [Bash]}}\n"
+    )
     with pytest.raises(SuiteError) as caught:
         load_scenario_suite(write(workspace, text))
     assert str(caught.value) == (
@@ -257,3 +260,13 @@ def test_discovery_reads_folders_but_not_the_output_folder(workspace):
     assert [p.name for p in found] == ["a.yaml", "b.yml"]
     with pytest.raises(SuiteError, match="no such file or folder"):
         discover_suites([workspace / "missing.yaml"], workspace, example="x.yaml")
+
+
+def test_a_scenario_with_nothing_to_score_is_refused(workspace):
+    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_tools: []}}\n"
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert str(caught.value).startswith(
+        f"{workspace / 'suites' / 'demo.yaml'}#/scenarios/0/expected: the scenario defines no "
+        "rubric component, so no run could ever be scored\n  fix: give `expected:`"
+    )

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from skilltest.scenarios.rubric import COMPONENTS
+from skilltest.transcript import ToolCall
 
 
 class Arm(StrEnum):
@@ -19,6 +20,30 @@ class Arm(StrEnum):
     def label(self) -> str:
         """``with-skill`` / ``without-skill``, for file names and messages."""
         return self.value.replace("_", "-")
+
+
+LONG_STRING = 500
+"""Tool-call arguments longer than this are shortened in results files (the raw output is kept)."""
+
+
+def _shorten(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > LONG_STRING:
+        return value[:LONG_STRING] + f"… [{len(value) - LONG_STRING} more characters]"
+    if isinstance(value, dict):
+        return {key: _shorten(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shorten(item) for item in value]
+    return value
+
+
+def call_summary(call: ToolCall) -> dict[str, Any]:
+    """One tool call as the results file lists it."""
+    return {
+        "name": call.name,
+        "input": _shorten(call.input),
+        "is_error": call.is_error,
+        "subagent": call.parent_tool_use_id,
+    }
 
 
 @dataclass(frozen=True)
@@ -39,6 +64,8 @@ class RunRecord:
     """Each rubric component's score; ``None`` for a component the scenario leaves out."""
     tool_calls: int = 0
     """How many tool calls the agent made (subagents included)."""
+    calls: tuple[dict[str, Any], ...] = ()
+    """The tool calls in order: name, input (long strings shortened), error flag, subagent."""
     skills_invoked: tuple[str, ...] = ()
     """Skills the agent invoked."""
     skills_available: tuple[str, ...] = ()
@@ -81,7 +108,8 @@ class RunRecord:
             "rep": self.rep,
             "score": self.score,
             "components": {name: self.components.get(name) for name in COMPONENTS},
-            "tool_calls": self.tool_calls,
+            "tool_call_count": self.tool_calls,
+            "tool_calls": list(self.calls),
             "skills_invoked": list(self.skills_invoked),
             "skills_available": list(self.skills_available),
             "transcript": self.transcript,

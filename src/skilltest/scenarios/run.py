@@ -15,7 +15,7 @@ from pathlib import Path
 
 from skilltest.errors import PatternError, RunError
 from skilltest.report.progress import Progress
-from skilltest.scenarios.outcome import Arm, RunRecord
+from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
 from skilltest.scenarios.rubric import COMPONENTS, score
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import Scenario, ScenarioSuite
@@ -79,11 +79,12 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         score=card.score,
         components=components,
         tool_calls=len(transcript.tool_calls),
+        calls=tuple(call_summary(call) for call in transcript.tool_calls),
         skills_invoked=transcript.skills_invoked,
         skills_available=transcript.skills_available,
         transcript=str(outcome.transcript_path) if outcome.transcript_path else None,
         stderr=str(outcome.stderr_path) if outcome.stderr_path else None,
-        error=transcript.error if card.score is None else None,
+        error=card.unscored_reason if card.score is None else None,
         duration_s=outcome.duration_s,
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,

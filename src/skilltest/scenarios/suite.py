@@ -157,7 +157,7 @@ def _expected(
     def names(key: str) -> tuple[str, ...]:
         return tuple(spec.get(key) or ())
 
-    return Expected(
+    expected = Expected(
         required_tools=names("required_tools"),
         required_patterns=compile_patterns(
             spec.get("required_patterns") or (),
@@ -175,6 +175,15 @@ def _expected(
         recommended_tools=names("recommended_tools"),
         weights=weights,
     )
+    if not expected.defined:
+        # A scenario with nothing to score can never fail: that is a defect of the suite.
+        raise SuiteError(
+            "the scenario defines no rubric component, so no run could ever be scored",
+            location=f"{where}/expected",
+            fix="give `expected:` at least one non-empty list: required_tools, required_patterns, "
+            "anti_patterns, tool_ordering or recommended_tools",
+        )
+    return expected
 
 
 def load_scenario_suite(
