@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 Z_95 = 1.959963984540054
 
+DIGITS = 10
+"""Rates, scores and deltas are rounded to this many digits before they meet a threshold, so
+that floating-point noise (0.7 * 3 / 3 == 0.6999999999999998) never flips a verdict."""
+
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
 _T_975 = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -46,7 +50,8 @@ def wilson(successes: int, n: int, z: float = Z_95) -> Interval:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+    low, high = round(centre - half, DIGITS), round(centre + half, DIGITS)
+    return Interval(p, max(0.0, low), min(1.0, high))
 
 
 def mean_interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> Interval:

@@ -38,6 +38,10 @@ TABLE = [
     ([0.6, 0.6, 0.6], [0.8, 0.8, 0.8], Verdict.REGRESSED, False, -0.2),
     ([0.5, 0.5, 0.5], [0.2, 0.2, 0.2], Verdict.IMPROVED, False, 0.3),  # mean below 0.6
     ([0.7, 0.7, 0.7], [0.79, 0.79, 0.79], Verdict.NEUTRAL, True, -0.09),
+    # The boundaries themselves, where floating point lands a hair off: -0.1 and 0.05 are
+    # neutral, and -0.1 passes.
+    ([0.7, 0.7, 0.7], [0.8, 0.8, 0.8], Verdict.NEUTRAL, True, -0.1),
+    ([0.65, 0.65, 0.65], [0.6, 0.6, 0.6], Verdict.NEUTRAL, True, 0.05),
 ]
 
 
@@ -158,3 +162,9 @@ def test_tidy_table_has_one_row_per_run_and_component():
     assert result.without_skill is not None
     assert result.without_skill.components["required_tools"] == pytest.approx(0.5)
     assert result.with_skill.components["anti_patterns"] is None
+
+
+def test_a_mean_exactly_at_min_score_passes():
+    records = arms([0.7, 0.7, 0.7], [0.7, 0.7, 0.7])
+    result = judge("s", "lgtm", records, comparison=True, thresholds=Thresholds(min_score=0.7))
+    assert result.passed, result.reasons

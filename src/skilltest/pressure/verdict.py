@@ -21,7 +21,7 @@ import pandas as pd
 
 from skilltest.pressure.judge import Judgement
 from skilltest.pressure.suite import RED_RATE_NEEDED, PressureScenario
-from skilltest.stats import Interval, wilson
+from skilltest.stats import DIGITS, Interval, wilson
 from skilltest.transcript import Transcript
 
 WITH_SKILL = "with_skill"
@@ -179,9 +179,9 @@ def aggregate(
         verdict = SKIPPED
     elif with_stats.runs == 0 or (without_stats is not None and without_stats.runs == 0):
         verdict = ERROR
-    elif (with_stats.rate.value or 0.0) < scenario.threshold:
+    elif round(with_stats.rate.value or 0.0, DIGITS) < scenario.threshold:
         verdict = NO_STEER
-    elif without_stats is None or (without_stats.rate.value or 0.0) >= RED_RATE_NEEDED:
+    elif without_stats is None or round(without_stats.rate.value or 0.0, DIGITS) >= RED_RATE_NEEDED:
         verdict = STEERS
     else:
         verdict = NOT_RED

@@ -42,6 +42,7 @@ from typing import Any
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import Pattern
+from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
 
 SCHEMA_VERSION = 1
@@ -59,8 +60,6 @@ COMPONENTS: tuple[str, ...] = (
 _NESTED_JSON_DEPTH = 8
 _SNIPPET_CONTEXT = 30
 _CLOSEST_TOOL_RATIO = 0.5
-# Scores are compared with thresholds such as ``>= 0.6``: float noise must not flip a verdict.
-_DIGITS = 10
 
 
 @dataclass(frozen=True)
@@ -267,11 +266,11 @@ def score(transcript: Transcript, expected: Expected) -> ScoreCard:
     total = 0.0
     for name in defined:
         weight = expected.weights.of(name) / total_weight
-        card = _SCORERS[name](transcript, expected, evidence, round(weight, _DIGITS))
+        card = _SCORERS[name](transcript, expected, evidence, round(weight, DIGITS))
         components[name] = card
         total += card.value * weight
     return ScoreCard(
-        score=round(total, _DIGITS),
+        score=round(total, DIGITS),
         components=components,
         unscored_reason=None,
         tool_calls=len(transcript.tool_calls),

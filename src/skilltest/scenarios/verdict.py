@@ -29,7 +29,7 @@ import pandas as pd
 
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.rubric import COMPONENTS
-from skilltest.stats import Interval, difference_interval, mean_interval, median, wilson
+from skilltest.stats import DIGITS, Interval, difference_interval, mean_interval, median, wilson
 
 IMPROVED_ABOVE = 0.05
 """A delta above this is an improvement."""
@@ -285,10 +285,12 @@ def judge(
         return verdict(Verdict.ERROR, False, none, errors)
 
     reasons: list[str] = []
-    with_mean = with_arm.mean.value or 0.0
+    # Rounded before comparing: a mean of 0.7, 0.7, 0.7 is 0.6999999999999998 in floating
+    # point, and must still reach a threshold of 0.7.
+    with_mean = round(with_arm.mean.value or 0.0, DIGITS)
     if without_arm is not None:
         delta = difference_interval(with_arm.scores, without_arm.scores)
-        value = delta.value or 0.0
+        value = round(delta.value or 0.0, DIGITS)
         if value > IMPROVED_ABOVE:
             kind = Verdict.IMPROVED
         elif value < REGRESSED_BELOW:
@@ -302,7 +304,7 @@ def judge(
     if with_mean < limits.min_score:
         reasons.append(f"with-skill mean {with_mean:.2f} is below {limits.min_score:.2f}")
     if expected_skills:
-        rate = with_arm.skill_rate.value or 0.0
+        rate = round(with_arm.skill_rate.value or 0.0, DIGITS)
         if rate < limits.skill_rate:
             reasons.append(
                 f"expected skills {', '.join(expected_skills)} fired in "
