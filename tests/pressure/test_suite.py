@@ -196,3 +196,11 @@ def test_discover_finds_yaml_in_folders_recursively(workspace):
     assert [p.name for p in found] == ["demo.yaml", "more.yml"]
     with pytest.raises(SuiteError, match="no such file or folder"):
         discover_suites([workspace / "missing"], workspace, example="x.yaml")
+
+
+@pytest.mark.parametrize(("value", "shown"), [(".nan", "nan"), (".inf", "inf"), ("-.inf", "-inf")])
+def test_non_finite_numbers_are_refused(workspace, value, shown):
+    text = GOOD.replace("repetitions: 2\n", f"repetitions: 2\nthreshold: {value}\n")
+    with pytest.raises(SuiteError) as caught:
+        load_pressure_suite(write(workspace, text))
+    assert f"demo.yaml#/threshold: {shown} is not a number" in str(caught.value)

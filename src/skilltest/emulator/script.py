@@ -21,7 +21,7 @@ from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
 from skilltest.patterns import Pattern, compile_pattern
-from skilltest.suite.loader import load_schema, read_yaml
+from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
 
 SCHEMA_VERSION = 1
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"]
@@ -194,6 +194,7 @@ class ModelScript:
         Raises:
             ModelScriptError: not a valid model script; names ``source#/pointer`` and the fix.
         """
+        reject_non_finite(data, source, ModelScriptError)
         validator = jsonschema.Draft202012Validator(model_script_schema())
         errors = sorted(validator.iter_errors(data), key=_error_order)
         if errors:

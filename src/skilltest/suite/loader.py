@@ -6,6 +6,7 @@ Errors name the file, the JSON pointer of the offending value, what was expected
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib import resources
@@ -69,6 +70,30 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return str(error.message)
 
 
+def reject_non_finite(
+    data: Any,
+    path: Path | str,
+    error: type[InputError] = SuiteError,
+    where: list[object] | None = None,
+) -> None:
+    """Refuses NaN and infinities anywhere in a loaded file, naming the JSON pointer."""
+    where = where or []
+    # YAML has .nan and .inf, and JSON Schema's minimum/maximum are false for NaN: a threshold
+    # of .nan would pass every scenario.
+    if isinstance(data, float) and not math.isfinite(data):
+        raise error(
+            f"{data!r} is not a number a threshold, weight or limit can be",
+            location=f"{path}#{json_pointer(where)}",
+            fix="write a finite number",
+        )
+    if isinstance(data, dict):
+        for key, value in data.items():
+            reject_non_finite(value, path, error, [*where, key])
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            reject_non_finite(value, path, error, [*where, index])
+
+
 def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = SuiteError) -> None:
     """Validates ``data`` against a shipped schema.
 
@@ -76,6 +101,7 @@ def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = 
         InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
             to four more.
     """
+    reject_non_finite(data, path, error)
     validator = jsonschema.Draft202012Validator(load_schema(schema_name))
     errors = sorted(
         validator.iter_errors(data),
