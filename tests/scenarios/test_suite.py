@@ -270,3 +270,15 @@ def test_a_scenario_with_nothing_to_score_is_refused(workspace):
         f"{workspace / 'suites' / 'demo.yaml'}#/scenarios/0/expected: the scenario defines no "
         "rubric component, so no run could ever be scored\n  fix: give `expected:`"
     )
+
+
+def test_a_scenario_whose_components_all_weigh_zero_is_refused(workspace):
+    text = (
+        "skill: demo\nscenarios:\n  - {id: a, prompt: p, weights: {required_tools: 0},\n"
+        "     expected: {required_tools: [Bash]}}\n"
+    )
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert "#/scenarios/0/weights: every component the scenario defines weighs 0" in str(
+        caught.value
+    )

@@ -183,6 +183,12 @@ def _expected(
             fix="give `expected:` at least one non-empty list: required_tools, required_patterns, "
             "anti_patterns, tool_ordering or recommended_tools",
         )
+    if sum(weights.of(name) for name in expected.defined) <= 0:
+        raise SuiteError(
+            "every component the scenario defines weighs 0, so no run could ever be scored",
+            location=f"{where}/weights",
+            fix="give a positive weight to at least one of: " + ", ".join(expected.defined),
+        )
     return expected
 
 
