@@ -108,6 +108,11 @@ class Sandbox:
     """The run's ``$HOME``."""
 
     @property
+    def tmp(self) -> Path:
+        """The run's ``$TMPDIR``: what the CLI and its tools leave there goes with the sandbox."""
+        return self.root / "tmp"
+
+    @property
     def skills_dir(self) -> Path:
         """Where Claude Code discovers project skills."""
         return self.workdir / ".claude" / "skills"
@@ -131,6 +136,7 @@ def create_sandbox(
     workdir, home = root / "work", root / "home"
     workdir.mkdir()
     home.mkdir()
+    (root / "tmp").mkdir()
     if workspace is not None:
         shutil.copytree(workspace, workdir, dirs_exist_ok=True, ignore=_IGNORED)
     make_repository_root(workdir, home)
@@ -215,7 +221,11 @@ def isolation_flags(cli_version: str | None) -> list[str]:
 
 
 def isolated_env(
-    *, home: Path, credentials: Mapping[str, str], base: Mapping[str, str] | None = None
+    *,
+    home: Path,
+    credentials: Mapping[str, str],
+    base: Mapping[str, str] | None = None,
+    tmp: Path | None = None,
 ) -> dict[str, str]:
     """The run's environment: an allowlist of the caller's, a fresh home, and the credentials.
 
@@ -223,6 +233,7 @@ def isolated_env(
         home: The sandbox's ``$HOME``.
         credentials: ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL`` / ... for this backend.
         base: The caller's environment (``os.environ`` by default).
+        tmp: The run's own temp folder (``Sandbox.tmp``), so nothing outlives the sandbox.
     """
     source = os.environ if base is None else base
     env = {key: source[key] for key in _PASSTHROUGH if key in source}
@@ -230,6 +241,8 @@ def isolated_env(
     env.setdefault("PATH", os.defpath)
     env.update(_FIXED_ENV)
     env["HOME"] = str(home)
+    if tmp is not None:
+        env["TMPDIR"] = str(tmp)
     env.update(credentials)
     return env
 

@@ -86,6 +86,7 @@ class ClaudeTurnRunner:
                     cwd=sandbox.workdir,
                     env=isolated_env(
                         home=sandbox.home,
+                        tmp=sandbox.tmp,
                         credentials={
                             **credentials,
                             "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(request.max_tokens),

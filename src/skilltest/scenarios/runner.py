@@ -160,7 +160,7 @@ class ClaudeCliRunner:
                 for path in ancestor_leaks(sandbox.workdir)
             ]
             async with self.endpoint.session(request) as session:
-                env = isolated_env(home=sandbox.home, credentials=session.env)
+                env = isolated_env(home=sandbox.home, credentials=session.env, tmp=sandbox.tmp)
                 config = scenario.config
                 argv = build_argv(
                     self.binary.path,
