@@ -188,7 +188,10 @@ def test_interrupt_keeps_finished_scenarios(tmp_path):
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     deadline = time.monotonic() + 60
-    while not results.exists() and time.monotonic() < deadline:
+    # The file exists from the start (an empty, incomplete document); wait for a scenario.
+    while time.monotonic() < deadline:
+        if results.exists() and json.loads(results.read_text())["scenarios"]:
+            break
         time.sleep(0.1)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
@@ -226,3 +229,15 @@ def test_only_matching_nothing_lists_the_ids(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "--only nope: matches no scenario" in err
     assert "index-concurrently, jq-extraction" in err
+
+
+def test_unwritable_results_file_is_bad_input_before_any_request(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    assert main(["pressure", "--results", str(tmp_path)]) == 2
+    assert "is a folder; give a file name inside it" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["pressure", "--junit", str(blocker / "junit.xml")]) == 2
+    err = capsys.readouterr().err
+    assert "is not a writable folder" in err or "cannot write the file" in err
+    assert "scenario" not in capsys.readouterr().out

@@ -205,7 +205,10 @@ def test_ctrl_c_keeps_finished_scenarios_and_marks_the_file_incomplete(project, 
         text=True,
     )
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not results.exists():
+    # The file exists from the start (an empty, incomplete document); wait for a scenario.
+    while time.monotonic() < deadline:
+        if results.exists() and load_results(results)["scenarios"]:
+            break
         time.sleep(0.1)
     time.sleep(0.5)  # the slow scenario's CLI is running now
     process.send_signal(signal.SIGINT)

@@ -47,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors (exit 2) and --help (exit 0), already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

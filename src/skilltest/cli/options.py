@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import fnmatch
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -34,6 +35,19 @@ def unit_interval(text: str) -> float:
     return value
 
 
+def output_file(text: str) -> Path:
+    """A file the run will write (``--results``, ``--junit``): checked before any model call."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name inside it")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot create {text}: {folder} is not a writable folder")
+    return path
+
+
 def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
     """Options every suite-running command has."""
     parser.add_argument(
@@ -61,8 +75,10 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
     parser.add_argument(
         "-j", "--jobs", type=positive_int, default=4, metavar="N", help="runs in flight at once (4)"
     )
-    parser.add_argument("--results", type=Path, metavar="FILE", help="write results JSON here")
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML here")
+    parser.add_argument(
+        "--results", type=output_file, metavar="FILE", help="write results JSON here"
+    )
+    parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
     parser.add_argument(
         "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )

@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
     pool = TurnRunnerPool(backend, script=args.script, claude=args.claude)
     pool.check(suites)
+    save(False)  # an unwritable --results or --junit fails now, before any model call
     progress = Progress(total_runs(suites, args.skill_only), "pressure")
 
     async def run_all() -> None:

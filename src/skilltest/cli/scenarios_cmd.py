@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         finished.append((ids.get((verdict.skill, verdict.scenario_id), len(ids)), verdict))
         save(complete=False)
 
+    save(complete=False)  # an unwritable --results or --junit fails now, before any run
     progress = Progress(sum(p.run_count for p in planned), "scenarios")
     try:
         asyncio.run(

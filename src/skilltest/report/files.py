@@ -8,32 +8,42 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from skilltest.errors import InputError
+
 RESULTS_SCHEMA_VERSION = 1
 """Version of every results file skilltest writes."""
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Writes JSON to ``path`` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Writes text to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """Writes text to ``path`` through a temporary file and a rename.
+
+    Raises:
+        InputError: the file cannot be written there (a folder that cannot be created, no
+            permission, a full disk), naming the file.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the file: {exc.strerror or exc}",
+            location=str(path),
+            fix="choose a file in a folder you can write to",
+        ) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(
+            f"cannot write the file: {exc.strerror or exc}", location=str(path)
+        ) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
