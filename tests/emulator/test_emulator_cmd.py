@@ -60,3 +60,27 @@ def test_bad_script_exits_2_with_file_pointer_and_fix(
         f"skilltest: error: {path}#/rules/0/reply/txt: unknown key 'txt'\n"
         "  fix: did you mean 'text'? allowed keys here: stop_reason, text, thinking, tool_calls\n"
     )
+
+
+def test_a_port_in_use_is_bad_input_with_the_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(
+            ["emulator", "serve", "--script", str(SCRIPTS / "bash_echo.yaml"), "--port", str(port)]
+        )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in err
+    assert "--port 0 to let the system choose one" in err
+
+
+def test_a_port_out_of_range_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["emulator", "serve", "--script", str(SCRIPTS / "bash_echo.yaml"), "--port", "99999"]
+    )
+    assert code == 2
+    assert "99999 is not a port number (0 to 65535)" in capsys.readouterr().err

@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from skilltest.emulator import EmulatorServer, ModelScript, RecordedRequest
+from skilltest.errors import ConfigurationError
 
 
 def register(subparsers: Any) -> None:
@@ -27,12 +28,23 @@ def register(subparsers: Any) -> None:
     )
     serve.add_argument("--script", required=True, metavar="FILE", help="model script (YAML)")
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=0, help="TCP port; 0 picks a free one")
+    serve.add_argument("--port", type=tcp_port, default=0, help="TCP port; 0 picks a free one")
     serve.add_argument(
         "--quiet", action="store_true", help="do not print a line per request on stderr"
     )
     serve.set_defaults(handler=serve_command)
     parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def tcp_port(text: str) -> int:
+    """A TCP port number, 0 to 65535 (0: the system picks a free one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
+    return port
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -59,9 +71,16 @@ def serve_command(args: argparse.Namespace) -> int:
     def log(request: RecordedRequest) -> None:
         print(_describe(request), file=sys.stderr, flush=True)
 
-    server = EmulatorServer(
-        script, host=args.host, port=args.port, on_request=None if args.quiet else log
-    )
+    try:
+        server = EmulatorServer(
+            script, host=args.host, port=args.port, on_request=None if args.quiet else log
+        )
+    except OSError as exc:  # in use, not an address of this machine, unknown host name
+        raise ConfigurationError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n"
+            "  fix: pick a free port, or --port 0 to let the system choose one; "
+            "--host must be an address of this machine (default 127.0.0.1)"
+        ) from exc
     with server:
         print(
             f"emulator listening on {server.base_url} (scripted stand-in model, not a real model)",
