@@ -241,3 +241,11 @@ def test_unwritable_results_file_is_bad_input_before_any_request(monkeypatch, tm
     err = capsys.readouterr().err
     assert "is not a writable folder" in err or "cannot write the file" in err
     assert "scenario" not in capsys.readouterr().out
+
+
+def test_one_scenario_in_two_suites_is_bad_input(tmp_path, capsys):
+    suite = workspace(tmp_path, with_text="count_over_time")
+    (tmp_path / "copy.yaml").write_text(suite.read_text())
+    assert main(["pressure", str(suite), str(tmp_path / "copy.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "copy.yaml#/scenarios/0: scenario demo/aggregate is also defined at" in err

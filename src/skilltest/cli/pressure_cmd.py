@@ -9,6 +9,7 @@ from pathlib import Path
 
 from skilltest.cli.options import (
     add_common_run_options,
+    check_unique_scenarios,
     positive_int,
     select_scenarios,
     unit_interval,
@@ -82,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
         for p in paths
     ]
     suites = select_scenarios(suites, args.only)
+    check_unique_scenarios(
+        [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
+    )
     backend = choose_backend(args.backend)
     model = args.model or DEFAULT_MODEL
     if backend.notice:

@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 
 from skilltest.claude.binary import find_claude
-from skilltest.cli.options import add_common_run_options, select_scenarios, unit_interval
+from skilltest.cli.options import (
+    add_common_run_options,
+    check_unique_scenarios,
+    select_scenarios,
+    unit_interval,
+)
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
@@ -109,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
         for p in paths
     ]
     suites = select_scenarios(suites, args.only)
+    check_unique_scenarios(
+        [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
+    )
     backend = choose_backend(args.backend)
     endpoint = _endpoint(backend.name, args, suites)
     binary = find_claude(args.claude)

@@ -36,13 +36,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+MODEL_SCRIPT_KEYS = frozenset({"rules", "default", "faults", "seed", "model", "schema_version"})
+"""Top-level keys of a model script; a suite has ``scenarios`` instead."""
+
+
 def file_kind(data: Any) -> str:
     """``pressure``, ``scenarios`` or ``model-script``, from a file's content."""
-    if (
-        isinstance(data, dict)
-        and ("rules" in data or "default" in data)
-        and "scenarios" not in data
-    ):
+    if isinstance(data, dict) and "scenarios" not in data and data.keys() & MODEL_SCRIPT_KEYS:
         return "model-script"
     scenarios = data.get("scenarios") if isinstance(data, dict) else None
     if isinstance(scenarios, list) and any(

@@ -13,7 +13,7 @@ from typing import Any
 from skilltest.errors import SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.skills import Skill, find_skill
-from skilltest.suite.loader import load_validated
+from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_REPETITIONS = 3
 DEFAULT_THRESHOLD = 0.8
@@ -181,10 +181,9 @@ def load_pressure_suite(
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
             )
         )
-    script = data.get("model_script")
     return PressureSuite(
         path=path,
         skill=skill,
         scenarios=tuple(scenarios),
-        model_script=(path.parent / script).resolve() if script else None,
+        model_script=model_script_path(data, path),
     )

@@ -19,7 +19,7 @@ from skilltest.errors import SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, compile_patterns, parse_flags
 from skilltest.scenarios.rubric import Expected, Weights
 from skilltest.skills import Skill, find_skill
-from skilltest.suite.loader import load_validated
+from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_REPETITIONS = 3
 DEFAULT_MAX_TURNS = 8
@@ -294,12 +294,11 @@ def load_scenario_suite(
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
             )
         )
-    script = data.get("model_script")
     return ScenarioSuite(
         path=path,
         name=data.get("name"),
         scenarios=tuple(scenarios),
-        model_script=(path.parent / script).resolve() if script else None,
+        model_script=model_script_path(data, path),
     )
 
 

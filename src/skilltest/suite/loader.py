@@ -169,3 +169,22 @@ def discover_suites(paths: Sequence[Path], default_dir: Path, *, example: str) -
             fix=f"create {example} or pass suite files",
         )
     return found
+
+
+def model_script_path(data: dict[str, Any], path: Path) -> Path | None:
+    """The suite's ``model_script:`` resolved against the suite's folder, or ``None``.
+
+    Raises:
+        SuiteError: the file named there does not exist.
+    """
+    script = data.get("model_script")
+    if not script:
+        return None
+    resolved = (path.parent / script).resolve()
+    if not resolved.is_file():
+        raise SuiteError(
+            f"model script {script!r} not found (looked at {resolved})",
+            location=f"{path}#/model_script",
+            fix="the path is relative to the suite file; `skilltest validate` checks both",
+        )
+    return resolved
