@@ -249,3 +249,35 @@ def test_one_scenario_in_two_suites_is_bad_input(tmp_path, capsys):
     assert main(["pressure", str(suite), str(tmp_path / "copy.yaml")]) == 2
     err = capsys.readouterr().err
     assert "copy.yaml#/scenarios/0: scenario demo/aggregate is also defined at" in err
+
+
+def test_emulator_answers_do_not_depend_on_concurrency(tmp_path):
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL")
+    (tmp_path / "model.yaml").write_text(
+        "schema_version: 1\nseed: 7\nrules:\n"
+        "  - id: cycled\n    when: {system: DEMO}\n    pick: cycle\n"
+        "    replies: [{text: count_over_time one}, {text: two}, {text: count_over_time three}]\n"
+        "  - id: random\n    pick: random\n"
+        "    replies: [{text: grep a}, {text: grep b}, {text: grep c}, {text: grep d}]\n"
+    )
+    (tmp_path / "demo.yaml").write_text(SUITE.replace("repetitions: 2", "repetitions: 6"))
+
+    def outputs(jobs: int) -> dict[tuple[str, int], str]:
+        results = tmp_path / f"r{jobs}.json"
+        main(["pressure", str(tmp_path / "demo.yaml"), "-j", str(jobs), "--results", str(results)])
+        runs = json.loads(results.read_text())["scenarios"][0]["runs"]
+        return {(r["arm"], r["rep"]): r["output"] for r in runs}
+
+    serial, parallel = outputs(1), outputs(12)
+    assert serial == parallel
+    # Repetition r starts the cycle at reply r: K=6 walks the three replies twice.
+    assert [serial[("with_skill", rep)] for rep in range(1, 7)] == [
+        "count_over_time one",
+        "two",
+        "count_over_time three",
+        "count_over_time one",
+        "two",
+        "count_over_time three",
+    ]
+    assert len({serial[("without_skill", rep)] for rep in range(1, 7)}) > 1

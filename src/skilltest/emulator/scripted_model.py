@@ -52,8 +52,15 @@ class Responder(Protocol):
 class ScriptedModel:
     """Answers requests the way a :class:`ModelScript` says."""
 
-    def __init__(self, script: ModelScript) -> None:
+    def __init__(self, script: ModelScript, *, cycle_start: int = 0) -> None:
+        """
+        Args:
+            script: The model script.
+            cycle_start: Which reply a ``pick: cycle`` rule gives first (repetition r of a run
+                starts at reply r, so K repetitions walk through the replies).
+        """
         self.script = script
+        self._cycle_start = cycle_start
         self._ids = IdSource(script.seed)
         self._lock = threading.Lock()
         self._cycle: dict[str, int] = {}
@@ -102,6 +109,6 @@ class ScriptedModel:
         with self._lock:
             if rule.pick == "random":
                 return self._random[rule.id].choice(rule.replies)
-            count = self._cycle.get(rule.id, 0)
+            count = self._cycle.get(rule.id, self._cycle_start)
             self._cycle[rule.id] = count + 1
         return rule.replies[count % len(rule.replies)]

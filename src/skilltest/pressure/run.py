@@ -85,6 +85,8 @@ async def run_suites(
             model=scenario.model or default_model,
             max_tokens=scenario.max_tokens,
             temperature=scenario.temperature,
+            run=f"{suite.path}#{scenario.id}:{arm}",
+            rep=rep - 1,
         )
         async with semaphore:
             transcript = await runner_for(suite).run_turn(request)

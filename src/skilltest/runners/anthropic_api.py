@@ -42,8 +42,15 @@ class AnthropicRunner:
         base_url: str | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        name_runs: bool = False,
     ) -> None:
+        """
+        Args:
+            name_runs: Name each run in the request's ``metadata`` (the emulator keeps one
+                stand-in state per run, so that concurrency does not change its answers).
+        """
         self.backend = backend
+        self.name_runs = name_runs
         if api_key is None and auth_token is None:
             credentials = live_credentials()
             api_key = credentials.get("ANTHROPIC_API_KEY")
@@ -75,6 +82,10 @@ class AnthropicRunner:
             ]
         if request.temperature is not None:
             kwargs["temperature"] = request.temperature
+        if self.name_runs and request.run is not None:
+            from skilltest.emulator.per_run import run_metadata
+
+            kwargs["metadata"] = run_metadata(request.run, request.rep)
         started = time.monotonic()
         try:
             message = await self._client.messages.create(**kwargs)

@@ -12,10 +12,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from skilltest.errors import CredentialsError, InputError
 from skilltest.runners.base import TurnRunner
+
+if TYPE_CHECKING:  # the emulator is imported only when the emulator backend is used
+    from skilltest.emulator import EmulatorServer, ModelScript
 
 BACKENDS = ("anthropic", "claude", "emulator")
 
@@ -82,8 +85,8 @@ class TurnRunnerPool:
         self.script = script
         self.claude = claude
         self._runners: dict[object, TurnRunner] = {}
-        self._servers: list[object] = []
-        self._scripts: dict[Path, object] = {}
+        self._servers: list[EmulatorServer] = []
+        self._scripts: dict[Path, ModelScript] = {}
 
     def check(self, suites: Sequence[_HasScript]) -> None:
         """Fails early on what would fail later: a suite without a model script, no claude.
@@ -136,13 +139,16 @@ class TurnRunnerPool:
 
             return ClaudeTurnRunner(claude=self.claude)
         from skilltest.emulator import EmulatorServer, ModelScript
+        from skilltest.emulator.per_run import PerRunModel
 
         assert isinstance(key, Path)
         script = self._scripts.get(key) or ModelScript.load(key)
-        server = EmulatorServer(script, host="127.0.0.1", port=0)  # type: ignore[arg-type]
-        server.__enter__()
+        server = EmulatorServer(PerRunModel(script), host="127.0.0.1", port=0)
+        server.start()
         self._servers.append(server)
-        return AnthropicRunner(backend="emulator", api_key="sk-emulator", base_url=server.base_url)
+        return AnthropicRunner(
+            backend="emulator", api_key="sk-emulator", base_url=server.base_url, name_runs=True
+        )
 
     async def aclose(self) -> None:
         """Closes every runner and stops every emulator server."""
@@ -150,5 +156,5 @@ class TurnRunnerPool:
             await runner.aclose()
         self._runners.clear()
         for server in self._servers:
-            server.__exit__(None, None, None)  # type: ignore[attr-defined]
+            server.close()
         self._servers.clear()

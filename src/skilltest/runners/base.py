@@ -27,6 +27,10 @@ class TurnRequest:
     """Upper bound on the answer's length."""
     temperature: float | None = None
     """Sampling temperature; ``None`` leaves the backend's default."""
+    run: str | None = None
+    """Names the run (suite, scenario, arm) for backends that keep state per run."""
+    rep: int = 0
+    """The repetition, counted from 0."""
 
 
 class TurnRunner(Protocol):
