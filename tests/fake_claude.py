@@ -5,7 +5,8 @@ argument), or ``multiturn`` when the prompt comes on stdin:
 
 ``echo``       init (listing the skills in ``.claude/skills`` of the cwd), a Bash call whose
                command holds ``$ANTHROPIC_API_KEY``, its result, a text, a success result
-``multiturn``  per stdin message: an assistant text ``turn N: <message>`` and a result
+``multiturn``  per stdin message: an assistant text ``turn N: <message>`` and a result; a
+               message ``big N`` first prints a tool result line of N megabytes
 ``hang``       init, one tool call, then starts a child in its process group and sleeps; the
                child's pid goes to ``$FAKE_CHILD_PID_FILE`` (in the cwd when unset)
 ``crash``      a line on stderr, exit status 3, no result
@@ -108,6 +109,8 @@ def main() -> int:
     if mode == "multiturn":
         for number, line in enumerate(sys.stdin, start=1):
             message = json.loads(line)["message"]["content"]
+            if message.startswith("big "):
+                tool_result("t-big", "x" * int(float(message.split()[1]) * 1024 * 1024))
             assistant({"type": "text", "text": f"turn {number}: {message}"})
             result(f"turn {number}", index=number - 1)
         return 0

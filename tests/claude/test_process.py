@@ -3,6 +3,7 @@
 import asyncio
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,19 @@ def test_follow_up_turns_are_sent_after_each_result(fake_claude, tmp_path):
     assert "turn 2: second question" in output.stdout
     assert "turn 3: third question" in output.stdout
     assert output.stdout.count('"type": "result"') == 3
+
+
+def test_a_line_larger_than_any_buffer_is_kept_whole_and_the_next_turn_still_goes(
+    fake_claude, tmp_path
+):
+    turns = ("big 3.5", "after the big one")
+    invocation_ = invocation(fake_claude, tmp_path, turns[0], turns=turns)
+    output = asyncio.run(run_conversation(replace(invocation_, timeout_s=30)))
+    assert not output.timed_out
+    assert output.exit_code == 0
+    assert "turn 2: after the big one" in output.stdout
+    big = next(line for line in output.stdout.splitlines() if "t-big" in line)
+    assert big.count("x") == int(3.5 * 1024 * 1024)
 
 
 def test_timeout_kills_the_process_group_and_keeps_the_output(fake_claude, tmp_path):

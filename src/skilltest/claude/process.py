@@ -19,8 +19,8 @@ from pathlib import Path
 KILL_GRACE_S = 2.0
 """Seconds between SIGTERM and SIGKILL when a run is stopped."""
 
-STREAM_LIMIT = 64 * 1024 * 1024
-"""Longest stdout line read (a tool result can be large)."""
+CHUNK = 1024 * 1024
+"""Bytes read from the CLI's stdout at a time."""
 
 
 @dataclass(frozen=True)
@@ -114,12 +114,11 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
-            limit=STREAM_LIMIT,
         )
     except OSError as exc:
         return ProcessOutput("", "", None, False, time.monotonic() - started, str(exc))
 
-    stdout_lines: list[bytes] = []
+    stdout_chunks: list[bytes] = []
     stderr_chunks: list[bytes] = []
     pending = list(invocation.follow_ups)
 
@@ -134,20 +133,23 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
             process.stdin.close()
 
     async def read_stdout() -> None:
+        # Chunks, not readline(): a line longer than any buffer limit (a huge tool result) is
+        # kept whole, and the end of each turn is still seen.
         assert process.stdout is not None
-        while True:
-            try:
-                line = await process.stdout.readline()
-            except ValueError:  # a line beyond STREAM_LIMIT: keep what fits
-                line = await process.stdout.read(STREAM_LIMIT)
-            if not line:
-                break
-            stdout_lines.append(line)
-            if uses_stdin and _is_turn_result(line):
-                if pending:
-                    await send(pending.pop(0))
-                else:
-                    close_stdin()
+        pending_line = bytearray()
+        while chunk := await process.stdout.read(CHUNK):
+            stdout_chunks.append(chunk)
+            searched = len(pending_line)  # no newline before this point
+            pending_line += chunk
+            while (end := pending_line.find(b"\n", searched)) >= 0:
+                line = bytes(pending_line[: end + 1])
+                del pending_line[: end + 1]
+                searched = 0
+                if uses_stdin and _is_turn_result(line):
+                    if pending:
+                        await send(pending.pop(0))
+                    else:
+                        close_stdin()
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -178,7 +180,7 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
     finally:
         close_stdin()
     return ProcessOutput(
-        stdout=b"".join(stdout_lines).decode("utf-8", errors="replace"),
+        stdout=b"".join(stdout_chunks).decode("utf-8", errors="replace"),
         stderr=b"".join(stderr_chunks).decode("utf-8", errors="replace"),
         exit_code=None if timed_out else process.returncode,
         timed_out=timed_out,
