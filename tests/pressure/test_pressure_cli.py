@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
+from skilltest.errors import InputError
+from skilltest.report.files import read_results
 
 from ..conftest import REPO_ROOT
 
@@ -59,11 +61,13 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     assert re.search(r"lgtm/percentiles-for-latency\s+not-red\s", out)
     assert "warning: 1 scenario(s) not RED" in out
 
-    document = json.loads(results.read_text())
+    document = read_results(results, "pressure")
     assert document["schema_version"] == 1
     assert document["layer"] == "pressure"
     assert document["backend"] == "emulator"
-    assert document["complete"] is True
+    assert (document["complete"], document["interrupted"]) == (True, False)
+    with pytest.raises(InputError, match="not a scenarios results file"):
+        read_results(results, "scenarios")
     verdicts = {s["id"]: s["verdict"] for s in document["scenarios"]}
     assert verdicts["percentiles-for-latency"] == "not-red"
     assert verdicts["index-concurrently"] == "steers"
@@ -198,7 +202,7 @@ def test_interrupt_keeps_finished_scenarios(tmp_path):
     assert process.returncode == 130
     assert "interrupted;" in err and "finished scenario(s) kept" in err
     document = json.loads(results.read_text())
-    assert document["complete"] is False
+    assert (document["complete"], document["interrupted"]) == (False, True)
     assert 1 <= len(document["scenarios"]) < 6
 
 

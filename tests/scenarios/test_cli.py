@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
-from skilltest.scenarios.report import load_results
+from skilltest.report.files import read_results
 
 SUITE = """\
 skill: demo
@@ -63,7 +63,7 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
     assert "2 scenarios: 2 neutral; 1 passed" in out
     assert "required_tools 0/1 (missing 'Read')" in out
 
-    results = load_results(project / "results.json")
+    results = read_results(project / "results.json", "scenarios")
     assert (results["layer"], results["claude_version"], results["complete"]) == (
         "scenarios",
         "2.1.328",
@@ -207,14 +207,14 @@ def test_ctrl_c_keeps_finished_scenarios_and_marks_the_file_incomplete(project, 
     deadline = time.monotonic() + 30
     # The file exists from the start (an empty, incomplete document); wait for a scenario.
     while time.monotonic() < deadline:
-        if results.exists() and load_results(results)["scenarios"]:
+        if results.exists() and read_results(results, "scenarios")["scenarios"]:
             break
         time.sleep(0.1)
     time.sleep(0.5)  # the slow scenario's CLI is running now
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
-    data = load_results(results)
+    data = read_results(results, "scenarios")
     assert (data["complete"], data["interrupted"]) == (False, True)
     assert [s["id"] for s in data["scenarios"]] == ["quick"]
     assert "interrupted; 1 of 2 scenario(s) finished" in err

@@ -14,9 +14,9 @@ import pytest
 
 from skilltest.claude.binary import find_claude
 from skilltest.cli import main
+from skilltest.report.files import read_results
 from skilltest.scenarios.endpoints import EmulatorEndpoint
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.report import load_results
 from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest
 from skilltest.scenarios.suite import load_scenario_suite
 
@@ -153,7 +153,7 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     assert "offline model emulator" in captured.err
     assert "scripted stand-in" in captured.err
     assert code == 0, captured.out
-    results = load_results(tmp_path / "results.json")
+    results = read_results(tmp_path / "results.json", "scenarios")
     assert (results["backend"], results["claude_version"], results["complete"]) == (
         "emulator",
         "2.1.328",
@@ -275,7 +275,7 @@ def test_faults_become_unscored_runs_and_the_suite_goes_on(claude_bin, tmp_path,
     )
     out = capsys.readouterr().out
     assert code == 1
-    by_id = {s["id"]: s for s in load_results(tmp_path / "results.json")["scenarios"]}
+    by_id = {s["id"]: s for s in read_results(tmp_path / "results.json", "scenarios")["scenarios"]}
     assert (by_id["fine"]["verdict"], by_id["fine"]["passed"]) == ("skill-only", True)
 
     api_error = by_id["api-error"]["runs"][0]

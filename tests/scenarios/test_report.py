@@ -6,13 +6,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from skilltest.errors import InputError
-from skilltest.report.files import write_json_atomic
+from skilltest.report.files import read_results, write_json_atomic
 from skilltest.report.junit import render_junit
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.report import (
     RunContext,
     junit_cases,
-    load_results,
     render_table,
     results_document,
 )
@@ -66,7 +65,7 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     document = results_document(verdicts, CONTEXT, complete=True)
     path = tmp_path / "results.json"
     write_json_atomic(path, document)
-    data = load_results(path)
+    data = read_results(path, "scenarios")
     assert data == json.loads(json.dumps(document))
     assert (data["schema_version"], data["layer"], data["claude_version"]) == (
         1,
@@ -123,10 +122,10 @@ def test_results_from_another_layer_or_version_are_refused(tmp_path):
     path = tmp_path / "r.json"
     path.write_text('{"schema_version": 1, "layer": "pressure"}')
     with pytest.raises(InputError, match="not a scenarios results file"):
-        load_results(path)
+        read_results(path, "scenarios")
     path.write_text('{"schema_version": 99, "layer": "scenarios"}')
     with pytest.raises(InputError, match="schema_version 99 is not 1"):
-        load_results(path)
+        read_results(path, "scenarios")
 
 
 def test_junit_fails_failing_scenarios_and_errors_errored_ones(verdicts):

@@ -110,6 +110,8 @@ scenarios:
 
 
 def test_everything_users_need_beyond_the_public_format(workspace):
+    (workspace / "scripts").mkdir()
+    (workspace / "scripts" / "demo.yaml").write_text("schema_version: 1\n")
     text = """\
 skill: demo
 model_script: ../scripts/demo.yaml

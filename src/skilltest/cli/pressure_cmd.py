@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     results_path: Path | None = args.results
     suite_names = [str(p) for p in paths]
 
-    def save(complete: bool) -> None:
+    def save(complete: bool, interrupted: bool = False) -> None:
         results = _in_suite_order(suites, state.results)
         if results_path is not None:
             write_json_atomic(
@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
                     model=model,
                     skill_only=args.skill_only,
                     complete=complete,
+                    interrupted=interrupted,
                     suites=suite_names,
                 ),
             )
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(run_all())
     except KeyboardInterrupt:
         progress.close()
-        save(False)
+        save(False, interrupted=True)
         print(
             f"skilltest: interrupted; {len(state.results)} finished scenario(s) kept"
             + (f" in {results_path}" if results_path else ""),

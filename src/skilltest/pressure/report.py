@@ -215,6 +215,7 @@ def results_document(
     skill_only: bool,
     complete: bool,
     suites: Sequence[str],
+    interrupted: bool = False,
 ) -> dict[str, Any]:
     """The whole ``--results`` file."""
     from skilltest import __version__
@@ -227,6 +228,7 @@ def results_document(
         "model": model,
         "skill_only": skill_only,
         "complete": complete,
+        "interrupted": interrupted,
         "suites": list(suites),
         "scenarios": [scenario_dict(r) for r in results],
     }

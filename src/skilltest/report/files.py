@@ -47,3 +47,25 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_results(path: Path, layer: str) -> dict[str, Any]:
+    """Reads a results file back (``--results``), checking its layer and schema version.
+
+    Raises:
+        InputError: not JSON, another layer's file, or a schema version this code cannot read.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read results: {exc}", location=str(path)) from exc
+    if not isinstance(data, dict) or data.get("layer") != layer:
+        raise InputError(f"not a {layer} results file (no `layer: {layer}`)", location=str(path))
+    if data.get("schema_version") != RESULTS_SCHEMA_VERSION:
+        raise InputError(
+            f"results schema_version {data.get('schema_version')!r} is not "
+            f"{RESULTS_SCHEMA_VERSION}",
+            location=str(path),
+            fix="rerun the suite with this version of skilltest",
+        )
+    return data

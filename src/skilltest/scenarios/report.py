@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
-from skilltest.errors import InputError
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
@@ -216,28 +213,6 @@ def results_document(
         },
         "scenarios": [scenario_dict(r) for r in results],
     }
-
-
-def load_results(path: Path) -> dict[str, Any]:
-    """Reads a scenarios results file back.
-
-    Raises:
-        InputError: not JSON, another layer's file, or a schema version this code cannot read.
-    """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read results: {exc}", location=str(path)) from exc
-    if not isinstance(data, dict) or data.get("layer") != LAYER:
-        raise InputError("not a scenarios results file (no `layer: scenarios`)", location=str(path))
-    if data.get("schema_version") != RESULTS_SCHEMA_VERSION:
-        raise InputError(
-            f"results schema_version {data.get('schema_version')!r} is not "
-            f"{RESULTS_SCHEMA_VERSION}",
-            location=str(path),
-            fix="rerun the suite with this version of skilltest",
-        )
-    return data
 
 
 def junit_cases(results: Sequence[ScenarioVerdict]) -> list[JUnitCase]:
