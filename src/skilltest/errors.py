@@ -11,11 +11,11 @@
     ├── ConfigurationError          the environment cannot run what was asked; exit 2
     │   ├── CredentialsError        a live backend without credentials
     │   └── ClaudeNotFoundError     no usable ``claude`` binary
-    ├── RunError                    one run failed to execute; it becomes an unscored run
-    │   ├── BackendError            the model API failed after its retries
-    │   └── CliRunError             the claude process crashed, timed out or printed no result
-    └── ReplayMiss                  a replayed request has no recording
+    └── RunError                    a runner could not execute one run (raised by a runner
+                                    instead of returning a transcript); the run is unscored
 
+Runners report a failed run (an API error after retries, a crashed or timed-out CLI) as a
+transcript with ``error`` set, not as an exception, so one bad run never stops a suite.
 Third-party exceptions are translated where they cross into skilltest (``raise X(...) from exc``).
 Every message names the file, the place in it and the fix, so the CLI can print it without a
 traceback.
@@ -74,15 +74,3 @@ class ClaudeNotFoundError(ConfigurationError):
 
 class RunError(SkilltestError):
     """One run failed to execute; reported as an unscored run, never as a score."""
-
-
-class BackendError(RunError):
-    """The model API failed after its retries."""
-
-
-class CliRunError(RunError):
-    """The claude process crashed, timed out or printed no result."""
-
-
-class ReplayMiss(SkilltestError):
-    """A request to a replayed backend that matches no recording."""

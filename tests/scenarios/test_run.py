@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.errors import CliRunError
+from skilltest.errors import RunError
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.run import run_suites
 from skilltest.scenarios.runner import RunOutcome, RunRequest
@@ -67,7 +67,7 @@ def answer(request: RunRequest) -> RunOutcome:
     if request.scenario.id == "b" and request.arm == Arm.WITHOUT_SKILL:
         return RunOutcome(Transcript(source="test", error="model API error: overloaded"))
     if request.scenario.id == "d" and request.rep == 1:
-        raise CliRunError("could not create the sandbox")
+        raise RunError("could not create the sandbox")
     if request.arm == Arm.WITH_SKILL:
         return RunOutcome(calls("Skill", "Bash", "Read"))
     return RunOutcome(calls("Bash"))
