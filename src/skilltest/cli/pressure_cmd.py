@@ -28,7 +28,12 @@ from skilltest.pressure.verdict import NOT_RED, ScenarioResult
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
-from skilltest.runners.backends import BACKENDS, TurnRunnerPool, choose_backend
+from skilltest.runners.backends import (
+    BACKENDS,
+    PRESSURE_EMULATOR_NOTICE,
+    TurnRunnerPool,
+    choose_backend,
+)
 from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
@@ -86,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     check_unique_scenarios(
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    backend = choose_backend(args.backend)
+    backend = choose_backend(
+        args.backend, live="anthropic", emulator_notice=PRESSURE_EMULATOR_NOTICE
+    )
     model = args.model or DEFAULT_MODEL
     if backend.notice:
         print(backend.notice, file=sys.stderr)

@@ -17,11 +17,12 @@ from skilltest.cli.options import (
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
+from skilltest.runners.backends import choose_backend
 from skilltest.scenarios.endpoints import (
     BACKENDS,
+    EMULATOR_NOTICE,
     EmulatorEndpoint,
     LiveEndpoint,
-    choose_backend,
 )
 from skilltest.scenarios.report import (
     RunContext,
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     check_unique_scenarios(
         [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    backend = choose_backend(args.backend)
+    backend = choose_backend(args.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
     endpoint = _endpoint(backend.name, args, suites)
     binary = find_claude(args.claude)
     if backend.notice:

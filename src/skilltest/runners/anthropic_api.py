@@ -16,16 +16,6 @@ DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
 
 
-def live_credentials(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The Anthropic credentials in the environment (API key or auth token), possibly none."""
-    env = os.environ if environ is None else environ
-    found = {}
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
-        if env.get(name):
-            found[name] = env[name]
-    return found
-
-
 class AnthropicRunner:
     """Sends each request with the SDK's retries for 429, 529 and 5xx.
 
@@ -51,10 +41,8 @@ class AnthropicRunner:
         """
         self.backend = backend
         self.name_runs = name_runs
-        if api_key is None and auth_token is None:
-            credentials = live_credentials()
-            api_key = credentials.get("ANTHROPIC_API_KEY")
-            auth_token = credentials.get("ANTHROPIC_AUTH_TOKEN")
+        api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        auth_token = auth_token or os.environ.get("ANTHROPIC_AUTH_TOKEN")
         if api_key is None and auth_token is None:
             raise CredentialsError(
                 "the anthropic backend needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"

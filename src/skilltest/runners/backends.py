@@ -9,11 +9,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from skilltest.claude.isolation import CREDENTIAL_VARIABLES
 from skilltest.errors import CredentialsError, InputError
 from skilltest.runners.base import TurnRunner
 
@@ -22,8 +23,20 @@ if TYPE_CHECKING:  # the emulator is imported only when the emulator backend is 
 
 BACKENDS = ("anthropic", "claude", "emulator")
 
-LIVE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+CREDENTIALS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "claude": CREDENTIAL_VARIABLES,
+}
+"""The variables that let each live backend reach the API (any one of them is enough)."""
+
+_MISSING = {
+    "anthropic": "--backend anthropic needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
+    "  fix: export ANTHROPIC_API_KEY=..., or use --backend emulator to run offline",
+    "claude": "--backend claude needs ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or "
+    "CLAUDE_CODE_OAUTH_TOKEN (each run gets a fresh home, so a login stored in ~/.claude is "
+    "not used)\n  fix: export ANTHROPIC_API_KEY=... (or CLAUDE_CODE_OAUTH_TOKEN from "
+    "`claude setup-token`), or use --backend emulator to run offline",
+}
 
 
 @dataclass(frozen=True)
@@ -31,40 +44,46 @@ class BackendChoice:
     """The backend a run uses and what to tell the user about it."""
 
     name: str
-    """One of :data:`BACKENDS`."""
+    """The backend's name, e.g. ``anthropic``, ``claude`` or ``emulator``."""
     notice: str | None = None
     """A line for stderr, e.g. that the model is a scripted stand-in."""
 
 
-def choose_backend(requested: str | None, environ: dict[str, str] | None = None) -> BackendChoice:
-    """The backend to use: the one asked for, else live with credentials, else the emulator.
+def choose_backend(
+    requested: str | None,
+    *,
+    live: str,
+    emulator_notice: str,
+    environ: Mapping[str, str] | None = None,
+) -> BackendChoice:
+    """The backend asked for; else ``live`` when its credentials are set; else the emulator.
+
+    Args:
+        requested: ``--backend``, or ``None``.
+        live: The layer's live backend (``anthropic`` for pressure, ``claude`` for scenarios).
+        emulator_notice: What to tell the user when the emulator answers.
+        environ: The environment (``os.environ`` by default).
 
     Raises:
-        CredentialsError: a live backend was asked for without credentials.
+        CredentialsError: a live backend was asked for without its credentials.
     """
-    env = dict(os.environ) if environ is None else environ
-    live = any(env.get(name) for name in LIVE_CREDENTIALS)
-    if requested == "anthropic" and not live:
-        raise CredentialsError(
-            "--backend anthropic needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
-            "  fix: export ANTHROPIC_API_KEY=..., or use --backend emulator to run offline"
-        )
-    if requested == "claude" and not any(env.get(name) for name in CLAUDE_CREDENTIALS):
-        raise CredentialsError(
-            "--backend claude needs ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (each run gets a "
-            "fresh home, so a login stored in ~/.claude is not used)\n"
-            "  fix: export ANTHROPIC_API_KEY=... or CLAUDE_CODE_OAUTH_TOKEN=... "
-            "(`claude setup-token` prints one)"
-        )
-    if requested is not None:
-        return BackendChoice(requested)
-    if live:
-        return BackendChoice("anthropic", "skilltest: live run on the Anthropic API")
-    return BackendChoice(
-        "emulator",
-        "skilltest: no ANTHROPIC_API_KEY set, so answers come from the offline emulator: "
-        "a scripted stand-in, not a real model. Set ANTHROPIC_API_KEY to test against Claude.",
-    )
+    env = os.environ if environ is None else environ
+
+    def has_credentials(backend: str) -> bool:
+        return any(env.get(name) for name in CREDENTIALS[backend])
+
+    if requested in CREDENTIALS and not has_credentials(requested):
+        raise CredentialsError(_MISSING[requested])
+    if requested == "emulator" or (requested is None and not has_credentials(live)):
+        return BackendChoice("emulator", emulator_notice)
+    return BackendChoice(requested or live)
+
+
+PRESSURE_EMULATOR_NOTICE = (
+    "skilltest: answers come from the offline emulator: a scripted stand-in, not a real model "
+    "(no ANTHROPIC_API_KEY set, or --backend emulator). Set ANTHROPIC_API_KEY to test against "
+    "Claude."
+)
 
 
 class _HasScript(Protocol):

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltest.claude.isolation import CREDENTIAL_VARIABLES, live_credentials
-from skilltest.errors import CredentialsError, InputError
+from skilltest.claude.isolation import live_credentials
+from skilltest.errors import InputError
 from skilltest.scenarios.runner import EndpointSession, RunRequest
 
 if TYPE_CHECKING:
@@ -38,41 +36,6 @@ EMULATOR_NOTICE = (
     "answering from each suite's model script, not Claude. Set a credential (or pass "
     "--backend claude) to test against the real model."
 )
-
-
-@dataclass(frozen=True)
-class BackendChoice:
-    """The backend a suite run uses and what to tell the user about it."""
-
-    name: str
-    """``claude`` or ``emulator``."""
-    notice: str | None = None
-    """A line for stderr (the emulator is a scripted stand-in)."""
-
-
-def choose_backend(
-    requested: str | None, environ: Mapping[str, str] | None = None
-) -> BackendChoice:
-    """The backend asked for, else ``claude`` when credentials are set, else ``emulator``.
-
-    Raises:
-        CredentialsError: ``--backend claude`` without credentials.
-    """
-    env = os.environ if environ is None else environ
-    has_credentials = any(env.get(name) for name in CREDENTIAL_VARIABLES)
-    if requested == "claude" and not has_credentials:
-        raise CredentialsError(
-            "--backend claude needs ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or "
-            "CLAUDE_CODE_OAUTH_TOKEN (each run gets a fresh home, so a login stored in "
-            "~/.claude is not used)\n"
-            "  fix: export ANTHROPIC_API_KEY=... (or CLAUDE_CODE_OAUTH_TOKEN from "
-            "`claude setup-token`), or use --backend emulator to run offline"
-        )
-    if requested == "emulator":
-        return BackendChoice("emulator", EMULATOR_NOTICE)
-    if requested == "claude" or has_credentials:
-        return BackendChoice("claude")
-    return BackendChoice("emulator", EMULATOR_NOTICE)
 
 
 class LiveEndpoint:
