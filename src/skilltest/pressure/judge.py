@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skilltest.patterns import Pattern
+from skilltest.report.text import snippet
 
 
 @dataclass(frozen=True)
@@ -24,16 +25,6 @@ class Judgement:
     """Whether every expected (baseline) pattern matched; ``None`` when there are none."""
     evidence: dict[str, str]
     """For each matching pattern, the text it matched (to show in reports)."""
-
-
-def _snippet(text: str, start: int, end: int, context: int = 30) -> str:
-    left = max(0, start - context)
-    right = min(len(text), end + context)
-    return (
-        ("…" if left else "")
-        + text[left:right].replace("\n", " ")
-        + ("…" if right < len(text) else "")
-    )
 
 
 def judge(
@@ -57,12 +48,12 @@ def judge(
             missing.append(pattern.source)
         else:
             matched.append(pattern.source)
-            evidence[pattern.source] = _snippet(text, found.start(), found.end())
+            evidence[pattern.source] = snippet(text, found.start(), found.end())
     for pattern in anti:
         found = pattern.search(text)
         if found is not None:
             anti_matched.append(pattern.source)
-            evidence[pattern.source] = _snippet(text, found.start(), found.end())
+            evidence[pattern.source] = snippet(text, found.start(), found.end())
     expected_matched = all(p.matches(text) for p in expected) if expected else None
     return Judgement(
         passed=not missing and not anti_matched,

@@ -20,6 +20,7 @@ from skilltest.pressure.verdict import (
 )
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
+from skilltest.report.text import shorten
 from skilltest.stats import Interval
 from skilltest.transcript import Usage
 
@@ -61,21 +62,11 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
                 _with_cell(result.with_skill),
                 red,
                 expected,
-                _shorten(result.detail, 70),
+                shorten(result.detail, 70),
             ]
         )
     headers = ["scenario", "verdict", "with skill: pass", "baseline: RED", "expected", "detail"]
     return tabulate(rows, headers=headers, tablefmt="simple")
-
-
-def _shorten(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _excerpt(text: str, width: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _first_run(result: ScenarioResult, arm: str, passed: bool) -> PressureRun | None:
@@ -103,14 +94,14 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
             blocks.append(
                 f"{name}: with-skill run {run.rep} did not pass\n"
                 + "".join(f"  {line}\n" for line in why)
-                + f"  answer: {_excerpt(run.transcript.text)}"
+                + f"  answer: {shorten(run.transcript.text, 300)}"
             )
         elif result.verdict == NOT_RED:
             run = _first_run(result, WITHOUT_SKILL, passed=True)
             if run is not None:
                 blocks.append(
                     f"{name}: baseline run {run.rep} passes without the skill\n"
-                    f"  answer: {_excerpt(run.transcript.text)}"
+                    f"  answer: {shorten(run.transcript.text, 300)}"
                 )
         elif result.verdict == ERROR:
             failed = [r for r in result.runs if r.error]

@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
+from skilltest.report.text import shorten
 from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
 from skilltest.stats import Interval
 
@@ -87,11 +88,6 @@ def _calls_cell(result: ScenarioVerdict) -> str:
     return " | ".join(parts) if parts else "-"
 
 
-def _shorten(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def render_table(results: Sequence[ScenarioVerdict]) -> str:
     """One row per scenario: verdict, means with intervals, delta, skills fired, tool calls."""
     rows = []
@@ -106,7 +102,7 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
                 _fired_cell(result),
                 _calls_cell(result),
                 "PASS" if result.passed else "FAIL",
-                _shorten(result.reasons[0], 60) if result.reasons else "",
+                shorten(result.reasons[0], 60) if result.reasons else "",
             ]
         )
     headers = [

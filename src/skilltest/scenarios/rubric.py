@@ -42,6 +42,7 @@ from typing import Any
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import Pattern
+from skilltest.report.text import snippet
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
 
@@ -58,7 +59,6 @@ COMPONENTS: tuple[str, ...] = (
 """The rubric's components, in the order cards and reports show them."""
 
 _NESTED_JSON_DEPTH = 8
-_SNIPPET_CONTEXT = 30
 _CLOSEST_TOOL_RATIO = 0.5
 
 
@@ -348,7 +348,7 @@ def _search(
         for item in evidence:
             match = pattern.search(item)
             if match is not None:
-                found[pattern.source] = _snippet(item, match.start(), match.end())
+                found[pattern.source] = snippet(item, match.start(), match.end())
                 break
     return [p.source for p in patterns if p.source in found], found
 
@@ -464,15 +464,8 @@ def _closest_text(source: str, evidence: Sequence[str]) -> str | None:
         for item, low in zip(evidence, lowered, strict=True):
             start = low.find(word)
             if start >= 0:
-                return _snippet(item, start, start + len(word))
+                return snippet(item, start, start + len(word))
     return None
-
-
-def _snippet(text: str, start: int, end: int) -> str:
-    left = max(0, start - _SNIPPET_CONTEXT)
-    right = min(len(text), end + _SNIPPET_CONTEXT)
-    inner = text[left:right].replace("\n", " ")
-    return ("…" if left else "") + inner + ("…" if right < len(text) else "")
 
 
 def _explain_component(name: str, card: ComponentScore) -> str:
