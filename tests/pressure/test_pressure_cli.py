@@ -285,3 +285,27 @@ def test_emulator_answers_do_not_depend_on_concurrency(tmp_path):
         "count_over_time three",
     ]
     assert len({serial[("without_skill", rep)] for rep in range(1, 7)}) > 1
+
+
+def test_a_hanging_api_becomes_error_runs_within_the_timeout(tmp_path, capsys):
+    suite = workspace(tmp_path, with_text="count_over_time", faults="faults: {hang: true}")
+    results = tmp_path / "r.json"
+    started = time.monotonic()
+    code = main(
+        [
+            "pressure",
+            str(suite),
+            "--timeout",
+            "0.5",
+            "--max-retries",
+            "0",
+            "-k",
+            "1",
+            "--results",
+            str(results),
+        ]
+    )
+    assert time.monotonic() - started < 30
+    assert code == 1
+    runs = json.loads(results.read_text())["scenarios"][0]["runs"]
+    assert [r["error"] for r in runs] == ["API request timed out (after 0 retries)"] * 2

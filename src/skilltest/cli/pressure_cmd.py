@@ -10,6 +10,8 @@ from pathlib import Path
 from skilltest.cli.options import (
     add_common_run_options,
     check_unique_scenarios,
+    non_negative_int,
+    positive_float,
     positive_int,
     select_scenarios,
     unit_interval,
@@ -65,6 +67,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-tokens", type=positive_int, help="longest answer (default 1024)")
     parser.add_argument("--temperature", type=unit_interval, help="sampling temperature")
     parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        metavar="S",
+        help="seconds one request may take (default 120; with --backend claude: one run, 300)",
+    )
+    parser.add_argument(
+        "--max-retries",
+        type=non_negative_int,
+        metavar="N",
+        help="retries of a request that failed with 429, 529, 5xx or a time-out (default 4)",
+    )
+    parser.add_argument(
         "--strict", action="store_true", help="fail on not-red scenarios too (they measure nothing)"
     )
     parser.set_defaults(handler=run)
@@ -119,7 +133,13 @@ def run(args: argparse.Namespace) -> int:
         if args.junit is not None:
             write_junit(args.junit, "skilltest pressure", junit_cases(results, strict=args.strict))
 
-    pool = TurnRunnerPool(backend, script=args.script, claude=args.claude)
+    pool = TurnRunnerPool(
+        backend,
+        script=args.script,
+        claude=args.claude,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+    )
     pool.check(suites)
     save(False)  # an unwritable --results or --junit fails now, before any model call
     progress = Progress(total_runs(suites, args.skill_only), "pressure")

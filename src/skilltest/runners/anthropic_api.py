@@ -14,6 +14,8 @@ from skilltest.transcript import Transcript, Usage
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
+RETRIED_STATUSES = frozenset({408, 409, 429})
+"""Statuses the SDK retries, besides every 5xx (529 included)."""
 
 
 class AnthropicRunner:
@@ -78,7 +80,9 @@ class AnthropicRunner:
         try:
             message = await self._client.messages.create(**kwargs)
         except anthropic.APIStatusError as exc:
-            return self._failed(started, f"API error {exc.status_code}: {_message(exc)}")
+            retried = exc.status_code in RETRIED_STATUSES or exc.status_code >= 500
+            after = f" (after {self.max_retries} retries)" if retried else ""
+            return self._failed(started, f"API error {exc.status_code}: {_message(exc)}{after}")
         except anthropic.APITimeoutError:
             return self._failed(
                 started, f"API request timed out (after {self.max_retries} retries)"

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skilltest.claude.isolation import CREDENTIAL_VARIABLES
 from skilltest.errors import CredentialsError, InputError
@@ -98,11 +98,30 @@ class TurnRunnerPool:
     """Opens one runner per backend (one per model script for the emulator) and closes them."""
 
     def __init__(
-        self, backend: BackendChoice, *, script: Path | None = None, claude: Path | None = None
+        self,
+        backend: BackendChoice,
+        *,
+        script: Path | None = None,
+        claude: Path | None = None,
+        timeout_s: float | None = None,
+        max_retries: int | None = None,
     ) -> None:
+        """
+        Args:
+            backend: The chosen backend.
+            script: ``--script``: one model script for every suite (emulator).
+            claude: ``--claude``: the binary (claude backend).
+            timeout_s: Time limit of one request (SDK) or one run (claude); default per runner.
+            max_retries: Retries of a failed request (SDK backends); default per runner.
+        """
         self.backend = backend
         self.script = script
         self.claude = claude
+        self.limits: dict[str, Any] = {}
+        if timeout_s is not None:
+            self.limits["timeout_s"] = timeout_s
+        if max_retries is not None:
+            self.limits["max_retries"] = max_retries
         self._runners: dict[object, TurnRunner] = {}
         self._servers: list[EmulatorServer] = []
         self._scripts: dict[Path, ModelScript] = {}
@@ -152,11 +171,14 @@ class TurnRunnerPool:
         from skilltest.runners.anthropic_api import AnthropicRunner
 
         if self.backend.name == "anthropic":
-            return AnthropicRunner()
+            return AnthropicRunner(**self.limits)
         if self.backend.name == "claude":
             from skilltest.runners.claude_turn import ClaudeTurnRunner
 
-            return ClaudeTurnRunner(claude=self.claude)
+            timeout = self.limits.get("timeout_s")
+            return ClaudeTurnRunner(
+                claude=self.claude, **({"timeout_s": timeout} if timeout else {})
+            )
         from skilltest.emulator import EmulatorServer, ModelScript
         from skilltest.emulator.per_run import PerRunModel
 
@@ -166,7 +188,11 @@ class TurnRunnerPool:
         server.start()
         self._servers.append(server)
         return AnthropicRunner(
-            backend="emulator", api_key="sk-emulator", base_url=server.base_url, name_runs=True
+            backend="emulator",
+            api_key="sk-emulator",
+            base_url=server.base_url,
+            name_runs=True,
+            **self.limits,
         )
 
     async def aclose(self) -> None:

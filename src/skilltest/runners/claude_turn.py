@@ -38,13 +38,13 @@ class ClaudeTurnRunner:
         self,
         *,
         claude: Path | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
+        timeout_s: float | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
         self.binary: ClaudeBinary = find_claude(claude)
         if self.binary.warning:
             print(f"skilltest: warning: {self.binary.warning}", file=sys.stderr)
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.extra_env = env or {}
 
     @staticmethod
