@@ -71,7 +71,8 @@ class AnthropicRunner:
                 {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
             ]
         if request.temperature is not None:
-            kwargs["temperature"] = request.temperature
+            # Newer SDKs no longer take ``temperature`` as an argument; the API still reads it.
+            kwargs["extra_body"] = {"temperature": request.temperature}
         if self.name_runs and request.run is not None:
             from skilltest.emulator.per_run import run_metadata
 
