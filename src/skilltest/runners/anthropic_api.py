@@ -14,6 +14,8 @@ from skilltest.transcript import Transcript, Usage
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
+SAMPLING_API_VERSION = "2023-06-01"
+"""The API version that still accepts ``temperature``; used only when one is set."""
 RETRIED_STATUSES = frozenset({408, 409, 429})
 """Statuses the SDK retries, besides every 5xx (529 included)."""
 
@@ -71,8 +73,10 @@ class AnthropicRunner:
                 {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
             ]
         if request.temperature is not None:
-            # Newer SDKs no longer take ``temperature`` as an argument; the API still reads it.
+            # API version 2026-10-21 (what the SDK sends by default) refuses sampling parameters,
+            # and the SDK no longer takes them; the 2023-06-01 version still reads them.
             kwargs["extra_body"] = {"temperature": request.temperature}
+            kwargs["extra_headers"] = {"anthropic-version": SAMPLING_API_VERSION}
         if self.name_runs and request.run is not None:
             from skilltest.emulator.per_run import run_metadata
 
