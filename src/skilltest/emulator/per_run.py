@@ -15,6 +15,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from skilltest.emulator.prompt_cache import PromptCache
 from skilltest.emulator.script import ModelScript
 from skilltest.emulator.scripted_model import Answer, ScriptedModel
 
@@ -40,7 +41,8 @@ class PerRunModel:
 
     def __init__(self, script: ModelScript) -> None:
         self.script = script
-        self._shared = ScriptedModel(script)
+        self._cache = PromptCache()  # like the real one, shared across runs
+        self._shared = ScriptedModel(script, cache=self._cache)
         self._models: dict[str, ScriptedModel] = {}
         self._lock = threading.Lock()
 
@@ -54,5 +56,7 @@ class PerRunModel:
             model = self._models.get(key)
             if model is None:
                 seeded = dataclasses.replace(self.script, seed=self.script.seed + rep)
-                model = self._models[key] = ScriptedModel(seeded, cycle_start=rep)
+                model = self._models[key] = ScriptedModel(
+                    seeded, cycle_start=rep, cache=self._cache
+                )
         return model.answer(body)

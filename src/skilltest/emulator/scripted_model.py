@@ -8,6 +8,7 @@ the same ``answer`` method (a replayed recording, for instance) can stand behind
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from skilltest.emulator.faults import NO_FAULT, FaultDecision, FaultGate, combine
+from skilltest.emulator.prompt_cache import PromptCache
 from skilltest.emulator.request_view import RequestView
 from skilltest.emulator.script import ModelScript, Reply, Rule
 from skilltest.emulator.side_requests import DEFAULT_ANSWERS, SideRequestKind
@@ -52,14 +54,18 @@ class Responder(Protocol):
 class ScriptedModel:
     """Answers requests the way a :class:`ModelScript` says."""
 
-    def __init__(self, script: ModelScript, *, cycle_start: int = 0) -> None:
+    def __init__(
+        self, script: ModelScript, *, cycle_start: int = 0, cache: PromptCache | None = None
+    ) -> None:
         """
         Args:
             script: The model script.
             cycle_start: Which reply a ``pick: cycle`` rule gives first (repetition r of a run
                 starts at reply r, so K repetitions walk through the replies).
+            cache: The prompt cache, shared by every model a server answers with.
         """
         self.script = script
+        self.cache = cache if cache is not None else PromptCache()
         self._cycle_start = cycle_start
         self._ids = IdSource(script.seed)
         self._lock = threading.Lock()
@@ -97,7 +103,13 @@ class ScriptedModel:
         gates = (rule_gate, self._global_gate)
         fault = combine(*gates) if any(gates) else NO_FAULT
         return Answer(
-            message=build_message(reply, model=model, ids=self._ids, request=body),
+            message=build_message(
+                reply,
+                model=model,
+                ids=self._ids,
+                request=body,
+                usage=dataclasses.asdict(self.cache.usage(body)),
+            ),
             fault=fault,
             rule_id=rule_id,
             side_request=view.side_request,

@@ -68,9 +68,18 @@ class Message:
 
 
 def build_message(
-    reply: Reply, *, model: str, ids: IdSource, request: Mapping[str, Any]
+    reply: Reply,
+    *,
+    model: str,
+    ids: IdSource,
+    request: Mapping[str, Any],
+    usage: Mapping[str, int] | None = None,
 ) -> Message:
-    """The assistant message for ``reply`` to ``request``."""
+    """The assistant message for ``reply`` to ``request``.
+
+    ``usage`` gives the input side of the usage (from the prompt cache); without it every input
+    token is counted as uncached.
+    """
     content: list[dict[str, Any]] = []
     if reply.thinking is not None:
         content.append({"type": "thinking", "thinking": reply.thinking, "signature": SIGNATURE})
@@ -91,9 +100,10 @@ def build_message(
             "stop_sequence": None,
             "usage": {
                 "input_tokens": input_tokens(request),
-                "output_tokens": output_tokens(reply),
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,
+                **(usage or {}),
+                "output_tokens": output_tokens(reply),
             },
         }
     )
