@@ -7,6 +7,7 @@ import sys
 import threading
 from typing import Any
 
+from skilltest.cli.options import tcp_port
 from skilltest.emulator import EmulatorServer, ModelScript, RecordedRequest
 from skilltest.errors import ConfigurationError
 
@@ -34,17 +35,6 @@ def register(subparsers: Any) -> None:
     )
     serve.set_defaults(handler=serve_command)
     parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def tcp_port(text: str) -> int:
-    """A TCP port number, 0 to 65535 (0: the system picks a free one)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
-    return port
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -7,55 +7,45 @@ import dataclasses
 import fnmatch
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from skilltest.errors import InputError
 
-
-def positive_int(text: str) -> int:
-    """An integer >= 1 (K, jobs, token limits)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+N = TypeVar("N", int, float)
 
 
-def non_negative_int(text: str) -> int:
-    """An integer >= 0 (retries)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+def number(
+    convert: Callable[[str], N], accept: Callable[[N], bool], description: str
+) -> Callable[[str], N]:
+    """An argparse type: ``convert`` the text, refuse values ``accept`` rejects.
+
+    The error reads ``<text> is not <description>``, e.g. ``0 is not a whole number >= 1``.
+    """
+
+    def parse(text: str) -> N:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text} is not {description}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"{text} is not {description}")
+        return value
+
+    return parse
 
 
-def positive_float(text: str) -> float:
-    """A number > 0 (seconds)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
-    return value
-
-
-def unit_interval(text: str) -> float:
-    """A number in [0, 1] (thresholds, temperatures)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value:g}")
-    return value
+positive_int = number(int, lambda v: v >= 1, "a whole number >= 1")
+"""K, jobs, token limits."""
+non_negative_int = number(int, lambda v: v >= 0, "a whole number >= 0")
+"""Retries."""
+positive_float = number(float, lambda v: math.isfinite(v) and v > 0, "a number above 0")
+"""Seconds."""
+unit_interval = number(float, lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1")
+"""Thresholds, temperatures (NaN is refused too)."""
+tcp_port = number(int, lambda v: 0 <= v <= 65535, "a port number (0 to 65535)")
+"""A TCP port; 0 lets the system choose."""
 
 
 def output_file(text: str) -> Path:
