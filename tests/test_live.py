@@ -45,3 +45,31 @@ def test_pressure_suite_runs_against_the_live_api(tmp_path, monkeypatch):
     assert all(
         run["usage"]["output_tokens"] > 0 for s in document["scenarios"] for run in s["runs"]
     )
+
+
+def test_scenario_runs_through_the_real_cli_against_the_live_api(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)
+    results = tmp_path / "results.json"
+    code = main(
+        [
+            "scenarios",
+            "tests/scenarios/lgtm.yaml",
+            "--backend",
+            "claude",
+            "-k",
+            "1",
+            "--only",
+            "investigate-error-spike",
+            "--results",
+            str(results),
+            "--output-dir",
+            str(tmp_path / "out"),
+        ]
+    )
+    document = json.loads(results.read_text())
+    assert code in (0, 1)
+    assert document["backend"] == "claude"
+    runs = document["scenarios"][0]["runs"]
+    assert all(run["error"] is None and run["score"] is not None for run in runs)
+    kept = "".join(p.read_text() for p in (tmp_path / "out").rglob("*"))
+    assert os.environ["ANTHROPIC_API_KEY"] not in kept
