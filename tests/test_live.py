@@ -71,5 +71,5 @@ def test_scenario_runs_through_the_real_cli_against_the_live_api(tmp_path, monke
     assert document["backend"] == "claude"
     runs = document["scenarios"][0]["runs"]
     assert all(run["error"] is None and run["score"] is not None for run in runs)
-    kept = "".join(p.read_text() for p in (tmp_path / "out").rglob("*"))
+    kept = "".join(p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file())
     assert os.environ["ANTHROPIC_API_KEY"] not in kept
