@@ -5,6 +5,7 @@ Errors name the file, the JSON pointer of the offending value, what was expected
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -67,6 +68,16 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"not valid here: expected {wanted}" if wanted else str(error.message)
     if error.validator in ("type", "enum", "const"):
         return f"{error.instance!r} is not valid here: {error.message}"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(
+            (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
+        )
+        hints = [
+            f"{key!r}: did you mean {close[0]!r}?"
+            for key in error.instance
+            if key not in known and (close := difflib.get_close_matches(key, known, n=1))
+        ]
+        return str(error.message) + (" (" + "; ".join(hints) + ")" if hints else "")
     return str(error.message)
 
 
