@@ -204,3 +204,9 @@ def test_non_finite_numbers_are_refused(workspace, value, shown):
     with pytest.raises(SuiteError) as caught:
         load_pressure_suite(write(workspace, text))
     assert f"demo.yaml#/threshold: {shown} is not a number" in str(caught.value)
+
+
+def test_a_suite_named_twice_runs_once(workspace):
+    path = write(workspace, GOOD)
+    found = discover_suites([workspace / "suites", path], workspace, example="x.yaml")
+    assert found == [path]

@@ -173,6 +173,11 @@ def discover_suites(paths: Sequence[Path], default_dir: Path, *, example: str) -
                 location=str(target),
                 fix=f"pass suite files ({example}) or a folder of them",
             )
+    # A file named twice (`suites/ suites/a.yaml`) runs once, where it was first named.
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    found = list(unique.values())
     if not found:
         raise SuiteError(
             "no suite files (*.yaml, *.yml) found",
