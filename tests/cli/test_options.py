@@ -18,6 +18,7 @@ REFUSED = [
     (["pressure", "--timeout", "0"], "argument --timeout: 0 is not a number above 0"),
     (["pressure", "--max-retries", "-1"], "argument --max-retries: -1 is not a whole number >= 0"),
     (["scenarios", "--min-score", "2"], "argument --min-score: 2 is not a number between 0 and 1"),
+    (["scenarios", "--min-delta", "3"], "argument --min-delta: 3 is not a number between -1 and 1"),
     (["pressure", "--backend", "gpt"], "argument --backend: invalid choice: 'gpt'"),
     (["nonsense"], "invalid choice: 'nonsense'"),
 ]

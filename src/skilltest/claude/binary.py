@@ -31,6 +31,17 @@ def _pinned_candidates() -> list[Path]:
     return [root / ".tools" / "node_modules" / ".bin" / "claude" for root in roots]
 
 
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _executable(path: Path, given_as: str) -> Path:
+    """``path`` when it is an executable file; otherwise the error naming where it was given."""
+    if not _is_executable(path):
+        raise ClaudeNotFoundError(f"{given_as}: no executable file there\n  fix: {INSTALL_HINT}")
+    return path
+
+
 def resolve_claude(explicit: Path | str | None = None) -> Path:
     """The ``claude`` binary to run.
 
@@ -38,22 +49,12 @@ def resolve_claude(explicit: Path | str | None = None) -> Path:
         ClaudeNotFoundError: the given path does not exist, or nothing was found.
     """
     if explicit:
-        path = Path(explicit)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            raise ClaudeNotFoundError(
-                f"--claude {path}: no executable file there\n  fix: {INSTALL_HINT}"
-            )
-        return path
+        return _executable(Path(explicit), f"--claude {explicit}")
     env = os.environ.get("SKILLTEST_CLAUDE")
     if env:
-        path = Path(env)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            raise ClaudeNotFoundError(
-                f"SKILLTEST_CLAUDE={env}: no executable file there\n  fix: {INSTALL_HINT}"
-            )
-        return path
+        return _executable(Path(env), f"SKILLTEST_CLAUDE={env}")
     for candidate in _pinned_candidates():
-        if candidate.is_file() and os.access(candidate, os.X_OK):
+        if _is_executable(candidate):
             return candidate
     found = shutil.which("claude")
     if found:

@@ -11,6 +11,7 @@ from skilltest.claude.binary import find_claude
 from skilltest.cli.options import (
     add_common_run_options,
     check_unique_scenarios,
+    number,
     select_scenarios,
     unit_interval,
 )
@@ -41,14 +42,8 @@ from skilltest.suite.loader import discover_suites
 DEFAULT_SUITE_DIR = Path("tests/scenarios")
 
 
-def _delta(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not -1.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between -1 and 1, got {value:g}")
-    return value
+_delta = number(float, lambda v: -1.0 <= v <= 1.0, "a number between -1 and 1")
+"""A with-minus-without delta threshold."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

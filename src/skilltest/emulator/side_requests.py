@@ -14,7 +14,7 @@ script's rules, and its ``turn`` counting, about the main agent only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 SideRequestKind = Literal[
     "quota",
@@ -27,16 +27,7 @@ SideRequestKind = Literal[
     "compact",
 ]
 
-SIDE_REQUEST_KINDS: tuple[SideRequestKind, ...] = (
-    "quota",
-    "title",
-    "name",
-    "tool_summary",
-    "progress_label",
-    "recap",
-    "suggestion",
-    "compact",
-)
+SIDE_REQUEST_KINDS: tuple[SideRequestKind, ...] = get_args(SideRequestKind)
 
 # (kind, where the CLI writes it, text it always contains). Checked in order.
 _SIGNATURES: tuple[tuple[SideRequestKind, Literal["system", "last_user"], str], ...] = (
