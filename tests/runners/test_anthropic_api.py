@@ -1,6 +1,11 @@
 """The SDK runner: what it sends and what it makes of failures (against the emulator)."""
 
 import asyncio
+import http.server
+import re
+import threading
+
+import pytest
 
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.runners.anthropic_api import AnthropicRunner
@@ -69,3 +74,90 @@ def test_a_retried_error_says_how_many_retries():
     assert transcript.error is not None
     assert transcript.error.startswith("API error 529: overloaded_error")
     assert transcript.error.endswith("(after 2 retries)")
+
+
+def test_a_reply_that_is_not_json_is_the_runs_error_with_status_and_excerpt():
+    script = {**SCRIPT, "faults": {"malformed": True}}
+    with EmulatorServer(ModelScript.from_dict(script)) as server:
+        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"))
+    assert transcript.text == ""
+    assert transcript.error is not None
+    assert re.fullmatch(
+        r"unreadable API reply \(HTTP 200\): [^;]+: line 1 column \d+ \(char \d+\); body: "
+        r"'\{\"id\": \"msg_\w+\", \"type\": \"message\", .*' … '.*'",
+        transcript.error,
+    ), transcript.error
+
+
+def test_a_reply_cut_off_by_a_closed_connection_says_how_much_came():
+    script = {**SCRIPT, "faults": {"truncated": True}}
+    with EmulatorServer(ModelScript.from_dict(script)) as server:
+        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"), max_retries=1)
+        assert len(server.requests) == 2  # retried, as the SDK retries a broken connection
+    assert transcript.error is not None
+    assert re.fullmatch(
+        r"API connection failed: peer closed connection without sending complete message body "
+        r"\(received \d+ bytes, expected \d+\) \(after 1 retries\)",
+        transcript.error,
+    ), transcript.error
+
+
+class _Proxy(http.server.BaseHTTPRequestHandler):
+    """Answers every request with 200 and the body the test set: not the Messages API."""
+
+    body = b""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (
+            b"<html>\n  <body>Sign in to the corporate proxy</body>\n</html>",
+            "unreadable API reply (HTTP 200): Expecting value: line 1 column 1 (char 0); "
+            "body: '<html> <body>Sign in to the corporate proxy</body> </html>'",
+        ),
+        (
+            b"",
+            "unreadable API reply (HTTP 200): Expecting value: line 1 column 1 (char 0); "
+            "body: (empty)",
+        ),
+        (
+            b'{"type": "message", "note": "' + b"x" * 300 + b'"}',
+            "unreadable API reply (HTTP 200): JSON, but not a Messages API message; "
+            'body: \'{"type": "message", "note": "' + "x" * 51 + "' … '" + "x" * 38 + "\"}'",
+        ),
+    ],
+    ids=["html-page", "empty", "json-not-a-message"],
+)
+def test_a_reply_that_is_not_a_message_is_the_runs_error(body, error):
+    handler = type("Handler", (_Proxy,), {"body": body})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+
+        async def one():
+            runner = AnthropicRunner(
+                api_key="sk-x", base_url=f"http://127.0.0.1:{server.server_port}", max_retries=0
+            )
+            try:
+                return await runner.run_turn(TurnRequest(prompt="p", system=None, model="m"))
+            finally:
+                await runner.aclose()
+
+        transcript = asyncio.run(one())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert transcript.error == error

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import anthropic
+from anthropic.types import Message
 
 from skilltest.errors import CredentialsError
 from skilltest.runners.base import TurnRequest
@@ -18,6 +19,8 @@ SAMPLING_API_VERSION = "2023-06-01"
 """The API version that still accepts ``temperature``; used only when one is set."""
 RETRIED_STATUSES = frozenset({408, 409, 429})
 """Statuses the SDK retries, besides every 5xx (529 included)."""
+EXCERPT_CHARS = 120
+"""How much of an unreadable reply's body an error quotes."""
 
 
 class AnthropicRunner:
@@ -83,7 +86,9 @@ class AnthropicRunner:
             kwargs["metadata"] = run_metadata(request.run, request.rep)
         started = time.monotonic()
         try:
-            message = await self._client.messages.create(**kwargs)
+            # The raw response keeps the status and the body, so that a reply that is not a
+            # message (cut short, not JSON) becomes this run's error instead of a traceback.
+            raw = await self._client.messages.with_raw_response.create(**kwargs)
         except anthropic.APIStatusError as exc:
             retried = exc.status_code in RETRIED_STATUSES or exc.status_code >= 500
             after = f" (after {self.max_retries} retries)" if retried else ""
@@ -93,17 +98,36 @@ class AnthropicRunner:
                 started, f"API request timed out (after {self.max_retries} retries)"
             )
         except anthropic.APIConnectionError as exc:
-            return self._failed(started, f"cannot reach the API: {exc}")
+            return self._failed(
+                started,
+                f"API connection failed: {_connection_problem(exc)} "
+                f"(after {self.max_retries} retries)",
+            )
         except anthropic.APIError as exc:
             return self._failed(started, f"API error: {exc}")
-        texts = tuple(block.text for block in message.content if block.type == "text")
-        return Transcript(
-            source=self.backend,
-            assistant_text=texts,
-            usage=Usage.from_mapping(message.usage.model_dump()),
-            model=message.model,
-            stop_reason=message.stop_reason,
-            latency_ms=(time.monotonic() - started) * 1000,
+        try:
+            message = await raw.parse()
+            return Transcript(
+                source=self.backend,
+                assistant_text=tuple(b.text for b in message.content if b.type == "text"),
+                usage=Usage.from_mapping(message.usage.model_dump()),
+                model=message.model,
+                stop_reason=message.stop_reason,
+                latency_ms=(time.monotonic() - started) * 1000,
+            )
+        except ValueError as exc:  # json.JSONDecodeError among them: the body is not JSON
+            return await self._unreadable(started, raw, str(exc))
+        except (AttributeError, TypeError):
+            # JSON of another shape: the SDK builds its models without validating them, so a
+            # missing field shows only when it is read.
+            return await self._unreadable(started, raw, "JSON, but not a Messages API message")
+
+    async def _unreadable(
+        self, started: float, raw: anthropic.AsyncAPIResponse[Message], problem: str
+    ) -> Transcript:
+        body = _excerpt(await raw.text())
+        return self._failed(
+            started, f"unreadable API reply (HTTP {raw.status_code}): {problem}; body: {body}"
         )
 
     def _failed(self, started: float, error: str) -> Transcript:
@@ -122,3 +146,21 @@ def _message(exc: anthropic.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return f"{error.get('type', 'error')}: {error['message']}"
     return str(exc.message)
+
+
+def _excerpt(body: str) -> str:
+    # The start says what answered (an API, a proxy's HTML page); the end, where it broke off.
+    flat = " ".join(body.split())
+    if not flat:
+        return "(empty)"
+    if len(flat) <= EXCERPT_CHARS:
+        return repr(flat)
+    head = EXCERPT_CHARS * 2 // 3
+    return f"{flat[:head]!r} … {flat[head - EXCERPT_CHARS :]!r}"
+
+
+def _connection_problem(exc: anthropic.APIConnectionError) -> str:
+    # The SDK says only "Connection error."; the transport's own error says what broke (a
+    # refused connection, a reply cut off before its announced length).
+    cause = exc.__cause__
+    return str(cause) if cause is not None and str(cause) else str(exc)
