@@ -8,3 +8,14 @@ from __future__ import annotations
 
 MAX_REPETITIONS = 1000
 """The most runs per arm a scenario may ask for (``repetitions:``, ``-k``, ``--max-k``)."""
+
+MAX_YAML_BYTES = 2 * 1024 * 1024
+"""The largest suite, model script or other YAML file read (2 MiB), refused before parsing."""
+
+MAX_YAML_DEPTH = 64
+"""The deepest nesting of mappings and lists in a YAML file (an alias counts as the depth of
+what it repeats); suites need fewer than ten levels."""
+
+MAX_YAML_ALIAS_NODES = 10_000
+"""The most values aliases (``*name``) may repeat in one YAML file, counted expanded, so that a
+few hundred bytes of nested aliases (a "billion laughs") cannot expand to billions."""

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from skilltest.errors import SkillNotFoundError
+from skilltest.errors import InputError, SkillNotFoundError
+from skilltest.suite.loader import parse_yaml
 
 
 @dataclass(frozen=True)
@@ -36,10 +35,17 @@ def _frontmatter(text: str) -> dict[str, object]:
     if end < 0:
         return {}
     try:
-        data = yaml.safe_load(text[3:end])
-    except yaml.YAMLError:
-        return {}
+        # Through the suite loader's bounds: an alias bomb in a description must not hang us.
+        data = parse_yaml(text[3:end], "SKILL.md frontmatter")
+    except InputError:
+        return {}  # the frontmatter only lends a description to reports
     return data if isinstance(data, dict) else {}
+
+
+def skill_name_from_file(skill_file: str) -> str | None:
+    """The skill a ``skill_file:`` names: the folder holding its SKILL.md, as Claude Code
+    names an installed skill."""
+    return Path(skill_file).parent.name or None
 
 
 def _candidates(relative: Path, suite_path: Path) -> list[Path]:
@@ -82,7 +88,7 @@ def find_skill(
         tried += _candidates(Path(".claude") / "skills" / name / "SKILL.md", suite_path)
     for candidate in tried:
         if candidate.is_file():
-            text = candidate.read_text(encoding="utf-8")
+            text = _read_skill(candidate)
             description = _frontmatter(text).get("description")
             return Skill(
                 name=name,
@@ -96,3 +102,23 @@ def find_skill(
         location=location or str(suite_path),
         fix="create skills/<skill>/SKILL.md, pass --skills-dir DIR, or set skill_file:",
     )
+
+
+def _read_skill(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the skill: {exc.strerror or exc}",
+            location=str(path),
+            fix="make SKILL.md readable",
+        ) from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
+            location=f"{path}:{line}",
+            fix="save SKILL.md as UTF-8 (Claude Code reads it as UTF-8 too)",
+        ) from None

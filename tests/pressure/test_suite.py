@@ -169,6 +169,36 @@ BAD = [
         SuiteError,
         "demo.yaml#: the suite names no skill",
     ),
+    (
+        "repetitions-above-the-bound",
+        "skill: demo\nrepetitions: 1001\nscenarios:\n  - id: x\n    prompt: p\n"
+        "    with_skill: {required_patterns: [a]}\n",
+        SuiteError,
+        "demo.yaml#/repetitions: 1001 is greater than the maximum of 1000\n"
+        "  fix: expected an integer from 1 to 1000: how many times each arm runs",
+    ),
+    (
+        "repetitions-above-the-bound-in-a-scenario",
+        "skill: demo\nscenarios:\n  - id: x\n    prompt: p\n    repetitions: 1000000000\n"
+        "    with_skill: {required_patterns: [a]}\n",
+        SuiteError,
+        "demo.yaml#/scenarios/0/repetitions: 1000000000 is greater than the maximum of 1000",
+    ),
+    (
+        "duplicate-key",
+        "skill: demo\nscenarios:\n  - id: x\n    prompt: p\n    with_skill: {required_patterns: [a]}\n"
+        "    prompt: q\n",
+        SuiteError,
+        "demo.yaml:6:5: duplicate key 'prompt' (first at line 4)\n"
+        "  fix: keep one of the two; YAML would silently use only the last",
+    ),
+    (
+        "missing-skill-file",
+        "skill: demo\nskill_file: skills/nope/SKILL.md\nscenarios:\n  - id: x\n    prompt: p\n"
+        "    with_skill: {required_patterns: [a]}\n",
+        SkillNotFoundError,
+        "demo.yaml#/skill_file: skill 'demo' not found; looked at:",
+    ),
 ]
 
 
@@ -210,3 +240,15 @@ def test_a_suite_named_twice_runs_once(workspace):
     path = write(workspace, GOOD)
     found = discover_suites([workspace / "suites", path], workspace, example="x.yaml")
     assert found == [path]
+
+
+def test_skill_file_alone_names_the_skill_by_its_folder(workspace):
+    # The rule of scenario suites too: public suites name only the file.
+    path = write(
+        workspace,
+        "skill_file: skills/demo/SKILL.md\nscenarios:\n  - id: x\n    prompt: p\n"
+        "    with_skill: {required_patterns: [a]}\n",
+    )
+    suite = load_pressure_suite(path)
+    assert suite.skill.name == "demo"
+    assert suite.skill.skill_file == workspace / "skills" / "demo" / "SKILL.md"

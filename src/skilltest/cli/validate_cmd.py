@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skilltest.errors import InputError
+from skilltest.errors import InputError, ModelScriptError
 from skilltest.suite.loader import discover_suites, read_yaml
 
 DEFAULT_PATHS = (Path("tests/skill-pressure"), Path("tests/scenarios"), Path("tests/model-scripts"))
@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="check suite files and model scripts without calling a model",
         description=(
             "Validates pressure suites, scenario suites and emulator model scripts: schema, "
-            "duplicate ids, skills that exist, regexes that compile and do not backtrack "
+            "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
+            "exist, the model script a suite names, regexes that compile and do not backtrack "
             "catastrophically. The kind of each file is read from its content."
         ),
     )
@@ -56,12 +57,16 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     from skilltest.pressure.suite import load_pressure_suite
 
     def pressure(path: Path) -> object:
-        return load_pressure_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+        suite = load_pressure_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+        _check_model_script(path, suite.model_script)
+        return suite
 
     def scenarios(path: Path) -> object:
         from skilltest.scenarios.suite import load_scenario_suite
 
-        return load_scenario_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+        suite = load_scenario_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+        _check_model_script(path, suite.model_script)
+        return suite
 
     def model_script(path: Path) -> object:
         from skilltest.emulator import ModelScript
@@ -71,6 +76,22 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     return {"pressure": pressure, "scenarios": scenarios, "model-script": model_script}
 
 
+def _check_model_script(suite: Path, script: Path | None) -> None:
+    """Loads the model script a suite points to: running the suite would refuse a bad one."""
+    if script is None:
+        return
+    from skilltest.emulator import ModelScript
+
+    try:
+        ModelScript.load(script)
+    except ModelScriptError as exc:
+        raise ModelScriptError(
+            f"{exc.message}\n  (the model script of {suite}#/model_script)",
+            location=exc.location,
+            fix=exc.fix,
+        ) from exc
+
+
 def run(args: argparse.Namespace) -> int:
     paths = args.paths or [p for p in DEFAULT_PATHS if p.exists()]
     files = discover_suites(paths, DEFAULT_PATHS[0], example="tests/skill-pressure/<skill>.yaml")
@@ -78,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     problems: list[str] = []
     for path in files:
         try:
+            # Parsed once: the loader keeps what read_yaml parsed for the second read.
             kind = file_kind(read_yaml(path))
             loaders[kind](path)
         except InputError as exc:

@@ -12,7 +12,7 @@ from typing import Any
 
 from skilltest.errors import SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
-from skilltest.skills import Skill, find_skill
+from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_REPETITIONS = 3
@@ -112,7 +112,9 @@ def load_pressure_suite(
     """
     overrides = overrides or Overrides()
     data = load_validated(path, "pressure")
-    name = data.get("skill") or skill_name
+    skill_file = data.get("skill_file")
+    # The same rule as scenario suites: `skill_file:` alone names the skill by its folder.
+    name = data.get("skill") or skill_name or (skill_file and skill_name_from_file(skill_file))
     if not name:
         raise SuiteError(
             "the suite names no skill",
@@ -122,9 +124,9 @@ def load_pressure_suite(
     skill = find_skill(
         name,
         suite_path=path,
-        skill_file=data.get("skill_file"),
+        skill_file=skill_file,
         skills_dir=skills_dir,
-        location=f"{path}#/skill",
+        location=f"{path}#/skill_file" if skill_file else f"{path}#/skill",
     )
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
     seen: dict[str, int] = {}

@@ -18,7 +18,7 @@ from typing import Any
 from skilltest.errors import SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, compile_patterns, parse_flags
 from skilltest.scenarios.rubric import Expected, Weights
-from skilltest.skills import Skill, find_skill
+from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_REPETITIONS = 3
@@ -231,7 +231,7 @@ def load_scenario_suite(
         name = raw.get("skill") or data.get("skill") or skill_name
         if not name and skill_file:
             # Public suites name only the file: the skill is the folder holding SKILL.md.
-            name = Path(skill_file).parent.name
+            name = skill_name_from_file(skill_file)
         if not name:
             raise SuiteError(
                 "no skill named for this scenario",
@@ -246,7 +246,7 @@ def load_scenario_suite(
                 suite_path=path,
                 skill_file=skill_file,
                 skills_dir=skills_dir,
-                location=f"{where}/skill" if raw.get("skill") else f"{path}#/skill",
+                location=_skill_location(raw, data, where, f"{path}#"),
             )
         flags = parse_flags(
             raw.get("pattern_flags", data.get("pattern_flags", [])), f"{where}/pattern_flags"
@@ -300,6 +300,17 @@ def load_scenario_suite(
         scenarios=tuple(scenarios),
         model_script=model_script_path(data, path),
     )
+
+
+def _skill_location(raw: dict[str, Any], suite: dict[str, Any], where: str, top: str) -> str:
+    """The key that chose the skill, so that a missing one is reported where it is wrong."""
+    if raw.get("skill_file"):
+        return f"{where}/skill_file"
+    if raw.get("skill"):
+        return f"{where}/skill"
+    if suite.get("skill_file"):
+        return f"{top}/skill_file"
+    return f"{top}/skill"
 
 
 def _first(*values: Any) -> Any:

@@ -5,10 +5,14 @@ Errors name the file, the JSON pointer of the offending value, what was expected
 
 from __future__ import annotations
 
+import copy
 import difflib
+import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -18,6 +22,7 @@ import jsonschema
 import yaml
 
 from skilltest.errors import InputError, SuiteError
+from skilltest.limits import MAX_YAML_ALIAS_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
 
 
 @cache
@@ -39,27 +44,196 @@ def json_pointer(parts: Iterable[object]) -> str:
     return "/" + "/".join(escaped) if escaped else ""
 
 
-def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
-    """Parses a YAML file; unreadable files and syntax errors become ``error`` with a line."""
+MERGE_TAG = "tag:yaml.org,2002:merge"
+"""The tag of ``<<``, whose keys a mapping may override."""
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """A file the bounded loader will not build, with the mark of the place and a fix."""
+
+    def __init__(self, problem: str, mark: Any, fix: str) -> None:
+        super().__init__(problem=problem, problem_mark=mark)
+        self.fix = fix
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with bounds on what a small file may turn into.
+
+    Composing tracks, for every node, how many nodes it stands for with aliases expanded and
+    how deep it reaches; an alias adds what its anchor stands for. So nesting, recursive
+    aliases and alias bombs are refused while composing, before anything is built (PyYAML
+    shares an anchored value between its aliases, but everything that walks the data later,
+    the schema validation among it, walks each repetition).
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._open: list[list[int]] = []
+        """Per node being composed, root first: [values it stands for, aliases expanded (itself
+        and its keys included); the levels of mappings and lists it reaches (0 for a scalar)]."""
+        self._open_anchors: set[str] = set()
+        self._shapes: dict[str, tuple[int, int]] = {}
+        """Per anchor: the size and height of its node, as in ``_open``."""
+        self._repeated = 0
+        """Nodes that aliases added, counted expanded."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor in self._open_anchors:
+                raise _Refused(
+                    f"the alias *{event.anchor} repeats a value that contains it (endless)",
+                    event.start_mark,
+                    "an alias may only repeat a value that is complete where the alias stands",
+                )
+            node = super().compose_node(parent, index)  # refuses undefined aliases
+            size, height = self._shapes[str(event.anchor)]
+            self._repeated += size
+            if self._repeated > MAX_YAML_ALIAS_NODES:
+                raise _Refused(
+                    f"aliases repeat more than {MAX_YAML_ALIAS_NODES:,} values "
+                    f"(*{event.anchor} alone stands for {size:,})",
+                    event.start_mark,
+                    "write the values out, or repeat less through aliases "
+                    "(nested aliases multiply)",
+                )
+            self._check_depth(len(self._open) + height, event.start_mark)
+            self._add_to_parent(size, height)
+            return node
+        collection = not isinstance(event, yaml.ScalarEvent)
+        if collection:
+            self._check_depth(len(self._open) + 1, event.start_mark)
+        anchor = event.anchor
+        if anchor is not None:
+            self._open_anchors.add(anchor)
+        self._open.append([1, 1 if collection else 0])
+        node = super().compose_node(parent, index)
+        size, height = self._open.pop()
+        if anchor is not None:
+            self._open_anchors.discard(anchor)
+            self._shapes[anchor] = (size, height)
+        self._add_to_parent(size, height)
+        return node
+
+    def _add_to_parent(self, size: int, height: int) -> None:
+        if self._open:
+            shape = self._open[-1]
+            shape[0] += size
+            shape[1] = max(shape[1], height + 1)
+
+    @staticmethod
+    def _check_depth(depth: int, mark: Any) -> None:
+        if depth > MAX_YAML_DEPTH:
+            raise _Refused(
+                f"nested deeper than {MAX_YAML_DEPTH} levels",
+                mark,
+                "flatten the structure; suites and model scripts need only a few levels "
+                "(a value repeated through an alias counts as deep as the original)",
+            )
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        # YAML keeps the last of two equal keys without a word: `prompt:` written twice in a
+        # scenario would silently drop the first. Merged keys (`<<: *base`) may be overridden.
+        first: dict[object, Any] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE_TAG:
+                continue
+            key = self.construct_object(key_node)
+            if key in first:
+                raise _Refused(
+                    f"duplicate key {key!r} (first at line {first[key].line + 1})",
+                    key_node.start_mark,
+                    "keep one of the two; YAML would silently use only the last",
+                )
+            first[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> Any:
+    """Parses YAML text with the loader's bounds on nesting, aliases and duplicate keys.
+
+    Args:
+        text: The YAML.
+        source: The file (or other name) that errors name, with the line.
+        error: The class of error raised.
+
+    Raises:
+        InputError: (of class ``error``) a syntax error, or a bound exceeded, at ``source:line``.
+    """
+    loader = _BoundedLoader(text)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise error(
-            "file not found", location=str(path), fix="check the path (and the working directory)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"cannot read the file: {exc}", location=str(path)) from exc
-    try:
-        return yaml.safe_load(text)
+        return loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+        if isinstance(exc, _Refused):
+            raise error(str(exc.problem), location=where, fix=exc.fix) from None
         problem = getattr(exc, "problem", None) or str(exc)
         raise error(
             f"YAML syntax error: {problem}",
             location=where,
             fix="check indentation and quoting; quote patterns that contain ': ' or start with *",
         ) from exc
+    finally:
+        loader.dispose()
+
+
+_PARSED: OrderedDict[bytes, Any] = OrderedDict()
+"""The last files parsed, by a digest of their bytes: a command that reads a file twice (validate
+reads it to learn its kind, then loads it) parses it once."""
+_PARSED_KEPT = 16
+_PARSED_LOCK = threading.Lock()
+
+
+def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
+    """Parses a YAML file within the bounds of :mod:`skilltest.limits`.
+
+    Raises:
+        InputError: (of class ``error``) a missing, unreadable, too large or non-UTF-8 file, a
+            syntax error, too deep a nesting, an alias expansion beyond its budget or a
+            duplicate key; each names the file and, where there is one, the line.
+    """
+    try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise error(
+                f"the file is {size / 2**20:.1f} MiB, more than the "
+                f"{MAX_YAML_BYTES / 2**20:g} MiB a suite or model script may be",
+                location=str(path),
+                fix="split it into several files (a folder of suites runs as one)",
+            )
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise error(
+            "file not found", location=str(path), fix="check the path (and the working directory)"
+        ) from None
+    except OSError as exc:
+        raise error(
+            f"cannot read the file: {exc.strerror or exc}",
+            location=str(path),
+            fix="pass a readable file (not a folder), or fix its permissions",
+        ) from exc
+    digest = hashlib.sha256(raw).digest()
+    with _PARSED_LOCK:
+        if digest in _PARSED:
+            _PARSED.move_to_end(digest)
+            return copy.deepcopy(_PARSED[digest])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise error(
+            f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
+            location=f"{path}:{line}:{column}",
+            fix="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE > NEW`)",
+        ) from None
+    data = parse_yaml(text, str(path), error)
+    with _PARSED_LOCK:
+        _PARSED[digest] = copy.deepcopy(data)
+        while len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return data
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -67,7 +241,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
         wanted = error.schema.get("description") if isinstance(error.schema, dict) else None
         return f"not valid here: expected {wanted}" if wanted else str(error.message)
     if error.validator in ("type", "enum", "const"):
-        return f"{error.instance!r} is not valid here: {error.message}"
+        # jsonschema's own message repeats the whole value, which may be a long list
+        message = str(error.message).replace(repr(error.instance), _shown(error.instance))
+        return f"{_shown(error.instance)} is not valid here: {message}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = list(
             (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
@@ -79,6 +255,15 @@ def _describe(error: jsonschema.ValidationError) -> str:
         ]
         return str(error.message) + (" (" + "; ".join(hints) + ")" if hints else "")
     return str(error.message)
+
+
+SHOWN_CHARS = 80
+"""How much of a wrong value an error message repeats."""
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
 
 
 def reject_non_finite(
