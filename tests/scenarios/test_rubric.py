@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,24 +12,26 @@ from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import compile_patterns
 from skilltest.scenarios.rubric import (
     COMPONENTS,
+    CallEvidence,
     ComponentScore,
+    Evidence,
     Expected,
+    PatternScope,
     ScoreCard,
     Weights,
     expand_nested_json,
+    input_strings,
     run_evidence,
     score,
+    skill_requirement,
+    skills_fired,
 )
 from skilltest.transcript import ToolCall, Transcript
 from skilltest.transcript.stream_json import load_transcript
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS = REPO_ROOT.parent / "shared" / "corpus"
-CC = CORPUS / "claude-code-2.1.328"
+from ..conftest import CORPUS
 
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"the shared transcript corpus is not checked out at {CORPUS}"
-)
+CC = CORPUS / "claude-code-2.1.328"
 
 Call = tuple[str, dict[str, Any]]
 
@@ -54,6 +56,9 @@ def expected(
     tool_ordering: list[list[str]] | None = None,
     recommended_tools: list[str] | None = None,
     weights: Weights | None = None,
+    text_patterns: list[str] | None = None,
+    pattern_scope: PatternScope = "tools",
+    expected_skills: tuple[str, ...] = (),
 ) -> Expected:
     where = "suite.yaml#/scenarios/0/expected"
     return Expected(
@@ -63,6 +68,9 @@ def expected(
         tool_ordering=tuple(tuple(s) for s in tool_ordering or ()),
         recommended_tools=tuple(recommended_tools or ()),
         weights=weights or Weights(),
+        text_patterns=compile_patterns(text_patterns or (), f"{where}/text_patterns"),
+        pattern_scope=pattern_scope,
+        expected_skills=expected_skills,
     )
 
 
@@ -90,33 +98,43 @@ SCORES = [
         id="2-of-3-tools-and-a-pattern-renormalised",
     ),
     pytest.param(
-        [BASH_LS],
-        "I will delete everything.",
+        [BASH_LS, ("Bash", {"command": "rm -rf build"})],
+        "",
         {"anti_patterns": ["rm -rf", "(?i)delete"]},
         0.5,
         id="one-of-two-anti-patterns-hit",
     ),
     pytest.param(
-        [SKILL, BASH_LS],
+        [BASH_LS],
+        "I will delete everything.",
+        {"anti_patterns": ["rm -rf", "(?i)delete"], "pattern_scope": "all"},
+        0.5,
+        id="one-of-two-anti-patterns-hit-in-the-text-with-scope-all",
+    ),
+    pytest.param(
+        [READ, BASH_LS],
         "",
-        {"tool_ordering": [["Skill", "Bash"]], "required_tools": ["Skill"]},
+        {"tool_ordering": [["Read", "Bash"]], "required_tools": ["Read"]},
         1.0,
         id="ordering-found",
     ),
     pytest.param(
-        [BASH_LS, SKILL],
+        [BASH_LS, READ],
         "",
-        {"tool_ordering": [["Skill", "Bash"]], "required_tools": ["Skill"]},
+        {"tool_ordering": [["Read", "Bash"]], "required_tools": ["Read"]},
         # (0.30 * 1 + 0.15 * 0) / 0.45
         0.6666666667,
         id="ordering-not-found",
     ),
     pytest.param(
-        [SKILL, READ, BASH_LS],
+        [READ, ("Glob", {}), BASH_LS],
         "",
-        {"tool_ordering": [["Skill", "Bash"], ["Bash", "Read"]]},
+        {"tool_ordering": [["Read", "Bash"], ["Bash", "Read"]]},
         0.5,
         id="one-of-two-orderings-with-calls-in-between",
+    ),
+    pytest.param(
+        [READ], "", {"tool_ordering": [["Read"]]}, 1.0, id="a-one-tool-ordering-is-that-tool-called"
     ),
     pytest.param(
         [BASH_LS],
@@ -127,14 +145,15 @@ SCORES = [
         id="only-two-components-renormalised",
     ),
     pytest.param(
-        [SKILL, BASH_LS, READ],
+        [("Glob", {}), BASH_LS, READ],
         "The p99 is fine.",
         {
-            "required_tools": ["Skill", "Bash", "Write"],
+            "required_tools": ["Glob", "Bash", "Write"],
             "required_patterns": ["(?i)p99", "count_over_time"],
             "anti_patterns": ["ls -la"],
-            "tool_ordering": [["Skill", "Read"]],
+            "tool_ordering": [["Glob", "Read"]],
             "recommended_tools": ["Grep"],
+            "pattern_scope": "all",
         },
         # 0.30 * 2/3 + 0.25 * 1/2 + 0.20 * 0 + 0.15 * 1 + 0.10 * 0
         0.475,
@@ -165,12 +184,19 @@ SCORES = [
         [MCP_QUERY], "", {"required_tools": ["mcp__honeycomb__run_query"]}, 1.0, id="mcp-full-name"
     ),
     pytest.param([MCP_QUERY], "", {"required_tools": ["query"]}, 0.0, id="mcp-partial-name"),
-    pytest.param([SKILL], "", {"required_tools": ["Skill"]}, 1.0, id="Skill-is-a-tool"),
     pytest.param(
-        [SKILL], "", {"required_patterns": ['"skill": "lgtm"']}, 1.0, id="skill-name-in-evidence"
+        [SKILL, BASH_LS],
+        "",
+        {"required_patterns": ['"skill": "lgtm"', "lgtm"]},
+        0.0,
+        id="a-Skill-call-is-not-evidence",
     ),
     pytest.param(
-        [], "Use count_over_time first.", {"required_patterns": ["count_over_time"]}, 1.0, id="text"
+        [],
+        "Use count_over_time first.",
+        {"required_patterns": ["count_over_time"], "pattern_scope": "text"},
+        1.0,
+        id="text-scope",
     ),
     pytest.param(
         [BASH_LS],
@@ -273,15 +299,25 @@ def test_subagent_and_refused_calls_count() -> None:
     assert card.score == 1.0
 
 
-def test_evidence_is_one_string_per_call_then_the_text() -> None:
-    transcript = run(BASH_LS, MCP_QUERY, text="Done: naïve p99.")
+def test_evidence_is_each_call_as_json_and_as_its_strings_then_the_text() -> None:
+    transcript = run(SKILL, BASH_LS, MCP_QUERY, text="Done: naïve p99.")
 
-    assert run_evidence(transcript) == (
-        'Bash {"command": "ls -la"}',
-        'mcp__honeycomb__run_query {"dataset": "api", "query": {"calculations": '
-        '[{"op": "P99", "column": "duration_ms"}], "time_range": 3600}}',
-        "Done: naïve p99.",
+    evidence = run_evidence(transcript)
+
+    assert evidence == Evidence(
+        calls=(
+            CallEvidence("Bash", 'Bash {"command": "ls -la"}', ("ls -la",)),
+            CallEvidence(
+                "mcp__honeycomb__run_query",
+                'mcp__honeycomb__run_query {"dataset": "api", "query": {"calculations": '
+                '[{"op": "P99", "column": "duration_ms"}], "time_range": 3600}}',
+                ("api", QUERY, "P99", "duration_ms"),
+            ),
+        ),
+        text="Done: naïve p99.",
     )
+    assert [item for _, item in evidence.forms("text")] == ["Done: naïve p99."]
+    assert len(list(evidence.forms("all"))) == len(list(evidence.forms("tools"))) + 1 == 8
 
 
 @pytest.mark.parametrize(
@@ -313,6 +349,7 @@ def test_card_says_what_matched_what_is_missing_and_what_came_closest() -> None:
             required_patterns=[r"(?i)count_over_time\(", r"lgtm\s+loki"],
             anti_patterns=["raw logs"],
             tool_ordering=[["Bash", "Read"]],
+            pattern_scope="all",
         ),
     )
 
@@ -390,8 +427,14 @@ def test_explain_is_one_line_per_card() -> None:
 
 def test_score_card_round_trips_through_json() -> None:
     card = score(
-        run(SKILL, BASH_LS, text="p99"),
-        expected(required_tools=["Skill", "Read"], required_patterns=["p99"], anti_patterns=["x"]),
+        replace(run(SKILL, BASH_LS, text="p99"), skills_invoked=("lgtm",)),
+        expected(
+            required_tools=["Bash", "Read"],
+            required_patterns=["ls"],
+            text_patterns=["p99"],
+            anti_patterns=["x"],
+            expected_skills=("lgtm", "other"),
+        ),
     )
 
     data = json.loads(json.dumps(card.to_dict()))
@@ -399,6 +442,20 @@ def test_score_card_round_trips_through_json() -> None:
     assert data["schema_version"] == 1
     assert data["components"]["tool_ordering"] is None
     assert data["components"]["required_tools"]["missing"] == ["Read"]
+    assert data["components"]["required_patterns"]["matched"] == ["ls", "text: p99"]
+    assert (data["expected_skills"], data["skills_fired"]) == (
+        ["lgtm", "other"],
+        {"lgtm": True, "other": False},
+    )
+    assert ScoreCard.from_dict(data) == card
+
+
+def test_a_card_without_a_note_or_expected_skills_still_reads() -> None:
+    card = score(run(BASH_LS), expected(anti_patterns=["x"]))
+    data = card.to_dict()
+    del data["expected_skills"], data["skills_fired"]
+    assert data["components"]["anti_patterns"].pop("note") is None
+
     assert ScoreCard.from_dict(data) == card
 
 
@@ -451,10 +508,217 @@ def test_component_value_stays_a_share() -> None:
     assert ComponentScore.from_dict(component.to_dict()) == component
 
 
+# --- evidence: a tool call as JSON and as the strings it holds ---------------------------------
+
+LOKI: Call = (
+    "Bash",
+    {"command": 'lgtm loki query \'{service_name="checkout"} |= "error"\' --since 1h'},
+)
+COMPACT_QUERY: Call = ("mcp__honeycomb__run_query", {"query": '{"op":"P99","column":"ms"}'})
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern", "shown"),
+    [
+        # Quotes as the agent typed them: the string value, not its JSON escape.
+        (
+            LOKI,
+            'service_name="checkout"',
+            """Bash lgtm loki query '{service_name="checkout"} |= "error"' --since 1h""",
+        ),
+        # The JSON form still matches, as the public harnesses' suites expect.
+        (
+            LOKI,
+            r'service_name=\\"checkout\\"',
+            r"""…"command": "lgtm loki query '{service_name=\"checkout\"} |= \"error\"' --since 1h"}""",
+        ),
+        (
+            LOKI,
+            r'^Bash \{"command": "lgtm',
+            r"""Bash {"command": "lgtm loki query '{service_name=\"c…""",
+        ),
+        (
+            MCP_QUERY,
+            r'"op":\s*"P99"',
+            '…, "query": {"calculations": [{"op": "P99", "column": "duration_ms"}], "…',
+        ),
+        # A nested JSON string as written (no space after the colon) and the strings inside it.
+        (COMPACT_QUERY, '"op":"P99"', 'mcp__honeycomb__run_query {"op":"P99","column":"ms"}'),
+        (COMPACT_QUERY, "^P99$", "mcp__honeycomb__run_query P99"),
+    ],
+)
+def test_a_pattern_matches_a_call_as_json_or_as_a_string_it_holds(
+    call: Call, pattern: str, shown: str
+) -> None:
+    card = score(run(call), expected(required_patterns=[pattern]))
+
+    patterns = card.components["required_patterns"]
+    assert patterns is not None
+    assert card.score == 1.0
+    assert patterns.evidence == {pattern: shown}
+
+
+def test_an_anti_pattern_matches_a_quoted_string_as_written() -> None:
+    card = score(run(LOKI), expected(anti_patterns=['\\|= "error"']))
+
+    assert card.score == 0.0
+
+
+def test_input_strings_are_every_string_value_and_the_strings_in_nested_json() -> None:
+    value = {"a": "x", "n": 3, "list": ["y", {"b": '{"c": ["z", 1]}'}], "ok": True}
+
+    assert list(input_strings(value)) == ["x", "y", '{"c": ["z", 1]}', "z"]
+
+
+# --- scope: by default patterns look at what the agent did, not what it said ----------------------
+
+SAYS_NOT_DOES = "You could run lgtm loki query next. I will not use rm -rf."
+
+
+@pytest.mark.parametrize(
+    ("scope", "required", "anti"),
+    [
+        ("tools", 0.0, 1.0),  # the default: prose neither earns nor costs
+        ("text", 1.0, 0.0),
+        ("all", 1.0, 0.0),
+    ],
+)
+def test_pattern_scope_says_where_patterns_look(
+    scope: PatternScope, required: float, anti: float
+) -> None:
+    card = score(
+        run(BASH_LS, text=SAYS_NOT_DOES),
+        expected(required_patterns=["lgtm loki"], anti_patterns=["rm -rf"], pattern_scope=scope),
+    )
+
+    patterns, anti_patterns = card.components["required_patterns"], card.components["anti_patterns"]
+    assert patterns is not None and anti_patterns is not None
+    assert (patterns.value, anti_patterns.value) == (required, anti)
+
+
+def test_saying_is_not_doing_by_default() -> None:
+    # What an agent that only talks about the command scores, before and after it runs it.
+    rubric = expected(required_patterns=["lgtm loki"], anti_patterns=["rm -rf"])
+    talks = score(run(BASH_LS, text=SAYS_NOT_DOES), rubric)
+    does = score(run(BASH_LS, ("Bash", {"command": "lgtm loki query x"})), rubric)
+
+    assert (talks.score, does.score) == (0.4444444444, 1.0)
+
+
+def test_with_scope_text_a_command_in_a_tool_call_does_not_count() -> None:
+    card = score(
+        run(("Bash", {"command": "lgtm loki query x"})),
+        expected(required_patterns=["lgtm loki"], pattern_scope="text"),
+    )
+
+    assert card.score == 0.0
+
+
+def test_text_patterns_count_in_the_required_patterns_component() -> None:
+    loki = ("Bash", {"command": "lgtm loki query x; echo p50"})
+
+    card = score(
+        run(loki, text="p99 is 840 ms."),
+        expected(required_patterns=["lgtm loki"], text_patterns=["p99", "p50"]),
+    )
+
+    patterns = card.components["required_patterns"]
+    assert patterns is not None
+    # p50 is only in the command: text_patterns look at the text whatever the scope.
+    assert (patterns.matched, patterns.missing) == (("lgtm loki", "text: p99"), ("text: p50",))
+    assert patterns.evidence["text: p99"] == "p99 is 840 ms."
+    assert patterns.closest == {}
+    assert card.score == 0.6666666667
+    assert card.explain() == "score 0.67: required_patterns 2/3 (missing 'text: p50')"
+
+
+def test_text_patterns_alone_define_the_required_patterns_component() -> None:
+    rubric = expected(text_patterns=["p99"])
+
+    assert rubric.defined == ("required_patterns",)
+    assert score(run(text="p99 is fine"), rubric).score == 1.0
+
+
+# --- no credit for doing nothing ---------------------------------------------------------------
+
+REFUSAL = "I can't access your production systems, so I won't run anything."
+
+
+def test_a_run_with_no_tool_call_gets_no_anti_pattern_credit() -> None:
+    card = score(run(text=REFUSAL), expected(anti_patterns=["rm -rf", "--limit 5000"]))
+
+    anti = card.components["anti_patterns"]
+    assert anti is not None
+    assert (card.score, anti.value, anti.note) == (0.0, 0.0, "no tool call: nothing to credit")
+    assert card.explain() == "score 0.00: anti_patterns 0 (no tool call: nothing to credit)"
+
+
+def test_a_refusal_scores_0_on_an_example_scenario() -> None:
+    # The shape of lgtm/investigate-error-spike before it was rewritten.
+    rubric = expected(
+        required_tools=["Bash"],
+        required_patterns=["(?i)lgtm loki", "count_over_time"],
+        anti_patterns=["rm -rf", "(?i)--limit[ =]?[0-9]{4,}"],
+    )
+
+    assert score(run(text=REFUSAL), rubric).score == 0.0
+    assert score(run(SKILL, text=REFUSAL), rubric).score == 0.0
+
+
+def test_anti_pattern_credit_in_a_run_that_acted() -> None:
+    card = score(run(BASH_LS), expected(anti_patterns=["rm -rf"]))
+
+    anti = card.components["anti_patterns"]
+    assert anti is not None
+    assert (card.score, anti.note) == (1.0, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "note"),
+    [(REFUSAL, 1.0, None), ("", 0.0, "no text: nothing to credit")],
+)
+def test_with_scope_text_an_answer_in_prose_is_something_to_credit(
+    text: str, value: float, note: str | None
+) -> None:
+    card = score(run(text=text), expected(anti_patterns=["rm -rf"], pattern_scope="text"))
+
+    anti = card.components["anti_patterns"]
+    assert anti is not None
+    assert (anti.value, anti.note) == (value, note)
+
+
+# --- Skill requirements --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        ("Skill", "lgtm"),
+        ("Skill(other)", "other"),
+        ("Skill(plugin:other)", "plugin:other"),
+        ("Skill()", "lgtm"),
+        (" Skill ", "lgtm"),
+        ("Skills", None),
+        ("Bash", None),
+        ("Bash(git *)", None),
+        ("mcp__x__Skill", None),
+    ],
+)
+def test_skill_requirement(entry: str, named: str | None) -> None:
+    assert skill_requirement(entry, "lgtm") == named
+
+
+def test_skills_fired_reads_plugin_names_as_their_skill() -> None:
+    assert skills_fired(("lgtm", "plugin:b", "c"), ("p:lgtm", "b")) == {
+        "lgtm": True,
+        "plugin:b": True,
+        "c": False,
+    }
+
+
 # --- real transcripts --------------------------------------------------------------------------
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "spec", "expected_score"),
     [
@@ -463,12 +727,8 @@ def test_component_value_stays_a_share() -> None:
             {"required_tools": ["Bash"], "required_patterns": ["hello-from-fake"]},
             1.0,
         ),
-        ("skill_invoke_project_skill.ndjson", {"required_tools": ["Skill"]}, 1.0),
-        (
-            "skill_invoke_project_skill.ndjson",
-            {"required_tools": ["Skill"], "tool_ordering": [["Skill", "Bash"]]},
-            0.6666666667,
-        ),
+        # A run whose only call loads the skill did nothing the rubric looks at.
+        ("skill_invoke_project_skill.ndjson", {"anti_patterns": ["rm -rf"]}, 0.0),
         (
             "subagent_called_with_legacy_Task_name.ndjson",
             {"required_tools": ["Agent"], "tool_ordering": [["Agent", "Bash"]]},
@@ -476,7 +736,7 @@ def test_component_value_stays_a_share() -> None:
         ),
         (
             "subagent_background_default.ndjson",
-            {"required_patterns": ["echo from-subagent", "Subagent result"]},
+            {"required_patterns": ["echo from-subagent"], "text_patterns": ["Subagent result"]},
             1.0,
         ),
         (
@@ -485,7 +745,11 @@ def test_component_value_stays_a_share() -> None:
             0.6,
         ),
         ("error_max_turns.ndjson", {"required_patterns": ["loop-2"]}, 1.0),
-        ("thinking_block.ndjson", {"anti_patterns": ["I should say hello"]}, 1.0),
+        (
+            "thinking_block.ndjson",
+            {"anti_patterns": ["I should say hello"], "pattern_scope": "text"},
+            1.0,
+        ),
     ],
 )
 def test_real_transcripts(name: str, spec: dict[str, Any], expected_score: float) -> None:
@@ -494,17 +758,30 @@ def test_real_transcripts(name: str, spec: dict[str, Any], expected_score: float
     assert card.score == expected_score
 
 
-@needs_corpus
-def test_skill_run_card_lists_the_skill() -> None:
+@pytest.mark.parametrize(
+    ("name", "skill", "fired"),
+    [
+        ("skill_invoke_project_skill.ndjson", "probe-skill", True),
+        # `plugin:name` counts as `name`.
+        ("skill_invoke_plugin_dir_skill.ndjson", "plugin-probe", True),
+        # The Skill call came back with is_error (unknown skill): nothing was loaded.
+        ("skill_invoke_unknown_skill.ndjson", "no-such-skill", False),
+    ],
+)
+def test_skill_run_card_says_whether_the_expected_skill_fired(
+    name: str, skill: str, fired: bool
+) -> None:
     card = score(
-        load_transcript(CC / "skill_invoke_project_skill.ndjson"),
-        expected(required_tools=["Skill"]),
+        load_transcript(CC / name),
+        expected(text_patterns=["Used the skill"], expected_skills=(skill,)),
     )
 
-    assert (card.skills_invoked, card.tool_calls) == (("probe-skill",), 1)
+    assert card.tool_calls == 1
+    assert card.skills_fired == {skill: fired}
+    # Whether it fired is an indicator: the score is the same either way.
+    assert card.score == 1.0
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "reason"),
     [

@@ -3,15 +3,17 @@
 from pathlib import Path
 
 import pytest
+import yaml
 
 from skilltest.errors import PatternError, SkillNotFoundError, SuiteError
-from skilltest.scenarios.rubric import Weights
+from skilltest.scenarios.rubric import Weights, score
 from skilltest.scenarios.suite import (
     DEFAULT_ALLOWED_TOOLS,
     Overrides,
     load_scenario_suite,
 )
 from skilltest.suite.loader import discover_suites
+from skilltest.transcript import ToolCall, Transcript
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nAlways aggregate first.\n"
 
@@ -55,10 +57,12 @@ def test_issue_example_is_typed(workspace):
     assert scenario.expected.required_tools == ("Bash",)
     assert [p.source for p in scenario.expected.required_patterns] == ["lgtm loki"]
     assert [p.source for p in scenario.expected.anti_patterns] == ["rm -rf"]
-    assert scenario.expected.tool_ordering == (("Skill", "Bash"),)
+    # [Skill, Bash] is an indicator (the skill fired) and "Bash was called", already required.
+    assert scenario.expected.tool_ordering == ()
     assert scenario.expected.recommended_tools == ("Read",)
     assert scenario.expected.weights == Weights()
-    assert scenario.expected_skills == ("demo",)
+    assert scenario.expected.pattern_scope == "tools"
+    assert scenario.expected_skills == scenario.expected.expected_skills == ("demo",)
     assert (scenario.config.max_turns, scenario.config.timeout_s) == (8, 180.0)
     assert scenario.config.allowed_tools == DEFAULT_ALLOWED_TOOLS
     assert (scenario.repetitions, scenario.comparison) == (3, True)
@@ -94,8 +98,9 @@ def test_public_harness_suite_loads_with_empty_lists_meaning_not_defined(workspa
     (scenario,) = suite.scenarios
     assert suite.name == "core scenarios"
     assert scenario.skill.skill_file == workspace / "skills" / "demo" / "SKILL.md"
-    assert scenario.expected.defined == ("required_tools", "required_patterns", "recommended_tools")
-    assert scenario.expected_skills == ()
+    # recommended_tools: [Skill] is not scored: it makes the scenario's skill an expected skill.
+    assert scenario.expected.defined == ("required_tools", "required_patterns")
+    assert scenario.expected_skills == ("demo",)
 
 
 def test_skill_comes_from_the_scenario_or_the_command_line(workspace):
@@ -169,15 +174,16 @@ BAD_SUITES = [
     (
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_tool: [Bash]}}\n",
         "#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was "
-        "unexpected) ('required_tool': did you mean 'required_tools'?)\n  fix: expected a mapping with any of required_tools, required_patterns, "
-        "anti_patterns, tool_ordering, recommended_tools",
+        "unexpected) ('required_tool': did you mean 'required_tools'?)\n  fix: expected a mapping "
+        "with any of required_tools, required_patterns, text_patterns, anti_patterns, "
+        "tool_ordering, recommended_tools",
     ),
     (
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {tool_ordering: [Skill, Bash]}}\n",
         "#/scenarios/0/expected/tool_ordering/0: 'Skill' is not valid here: 'Skill' is not of "
         "type 'array'\n  also at #/scenarios/0/expected/tool_ordering/1: 'Bash' is not valid "
         "here: 'Bash' is not of type 'array'\n  fix: expected a list of at least two tool names, "
-        "e.g. [Skill, Bash]",
+        "e.g. [Glob, Write]",
     ),
     (
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, config: {timeout_ms: 10}}\n",
@@ -194,6 +200,13 @@ BAD_SUITES = [
         "skill: demo\nscenarios:\n  - {id: 'bad id', prompt: p}\n",
         "#/scenarios/0/id: 'bad id' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'\n  fix: "
         "expected a unique id: letters, digits, '.', '_' or '-'",
+    ),
+    (
+        "skill: demo\npattern_scope: prose\nscenarios:\n  - {id: a, prompt: p}\n",
+        "#/pattern_scope: 'prose' is not valid here: 'prose' is not one of ['tools', 'text', "
+        "'all']\n  fix: expected where "
+        "required_patterns and anti_patterns look: tools (the tool calls, default), text (the "
+        "assistant's text) or all (both)",
     ),
     (
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, weights: {required_tools: -1}}\n",
@@ -284,3 +297,113 @@ def test_a_scenario_whose_components_all_weigh_zero_is_refused(workspace):
     assert "#/scenarios/0/weights: every component the scenario defines weighs 0" in str(
         caught.value
     )
+
+
+SKILL_REQUIREMENTS = """\
+skill: demo
+scenarios:
+  - id: a
+    prompt: p
+    expected:
+      required_tools: [Bash, Skill]
+      required_patterns: ["lgtm loki"]
+      tool_ordering: [[Skill, Bash], [Skill, Glob], [Skill(other), Read, Write], [Skill, Skill]]
+      recommended_tools: ["Skill(other)", Grep]
+    expected_skills: [demo, extra]
+"""
+
+
+def test_skill_requirements_become_expected_skills_not_scores(workspace):
+    (scenario,) = load_scenario_suite(write(workspace, SKILL_REQUIREMENTS)).scenarios
+    expected = scenario.expected
+    assert expected.required_tools == ("Bash",)
+    assert expected.recommended_tools == ("Grep",)
+    # [Skill, Bash]: Bash is already required; [Skill, Glob] still asks that Glob was called;
+    # [Skill(other), Read, Write] keeps its order; [Skill, Skill] asked for nothing but skills.
+    assert expected.tool_ordering == (("Glob",), ("Read", "Write"))
+    assert scenario.expected_skills == ("demo", "extra", "other")
+
+
+def test_the_skill_invocation_earns_no_points(workspace):
+    # What the baseline does, with and without loading the skill first: the same score.
+    (scenario,) = load_scenario_suite(write(workspace, SKILL_REQUIREMENTS)).scenarios
+    calls = [
+        ToolCall(id="1", name="Glob", input={"pattern": "*"}),
+        ToolCall(id="2", name="Bash", input={"command": "lgtm loki query x"}),
+    ]
+    skill = ToolCall(id="0", name="Skill", input={"skill": "demo"})
+    without = score(Transcript(source="test", tool_calls=tuple(calls)), scenario.expected)
+    with_skill = score(
+        Transcript(source="test", tool_calls=(skill, *calls), skills_invoked=("demo",)),
+        scenario.expected,
+    )
+    # (0.30 * 1 + 0.25 * 1 + 0.15 * 1/2 + 0.10 * 0) / 0.80
+    assert with_skill.score == without.score == 0.78125
+    assert with_skill.skills_fired == {"demo": True, "extra": False, "other": False}
+    assert without.skills_fired == {"demo": False, "extra": False, "other": False}
+
+
+@pytest.mark.parametrize(
+    "expected",
+    [
+        "{required_tools: [Skill]}",
+        "{recommended_tools: ['Skill(demo)'], tool_ordering: [[Skill, Skill]]}",
+    ],
+)
+def test_a_scenario_whose_rubric_is_only_skill_requirements_is_refused(workspace, expected):
+    text = f"skill: demo\nscenarios:\n  - {{id: a, prompt: p, expected: {expected}}}\n"
+    with pytest.raises(SuiteError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert str(caught.value) == (
+        f"{workspace / 'suites' / 'demo.yaml'}#/scenarios/0/expected: the scenario's only rubric "
+        "entries are Skill requirements, which are an indicator (whether the skill fired), not "
+        "part of the score: no run could ever be scored\n  fix: add what the agent should do "
+        "once the skill is loaded (required_patterns on the commands it runs, required_tools, "
+        "anti_patterns, tool_ordering of other tools); keep the skill in expected_skills"
+    )
+
+
+def test_pattern_scope_and_text_patterns(workspace):
+    text = """\
+skill: demo
+pattern_scope: all
+scenarios:
+  - {id: a, prompt: p, expected: {required_patterns: [x]}}
+  - {id: b, prompt: p, pattern_scope: text, expected: {anti_patterns: [y]}}
+  - {id: c, prompt: p, expected: {text_patterns: ["(?i)p99"]}}
+"""
+    a, b, c = load_scenario_suite(write(workspace, text)).scenarios
+    assert (a.expected.pattern_scope, b.expected.pattern_scope) == ("all", "text")
+    assert c.expected.defined == ("required_patterns",)
+    assert [p.source for p in c.expected.text_patterns] == ["(?i)p99"]
+
+
+def test_pattern_scope_defaults_to_tools(workspace):
+    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_patterns: [x]}}\n"
+    (scenario,) = load_scenario_suite(write(workspace, text)).scenarios
+    assert scenario.expected.pattern_scope == "tools"
+
+
+def test_a_bad_text_pattern_names_its_pointer(workspace):
+    text = "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {text_patterns: ['(']}}\n"
+    with pytest.raises(PatternError) as caught:
+        load_scenario_suite(write(workspace, text))
+    assert "demo.yaml#/scenarios/0/expected/text_patterns/0: invalid regular expression" in str(
+        caught.value
+    )
+
+
+EXAMPLES = Path(__file__).parent
+
+
+@pytest.mark.parametrize("name", ["lgtm.yaml", "safe-migrations.yaml"])
+def test_example_suites_score_behaviour_not_the_skill_call(name):
+    raw = yaml.safe_load((EXAMPLES / name).read_text())
+    for spec, scenario in zip(
+        raw["scenarios"], load_scenario_suite(EXAMPLES / name).scenarios, strict=True
+    ):
+        expected = spec["expected"]
+        tools = [*expected.get("required_tools", []), *expected.get("recommended_tools", [])]
+        tools += [tool for chain in expected.get("tool_ordering", []) for tool in chain]
+        assert not [tool for tool in tools if tool.startswith("Skill")], scenario.id
+        assert scenario.expected_skills == (scenario.skill.name,), scenario.id

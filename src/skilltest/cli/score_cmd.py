@@ -19,8 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Reads a transcript the claude CLI printed (stream-json, json or text output, e.g. "
             "one kept under tests/scenarios/output/) and scores it with the rubric of one "
-            "scenario. Exit 0 when the score reaches the scenario's min_score, 1 when it does "
-            "not or the run is unscored, 2 for bad input."
+            "scenario. Whether the expected skills fired is shown beside the score, not in it. "
+            "Exit 0 when the score reaches the scenario's min_score, 1 when it does not or the "
+            "run is unscored, 2 for bad input."
         ),
     )
     parser.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help="the CLI's output")
@@ -57,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         print(f"{scenario.skill.name}/{scenario.id}: {card.explain()}")
+        if card.expected_skills:
+            # Only the with-skill arm can invoke the skill, so this is reported beside the score.
+            fired = ", ".join(
+                f"{name} {'yes' if yes else 'no'}" for name, yes in card.skills_fired.items()
+            )
+            print(f"expected skills fired: {fired} (an indicator, not part of the score)")
         if transcript.skills_invoked:
             print(f"skills invoked: {', '.join(transcript.skills_invoked)}")
         print(f"tool calls: {card.tool_calls}")

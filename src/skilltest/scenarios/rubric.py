@@ -5,23 +5,46 @@ Five components, each a share in [0, 1], combined with weights (by default 0.30 
 
 ``required_tools``
     Share of the listed tools called at least once. ``Task`` and ``Agent`` are one tool,
-    ``mcp__server__tool`` also answers to ``tool``, a ``Skill`` call counts as the tool ``Skill``.
+    ``mcp__server__tool`` also answers to ``tool``.
 ``required_patterns``
-    Share of the patterns that match the run's *evidence* (below).
+    Share of the patterns that match the run's *evidence* (below), together with the
+    ``text_patterns``, which must match the assistant's text.
 ``anti_patterns``
-    1 minus the share of the patterns that match the evidence.
+    1 minus the share of the patterns that match the evidence; 0 for a run that did nothing the
+    patterns look at (below).
 ``tool_ordering``
     Share of the listed sequences found, in order, as a subsequence of the calls.
 ``recommended_tools``
     Share of the listed tools called at least once.
 
-The evidence is one string per tool call, ``name + " " + json.dumps(input)``, plus the assistant's
-text as one more string; a pattern matches when it matches any of them. JSON nested in a string
-argument (a query passed as a JSON string) is parsed first, so ``"op":\\s*"P99"`` matches it;
-``json.dumps`` writes ``"key": "value"`` (a space after the colon) and keeps non-ASCII text as it
-is. Every call counts, the subagents' included, and so do calls the harness refused or that
-failed: they still show what the agent chose to do. Tool results are not evidence: they are what
-the world answered, not what the agent did.
+**Evidence.** Each tool call is evidence in two forms, and a pattern matches the call when it
+matches either: the JSON form ``name + " " + json.dumps(input)`` (JSON nested in a string
+argument, a query passed as a JSON string, parsed first, so ``"op":\\s*"P99"`` matches it;
+``json.dumps`` writes ``"key": "value"`` with a space after the colon and keeps non-ASCII text as
+it is), and every string value of the input as written (strings that hold JSON also through the
+strings inside them), so ``service_name="checkout"`` matches a command holding exactly that,
+quotes unescaped. Every call counts, the subagents' included, and so do calls the harness refused
+or that failed: they still show what the agent chose to do. Tool results are not evidence: they
+are what the world answered, not what the agent did. ``Skill`` calls are not evidence either:
+loading the skill is what the ``fired`` indicator reports, and a pattern on it would score the
+invocation instead of the behaviour.
+
+**Scope.** ``pattern_scope`` says where ``required_patterns`` and ``anti_patterns`` look:
+``tools`` (the default: what the agent did, not what it said it could do), ``text`` (the
+assistant's text only) or ``all`` (both, as a pattern on prose needs). ``text_patterns`` always
+look at the text and count in the ``required_patterns`` component.
+
+**No credit for doing nothing.** Anti-patterns reward restraint in a run that acted: a run with no
+tool call (``Skill`` calls aside) scores 0 on ``anti_patterns`` ("no tool call: nothing to
+credit"), and with ``pattern_scope: text`` a run with no text does. A refusal therefore does not
+score 1.0 on a scenario that defines only anti-patterns.
+
+**Skill requirements are indicators.** A ``Skill`` entry (``Skill`` for the scenario's skill,
+``Skill(name)`` for another) in ``required_tools``, ``recommended_tools`` or ``tool_ordering`` is
+taken out of the score when the suite is loaded (:func:`skill_requirement`) and joins the
+expected skills, which the card reports as fired or not: only the with-skill arm can invoke the
+skill, so scoring it would measure the invocation, not what it changed. A failed ``Skill`` call
+(an unknown skill, a refusal) never counts as the skill fired.
 
 A component the scenario leaves out (absent or an empty list) is ``None`` and the weights of the
 others are renormalised to sum to 1. A run is *unscored* (``score`` is ``None`` and
@@ -35,16 +58,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, Literal
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import Pattern
 from skilltest.report.text import snippet
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
+from skilltest.transcript.stream_json import SKILL_TOOL
 
 SCHEMA_VERSION = 1
 """Version of :meth:`ScoreCard.to_dict`'s layout."""
@@ -58,8 +82,24 @@ COMPONENTS: tuple[str, ...] = (
 )
 """The rubric's components, in the order cards and reports show them."""
 
+PatternScope = Literal["tools", "text", "all"]
+"""Where ``required_patterns`` and ``anti_patterns`` look: tool calls, assistant text, both."""
+
+DEFAULT_PATTERN_SCOPE: PatternScope = "tools"
+"""Patterns look at what the agent did unless the scenario says otherwise."""
+
+TEXT_LABEL = "text: "
+"""How a ``text_patterns`` entry is named on a card, apart from the required patterns."""
+
+NOTHING_DONE = "no tool call: nothing to credit"
+"""Why a run with no tool call gets no anti-pattern credit."""
+
+NOTHING_SAID = "no text: nothing to credit"
+"""Why a run with no text gets no anti-pattern credit when the patterns look at the text."""
+
 _NESTED_JSON_DEPTH = 8
 _CLOSEST_TOOL_RATIO = 0.5
+_SKILL_REQUIREMENT = re.compile(r"Skill(?:\((?P<name>[^()]*)\))?")
 
 
 @dataclass(frozen=True)
@@ -95,25 +135,64 @@ class Weights:
 
 @dataclass(frozen=True)
 class Expected:
-    """What a scenario expects of a run; an empty component is left out of the score."""
+    """What a scenario expects of a run; an empty component is left out of the score.
+
+    The tool lists hold no ``Skill`` entries: the suite loader moves those to
+    :attr:`expected_skills` (see :func:`skill_requirement`).
+    """
 
     required_tools: tuple[str, ...] = ()
     """Tools the agent must call."""
     required_patterns: tuple[Pattern, ...] = ()
-    """Patterns the evidence must match."""
+    """Patterns the evidence in :attr:`pattern_scope` must match."""
     anti_patterns: tuple[Pattern, ...] = ()
-    """Patterns the evidence must not match."""
+    """Patterns the evidence in :attr:`pattern_scope` must not match."""
     tool_ordering: tuple[tuple[str, ...], ...] = ()
-    """Sequences of tools that must be called in this order (other calls may come between)."""
+    """Sequences of tools that must be called in this order (other calls may come between); a
+    sequence of one tool asks only that it was called."""
     recommended_tools: tuple[str, ...] = ()
     """Tools that earn a bonus when called."""
     weights: Weights = field(default_factory=Weights)
     """How much each component counts."""
+    text_patterns: tuple[Pattern, ...] = ()
+    """Patterns the assistant's text must match, whatever the scope; they count in the
+    ``required_patterns`` component."""
+    pattern_scope: PatternScope = DEFAULT_PATTERN_SCOPE
+    """Where ``required_patterns`` and ``anti_patterns`` look: ``tools``, ``text`` or ``all``."""
+    expected_skills: tuple[str, ...] = ()
+    """Skills the with-skill arm should invoke: reported beside the score, never part of it."""
 
     @property
     def defined(self) -> tuple[str, ...]:
         """The components this scenario defines, in :data:`COMPONENTS` order."""
-        return tuple(name for name in COMPONENTS if getattr(self, name))
+        return tuple(name for name in COMPONENTS if self._defines(name))
+
+    def _defines(self, component: str) -> bool:
+        if component == "required_patterns" and self.text_patterns:
+            return True
+        return bool(getattr(self, component))
+
+
+def skill_requirement(entry: str, skill: str) -> str | None:
+    """The skill a rubric entry asks for, when the entry is a ``Skill`` requirement.
+
+    Args:
+        entry: A tool name from ``required_tools``, ``recommended_tools`` or ``tool_ordering``.
+        skill: The scenario's skill, which a bare ``Skill`` means.
+
+    Returns:
+        ``skill`` for ``Skill``, ``name`` for ``Skill(name)``; ``None`` for any other tool.
+    """
+    match = _SKILL_REQUIREMENT.fullmatch(entry.strip())
+    if match is None:
+        return None
+    return (match.group("name") or "").strip() or skill
+
+
+def skills_fired(expected: Sequence[str], invoked: Sequence[str]) -> dict[str, bool]:
+    """Whether each expected skill was invoked; ``plugin:name`` counts as ``name``."""
+    seen = {name.rsplit(":", 1)[-1] for name in invoked}
+    return {name: name.rsplit(":", 1)[-1] in seen for name in expected}
 
 
 @dataclass(frozen=True)
@@ -134,6 +213,8 @@ class ComponentScore:
     """For a missing tool, pattern or sequence: the closest thing the run did."""
     evidence: dict[str, str] = field(default_factory=dict)
     """For a matched pattern or anti-pattern: the text around the match."""
+    note: str | None = None
+    """Why the component gave no credit whatever it matched (a run that did nothing)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
@@ -144,6 +225,7 @@ class ComponentScore:
             "missing": list(self.missing),
             "closest": dict(self.closest),
             "evidence": dict(self.evidence),
+            "note": self.note,
         }
 
     @classmethod
@@ -156,6 +238,7 @@ class ComponentScore:
             missing=tuple(data.get("missing", ())),
             closest=dict(data.get("closest", {})),
             evidence=dict(data.get("evidence", {})),
+            note=data.get("note"),
         )
 
 
@@ -172,12 +255,19 @@ class ScoreCard:
     tool_calls: int
     """How many tool calls the run made (subagents included)."""
     skills_invoked: tuple[str, ...]
-    """Skills the run invoked."""
+    """Skills the run invoked (failed ``Skill`` calls left out)."""
+    expected_skills: tuple[str, ...] = ()
+    """Skills the scenario expects the with-skill arm to invoke: an indicator, not scored."""
 
     @property
     def scored(self) -> bool:
         """Whether the run has a score."""
         return self.score is not None
+
+    @property
+    def skills_fired(self) -> dict[str, bool]:
+        """Whether each expected skill was invoked in this run."""
+        return skills_fired(self.expected_skills, self.skills_invoked)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping; left-out components are ``null``."""
@@ -187,6 +277,8 @@ class ScoreCard:
             "unscored_reason": self.unscored_reason,
             "tool_calls": self.tool_calls,
             "skills_invoked": list(self.skills_invoked),
+            "expected_skills": list(self.expected_skills),
+            "skills_fired": self.skills_fired,
             "components": {
                 name: (card.to_dict() if card is not None else None)
                 for name, card in self.components.items()
@@ -219,6 +311,7 @@ class ScoreCard:
             unscored_reason=data.get("unscored_reason"),
             tool_calls=int(data.get("tool_calls", 0)),
             skills_invoked=tuple(data.get("skills_invoked", ())),
+            expected_skills=tuple(data.get("expected_skills", ())),
         )
 
     def explain(self) -> str:
@@ -259,6 +352,7 @@ def score(transcript: Transcript, expected: Expected) -> ScoreCard:
             unscored_reason=reason,
             tool_calls=len(transcript.tool_calls),
             skills_invoked=transcript.skills_invoked,
+            expected_skills=expected.expected_skills,
         )
 
     evidence = run_evidence(transcript)
@@ -275,18 +369,62 @@ def score(transcript: Transcript, expected: Expected) -> ScoreCard:
         unscored_reason=None,
         tool_calls=len(transcript.tool_calls),
         skills_invoked=transcript.skills_invoked,
+        expected_skills=expected.expected_skills,
     )
 
 
-def run_evidence(transcript: Transcript) -> tuple[str, ...]:
-    """What patterns are matched against: one string per tool call, then the assistant's text."""
-    items = [
-        f"{call.name} {json.dumps(expand_nested_json(call.input), ensure_ascii=False)}"
-        for call in transcript.tool_calls
-    ]
-    if transcript.text:
-        items.append(transcript.text)
-    return tuple(items)
+# --- the evidence ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CallEvidence:
+    """One tool call in the forms patterns are matched against."""
+
+    name: str
+    """The tool's name as called."""
+    json_form: str
+    """``name + " " + json.dumps(input)``, JSON nested in string arguments parsed first."""
+    strings: tuple[str, ...]
+    """Every string value of the input as written, then the strings inside those holding JSON."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a run's patterns are matched against: its tool calls and the assistant's text."""
+
+    calls: tuple[CallEvidence, ...]
+    """The tool calls in order, subagents' and refused ones included, ``Skill`` calls left out."""
+    text: str
+    """The assistant's text blocks joined by blank lines."""
+
+    def forms(self, scope: PatternScope) -> Iterator[tuple[str, str]]:
+        """Each string a pattern in ``scope`` is matched against, with the label its match is
+        shown under (empty when the string names its call already)."""
+        if scope in ("tools", "all"):
+            for call in self.calls:
+                yield "", call.json_form
+                for value in call.strings:
+                    yield call.name + " ", value
+        if scope in ("text", "all") and self.text:
+            yield "", self.text
+
+
+def run_evidence(transcript: Transcript) -> Evidence:
+    """The run's evidence: every tool call but ``Skill`` in both its forms, and the text."""
+    return Evidence(
+        calls=tuple(
+            CallEvidence(
+                name=call.name,
+                json_form=(
+                    f"{call.name} {json.dumps(expand_nested_json(call.input), ensure_ascii=False)}"
+                ),
+                strings=tuple(dict.fromkeys(s for s in input_strings(call.input) if s)),
+            )
+            for call in transcript.tool_calls
+            if call.name != SKILL_TOOL
+        ),
+        text=transcript.text,
+    )
 
 
 def expand_nested_json(value: Any, depth: int = 0) -> Any:
@@ -296,20 +434,44 @@ def expand_nested_json(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         return [expand_nested_json(item, depth) for item in value]
     if isinstance(value, str) and depth < _NESTED_JSON_DEPTH:
-        stripped = value.strip()
-        if stripped[:1] in ("{", "["):
-            try:
-                parsed = json.loads(stripped)
-            except ValueError:
-                return value
-            if isinstance(parsed, dict | list):
-                return expand_nested_json(parsed, depth + 1)
+        parsed = _parse_nested(value)
+        if parsed is not None:
+            return expand_nested_json(parsed, depth + 1)
     return value
+
+
+def input_strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """Every string value in ``value`` as written; a string holding a JSON object or array is
+    followed by the strings inside it."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from input_strings(item, depth)
+    elif isinstance(value, list):
+        for item in value:
+            yield from input_strings(item, depth)
+    elif isinstance(value, str):
+        yield value
+        if depth < _NESTED_JSON_DEPTH:
+            parsed = _parse_nested(value)
+            if parsed is not None:
+                yield from input_strings(parsed, depth + 1)
+
+
+def _parse_nested(value: str) -> dict[str, Any] | list[Any] | None:
+    """The JSON object or array ``value`` holds, or ``None``."""
+    stripped = value.strip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        parsed = json.loads(stripped)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict | list) else None
 
 
 # --- the components --------------------------------------------------------------------------
 
-_Scorer = Callable[[Transcript, Expected, Sequence[str], float], ComponentScore]
+_Scorer = Callable[[Transcript, Expected, Evidence, float], ComponentScore]
 
 
 def _tools_component(
@@ -328,42 +490,53 @@ def _tools_component(
 
 
 def _required_tools(
-    transcript: Transcript, expected: Expected, evidence: Sequence[str], weight: float
+    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
     return _tools_component(expected.required_tools, transcript.tool_calls, weight)
 
 
 def _recommended_tools(
-    transcript: Transcript, expected: Expected, evidence: Sequence[str], weight: float
+    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
     return _tools_component(expected.recommended_tools, transcript.tool_calls, weight)
 
 
 def _search(
-    patterns: Sequence[Pattern], evidence: Sequence[str]
+    patterns: Sequence[Pattern], forms: Sequence[tuple[str, str]], label: str = ""
 ) -> tuple[list[str], dict[str, str]]:
-    """The sources of the patterns that match some evidence item, and where they matched."""
+    """The labels of the patterns that match some form, and the text around each match."""
     found: dict[str, str] = {}
     for pattern in patterns:
-        for item in evidence:
+        for prefix, item in forms:
             match = pattern.search(item)
             if match is not None:
-                found[pattern.source] = snippet(item, match.start(), match.end())
+                found[label + pattern.source] = prefix + snippet(item, match.start(), match.end())
                 break
-    return [p.source for p in patterns if p.source in found], found
+    return [label + p.source for p in patterns if label + p.source in found], found
 
 
 def _required_patterns(
-    transcript: Transcript, expected: Expected, evidence: Sequence[str], weight: float
+    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
-    patterns = expected.required_patterns
-    matched, found = _search(patterns, evidence)
-    missing = [p.source for p in patterns if p.source not in found]
-    closest = {source: seen for source in missing if (seen := _closest_text(source, evidence))}
+    scoped = list(evidence.forms(expected.pattern_scope))
+    text = list(evidence.forms("text"))
+    matched, found = _search(expected.required_patterns, scoped)
+    text_matched, text_found = _search(expected.text_patterns, text, TEXT_LABEL)
+    found.update(text_found)
+    labels = [p.source for p in expected.required_patterns]
+    labels += [TEXT_LABEL + p.source for p in expected.text_patterns]
+    missing = [label for label in labels if label not in found]
+    closest: dict[str, str] = {}
+    for label in missing:
+        source, forms = (
+            (label[len(TEXT_LABEL) :], text) if label.startswith(TEXT_LABEL) else (label, scoped)
+        )
+        if seen := _closest_text(source, [item for _, item in forms]):
+            closest[label] = seen
     return ComponentScore(
-        value=len(matched) / len(patterns),
+        value=(len(matched) + len(text_matched)) / len(labels),
         weight=weight,
-        matched=tuple(matched),
+        matched=tuple(label for label in labels if label in found),
         missing=tuple(missing),
         closest=closest,
         evidence=found,
@@ -371,21 +544,28 @@ def _required_patterns(
 
 
 def _anti_patterns(
-    transcript: Transcript, expected: Expected, evidence: Sequence[str], weight: float
+    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
     patterns = expected.anti_patterns
-    hits, found = _search(patterns, evidence)
+    hits, found = _search(patterns, list(evidence.forms(expected.pattern_scope)))
+    # Restraint is only worth something in a run that acted: a refusal avoids every
+    # anti-pattern without having done any of the work.
+    if expected.pattern_scope == "text":
+        note = None if evidence.text else NOTHING_SAID
+    else:
+        note = None if evidence.calls else NOTHING_DONE
     return ComponentScore(
-        value=1 - len(hits) / len(patterns),
+        value=0.0 if note else 1 - len(hits) / len(patterns),
         weight=weight,
         matched=tuple(hits),
         missing=tuple(p.source for p in patterns if p.source not in found),
         evidence=found,
+        note=note,
     )
 
 
 def _tool_ordering(
-    transcript: Transcript, expected: Expected, evidence: Sequence[str], weight: float
+    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
     matched: list[str] = []
     missing: list[str] = []
@@ -469,6 +649,8 @@ def _closest_text(source: str, evidence: Sequence[str]) -> str | None:
 
 
 def _explain_component(name: str, card: ComponentScore) -> str:
+    if card.note:
+        return f"{name} 0 ({card.note})"
     total = len(card.matched) + len(card.missing)
     if name == "anti_patterns":
         text = f"{name} {len(card.matched)}/{total} hit"

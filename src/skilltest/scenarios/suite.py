@@ -6,7 +6,9 @@ without-skill arm), K times each, and a rubric over the tool calls each run made
 
 The format is compatible with the public harnesses this layer comes from: ``skill:`` may be
 missing (then each scenario's ``skill:`` or ``--skill``), ``name``, ``comparison`` and
-``skill_file`` are accepted, and an empty list in ``expected`` means "not defined".
+``skill_file`` are accepted, and an empty list in ``expected`` means "not defined". ``Skill``
+entries of ``expected`` (``Skill``, ``Skill(name)``) join the expected skills instead of the
+score (see :mod:`skilltest.scenarios.rubric`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import SuiteError
-from skilltest.patterns import DEFAULT_TIMEOUT_S, compile_patterns, parse_flags
-from skilltest.scenarios.rubric import Expected, Weights
+from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
+from skilltest.scenarios.rubric import (
+    DEFAULT_PATTERN_SCOPE,
+    Expected,
+    Weights,
+    skill_requirement,
+)
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
+from skilltest.transcript.model import canonical_tool_name
 
 DEFAULT_REPETITIONS = 3
 DEFAULT_MAX_TURNS = 8
@@ -82,7 +90,8 @@ class Scenario:
     expected: Expected
     """The rubric: required and recommended tools, patterns, ordering, weights."""
     expected_skills: tuple[str, ...]
-    """Skills the with-skill arm must invoke; empty when not defined."""
+    """Skills the with-skill arm must invoke: ``expected_skills`` and the skills the rubric's
+    ``Skill`` requirements name (an indicator, not scored); empty when neither is defined."""
     config: RunConfig
     """How the CLI runs."""
     repetitions: int
@@ -150,38 +159,75 @@ def _weights(raw: dict[str, Any], suite: dict[str, Any]) -> Weights:
 
 
 def _expected(
-    raw: dict[str, Any], where: str, *, flags: int, timeout_s: float, weights: Weights
+    raw: dict[str, Any],
+    where: str,
+    suite: dict[str, Any],
+    *,
+    skill: str,
+    flags: int,
+    timeout_s: float,
 ) -> Expected:
+    """The scenario's rubric, its ``Skill`` requirements moved to the expected skills."""
     spec = raw.get("expected") or {}
+    weights = _weights(raw, suite)
+    skills: list[str] = list(raw.get("expected_skills") or ())
+    indicators: list[str] = []
 
-    def names(key: str) -> tuple[str, ...]:
-        return tuple(spec.get(key) or ())
+    def tools(entries: Any) -> tuple[str, ...]:
+        # Only the with-skill arm can invoke the skill: a Skill entry is an indicator (`fired`),
+        # never points the baseline could not earn.
+        kept = []
+        for entry in entries or ():
+            named = skill_requirement(entry, skill)
+            if named is None:
+                kept.append(entry)
+            else:
+                indicators.append(named)
+        return tuple(kept)
 
+    def patterns(key: str) -> tuple[Pattern, ...]:
+        return compile_patterns(
+            spec.get(key) or (), f"{where}/expected/{key}", flags=flags, timeout_s=timeout_s
+        )
+
+    required_tools = tools(spec.get("required_tools"))
+    recommended_tools = tools(spec.get("recommended_tools"))
+    listed = {canonical_tool_name(name) for name in (*required_tools, *recommended_tools)}
+    ordering: list[tuple[str, ...]] = []
+    for chain in spec.get("tool_ordering") or ():
+        kept = tools(chain)
+        # [Skill, Bash] leaves [Bash]: "Bash was called", already scored when a tool list names
+        # it; a chain left empty asked for nothing but the skill.
+        if len(kept) > 1 or (kept and canonical_tool_name(kept[0]) not in listed):
+            ordering.append(kept)
     expected = Expected(
-        required_tools=names("required_tools"),
-        required_patterns=compile_patterns(
-            spec.get("required_patterns") or (),
-            f"{where}/expected/required_patterns",
-            flags=flags,
-            timeout_s=timeout_s,
-        ),
-        anti_patterns=compile_patterns(
-            spec.get("anti_patterns") or (),
-            f"{where}/expected/anti_patterns",
-            flags=flags,
-            timeout_s=timeout_s,
-        ),
-        tool_ordering=tuple(tuple(chain) for chain in spec.get("tool_ordering") or ()),
-        recommended_tools=names("recommended_tools"),
+        required_tools=required_tools,
+        required_patterns=patterns("required_patterns"),
+        anti_patterns=patterns("anti_patterns"),
+        tool_ordering=tuple(ordering),
+        recommended_tools=recommended_tools,
         weights=weights,
+        text_patterns=patterns("text_patterns"),
+        pattern_scope=_pick("pattern_scope", raw, suite, DEFAULT_PATTERN_SCOPE),
+        expected_skills=tuple(dict.fromkeys([*skills, *indicators])),
     )
     if not expected.defined:
         # A scenario with nothing to score can never fail: that is a defect of the suite.
+        if indicators:
+            raise SuiteError(
+                "the scenario's only rubric entries are Skill requirements, which are an "
+                "indicator (whether the skill fired), not part of the score: no run could ever "
+                "be scored",
+                location=f"{where}/expected",
+                fix="add what the agent should do once the skill is loaded (required_patterns on "
+                "the commands it runs, required_tools, anti_patterns, tool_ordering of other "
+                "tools); keep the skill in expected_skills",
+            )
         raise SuiteError(
             "the scenario defines no rubric component, so no run could ever be scored",
             location=f"{where}/expected",
             fix="give `expected:` at least one non-empty list: required_tools, required_patterns, "
-            "anti_patterns, tool_ordering or recommended_tools",
+            "text_patterns, anti_patterns, tool_ordering or recommended_tools",
         )
     if sum(weights.of(name) for name in expected.defined) <= 0:
         raise SuiteError(
@@ -259,6 +305,9 @@ def load_scenario_suite(
                 location=f"{where}/workspace",
                 fix="give a folder relative to the suite file",
             )
+        expected = _expected(
+            raw, where, data, skill=skills[key].name, flags=flags, timeout_s=timeout
+        )
         skip = raw.get("skip")
         scenarios.append(
             Scenario(
@@ -267,10 +316,8 @@ def load_scenario_suite(
                 skill=skills[key],
                 prompt=raw["prompt"],
                 turns=tuple(raw.get("turns") or ()),
-                expected=_expected(
-                    raw, where, flags=flags, timeout_s=timeout, weights=_weights(raw, data)
-                ),
-                expected_skills=tuple(raw.get("expected_skills") or ()),
+                expected=expected,
+                expected_skills=expected.expected_skills,
                 config=_config(raw, data, overrides.model),
                 repetitions=overrides.repetitions
                 or int(_pick("repetitions", raw, data, DEFAULT_REPETITIONS)),
