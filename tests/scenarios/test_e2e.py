@@ -171,43 +171,48 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
 
     spike = by_id["investigate-error-spike"]
     with_run, without_run = spike["runs"]
-    # With the skill: Skill, then two `lgtm loki` queries, the first aggregating: every
-    # component is met.
-    assert with_run["components"] == dict.fromkeys(with_run["components"], 1.0)
+    # With the skill: Skill, then the labels, an aggregation and a 20-line sample: every defined
+    # component is met. The Skill call itself is no part of the score (`fired` reports it).
+    assert with_run["components"] == {
+        "required_tools": None,
+        "required_patterns": 1.0,
+        "anti_patterns": 1.0,
+        "tool_ordering": None,
+        "recommended_tools": None,
+    }
     assert (with_run["score"], with_run["tool_call_count"], with_run["skills_invoked"]) == (
         1.0,
-        3,
+        4,
         ["lgtm"],
     )
-    assert [call["name"] for call in with_run["tool_calls"]] == ["Skill", "Bash", "Bash"]
+    assert [call["name"] for call in with_run["tool_calls"]] == ["Skill", "Bash", "Bash", "Bash"]
     assert with_run["tool_calls"][0]["input"] == {"skill": "lgtm"}
-    assert "count_over_time" in with_run["tool_calls"][1]["input"]["command"]
-    # Without it (seed 6): one raw `lgtm loki query ... |= "error"`. Bash 1/1; patterns 1/2 (no
-    # count_over_time); anti-patterns 0/2 hit; no Skill before Bash 0/1; Skill not used 0/1:
-    # 0.30 * 1 + 0.25 * 0.5 + 0.20 * 1 + 0.15 * 0 + 0.10 * 0 = 0.625
+    assert "label-values" in with_run["tool_calls"][1]["input"]["command"]
+    assert "count_over_time" in with_run["tool_calls"][2]["input"]["command"]
+    # Without it (seed 6): one raw `lgtm loki query ... |= "error"`: patterns 0/3, and the raw
+    # fetch is the anti-pattern: 0.
     assert without_run["components"] == {
-        "required_tools": 1.0,
-        "required_patterns": 0.5,
-        "anti_patterns": 1.0,
-        "tool_ordering": 0.0,
-        "recommended_tools": 0.0,
+        "required_tools": None,
+        "required_patterns": 0.0,
+        "anti_patterns": 0.0,
+        "tool_ordering": None,
+        "recommended_tools": None,
     }
-    assert without_run["score"] == pytest.approx(0.625)
-    assert spike["delta"] == pytest.approx(0.375)
+    assert without_run["score"] == 0.0
+    assert spike["delta"] == pytest.approx(1.0)
 
     latency = by_id["latency-follow-up"]
     # Two user turns in one conversation (two results in one process). With the skill: p99 now,
     # then p99 with `offset 1h`. Without it (seed 6): averages, the second one `offset 1h`:
-    # patterns 1/2 and the anti-pattern hit, over the two defined components (0.25 and 0.20):
-    # 0.25 / 0.45 * 0.5 + 0.20 / 0.45 * 0 = 0.2778
+    # no p99 at all and the anti-pattern hit: 0.
     with_run, without_run = latency["runs"]
     assert with_run["score"] == 1.0
     kept = Path(with_run["transcript"])
     assert kept.parent == tmp_path / "output" / "lgtm" / "latency-follow-up"
     assert kept.read_text().count('"type":"result"') == 2
-    assert without_run["components"]["required_patterns"] == 0.5
+    assert without_run["components"]["required_patterns"] == 0.0
     assert without_run["components"]["anti_patterns"] == 0.0
-    assert without_run["score"] == pytest.approx(0.25 / 0.45 * 0.5)
+    assert without_run["score"] == 0.0
 
     migrations = by_id["index-large-table"]
     # Skill, Glob, Write in the Rails fixture
