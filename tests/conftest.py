@@ -1,4 +1,4 @@
-"""Shared fixtures: paths of the repository, the shared corpus and the claude binary."""
+"""Shared fixtures: paths of the repository, the transcript corpus and the claude binary."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from skilltest.claude.binary import resolve_claude
 from skilltest.errors import ClaudeNotFoundError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+CORPUS = REPO_ROOT / "tests" / "fixtures"
+"""Real Claude Code output (stream-json and the other formats), kept in the repository."""
 FAKE_CLAUDE = Path(__file__).with_name("fake_claude.py")
 
 

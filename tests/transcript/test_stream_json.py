@@ -12,19 +12,13 @@ from skilltest.errors import InputError
 from skilltest.transcript import PermissionDenial, Transcript, Usage
 from skilltest.transcript.stream_json import load_transcript, parse_cli_output, parse_stream_json
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+from ..conftest import CORPUS
+
 CC = CORPUS / "claude-code-2.1.328"
 PUBLIC = CORPUS / "stream-json"
 
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"the shared transcript corpus is not checked out at {CORPUS}"
-)
-
 
 def corpus_files() -> list[Path]:
-    if not CORPUS.is_dir():
-        return []
     return sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.suffix != ".md")
 
 
@@ -76,7 +70,15 @@ def result(subtype: str = "success", is_error: bool = False, **extra: Any) -> di
 # --- the real corpus -----------------------------------------------------------------------
 
 
-@needs_corpus
+def test_the_corpus_is_in_the_repository() -> None:
+    # The corpus tests below are parametrised by what is on disk: without this, a missing
+    # folder would leave them with nothing to run instead of failing.
+    files = {path.relative_to(CORPUS).as_posix() for path in corpus_files()}
+    assert len([f for f in files if f.startswith("claude-code-2.1.328/")]) == 57, sorted(files)
+    assert "stream-json/olaservo__skilljack-evals__claude-code-greeting-with-skill.ndjson" in files
+    assert (CC / "README.md").is_file() and (PUBLIC / "SOURCES.md").is_file()
+
+
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_every_corpus_file_parses_without_malformed_lines_or_unknown_events(path: Path) -> None:
     transcript = load_transcript(path)
@@ -85,7 +87,6 @@ def test_every_corpus_file_parses_without_malformed_lines_or_unknown_events(path
     assert transcript.unknown_events == 0
 
 
-@needs_corpus
 def test_bash_tool_use_gives_command_result_text_and_run_facts() -> None:
     t = cc("success_bash_tool_use.ndjson", exit_code=0)
 
@@ -106,7 +107,6 @@ def test_bash_tool_use_gives_command_result_text_and_run_facts() -> None:
     ]
 
 
-@needs_corpus
 def test_failed_command_keeps_the_error_text_and_flag() -> None:
     (call,) = cc("tool_result_is_error_nonzero_exit.ndjson").tool_calls
 
@@ -115,7 +115,6 @@ def test_failed_command_keeps_the_error_text_and_flag() -> None:
     assert call.result == "Exit code 1\ncat: ./missing-file.txt: No such file or directory"
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "skills", "skill_call_is_error"),
     [
@@ -133,7 +132,6 @@ def test_skill_tool_calls(name: str, skills: tuple[str, ...], skill_call_is_erro
     assert [(c.name, c.is_error) for c in t.tool_calls] == [("Skill", skill_call_is_error)]
 
 
-@needs_corpus
 def test_skill_results_and_synthetic_skill_body_are_not_assistant_text() -> None:
     t = cc("skill_invoke_project_skill.ndjson")
 
@@ -142,7 +140,6 @@ def test_skill_results_and_synthetic_skill_body_are_not_assistant_text() -> None
     assert "PINEAPPLE" not in t.text
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "prompt", "skills"),
     [
@@ -163,7 +160,6 @@ def test_skill_expanded_from_a_slash_command(
     assert t.tool_calls == ()
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "denial"),
     [
@@ -202,7 +198,6 @@ def test_permission_denials_are_reported_once(name: str, denial: PermissionDenia
     assert t.error is None
 
 
-@needs_corpus
 def test_a_disabled_tool_is_an_error_result_not_a_permission_denial() -> None:
     t = cc("disallowedtools_no_such_tool.ndjson")
 
@@ -211,7 +206,6 @@ def test_a_disabled_tool_is_an_error_result_not_a_permission_denial() -> None:
     assert "No such tool available: Bash" in (t.tool_calls[0].result or "")
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "retries", "error"),
     [
@@ -245,7 +239,6 @@ def test_api_failures_are_unscored_with_the_reason(name: str, retries: int, erro
     assert t.completed is False
 
 
-@needs_corpus
 def test_api_failure_message_names_status_and_retries() -> None:
     t = cc("api_429_rate_limit_default_retries.ndjson")
 
@@ -263,7 +256,6 @@ def test_api_failure_message_names_status_and_retries() -> None:
     assert first.retry_delay_ms == 532
 
 
-@needs_corpus
 def test_connection_failure_keeps_the_harness_kind_on_the_result() -> None:
     t = cc("api_unreachable_connection_refused.ndjson")
 
@@ -272,7 +264,6 @@ def test_connection_failure_keeps_the_harness_kind_on_the_result() -> None:
     assert all(retry.error_status is None for retry in t.api_retries)
 
 
-@needs_corpus
 def test_a_retry_that_then_succeeds_is_scored() -> None:
     t = cc("api_529_once_then_success.ndjson")
 
@@ -281,7 +272,6 @@ def test_a_retry_that_then_succeeds_is_scored() -> None:
     assert t.assistant_text == ("Hello from the fake model.",)
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "subtype", "errors", "calls"),
     [
@@ -306,7 +296,6 @@ def test_running_out_of_turns_or_budget_is_scored(
     assert len(t.tool_calls) == calls
 
 
-@needs_corpus
 def test_error_during_execution_is_unscored() -> None:
     t = cc("error_during_execution_bad_resume.ndjson", exit_code=1)
 
@@ -317,7 +306,6 @@ def test_error_during_execution_is_unscored() -> None:
     assert t.cli_version is None
 
 
-@needs_corpus
 def test_background_subagent_gives_two_results_and_tags_subagent_calls() -> None:
     t = cc("subagent_background_default.ndjson")
 
@@ -336,7 +324,6 @@ def test_background_subagent_gives_two_results_and_tags_subagent_calls() -> None
     assert t.error is None
 
 
-@needs_corpus
 def test_legacy_task_name_counts_as_agent() -> None:
     (agent, bash) = cc("subagent_called_with_legacy_Task_name.ndjson").tool_calls
 
@@ -346,7 +333,6 @@ def test_legacy_task_name_counts_as_agent() -> None:
     assert bash.parent_tool_use_id == "toolu_agent_1"
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "text"),
     [
@@ -361,7 +347,6 @@ def test_subagent_text_is_included_only_when_forwarded(name: str, text: tuple[st
     assert cc(name).assistant_text == text
 
 
-@needs_corpus
 def test_thinking_is_not_text() -> None:
     t = cc("thinking_block.ndjson")
 
@@ -369,7 +354,6 @@ def test_thinking_is_not_text() -> None:
     assert "I should say hello" not in t.text
 
 
-@needs_corpus
 def test_partial_message_events_do_not_duplicate_content() -> None:
     t = cc("include_partial_messages.ndjson")
 
@@ -377,7 +361,6 @@ def test_partial_message_events_do_not_duplicate_content() -> None:
     assert [c.input["command"] for c in t.tool_calls] == ["echo hello-from-fake"]
 
 
-@needs_corpus
 def test_split_message_usage_is_not_double_counted() -> None:
     # One API message per content block, each line repeating the same usage; the result's
     # modelUsage is the authority.
@@ -392,7 +375,6 @@ def test_split_message_usage_is_not_double_counted() -> None:
     assert t.assistant_text[0].startswith("Hello! **GREETING_SUCCESS**")
 
 
-@needs_corpus
 def test_multi_turn_input_keeps_every_result_and_sums_the_turns() -> None:
     t = cc("multiturn_input_stream_json_interactive_replay.ndjson")
 
@@ -406,7 +388,6 @@ def test_multi_turn_input_keeps_every_result_and_sums_the_turns() -> None:
     assert t.cost_usd == pytest.approx(0.000564)
 
 
-@needs_corpus
 def test_resumed_session_counts_only_this_runs_cost() -> None:
     t = cc("session_resume_second_run.ndjson")
 
@@ -418,7 +399,6 @@ def test_resumed_session_counts_only_this_runs_cost() -> None:
     assert t.usage == Usage(input_tokens=12, output_tokens=7)
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "skills", "tools"),
     [
@@ -443,12 +423,10 @@ def test_init_reports_loaded_skills_and_tools(
         assert t.tools_available == tools
 
 
-@needs_corpus
 def test_mcp_tool_is_listed_with_its_full_name() -> None:
     assert "mcp__probe__echo" in cc("init_mcp_servers_connected_and_failed.ndjson").tools_available
 
 
-@needs_corpus
 @pytest.mark.parametrize(
     ("name", "text", "calls", "error"),
     [
@@ -478,7 +456,6 @@ def test_other_output_formats(
     assert t.error == error
 
 
-@needs_corpus
 def test_json_result_object_keeps_cost_and_usage() -> None:
     t = cc("output_format_json.json")
 
