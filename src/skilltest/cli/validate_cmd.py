@@ -41,16 +41,36 @@ MODEL_SCRIPT_KEYS = frozenset({"rules", "default", "faults", "seed", "model", "s
 """Top-level keys of a model script; a suite has ``scenarios`` instead."""
 
 
-def file_kind(data: Any) -> str:
-    """``pressure``, ``scenarios`` or ``model-script``, from a file's content."""
+PRESSURE_SCENARIO_KEYS = frozenset(
+    {"with_skill", "without_skill", "threshold", "max_tokens", "temperature", "model"}
+)
+"""Keys only a pressure suite's scenarios have."""
+SCENARIOS_SCENARIO_KEYS = frozenset(
+    {"expected", "turns", "expected_skills", "config", "weights", "workspace", "comparison"}
+)
+"""Keys only a scenario suite's scenarios have."""
+
+
+def file_kind(data: Any, path: Path | None = None) -> str:
+    """``pressure``, ``scenarios`` or ``model-script``, from a file's content.
+
+    A suite whose scenarios have no key of one layer only (a pressure scenario that lacks
+    ``with_skill``) is taken for a pressure suite when a folder on its path says so, as
+    ``tests/skill-pressure/`` does, so that the error is the one running it would give.
+    """
     if isinstance(data, dict) and "scenarios" not in data and data.keys() & MODEL_SCRIPT_KEYS:
         return "model-script"
     scenarios = data.get("scenarios") if isinstance(data, dict) else None
-    if isinstance(scenarios, list) and any(
-        isinstance(s, dict) and ("with_skill" in s or "without_skill" in s) for s in scenarios
-    ):
+    keys: set[str] = set()
+    for scenario in scenarios if isinstance(scenarios, list) else []:
+        if isinstance(scenario, dict):
+            keys.update(str(key) for key in scenario)
+    if keys & PRESSURE_SCENARIO_KEYS:
         return "pressure"
-    return "scenarios"
+    if keys & SCENARIOS_SCENARIO_KEYS:
+        return "scenarios"
+    folders = path.resolve().parent.parts if path is not None else ()
+    return "pressure" if any("pressure" in folder for folder in folders) else "scenarios"
 
 
 def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
@@ -100,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         try:
             # Parsed once: the loader keeps what read_yaml parsed for the second read.
-            kind = file_kind(read_yaml(path))
+            kind = file_kind(read_yaml(path), path)
             loaders[kind](path)
         except InputError as exc:
             problems.append(str(exc))

@@ -169,6 +169,16 @@ def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> 
         if isinstance(exc, _Refused):
             raise error(str(exc.problem), location=where, fix=exc.fix) from None
         problem = getattr(exc, "problem", None) or str(exc)
+        context = getattr(exc, "context", None)
+        if context and problem.startswith("but "):  # "expected a single document..., but found"
+            problem = f"{context}, {problem}"
+        if isinstance(exc, yaml.constructor.ConstructorError):
+            raise error(
+                f"YAML value not allowed: {problem}",
+                location=where,
+                fix="suites and model scripts hold plain text, numbers, lists and mappings: "
+                "remove the tag (!!...), or quote the value",
+            ) from exc
         raise error(
             f"YAML syntax error: {problem}",
             location=where,
@@ -297,8 +307,15 @@ def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = 
         InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
             to four more.
     """
+    schema = load_schema(schema_name)
+    if data is None:
+        raise error(
+            "the file is empty (or holds only comments)",
+            location=f"{path}#",
+            fix=f"expected {schema.get('description', 'a mapping')}",
+        )
     reject_non_finite(data, path, error)
-    validator = jsonschema.Draft202012Validator(load_schema(schema_name))
+    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(data),
         key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path)), e.message),
