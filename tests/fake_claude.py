@@ -9,6 +9,8 @@ argument), or ``multiturn`` when the prompt comes on stdin:
                message ``big N`` first prints a tool result line of N megabytes
 ``hang``       init, one tool call, then starts a child in its process group and sleeps; the
                child's pid goes to ``$FAKE_CHILD_PID_FILE`` (in the cwd when unset)
+``auth``       init, then an ``api_retry`` event (HTTP 401) every 0.2 s for a minute, as the CLI
+               retrying a refused key; a child in its process group as for ``hang``
 ``crash``      a line on stderr, exit status 3, no result
 ``version``    (``--version``) prints ``$FAKE_CLAUDE_VERSION`` or 2.1.328
 """
@@ -121,6 +123,16 @@ def main() -> int:
         pid_file.write_text(str(child.pid))
         time.sleep(300)
         return 0
+    if mode == "auth":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        Path(os.environ.get("FAKE_CHILD_PID_FILE", "child.pid")).write_text(str(child.pid))
+        for attempt in range(1, 301):
+            event = {"type": "system", "subtype": "api_retry", "attempt": attempt}
+            emit(
+                {**event, "max_retries": 300, "error_status": 401, "error": "authentication_failed"}
+            )
+            time.sleep(0.2)
+        return 1
     sys.stderr.write(f"unknown mode {mode!r}\n")
     return 4
 

@@ -13,6 +13,7 @@ from skilltest.claude.process import (
     Invocation,
     build_argv,
     run_conversation,
+    unrecoverable_api_error,
     user_message_line,
 )
 from skilltest.errors import ClaudeNotFoundError
@@ -64,6 +65,7 @@ def test_command_line_puts_the_prompt_last_after_a_double_dash():
         "--output-format",
         "stream-json",
         "--verbose",
+        "--forward-subagent-text",
         "--max-turns",
         "8",
         "--allowedTools",
@@ -147,6 +149,64 @@ def test_timeout_kills_the_process_group_and_keeps_the_output(fake_claude, tmp_p
     assert output.exit_code is None
     assert '"name": "Bash"' in output.stdout  # what it printed before the timeout is kept
     assert_gone(int(pid_file.read_text()))  # the child of the killed process is gone too
+
+
+def test_a_stop_check_stops_the_process_group_at_the_first_line_it_names(fake_claude, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    seen: list[str] = []
+
+    def stop_on(event: dict) -> str | None:
+        seen.append(str(event.get("subtype")))
+        return unrecoverable_api_error(event)
+
+    started = time.monotonic()
+    output = asyncio.run(
+        run_conversation(
+            replace(
+                invocation(
+                    fake_claude, tmp_path, "auth", env={"FAKE_CHILD_PID_FILE": str(pid_file)}
+                ),
+                stop_on=stop_on,
+            )
+        )
+    )
+    # The fake retries a 401 for a minute; the stop ends it at the first retry.
+    assert time.monotonic() - started < 10
+    assert output.stopped_reason == (
+        "the model API answered HTTP 401 (authentication_failed); retrying cannot fix it"
+    )
+    assert (output.exit_code, output.timed_out) == (None, False)
+    assert seen[:2] == ["init", "api_retry"]
+    assert '"error_status": 401' in output.stdout  # what it printed up to then is kept
+    assert_gone(int(pid_file.read_text()))
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"),
+    [
+        (
+            {"type": "system", "subtype": "api_retry", "error_status": 403, "error": "forbidden"},
+            "the model API answered HTTP 403 (forbidden); retrying cannot fix it",
+        ),
+        (
+            {"type": "system", "subtype": "api_retry", "error_status": 401},
+            "the model API answered HTTP 401; retrying cannot fix it",
+        ),
+        ({"type": "system", "subtype": "api_retry", "error_status": 529}, None),
+        ({"type": "system", "subtype": "api_retry", "error_status": None}, None),
+        ({"type": "assistant", "error_status": 401}, None),
+    ],
+)
+def test_only_a_retried_401_or_403_is_unrecoverable(event: dict, reason: str | None):
+    assert unrecoverable_api_error(event) == reason
+
+
+def test_a_stop_check_that_never_fires_changes_nothing(fake_claude, tmp_path):
+    turns = ("first question", "second question")
+    base = invocation(fake_claude, tmp_path, turns[0], turns=turns)
+    output = asyncio.run(run_conversation(replace(base, stop_on=unrecoverable_api_error)))
+    assert (output.exit_code, output.stopped_reason) == (0, None)
+    assert output.stdout.count('"type": "result"') == 2
 
 
 def test_a_crash_comes_back_with_status_and_stderr(fake_claude, tmp_path):

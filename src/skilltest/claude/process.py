@@ -1,7 +1,9 @@
 """Running one conversation with the real ``claude`` CLI.
 
-A run is one process in its own process group: when it exceeds its timeout, or the suite is
-interrupted, the whole group is killed and what it printed so far is kept.
+A run is one process in its own process group: when it exceeds its timeout, when a line it
+printed says that going on is pointless (:attr:`Invocation.stop_on`, e.g.
+:func:`unrecoverable_api_error`), or when the suite is interrupted, the whole group is stopped
+and what it printed so far is kept.
 """
 
 from __future__ import annotations
@@ -12,15 +14,22 @@ import json
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 KILL_GRACE_S = 2.0
 """Seconds between SIGTERM and SIGKILL when a run is stopped."""
 
 CHUNK = 1024 * 1024
 """Bytes read from the CLI's stdout at a time."""
+
+UNRECOVERABLE_STATUSES = frozenset({401, 403})
+"""HTTP statuses of the model API that no retry fixes (a missing, wrong or unauthorised key)."""
+
+StopCheck = Callable[[dict[str, Any]], str | None]
+"""Reads one stdout event; a returned reason stops the run."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,10 @@ class Invocation:
     first message is then also sent on stdin."""
     first_message: str | None = None
     """The first user message when it goes through stdin; ``None`` when it is in ``argv``."""
+    stop_on: StopCheck | None = None
+    """Called with every stdout event (a JSON object); the first reason it returns stops the
+    process group, and the output keeps what was printed up to then
+    (:attr:`ProcessOutput.stopped_reason`)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,8 @@ class ProcessOutput:
     """Wall time."""
     start_error: str | None = None
     """Why the process could not be started at all."""
+    stopped_reason: str | None = None
+    """Why :attr:`Invocation.stop_on` stopped the run; ``None`` when it was not stopped."""
 
 
 def user_message_line(text: str) -> str:
@@ -66,15 +81,34 @@ def user_message_line(text: str) -> str:
     return json.dumps(message, ensure_ascii=False) + "\n"
 
 
-def _is_turn_result(line: bytes) -> bool:
-    """Whether a stdout line ends a user turn (a background subagent's extra result does not)."""
-    if b'"result"' not in line:
-        return False
+def unrecoverable_api_error(event: Mapping[str, Any]) -> str | None:
+    """A :data:`StopCheck`: the CLI retrying a model request that failed with HTTP 401 or 403.
+
+    The CLI retries those like an overload (ten times over about three minutes by default), but
+    a key that is missing, wrong or not allowed stays so: waiting only turns an authentication
+    error into a time-out.
+    """
+    if event.get("type") != "system" or event.get("subtype") != "api_retry":
+        return None
+    status = event.get("error_status")
+    if status not in UNRECOVERABLE_STATUSES:
+        return None
+    error = event.get("error")
+    kind = f" ({error})" if isinstance(error, str) and error else ""
+    return f"the model API answered HTTP {status}{kind}; retrying cannot fix it"
+
+
+def _event(line: bytes) -> dict[str, Any] | None:
     try:
         event = json.loads(line)
     except ValueError:
-        return False
-    if not isinstance(event, dict) or event.get("type") != "result":
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def _is_turn_result(event: Mapping[str, Any]) -> bool:
+    """Whether an event ends a user turn (a background subagent's extra result does not)."""
+    if event.get("type") != "result":
         return False
     origin = event.get("origin")
     return not (isinstance(origin, dict) and origin.get("kind") == "task-notification")
@@ -100,8 +134,9 @@ async def _stop(process: asyncio.subprocess.Process) -> None:
 async def run_conversation(invocation: Invocation) -> ProcessOutput:
     """Runs one ``claude`` process to the end, feeding follow-up turns after each result.
 
-    Never raises for a failing process: a crash, a timeout or a missing binary come back in the
-    :class:`ProcessOutput`. Cancellation (Ctrl-C) kills the process group and propagates.
+    Never raises for a failing process: a crash, a timeout, a stop asked for by
+    :attr:`Invocation.stop_on` or a missing binary come back in the :class:`ProcessOutput`.
+    Cancellation (Ctrl-C) kills the process group and propagates.
     """
     started = time.monotonic()
     uses_stdin = invocation.first_message is not None
@@ -121,6 +156,8 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
     stdout_chunks: list[bytes] = []
     stderr_chunks: list[bytes] = []
     pending = list(invocation.follow_ups)
+    stopping: list[asyncio.Future[None]] = []
+    stopped_reason: str | None = None
 
     async def send(text: str) -> None:
         assert process.stdin is not None
@@ -145,11 +182,29 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
                 line = bytes(pending_line[: end + 1])
                 del pending_line[: end + 1]
                 searched = 0
-                if uses_stdin and _is_turn_result(line):
-                    if pending:
-                        await send(pending.pop(0))
-                    else:
-                        close_stdin()
+                await on_line(line)
+
+    async def on_line(line: bytes) -> None:
+        nonlocal stopped_reason
+        watch = invocation.stop_on is not None and stopped_reason is None
+        # Only lines that can end a turn are parsed for the turn logic; a stop check sees all.
+        if not watch and not (uses_stdin and b'"result"' in line):
+            return
+        event = _event(line)
+        if event is None:
+            return
+        if watch and invocation.stop_on is not None:
+            stopped_reason = invocation.stop_on(event)
+            if stopped_reason is not None:
+                close_stdin()
+                # Stopped beside the reader, which drains the pipe until the group is gone.
+                stopping.append(asyncio.ensure_future(_stop(process)))
+                return
+        if uses_stdin and stopped_reason is None and _is_turn_result(event):
+            if pending:
+                await send(pending.pop(0))
+            else:
+                close_stdin()
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -161,6 +216,8 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
             await send(invocation.first_message)
         await asyncio.gather(read_stdout(), read_stderr())
         await process.wait()
+        for stop in stopping:
+            await stop
 
     timed_out = False
     task = asyncio.ensure_future(converse())
@@ -179,12 +236,16 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         raise
     finally:
         close_stdin()
+        for stop in stopping:
+            if not stop.done():
+                await asyncio.shield(stop)
     return ProcessOutput(
         stdout=b"".join(stdout_chunks).decode("utf-8", errors="replace"),
         stderr=b"".join(stderr_chunks).decode("utf-8", errors="replace"),
-        exit_code=None if timed_out else process.returncode,
+        exit_code=None if timed_out or stopped_reason is not None else process.returncode,
         timed_out=timed_out,
         duration_s=time.monotonic() - started,
+        stopped_reason=stopped_reason,
     )
 
 
@@ -204,11 +265,16 @@ def build_argv(
     With follow-up turns the prompt goes through stdin (``--input-format stream-json``), so that
     each later message joins the same conversation. ``--allowedTools`` takes a variadic list, so
     the prompt comes last, after ``--``.
+
+    ``--forward-subagent-text``: the CLI prints a background subagent's text anyway, but a
+    foreground subagent's only with this flag; with it, what a subagent says is in the
+    transcript whichever way the model chose to start it.
     """
     argv = [str(binary), "-p"]
     if multi_turn:
         argv += ["--input-format", "stream-json"]
-    argv += ["--output-format", "stream-json", "--verbose", "--max-turns", str(max_turns)]
+    argv += ["--output-format", "stream-json", "--verbose", "--forward-subagent-text"]
+    argv += ["--max-turns", str(max_turns)]
     if allowed_tools:
         argv += ["--allowedTools", ",".join(allowed_tools)]
     if disallowed_tools:
