@@ -1,18 +1,27 @@
 """Isolation: fresh folders, an allowlisted environment, the skill installed whole, no secrets kept."""
 
 import json
+import random
+import string
+import time
 from pathlib import Path
+
+import pytest
 
 from skilltest.claude import isolation
 from skilltest.claude.isolation import (
     Redactor,
     ancestor_leaks,
+    confinement_warnings,
     create_sandbox,
     init_warnings,
     isolated_env,
     isolation_flags,
     isolation_settings,
     live_credentials,
+    managed_settings,
+    read_confinement,
+    unconfined_bash,
 )
 from skilltest.skills import Skill
 
@@ -156,15 +165,195 @@ def test_without_git_what_is_above_the_sandbox_is_reported(tmp_path, monkeypatch
     assert ancestor_leaks(sandbox.workdir) == [tmp_path / "CLAUDE.md", tmp_path / ".claude/skills"]
 
 
+def skill(name: str, text: str = "---\nname: x\ndescription: d\n---\nbody\n") -> Skill:
+    return Skill(name=name, skill_file=Path(f"/skills/{name}/SKILL.md"), text=text)
+
+
+NO_FRONTMATTER = "Just a body, no frontmatter.\n"
+HIDDEN = "---\ndescription: d\ndisable-model-invocation: true\n---\nbody\n"
+HIDDEN_QUOTED = "---\r\ndescription: d\r\ndisable-model-invocation: 'True'\r\n---\r\nbody\r\n"
+NOT_USER_INVOCABLE = "---\ndescription: d\nuser-invocable: false\n---\nbody\n"
+BROKEN_YAML = "---\ndescription: [unclosed\ndisable-model-invocation: true\n---\nbody\n"
+
+# The init events Claude Code 2.1.328 printed for each SKILL.md (seen against the emulator):
+# `skills` leaves out a skill without a description or with user-invocable: false, and keeps
+# one with disable-model-invocation, which the model is never told about.
+COMMANDS = ["doctor", "clear", "compact"]
+NOT_SHOWN = "the model was not shown skill 'lgtm': its SKILL.md sets disable-model-invocation"
+NOT_LOADED = "the CLI did not load skill 'lgtm', so the model was not shown it"
+
+
+@pytest.mark.parametrize(
+    ("text", "init", "warning"),
+    [
+        (
+            "---\ndescription: d\n---\n",
+            {"skills": ["lgtm", "doctor"], "slash_commands": ["lgtm"]},
+            None,
+        ),
+        (NO_FRONTMATTER, {"skills": ["doctor"], "slash_commands": ["lgtm", *COMMANDS]}, None),
+        (NOT_USER_INVOCABLE, {"skills": ["doctor"], "slash_commands": COMMANDS}, None),
+        (HIDDEN, {"skills": ["lgtm", "doctor"], "slash_commands": ["lgtm", *COMMANDS]}, NOT_SHOWN),
+        (HIDDEN_QUOTED, {"skills": ["lgtm", "doctor"], "slash_commands": ["lgtm"]}, NOT_SHOWN),
+        (BROKEN_YAML, {"skills": ["lgtm", "doctor"], "slash_commands": ["lgtm"]}, NOT_SHOWN),
+        (
+            "---\ndescription: d\n---\n",
+            {"skills": ["doctor"], "slash_commands": COMMANDS},
+            NOT_LOADED,
+        ),
+    ],
+    ids=[
+        "described",
+        "no-frontmatter",
+        "not-user-invocable",
+        "hidden",
+        "hidden-crlf-quoted",
+        "hidden-broken-yaml",
+        "not-loaded",
+    ],
+)
+def test_without_requests_the_warning_follows_what_the_cli_shows_the_model(text, init, warning):
+    warnings = init_warnings({**init, "plugins": []}, [skill("lgtm", text)])
+    if warning is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warnings[0].startswith(warning), warnings
+
+
+def main_request(*listed: str) -> dict:
+    listing = "".join(f"- {name}: does things\n" for name in listed)
+    text = f"The following skills are available for use with the Skill tool:\n\n{listing}\nToday"
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}
+    return {"path": "/v1/messages", "side_request": None, "body": body}
+
+
+def test_with_requests_the_listing_the_model_saw_decides():
+    init = {"skills": ["doctor"], "slash_commands": ["lgtm"], "plugins": []}
+    side = {"path": "/v1/messages", "side_request": "title", "body": {"messages": []}}
+    listed = [side, main_request("lgtm")]
+    assert init_warnings(init, [skill("lgtm", NO_FRONTMATTER)], requests=listed) == []
+    # Listed under its folder's name with the frontmatter's name beside it.
+    aliased = [main_request("lgtm (logs-tool)")]
+    assert init_warnings(init, [skill("lgtm")], requests=aliased) == []
+    assert init_warnings(init, [skill("lgtm")], requests=[main_request()]) == [
+        "the model was not shown skill 'lgtm': no request listed it"
+    ]
+    assert init_warnings(init, [skill("lgtm", HIDDEN)], requests=[main_request()])[0].startswith(
+        NOT_SHOWN
+    )
+    # A skill listed to the model that nobody installed, even one the init event leaves out.
+    assert init_warnings(init, [], requests=[main_request("user-skill")]) == [
+        "skills from outside the sandbox were loaded: user-skill"
+    ]
+    # Only side requests: nothing to read, so the init event decides.
+    assert init_warnings(init, [skill("lgtm", NO_FRONTMATTER)], requests=[side]) == []
+
+
 def test_init_event_checks():
     init = {"skills": ["lgtm", "doctor"], "plugins": []}
-    assert init_warnings(init, ["lgtm"]) == []
+    assert init_warnings(init, [skill("lgtm")]) == []
     assert init_warnings({"skills": ["doctor"], "plugins": []}, []) == []
-    assert init_warnings({"skills": ["doctor"], "plugins": []}, ["lgtm"]) == [
-        "the CLI did not list skill 'lgtm' at startup (check SKILL.md's frontmatter)"
-    ]
+    assert init_warnings(None, [skill("lgtm")]) == []  # a run that printed nothing says so itself
     leaky = {"skills": ["doctor", "debug", "user-skill"], "plugins": [{"name": "p"}]}
     assert init_warnings(leaky, []) == [
         "skills from outside the sandbox were loaded: debug, user-skill",
         "plugins were loaded: p",
     ]
+
+
+# --- reads outside the sandbox -------------------------------------------------------------
+
+
+def test_reads_are_confined_to_the_sandbox_and_protected_folders_denied_to_shell_commands(
+    tmp_path,
+):
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "skills" / "lgtm").mkdir(parents=True)
+    (repo / "tests" / "scenarios").mkdir(parents=True)
+    suite = repo / "tests" / "scenarios" / "lgtm.yaml"
+    suite.write_text("skill: lgtm\n")
+    outside = tmp_path / "elsewhere" / "lgtm"
+    outside.mkdir(parents=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    sandbox = create_sandbox(skill=None, base=tmp_path)
+
+    permissions = read_confinement(sandbox, [repo / "skills" / "lgtm", suite, outside], home=home)
+
+    assert permissions == {
+        "blockFileToolReadsOutsideWorkingDirectories": True,
+        "additionalDirectories": [str(sandbox.tmp.resolve())],
+        "deny": [
+            f"Read(/{repo})",  # the repository of the skill and the suite, once
+            f"Read(/{repo}/**)",
+            f"Read(/{home})",
+            f"Read(/{home}/**)",
+            f"Read(/{outside})",  # no repository: its own folder
+            f"Read(/{outside}/**)",
+        ],
+    }
+    assert permissions["deny"][0].startswith("Read(//")
+    # A folder that holds the sandbox (here: the test's temp folder) is never denied.
+    held = read_confinement(sandbox, [tmp_path], home=tmp_path)
+    assert held["deny"] == []
+    flags = isolation_flags("2.1.328", sandbox=sandbox, protected=[suite])
+    settings = json.loads(flags[flags.index("--settings") + 1])
+    assert settings["permissions"]["blockFileToolReadsOutsideWorkingDirectories"] is True
+    assert settings["disableBundledSkills"] is True
+
+
+def test_managed_settings_are_found_and_reported_on_every_run(tmp_path):
+    assert managed_settings(tmp_path / "absent") == []
+    (tmp_path / "managed-settings.d").mkdir()
+    (tmp_path / "managed-settings.d" / "10-policy.json").write_text("{}")
+    (tmp_path / "managed-settings.json").write_text("{}")
+    found = managed_settings(tmp_path)
+    assert found == [
+        tmp_path / "managed-settings.json",
+        tmp_path / "managed-settings.d/10-policy.json",
+    ]
+    assert confinement_warnings(managed=found[:1]) == [
+        f"managed settings at {found[0]} apply to this run: Claude Code ranks them above every "
+        "flag, so they cannot be kept out (both arms get them)"
+    ]
+    assert confinement_warnings(managed=[]) == []
+
+
+def test_unconfined_bash_is_said_when_bash_is_allowed():
+    assert unconfined_bash(["Read", "Skill"]) is None
+    for rules in (["Bash"], ["Read", "Bash(git *)"]):
+        notice = unconfined_bash(rules)
+        assert notice is not None and notice.startswith("Bash is not confined to the sandbox")
+
+
+# --- redaction ----------------------------------------------------------------------------
+
+KEY = "sk-ant-api03-" + "Zq8vR2mXw7LpT4nB9cYd1KfH6sJ3gA5eU0oN-iQ_rV"
+
+
+def test_a_credential_piece_of_12_characters_or_more_is_redacted_whole():
+    redact = Redactor({"ANTHROPIC_API_KEY": KEY})
+    label = "[REDACTED:ANTHROPIC_API_KEY]"
+    suffix = KEY.removeprefix("sk-ant-")
+    assert redact(f"key={suffix}!") == f"key={label}!"
+    assert redact(f"<{KEY[20:32]}>") == f"<{label}>"  # exactly 12
+    assert redact(f"<{KEY[20:31]}>") == f"<{KEY[20:31]}>"  # 11: ordinary text
+    # The longest run shared with the key goes, not just 12 characters of it.
+    assert redact(f"{KEY[5:40]}Zq8") == f"{label}Zq8"
+    # Two pieces, and the whole key, in one text.
+    text = f"a {KEY[:15]} b {KEY[-14:]} c {KEY} d"
+    assert redact(text) == f"a {label} b {label} c {label} d"
+
+
+def test_redacting_a_5_mb_transcript_is_quick():
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits + ' {}":,-_'
+    filler = "".join(rng.choice(alphabet) for _ in range(1_000_000)) * 5
+    text = filler[:2_500_000] + KEY[13:] + filler[2_500_000:] + KEY[30:50]
+    redact = Redactor({"ANTHROPIC_API_KEY": KEY, "CLAUDE_CODE_OAUTH_TOKEN": KEY[::-1]})
+    started = time.perf_counter()
+    redacted = redact(text)
+    assert time.perf_counter() - started < 2.0
+    assert redacted.count("[REDACTED:ANTHROPIC_API_KEY]") == 2
+    assert KEY[13:25] not in redacted

@@ -20,21 +20,30 @@ configuration and the CLI's bundled skills and built-in plugins out. Verified ag
   pick up whatever sits above the system temp folder. :func:`ancestor_leaks` reports what would
   leak when ``git`` is not installed.
 
+* ``permissions`` in the same ``--settings`` (:func:`read_confinement`): the file tools read only
+  inside the sandbox, and a shell command naming the skill's source, the suite's repository or
+  the user's home is refused. Other shell reads, and managed settings (:func:`managed_settings`),
+  cannot be kept out; :func:`unconfined_bash` and :func:`confinement_warnings` say so.
+
 With the skill installed at ``.claude/skills/<name>/``, the model's requests differ only by the
 skill listing ("The following skills are available for use with the Skill tool: ...") and the
-run's own paths.
+run's own paths. :func:`init_warnings` checks that the model was shown the skill, and nothing
+else; :class:`Redactor` keeps credentials, and pieces of them, out of what is stored.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from skilltest.skills import Skill
 
@@ -209,15 +218,146 @@ def isolation_settings(cli_version: str | None) -> dict[str, object]:
     }
 
 
-def isolation_flags(cli_version: str | None) -> list[str]:
-    """The CLI flags shared by both arms that keep outside configuration out."""
+def isolation_flags(
+    cli_version: str | None,
+    *,
+    sandbox: Sandbox | None = None,
+    protected: Iterable[Path] = (),
+) -> list[str]:
+    """The CLI flags shared by both arms that keep outside configuration out.
+
+    Args:
+        cli_version: The CLI's version, for its list of built-in plugins.
+        sandbox: The run's sandbox: when given, reads are confined to it
+            (:func:`read_confinement`).
+        protected: Folders or files whose repository (or folder) a shell command must not
+            name either: the skill's source, the suite.
+    """
+    settings = isolation_settings(cli_version)
+    if sandbox is not None:
+        settings["permissions"] = read_confinement(sandbox, protected)
     return [
         "--setting-sources",
         "project",
         "--strict-mcp-config",
         "--settings",
-        json.dumps(isolation_settings(cli_version), separators=(",", ":")),
+        json.dumps(settings, separators=(",", ":")),
     ]
+
+
+def read_confinement(
+    sandbox: Sandbox, protected: Iterable[Path] = (), *, home: Path | None = None
+) -> dict[str, object]:
+    """The ``permissions`` settings that keep the agent's reads inside its sandbox.
+
+    Verified on Claude Code 2.1.328 against a scripted API:
+
+    * ``blockFileToolReadsOutsideWorkingDirectories`` (read only from ``--settings``): ``Read``,
+      ``Grep`` and ``Glob`` refuse any path outside the working directory and the run's temp
+      folder, whatever ``--allowedTools`` allows. Shell commands are not bound by it.
+    * ``deny: Read(//<folder>)`` rules for the repositories of ``protected`` and the user's home:
+      besides the file tools, a Bash command that names a path in them (``cat``, ``head``,
+      ``ls``...) is refused. A command that computes its path (``cat $F``, ``python -c``)
+      is not: Bash reads are confined only by Claude Code's own sandbox (bubblewrap and socat),
+      which also cuts the network and is not turned on. The stricter
+      ``blockReadsOutsideWorkingDirectories`` refuses every command the CLI cannot analyse
+      (``python3 -m json.tool`` among them), which would change what agents do; not used.
+
+    A folder that holds the sandbox itself (a home or repository that holds the temp folder)
+    is left out.
+
+    Args:
+        sandbox: The run's folders.
+        protected: Files or folders; each is denied through its git repository (the nearest
+            folder above it with a ``.git``), or its own folder when there is none.
+        home: The user's real home (``$HOME`` of this process by default).
+    """
+    root = sandbox.root.resolve()
+    user_home = home if home is not None else Path(os.environ.get("HOME") or Path.home())
+    candidates = [_repository_of(path) for path in protected] + [user_home.resolve()]
+    denied: list[Path] = []
+    for folder in sorted(set(candidates), key=lambda path: (len(path.parts), str(path))):
+        if root.is_relative_to(folder) or folder.is_relative_to(root):
+            continue
+        if any(folder.is_relative_to(kept) for kept in denied) or _GLOB.search(str(folder)):
+            continue  # covered already; or a path no rule can spell
+        denied.append(folder)
+    rules = [rule for folder in denied for rule in (f"Read(/{folder})", f"Read(/{folder}/**)")]
+    return {
+        "blockFileToolReadsOutsideWorkingDirectories": True,
+        "additionalDirectories": [str(sandbox.tmp.resolve())],
+        "deny": rules,
+    }
+
+
+_GLOB = re.compile(r"[*?\[\]{}()!\\]")
+
+
+def _repository_of(path: Path) -> Path:
+    folder = path.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+MANAGED_SETTINGS_FOLDERS = {
+    "linux": Path("/etc/claude-code"),
+    "darwin": Path("/Library/Application Support/ClaudeCode"),
+    "win32": Path("C:/Program Files/ClaudeCode"),
+}
+"""Where Claude Code reads managed (policy) settings on each platform."""
+
+
+def managed_settings(folder: Path | None = None) -> list[Path]:
+    """The managed settings files Claude Code will read on this machine.
+
+    Claude Code ranks managed settings above every flag and every other source, and 2.1.328
+    offers no way to skip them (verified: a ``managed-settings.json`` changed the model,
+    removed a tool and loaded a built-in plugin despite ``--setting-sources`` and
+    ``--settings``). They cannot be kept out of a run, only reported.
+    """
+    folder = folder if folder is not None else MANAGED_SETTINGS_FOLDERS.get(sys.platform)
+    if folder is None:
+        return []
+    found = [
+        folder / name
+        for name in ("managed-settings.json", "managed-mcp.json")
+        if (folder / name).is_file()
+    ]
+    drop_ins = folder / "managed-settings.d"
+    if drop_ins.is_dir():
+        found += sorted(path for path in drop_ins.iterdir() if path.is_file())
+    return found
+
+
+def confinement_warnings(*, managed: Sequence[Path] | None = None) -> list[str]:
+    """What this machine puts into every run that no flag keeps out: managed settings.
+
+    Args:
+        managed: The managed settings files (:func:`managed_settings` by default).
+    """
+    return [
+        f"managed settings at {path} apply to this run: Claude Code ranks them above every "
+        "flag, so they cannot be kept out (both arms get them)"
+        for path in (managed_settings() if managed is None else managed)
+    ]
+
+
+def unconfined_bash(allowed_tools: Iterable[str]) -> str | None:
+    """The notice that Bash reads are not confined, when the rules allow Bash at all.
+
+    The same for every run of a command, so it is said once per command rather than per run.
+    """
+    if not any(rule == "Bash" or rule.startswith("Bash(") for rule in allowed_tools):
+        return None
+    return (
+        "Bash is not confined to the sandbox: the file tools are, and a command naming the "
+        "skill's source, the suite's repository or your home is refused, but a command that "
+        "computes a path can read any file you can"
+    )
 
 
 def isolated_env(
@@ -255,15 +395,40 @@ def live_credentials(environ: Mapping[str, str] | None = None) -> dict[str, str]
 
 
 class Redactor:
-    """Replaces secret values with ``[REDACTED:<VARIABLE>]`` in everything that is stored."""
+    """Replaces secret values, and any piece of one 12 characters or longer, in what is stored.
+
+    An agent that prints a key without its ``sk-ant-`` prefix, or a slice of it, still leaks
+    the part that matters: every run of 12 or more characters that also occurs in a secret is
+    replaced whole (the longest such run, not just 12 characters) by ``[REDACTED:<VARIABLE>]``.
+    Shorter values (8 to 11 characters) are replaced only where they occur whole.
+
+    Made for transcripts of megabytes: any run of :data:`FRAGMENT` characters of a secret holds
+    one of the secret's :data:`_BLOCK`-character blocks that start at a multiple of
+    ``_BLOCK``, so the text is searched for those few blocks (``str.find``, in C) and each hit
+    is widened to the longest run it belongs to.
+    """
 
     MIN_LENGTH = 8
     """Shorter values are not treated as secrets (they would redact ordinary words)."""
 
+    FRAGMENT = 12
+    """The shortest piece of a secret that is redacted wherever it occurs."""
+
+    _BLOCK = FRAGMENT // 2
+    """Any FRAGMENT-long slice of a secret holds a whole block starting at a multiple of this."""
+
     def __init__(self, secrets: Mapping[str, str]) -> None:
         pairs = [(v, k) for k, v in secrets.items() if v and len(v) >= self.MIN_LENGTH]
-        # Longest first, so a secret that contains another is replaced whole.
-        self._pairs = sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+        # Longest first, so a secret that contains another is named by the longer one.
+        pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
+        self._whole = [(value, name) for value, name in pairs if len(value) < self.FRAGMENT]
+        self._blocks: dict[str, list[tuple[str, str, int]]] = {}
+        for value, name in pairs:
+            if len(value) < self.FRAGMENT:
+                continue
+            for offset in range(0, len(value) - self._BLOCK + 1, self._BLOCK):
+                block = value[offset : offset + self._BLOCK]
+                self._blocks.setdefault(block, []).append((value, name, offset))
 
     @classmethod
     def for_environment(cls, env: Mapping[str, str]) -> Redactor:
@@ -271,10 +436,49 @@ class Redactor:
         return cls({name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)})
 
     def __call__(self, text: str) -> str:
-        for value, name in self._pairs:
+        spans = self._fragment_spans(text)
+        if spans:
+            parts, last = [], 0
+            for start, end, name in spans:
+                parts += [text[last:start], f"[REDACTED:{name}]"]
+                last = end
+            text = "".join([*parts, text[last:]])
+        for value, name in self._whole:
             if value in text:
                 text = text.replace(value, f"[REDACTED:{name}]")
         return text
+
+    def _fragment_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """The runs of the text shared with a secret (FRAGMENT or longer), merged, in order."""
+        found: list[tuple[int, int, str]] = []
+        for block, owners in self._blocks.items():
+            hit = text.find(block)
+            while hit >= 0:
+                for value, name, offset in owners:
+                    start, end = _common_run(text, hit, value, offset, len(block))
+                    if end - start >= self.FRAGMENT:
+                        found.append((start, end, name))
+                hit = text.find(block, hit + 1)
+        found.sort(key=lambda span: (span[0], -span[1]))
+        merged: list[tuple[int, int, str]] = []
+        for start, end, name in found:
+            if merged and start <= merged[-1][1]:
+                first_start, first_end, first_name = merged[-1]
+                merged[-1] = (first_start, max(first_end, end), first_name)
+            else:
+                merged.append((start, end, name))
+        return merged
+
+
+def _common_run(text: str, at: int, secret: str, offset: int, length: int) -> tuple[int, int]:
+    """Widens ``text[at:at+length] == secret[offset:offset+length]`` as far as both agree."""
+    start, low = at, offset
+    while start > 0 and low > 0 and text[start - 1] == secret[low - 1]:
+        start, low = start - 1, low - 1
+    end, high = at + length, offset + length
+    while end < len(text) and high < len(secret) and text[end] == secret[high]:
+        end, high = end + 1, high + 1
+    return start, end
 
 
 def init_event(lines: Iterable[str]) -> dict[str, object] | None:
@@ -295,34 +499,137 @@ def init_event(lines: Iterable[str]) -> dict[str, object] | None:
 
 
 def skills_available(init: Mapping[str, object] | None) -> tuple[str, ...]:
-    """The skills the CLI listed at startup."""
+    """The skills the CLI listed at startup (``skills`` of the init event).
+
+    Not what the model was told: Claude Code 2.1.328 leaves out of this list a skill whose
+    SKILL.md has no ``description`` (it describes it to the model by its first line anyway) or
+    sets ``user-invocable: false``, and keeps in it a skill that sets
+    ``disable-model-invocation: true``, which the model never hears of.
+    """
     skills = init.get("skills") if init else None
     return tuple(str(s) for s in skills) if isinstance(skills, list) else ()
 
 
-def init_warnings(init: Mapping[str, object] | None, installed: Sequence[str]) -> list[str]:
-    """What the CLI loaded beyond the skill under test, or the skill it failed to load."""
-    if init is None:
+def init_warnings(
+    init: Mapping[str, object] | None,
+    installed: Sequence[Skill],
+    *,
+    requests: Sequence[Mapping[str, Any]] | None = None,
+) -> list[str]:
+    """The installed skill the model was not shown, and what it was shown or given besides.
+
+    Whether the model was shown a skill is read from the model requests when the endpoint
+    recorded them (the emulator): the listing "The following skills are available for use
+    with the Skill tool" is what the model sees. Without them (the live API) it is worked out
+    as Claude Code 2.1.328 does it: a skill the CLI loaded (in the init event's ``skills`` or
+    ``slash_commands``, or set ``user-invocable: false``, which hides it from both) is listed
+    to the model unless its SKILL.md sets ``disable-model-invocation: true``.
+
+    Args:
+        init: The run's first ``system/init`` event.
+        installed: The skills installed in the sandbox (none in the without-skill arm).
+        requests: The model requests the endpoint recorded, as JSON objects with ``path``,
+            ``side_request`` and ``body``; ``None`` or empty when it recorded none.
+    """
+    listed = _listed_to_model(requests or ())
+    if init is None and listed is None:
         return []
-    warnings = []
-    listed = skills_available(init)
-    for name in installed:
-        if not any(skill_name_matches(s, name) for s in listed):
-            warnings.append(
-                f"the CLI did not list skill {name!r} at startup (check SKILL.md's frontmatter)"
-            )
-    extra = [
-        s
-        for s in listed
-        if s not in ALWAYS_PRESENT_SKILLS and not any(skill_name_matches(s, n) for n in installed)
+    warnings = [
+        reason
+        for skill in installed
+        if (reason := _not_shown(skill, init or {}, listed)) is not None
     ]
+    names = [skill.name for skill in installed]
+    if listed is not None:
+        extra = [s for s in sorted(listed) if not any(skill_name_matches(s, n) for n in names)]
+    else:
+        extra = [
+            s
+            for s in skills_available(init)
+            if s not in ALWAYS_PRESENT_SKILLS and not any(skill_name_matches(s, n) for n in names)
+        ]
     if extra:
         warnings.append("skills from outside the sandbox were loaded: " + ", ".join(extra))
-    plugins = init.get("plugins")
+    plugins = (init or {}).get("plugins")
     if isinstance(plugins, list) and plugins:
-        names = [str(p.get("name", p)) if isinstance(p, dict) else str(p) for p in plugins]
-        warnings.append("plugins were loaded: " + ", ".join(names))
+        plugin_names = [str(p.get("name", p)) if isinstance(p, dict) else str(p) for p in plugins]
+        warnings.append("plugins were loaded: " + ", ".join(plugin_names))
     return warnings
+
+
+def _not_shown(
+    skill: Skill, init: Mapping[str, object], listed: frozenset[str] | None
+) -> str | None:
+    """Why the model was not shown an installed skill; ``None`` when it was."""
+    name = skill.name
+    front = _frontmatter_flags(skill.text)
+    commands = init.get("slash_commands")
+    loaded = (
+        any(
+            skill_name_matches(s, name)
+            for s in (*skills_available(init), *(commands if isinstance(commands, list) else ()))
+            if isinstance(s, str)
+        )
+        or front.get("user-invocable") == "false"
+    )
+    if listed is not None:
+        shown = any(skill_name_matches(s, name) for s in listed)
+    else:
+        shown = loaded and front.get("disable-model-invocation") != "true"
+    if shown:
+        return None
+    if front.get("disable-model-invocation") == "true":
+        return (
+            f"the model was not shown skill {name!r}: its SKILL.md sets "
+            f"disable-model-invocation: true, so only a /{name} command in the prompt loads it"
+        )
+    if not loaded and init:
+        return (
+            f"the CLI did not load skill {name!r}, so the model was not shown it (is "
+            f".claude/skills/{name}/SKILL.md there and readable?)"
+        )
+    return f"the model was not shown skill {name!r}: no request listed it"
+
+
+def _listed_to_model(requests: Iterable[Mapping[str, Any]]) -> frozenset[str] | None:
+    """The skills the model requests listed; ``None`` when there is no main request."""
+    from skilltest.emulator.request_view import RequestView
+
+    listed: set[str] = set()
+    seen = False
+    for request in requests:
+        body = request.get("body")
+        if request.get("side_request") is not None or not isinstance(body, dict):
+            continue
+        if request.get("path", "/v1/messages") != "/v1/messages":
+            continue
+        seen = True
+        # "- folder (frontmatter name): ..." lists a skill under its folder's name.
+        listed.update(_LISTED_ALIAS.sub("", s) for s in RequestView.from_body(body).skills_listed)
+    return frozenset(listed) if seen else None
+
+
+_LISTED_ALIAS = re.compile(r" \([^()]*\)$")
+_FRONTMATTER_FLAG = re.compile(
+    r"^(disable-model-invocation|user-invocable)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE
+)
+
+
+def _frontmatter_flags(text: str) -> dict[str, str]:
+    """The frontmatter keys that decide whether the model is told about a skill, lowercased.
+
+    Read line by line, as Claude Code does when the YAML does not parse: ``true`` and
+    ``"true"`` both count.
+    """
+    text = text.replace("\r\n", "\n")
+    if not text.startswith("---\n"):
+        return {}
+    end = text.find("\n---", 3)
+    block = text[4:end] if end >= 0 else ""
+    return {
+        match.group(1): match.group(2).strip("'\"").lower()
+        for match in _FRONTMATTER_FLAG.finditer(block)
+    }
 
 
 def skill_name_matches(listed: str, expected: str) -> bool:
