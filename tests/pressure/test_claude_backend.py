@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
@@ -103,3 +104,59 @@ def test_missing_claude_binary_is_bad_input(tmp_path, monkeypatch, capsys):
     assert code == 2
     assert "no-claude: no executable file there" in err
     assert "make claude" in err
+
+
+def run_one_failing(claude_bin, monkeypatch, capsys, status: int, *extra: str):
+    """One with-skill run of one scenario against an emulator that answers every request
+    with ``status``; returns the exit code, the output and the main requests."""
+    monkeypatch.chdir(REPO_ROOT)
+    script = ModelScript.from_dict(
+        {"schema_version": 1, "faults": {"status": status}, "default": {"text": "x"}}
+    )
+    with EmulatorServer(script) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
+        code = main(
+            [
+                "pressure",
+                "tests/skill-pressure/lgtm.yaml",
+                "--backend",
+                "claude",
+                "--skill-only",
+                "--only",
+                "aggregation-before-raw-fetch",
+                "--claude",
+                str(claude_bin),
+                "-k",
+                "1",
+                "--timeout",
+                "60",
+                *extra,
+            ]
+        )
+        requests = [r for r in server.requests if r.path == "/v1/messages" and not r.side_request]
+    return code, capsys.readouterr().out, requests
+
+
+def test_max_retries_is_the_clis_own_retry_count(claude_bin, tmp_path, monkeypatch, capsys):
+    started = time.monotonic()
+    code, out, requests = run_one_failing(
+        claude_bin, monkeypatch, capsys, 529, "--max-retries", "1"
+    )
+
+    assert code == 1
+    assert "529" in out and "after 1 retry" in out
+    assert [r.status for r in requests] == [529, 529]  # the request and one retry
+    assert time.monotonic() - started < 40
+
+
+def test_a_refused_key_ends_the_run_at_once(claude_bin, tmp_path, monkeypatch, capsys):
+    # The default --max-retries (4) would retry a 401 for several seconds; nothing fixes it.
+    started = time.monotonic()
+    code, out, requests = run_one_failing(claude_bin, monkeypatch, capsys, 401)
+
+    assert code == 1
+    assert "the model API answered HTTP 401" in out
+    assert "retrying cannot fix it" in out
+    assert 1 <= len(requests) <= 2
+    assert time.monotonic() - started < 20

@@ -112,7 +112,8 @@ class TurnRunnerPool:
             script: ``--script``: one model script for every suite (emulator).
             claude: ``--claude``: the binary (claude backend).
             timeout_s: Time limit of one request (SDK) or one run (claude); default per runner.
-            max_retries: Retries of a failed request (SDK backends); default per runner.
+            max_retries: Retries of a failed model request (the SDK's, or the claude CLI's own);
+                default per runner.
         """
         self.backend = backend
         self.script = script
@@ -175,10 +176,8 @@ class TurnRunnerPool:
         if self.backend.name == "claude":
             from skilltest.runners.claude_turn import ClaudeTurnRunner
 
-            timeout = self.limits.get("timeout_s")
-            return ClaudeTurnRunner(
-                claude=self.claude, **({"timeout_s": timeout} if timeout else {})
-            )
+            # The CLI retries by itself: --max-retries becomes its CLAUDE_CODE_MAX_RETRIES.
+            return ClaudeTurnRunner(claude=self.claude, **self.limits)
         from skilltest.emulator import EmulatorServer, ModelScript
         from skilltest.emulator.per_run import PerRunModel
 

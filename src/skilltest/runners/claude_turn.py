@@ -5,6 +5,10 @@ user's own settings, skills, plugins, hooks and MCP servers stay out, and the CL
 and built-in plugins are turned off. ``--tools ""`` removes every tool from the request, so the
 model cannot call one (it is not merely asked not to). The skill text is appended to the system
 prompt in the with-skill arm.
+
+The CLI retries a failed model request itself; ``max_retries`` sets how often
+(``CLAUDE_CODE_MAX_RETRIES``). A request refused with HTTP 401 or 403 stops the run at once:
+no retry fixes a key.
 """
 
 from __future__ import annotations
@@ -21,12 +25,16 @@ from skilltest.claude.isolation import (
     isolation_flags,
     live_credentials,
 )
-from skilltest.claude.process import Invocation, run_conversation
+from skilltest.claude.process import Invocation, run_conversation, unrecoverable_api_error
 from skilltest.runners.base import TurnRequest
 from skilltest.transcript import Transcript
 from skilltest.transcript.stream_json import parse_stream_json
 
 DEFAULT_TIMEOUT_S = 300.0
+
+DEFAULT_MAX_RETRIES = 4
+"""Retries of a failed model request, as the SDK runner's default (the CLI's own is 10, about
+three minutes of back-off)."""
 
 
 class ClaudeTurnRunner:
@@ -39,12 +47,21 @@ class ClaudeTurnRunner:
         *,
         claude: Path | None = None,
         timeout_s: float | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
         env: dict[str, str] | None = None,
     ) -> None:
+        """
+        Args:
+            claude: The binary (``--claude``); found as :func:`find_claude` does otherwise.
+            timeout_s: Wall-time limit of one run.
+            max_retries: Retries of a failed model request (``CLAUDE_CODE_MAX_RETRIES``).
+            env: More environment for the CLI (e.g. ``ANTHROPIC_BASE_URL``).
+        """
         self.binary: ClaudeBinary = find_claude(claude)
         if self.binary.warning:
             print(f"skilltest: warning: {self.binary.warning}", file=sys.stderr)
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
+        self.max_retries = max_retries
         self.extra_env = env or {}
 
     @staticmethod
@@ -90,9 +107,11 @@ class ClaudeTurnRunner:
                         credentials={
                             **credentials,
                             "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(request.max_tokens),
+                            "CLAUDE_CODE_MAX_RETRIES": str(self.max_retries),
                         },
                     ),
                     timeout_s=self.timeout_s,
+                    stop_on=unrecoverable_api_error,
                 )
             )
         finally:
@@ -103,6 +122,8 @@ class ClaudeTurnRunner:
         error = transcript.error
         if output.start_error:
             error = f"claude could not start: {output.start_error}"
+        elif output.stopped_reason:
+            error = f"{output.stopped_reason}; the claude run was stopped"
         elif output.timed_out:
             error = (
                 f"claude did not finish within {self.timeout_s:g}s; its process group was killed"
