@@ -1,4 +1,29 @@
-"""Honest statistics over K repetitions: rates with Wilson intervals, means with t intervals."""
+"""Honest statistics over K repetitions: intervals for rates and bounded means, and their gaps.
+
+Every score skilltest averages lies in [0, 1]: a pass (1) or a failure (0) in the pressure
+layer, a rubric score in the scenario layer. The intervals here are built for that:
+
+``wilson``
+    The Wilson score interval (Wilson 1927) of a rate, or of a mean of scores in [0, 1]. A score
+    in [0, 1] with mean ``m`` has a variance of at most ``m (1 - m)``, reached when every score is
+    0 or 1, so the interval that is right for pass/fail runs is wide enough for any scores: it
+    is exact in the worst case and conservative otherwise. Unlike a t interval it never has zero
+    width because K runs happened to score the same (two runs of 1.0 give [0.34, 1.00], not
+    [1.00, 1.00]).
+``newcombe``
+    The difference of two such means, by Newcombe's hybrid score method (Newcombe 1998,
+    "Interval estimation for the difference between independent proportions", Statistics in
+    Medicine 17:873-890, method 10): it combines the two Wilson intervals and keeps their good
+    behaviour at small K and near 0 and 1, where a Wald or t interval claims too much.
+``welch``
+    The Welch t interval of a difference of means with exact quantiles of Student's t, for
+    reference: it assumes scores that are roughly normal, which bounded scores at small K are
+    not, so verdicts do not use it.
+
+A confidence level is a parameter everywhere, because adaptive repetitions look at the data
+several times and spend their error rate over those looks (see :mod:`skilltest.repetitions`).
+Quantiles come from ``scipy.special`` (imported when first needed).
+"""
 
 from __future__ import annotations
 
@@ -6,75 +31,122 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-Z_95 = 1.959963984540054
+CONFIDENCE = 0.95
+"""The confidence level of every interval a fixed number of repetitions reports."""
 
 DIGITS = 10
 """Rates, scores and deltas are rounded to this many digits before they meet a threshold, so
 that floating-point noise (0.7 * 3 / 3 == 0.6999999999999998) never flips a verdict."""
 
-# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
-_T_975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-def t_quantile_975(df: float) -> float:
-    """The 0.975 quantile of Student's t (normal beyond 30 degrees of freedom)."""
-    if df < 1:
-        return math.inf
-    whole = math.floor(df)
-    if whole <= 30:
-        return _T_975[whole - 1]
-    return Z_95 + 2.4 / df  # close to the exact value (<0.3% off) from 30 up
-
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a 95% interval."""
+    """A point estimate with an interval."""
 
     value: float | None
     """The estimate; ``None`` when there is no data."""
     low: float | None
-    """Lower bound of the 95% interval."""
+    """Lower bound of the interval."""
     high: float | None
-    """Upper bound of the 95% interval."""
+    """Upper bound of the interval."""
+
+    @property
+    def empty(self) -> bool:
+        """Whether there was no data to estimate from."""
+        return self.value is None or self.low is None or self.high is None
 
 
-def wilson(successes: int, n: int, z: float = Z_95) -> Interval:
-    """A proportion with its Wilson score interval; honest at small n and at 0 or 1."""
+EMPTY = Interval(None, None, None)
+
+
+def level(confidence: float) -> str:
+    """A confidence level as people write it: ``95%``, ``99.64%``."""
+    return f"{confidence * 100:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def z_value(confidence: float = CONFIDENCE) -> float:
+    """The two-sided standard normal quantile of ``confidence`` (1.96 for 0.95)."""
+    from scipy.special import ndtri
+
+    return float(ndtri(1 - (1 - confidence) / 2))
+
+
+def t_value(df: float, confidence: float = CONFIDENCE) -> float:
+    """The two-sided quantile of Student's t with ``df`` (possibly fractional) degrees of freedom.
+
+    Exact for every ``df`` > 0 (4.303 for df 2 at 0.95, 6.017 for df 1.5); infinite below that.
+    """
+    if not df > 0:
+        return math.inf
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 1 - (1 - confidence) / 2))
+
+
+def _clip(value: float, low: float, high: float) -> float:
+    return min(high, max(low, round(value, DIGITS)))
+
+
+def wilson(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:
+    """A rate (or a mean of scores in [0, 1]) with its Wilson score interval.
+
+    Args:
+        successes: Runs that passed, or the sum of scores in [0, 1].
+        n: Runs.
+        confidence: The interval's confidence level.
+    """
     if n <= 0:
-        return Interval(None, None, None)
+        return EMPTY
+    z = z_value(confidence)
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low, high = round(centre - half, DIGITS), round(centre + half, DIGITS)
-    return Interval(p, max(0.0, low), min(1.0, high))
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return Interval(p, _clip(centre - half, 0.0, 1.0), _clip(centre + half, 0.0, 1.0))
 
 
-def mean_interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> Interval:
-    """A mean with its t interval, clipped to ``bounds`` (a single value has no width estimate)."""
+def bounded_mean(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """The mean of scores in [0, 1] with its Wilson interval (see the module docstring)."""
+    return wilson(sum(values), len(values), confidence)
+
+
+def newcombe(a: Interval, b: Interval) -> Interval:
+    """``a - b`` for two Wilson intervals, by Newcombe's hybrid score method; within [-1, 1]."""
+    if a.empty or b.empty:
+        return EMPTY
+    assert a.value is not None and a.low is not None and a.high is not None
+    assert b.value is not None and b.low is not None and b.high is not None
+    diff = a.value - b.value
+    below = math.hypot(a.value - a.low, b.high - b.value)
+    above = math.hypot(a.high - a.value, b.value - b.low)
+    return Interval(diff, _clip(diff - below, -1.0, 1.0), _clip(diff + above, -1.0, 1.0))
+
+
+def mean_interval(
+    values: Sequence[float],
+    bounds: tuple[float, float] | None = None,
+    confidence: float = CONFIDENCE,
+) -> Interval:
+    """A mean with its Student t interval, clipped to ``bounds`` (one value has no width estimate).
+
+    For figures that are not bounded scores (tool calls, cost); scores use :func:`bounded_mean`.
+    """
     n = len(values)
     if n == 0:
-        return Interval(None, None, None)
+        return EMPTY
     mean = sum(values) / n
+    low_bound, high_bound = bounds if bounds else (-math.inf, math.inf)
     if n == 1:
-        low, high = bounds if bounds else (-math.inf, math.inf)
-        return Interval(mean, low, high)
+        return Interval(mean, low_bound, high_bound)
     variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = t_quantile_975(n - 1) * math.sqrt(variance / n)
-    low, high = mean - half, mean + half
-    if bounds:
-        low, high = max(bounds[0], low), min(bounds[1], high)
-    return Interval(mean, low, high)
+    half = t_value(n - 1, confidence) * math.sqrt(variance / n)
+    return Interval(mean, max(low_bound, mean - half), min(high_bound, mean + half))
 
 
-def difference_interval(a: Sequence[float], b: Sequence[float]) -> Interval:
-    """``mean(a) - mean(b)`` with a Welch t interval; clipped to [-1, 1] for scores."""
+def welch(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """``mean(a) - mean(b)`` with a Welch t interval (exact t quantile), clipped to [-1, 1]."""
     if not a or not b:
-        return Interval(None, None, None)
+        return EMPTY
     mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
     diff = mean_a - mean_b
     if len(a) < 2 or len(b) < 2:
@@ -85,7 +157,7 @@ def difference_interval(a: Sequence[float], b: Sequence[float]) -> Interval:
     if se2 == 0:
         return Interval(diff, diff, diff)
     df = se2**2 / ((var_a / len(a)) ** 2 / (len(a) - 1) + (var_b / len(b)) ** 2 / (len(b) - 1))
-    half = t_quantile_975(df) * math.sqrt(se2)
+    half = t_value(df, confidence) * math.sqrt(se2)
     return Interval(diff, max(-1.0, diff - half), min(1.0, diff + half))
 
 
