@@ -75,7 +75,10 @@ class RunRecord:
     stderr: str | None = None
     """Where the CLI's stderr is kept."""
     error: str | None = None
-    """Why the run is unscored; ``None`` for a scored run."""
+    """Why the run is unscored (an infrastructure failure); ``None`` for a scored run."""
+    ended: str | None = None
+    """How the agent's run was cut short (time limit, turns, budget, full context), when it
+    was; such a run is scored on what it did."""
     duration_s: float = 0.0
     """Wall time of the CLI process."""
     exit_code: int | None = None
@@ -115,6 +118,7 @@ class RunRecord:
             "transcript": self.transcript,
             "stderr": self.stderr,
             "error": self.error,
+            "ended": self.ended,
             "duration_s": round(self.duration_s, 3),
             "exit_code": self.exit_code,
             "cost_usd": self.cost_usd,

@@ -26,6 +26,7 @@ from skilltest.claude.binary import ClaudeBinary
 from skilltest.claude.isolation import (
     Redactor,
     ancestor_leaks,
+    confinement_warnings,
     create_sandbox,
     init_event,
     init_warnings,
@@ -37,11 +38,13 @@ from skilltest.claude.process import (
     ProcessOutput,
     build_argv,
     run_conversation,
+    unrecoverable_api_error,
 )
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import Scenario
 from skilltest.transcript import Transcript
+from skilltest.transcript.model import ApiRetry
 from skilltest.transcript.stream_json import parse_stream_json
 
 
@@ -79,6 +82,60 @@ class RunOutcome:
     """Wall time of the CLI process."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in this run."""
+
+
+def timed_out(transcript: Transcript, stdout: str, limit_s: float) -> Transcript:
+    """A run its time limit cut short: scored when the agent was at work, unscored when not.
+
+    The agent spending its time (a slow plan, a loop of tool calls) is behaviour and is scored
+    on what it did. The model API failing until the limit (the CLI retrying a 429 storm, a 529
+    or a 401) or a model that never answered is an outage: unscored, with what the API answered.
+    """
+    limit = f"timed out after {limit_s:g}s"
+    retry = retrying_at_end(stdout)
+    if retry is not None:
+        status = f"HTTP {retry.error_status}" if retry.error_status is not None else "no answer"
+        kind = f" ({retry.error})" if retry.error else ""
+        count = len(transcript.api_retries)
+        return replace(
+            transcript,
+            error=f"model API failing: {status}{kind}, the CLI had retried {count} "
+            f"{'time' if count == 1 else 'times'} when the run {limit}",
+        )
+    if not transcript.tool_calls and not transcript.assistant_text:
+        seen = f"; {transcript.error}" if transcript.error else ""
+        return replace(transcript, error=f"{limit} before the model answered{seen}")
+    return replace(
+        transcript,
+        error=None,
+        ended=f"{limit} (process group killed; scored on its "
+        f"{len(transcript.tool_calls)} tool calls)",
+    )
+
+
+def retrying_at_end(stdout: str) -> ApiRetry | None:
+    """The CLI's retry of a failing model request, when that is the last thing it printed."""
+    for line in reversed(stdout.splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict) or event.get("type") not in ("system", "assistant", "user"):
+            continue
+        if event.get("type") == "system" and event.get("subtype") == "api_retry":
+            status = event.get("error_status")
+            error = event.get("error")
+            return ApiRetry(
+                error=error if isinstance(error, str) else None,
+                error_status=status if isinstance(status, int) else None,
+            )
+        if event.get("type") == "system" and event.get("subtype") not in ("init", None):
+            continue
+        return None
+    return None
 
 
 class ScenarioRunner(Protocol):
@@ -170,7 +227,11 @@ class ClaudeCliRunner:
                     allowed_tools=config.allowed_tools,
                     disallowed_tools=config.disallowed_tools,
                     model=config.model,
-                    isolation=isolation_flags(self.binary.version),
+                    isolation=isolation_flags(
+                        self.binary.version,
+                        sandbox=sandbox,
+                        protected=(scenario.skill.directory, request.suite_path),
+                    ),
                 )
                 output = await run_conversation(
                     Invocation(
@@ -180,6 +241,7 @@ class ClaudeCliRunner:
                         timeout_s=config.timeout_s,
                         first_message=scenario.prompt if scenario.turns else None,
                         follow_ups=scenario.turns,
+                        stop_on=unrecoverable_api_error,
                     )
                 )
             return self._outcome(request, output, Redactor.for_environment(env), session, warnings)
@@ -200,15 +262,22 @@ class ClaudeCliRunner:
         )
         if output.start_error is not None:
             transcript = replace(transcript, error=f"claude did not start: {output.start_error}")
-        elif output.timed_out:
-            seen = f"; {transcript.error}" if transcript.error else ""
+        elif output.stopped_reason is not None:
+            count = len(transcript.api_retries)
             transcript = replace(
                 transcript,
-                error=f"timed out after {request.scenario.config.timeout_s:g}s "
-                f"(process group killed, {len(transcript.tool_calls)} tool calls kept){seen}",
+                error=f"{output.stopped_reason} (stopped after the CLI's {count} "
+                f"{'retry' if count == 1 else 'retries'})",
+                ended=None,
             )
-        installed = [request.scenario.skill.name] if request.arm == Arm.WITH_SKILL else []
-        warnings = warnings + init_warnings(init_event(stdout.splitlines()), installed)
+        elif output.timed_out:
+            transcript = timed_out(transcript, stdout, request.scenario.config.timeout_s)
+        installed = [request.scenario.skill] if request.arm == Arm.WITH_SKILL else []
+        warnings = [
+            *warnings,
+            *init_warnings(init_event(stdout.splitlines()), installed, requests=session.requests),
+            *confinement_warnings(),
+        ]
         paths = self._paths(request)
         requests_path = None
         if paths is not None:

@@ -205,7 +205,11 @@ class Transcript:
     malformed_lines: int = 0
     """Lines that were not JSON objects (counted, never fatal)."""
     error: str | None = None
-    """Why the run failed to execute; a transcript with an error is never scored."""
+    """Why the run failed to execute (an infrastructure failure: the API failing after retries,
+    a crashed CLI, a replay miss); a transcript with an error is never scored."""
+    ended: str | None = None
+    """How the agent's run was cut short when it was (a time limit, its turns or budget used
+    up, its context full): behaviour, so the run is still scored on what it did."""
     skills_available: tuple[str, ...] = ()
     """Skills the harness loaded for the run (``system/init``), whether used or not."""
     tools_available: tuple[str, ...] = ()

@@ -8,11 +8,17 @@ events read, by ``type`` (and ``subtype``):
     tools the harness loaded. A run can hold several (one per turn); the first one counts.
 ``assistant``
     One content block per line in practice; a model response split over several lines repeats
-    its message id and ``usage``. ``text`` blocks become the assistant's text (the main agent's
-    and, when the CLI forwards it, a subagent's), ``tool_use`` blocks become tool calls tagged
-    with the ``parent_tool_use_id`` of the subagent that made them, ``thinking`` blocks are
-    ignored. A synthetic message (``is_api_error_message``, model ``<synthetic>``, an ``error``
-    field) is not model output: its text is a model API error.
+    its message id and ``usage``. ``text`` blocks become the assistant's text, ``tool_use``
+    blocks become tool calls tagged with the ``parent_tool_use_id`` of the subagent that made
+    them, ``thinking`` blocks are ignored. A synthetic message (``is_api_error_message``, model
+    ``<synthetic>``, an ``error`` field) is not model output: its text is a model API error.
+
+    **Subagent text is assistant text**, in order with the main agent's, whenever the CLI
+    printed it: a background subagent's always, a foreground subagent's only with
+    ``--forward-subagent-text``, which the scenario runs pass so that the model's choice of
+    background or foreground does not change the transcript. An output recorded without that
+    flag lacks a foreground subagent's text; its hand-back to the main agent is the ``Agent``
+    call's tool result, which is not assistant text.
 ``user``
     ``tool_result`` blocks give each tool call its result text and ``is_error``. Prompts, replayed
     user turns and the synthetic skill bodies the CLI injects after a ``Skill`` call are ignored.
@@ -38,10 +44,11 @@ the plain text format (only the final answer).
 never scored: no events at all; a model API error (a synthetic error message, or a result flagged
 ``is_error`` with subtype ``success``); ``error_during_execution`` or any other error subtype we
 do not know; no result event (whatever the exit status). ``error_max_turns`` and
-``error_max_budget_usd`` are the agent running out of its budget: the run executed, so it is
-scored, and the subtype stays visible in ``Transcript.final_result``. Retries that ended in a
-success do not make a run unscored. When there is a result event, the exit status does not
-change the verdict (the CLI exits 1 on ``error_max_turns``).
+``error_max_budget_usd`` are the agent running out of its budget, and an API refusal because
+the conversation outgrew the context window ("prompt is too long") is the agent filling its own
+context: the run executed, so it is scored, and ``Transcript.ended`` says how it was cut
+short. Retries that ended in a success do not make a run unscored. When there is a result
+event, the exit status does not change the verdict (the CLI exits 1 on ``error_max_turns``).
 
 **Usage and cost.** Per-message ``usage`` repeats on every line of a split message and counts
 only what the message stream reported, so it is a last resort. The result events' per-turn
@@ -109,6 +116,10 @@ _SKIPPED_SYSTEM_SUBTYPES: frozenset[str] = frozenset(
 _MODEL_STOP_ERRORS: frozenset[str] = frozenset({"max_output_tokens"})
 
 _SYNTHETIC_MODEL = "<synthetic>"
+_CONTEXT_OVERFLOW = re.compile(
+    r"prompt is too long|context (window|length) (exceeded|limit)|exceeds? the context window",
+    re.IGNORECASE,
+)
 _SLASH_COMMAND = re.compile(r"\s*/([A-Za-z0-9][\w.:-]*)")
 _STDERR_TAIL_CHARS = 500
 
@@ -476,6 +487,7 @@ class _EventReader:
             unknown_events=self.unknown_events,
             malformed_lines=self.malformed_lines,
             error=self._run_error(exit_code, stderr),
+            ended=self._ended(),
             skills_available=self.skills_available or (),
             tools_available=self.tools_available or (),
         )
@@ -512,6 +524,28 @@ class _EventReader:
                 names.append(name.lstrip("/"))
         return tuple(dict.fromkeys(names))
 
+    def _context_overflow(self) -> str | None:
+        """The API's refusal of a conversation that outgrew the context window, when it came.
+
+        The agent filled its own context (huge tool results, a loop): that is behaviour, so the
+        run is scored on what it did rather than left unscored like an outage.
+        """
+        for text in self._api_error_texts():
+            if _CONTEXT_OVERFLOW.search(text):
+                return text
+        return None
+
+    def _ended(self) -> str | None:
+        overflow = self._context_overflow()
+        if overflow is not None:
+            return f"its context was full ({overflow.strip()[:120]})"
+        final = self.results[-1] if self.results else None
+        if final is not None and final.subtype == "error_max_turns":
+            return "it ran out of turns (--max-turns)"
+        if final is not None and final.subtype == "error_max_budget_usd":
+            return "it ran out of budget (--max-budget-usd)"
+        return None
+
     def _api_error_texts(self) -> list[str]:
         texts = [seen.text for seen in self.api_errors]
         for result in self.results:
@@ -523,6 +557,8 @@ class _EventReader:
         after = _exit_and_stderr(exit_code, stderr)
         if self.events == 0:
             return "the CLI printed no stream-json events" + after
+        if self._context_overflow() is not None:
+            return None  # the agent filled its context: behaviour, scored (see ``ended``)
         api_failure = next((r for r in self.results if _is_api_failure(r)), None)
         if self.api_errors or api_failure is not None:
             first = self.api_errors[0] if self.api_errors else _ApiErrorSeen("", None)
