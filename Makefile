@@ -58,6 +58,7 @@ typecheck: $(STAMP)
 bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_pressure.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_scenarios.py
+	$(BIN)/python scripts/bench_adaptive.py
 
 clean:
 	rm -rf $(VENV) $(TOOLS) tests/scenarios/output .pytest_cache .mypy_cache .ruff_cache

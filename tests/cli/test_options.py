@@ -5,7 +5,24 @@ import pytest
 from skilltest.cli import main
 
 REFUSED = [
-    (["pressure", "-k", "0"], "argument -k/--repeat: 0 is not a whole number >= 1"),
+    (
+        ["pressure", "-k", "0"],
+        "argument -k/--repeat: 0 is not a whole number from 1 to 1000, nor 'auto'",
+    ),
+    (
+        ["pressure", "-k", "1000000000"],
+        "argument -k/--repeat: 1000000000 is not a whole number from 1 to 1000, nor 'auto'",
+    ),
+    (
+        ["scenarios", "--max-k", "5000"],
+        "argument --max-k: 5000 is not a whole number from 1 to 1000 (the most runs per arm "
+        "skilltest takes)",
+    ),
+    (
+        ["scenarios", "--min-k", "0"],
+        "argument --min-k: 0 is not a whole number from 1 to 1000 (the most runs per arm "
+        "skilltest takes)",
+    ),
     (["pressure", "-j", "two"], "argument -j/--jobs: two is not a whole number >= 1"),
     (
         ["pressure", "--threshold", "1.5"],
@@ -33,3 +50,13 @@ def test_bad_values_are_usage_errors_with_exit_2(argv, message, capsys):
 def test_no_command_prints_the_help_and_exits_2(capsys):
     assert main([]) == 2
     assert "pressure" in capsys.readouterr().err
+
+
+def test_min_k_above_max_k_is_bad_input(capsys, monkeypatch):
+    from tests.conftest import REPO_ROOT
+
+    monkeypatch.chdir(REPO_ROOT)
+    assert main(["pressure", "-k", "auto", "--min-k", "8", "--max-k", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "--min-k: --min-k 8 is above --max-k 4" in err
+    assert "fix: give --min-k at most --max-k" in err

@@ -37,15 +37,17 @@ def test_claude_backend_runs_one_turn_with_tools_disabled(
                 "1",
                 "-j",
                 "4",
+                "--allow-inconclusive",
                 "--results",
                 str(results),
             ]
         )
         requests = [r for r in server.requests if r.path == "/v1/messages" and not r.side_request]
     out = capsys.readouterr().out
+    # One run per arm decides no verdict; every run passed or was RED as scripted.
     assert code == 0, out
-    assert re.search(r"lgtm/aggregation-before-raw-fetch\s+steers\s", out)
-    assert re.search(r"lgtm/percentiles-for-latency\s+not-red\s", out)
+    assert re.search(r"lgtm/aggregation-before-raw-fetch\s+inconclusive\s+1/1 100%", out)
+    assert "4 scenarios: 4 inconclusive" in out
 
     # Eight main requests: four scenarios, two arms, one repetition; none offers a tool.
     assert len(requests) == 8

@@ -62,7 +62,7 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     assert "warning: 1 scenario(s) not RED" in out
 
     document = read_results(results, "pressure")
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == 2
     assert document["layer"] == "pressure"
     assert document["backend"] == "emulator"
     assert (document["complete"], document["interrupted"]) == (True, False)
@@ -72,15 +72,23 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     assert verdicts["percentiles-for-latency"] == "not-red"
     assert verdicts["index-concurrently"] == "steers"
     scenario = next(s for s in document["scenarios"] if s["id"] == "index-concurrently")
+    # No suite fixes K, so repetitions are adaptive: a clean scenario is decided at the second
+    # look (4 runs per arm), where the 5% error rate spent on early looks gives 99.64% intervals.
+    assert scenario["repetitions"] == {"mode": "auto", "min_k": 3, "max_k": 10}
+    assert (scenario["k"], scenario["confidence"]) == (4, pytest.approx(1 - 0.025 / 7))
     assert scenario["with_skill"] == {
-        "runs": 3,
+        "runs": 4,
         "errors": 0,
-        "passed": 3,
+        "passed": 4,
         "pass_rate": 1.0,
-        "ci_low": pytest.approx(0.4385, abs=1e-4),
+        "ci_low": pytest.approx(0.3203, abs=1e-4),
         "ci_high": 1.0,
     }
-    assert scenario["without_skill"]["red"] == 3
+    assert scenario["lift"] == 1.0
+    assert scenario["lift_ci"][0] > 0
+    assert scenario["without_skill"]["red"] == 4
+    not_red = next(s for s in document["scenarios"] if s["id"] == "percentiles-for-latency")
+    assert not_red["k"] == 9
     assert scenario["without_skill"]["expected_rate"] == 1.0
     run = scenario["runs"][0]
     assert set(run) >= {
@@ -104,7 +112,7 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
 
 def test_strict_fails_on_not_red(monkeypatch, capsys):
     monkeypatch.chdir(REPO_ROOT)
-    assert main(["pressure", "tests/skill-pressure/lgtm.yaml", "--strict", "-k", "1"]) == 1
+    assert main(["pressure", "tests/skill-pressure/lgtm.yaml", "--strict"]) == 1
     assert "(failing: --strict)" in capsys.readouterr().out
 
 
@@ -121,7 +129,10 @@ def test_no_steer_fails_and_names_the_missing_pattern(tmp_path, capsys):
 def test_skill_only_runs_one_arm(tmp_path, capsys):
     suite = workspace(tmp_path, with_text="count_over_time first")
     results = tmp_path / "r.json"
-    assert main(["pressure", str(suite), "--skill-only", "--results", str(results)]) == 0
+    # Without a baseline the pass rate itself must clear the threshold (0.8): 20 runs do.
+    assert (
+        main(["pressure", str(suite), "--skill-only", "-k", "20", "--results", str(results)]) == 0
+    )
     scenario = json.loads(results.read_text())["scenarios"][0]
     assert scenario["without_skill"] is None
     assert {r["arm"] for r in scenario["runs"]} == {"with_skill"}
@@ -162,7 +173,10 @@ def test_suite_without_model_script_on_the_emulator_is_bad_input(tmp_path, capsy
     assert "demo.yaml#: the emulator backend needs a model script" in capsys.readouterr().err
 
 
-def test_interrupt_keeps_finished_scenarios(tmp_path):
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_interrupt_keeps_finished_scenarios(tmp_path, sig, code):
     scenarios = "".join(
         f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
         for i in range(6)
@@ -197,10 +211,11 @@ def test_interrupt_keeps_finished_scenarios(tmp_path):
         if results.exists() and json.loads(results.read_text())["scenarios"]:
             break
         time.sleep(0.1)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 130
+    assert process.returncode == code
     assert "interrupted;" in err and "finished scenario(s) kept" in err
+    assert "Traceback" not in err
     document = json.loads(results.read_text())
     assert (document["complete"], document["interrupted"]) == (False, True)
     assert 1 <= len(document["scenarios"]) < 6
@@ -218,11 +233,14 @@ def test_only_runs_the_matching_scenarios(monkeypatch, tmp_path, capsys):
             "jq-extraction",
             "-k",
             "1",
+            "--allow-inconclusive",
             "--results",
             str(results),
         ]
     )
+    # One run per arm decides nothing: inconclusive, which --allow-inconclusive lets pass.
     assert code == 0
+    assert "2 scenarios: 2 inconclusive" in capsys.readouterr().out
     ids = [s["id"] for s in json.loads(results.read_text())["scenarios"]]
     assert ids == ["jq-extraction", "index-concurrently"]
 

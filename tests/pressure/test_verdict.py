@@ -54,16 +54,24 @@ def run(tmp_path: Path, with_skill, without_skill, *, skill_only=False, k=3):
 
 GOOD, BAD, ANTI = "aggregate first", "grep the logs", "aggregate, then rm -rf /var/log"
 
+# Fixed K, 95% intervals: Wilson per arm, Newcombe for the lift (pass rate with minus without).
 CASES = [
     ("steers", [GOOD] * 3, [BAD] * 3, "steers", ""),
     (
-        "steers-with-one-red",
+        "one-baseline-pass-is-not-decided-at-k3",
         [GOOD] * 3,
         [GOOD, GOOD, BAD],
-        "not-red",
-        "baseline already passes in 2/3 runs without the skill",
+        "inconclusive",
+        "inconclusive: lift +33% [-29%, +79%] does not clear 0; about 11 runs per arm would "
+        "likely decide it",
     ),
-    ("half-red-still-steers", [GOOD] * 4, [GOOD, GOOD, BAD, BAD], "steers", ""),
+    (
+        "not-red",
+        [GOOD] * 10,
+        [GOOD] * 10,
+        "not-red",
+        "baseline already passes in 10/10 runs without the skill",
+    ),
     ("no-steer", [GOOD, BAD, BAD], [BAD] * 3, "no-steer", "missing (?i)aggregate in 2/3"),
     (
         "anti-pattern",
@@ -92,6 +100,13 @@ CASES = [
         [BAD] * 3,
         "steers",
         "1 run(s) failed and were left out",
+    ),
+    (
+        "vanished-runs-are-an-error",
+        [GOOD, None, None],
+        [BAD] * 3,
+        "error",
+        "API error 529: overloaded_error: Overloaded",
     ),
 ]
 
@@ -128,7 +143,9 @@ def test_skill_text_goes_only_to_the_with_skill_arm(tmp_path):
 
 
 def test_skill_only_skips_the_baseline(tmp_path):
-    result, runner = run(tmp_path, [GOOD] * 3, [], skill_only=True)
+    # Without a baseline the with-skill pass rate itself must clear the threshold: 20/20 has a
+    # Wilson low of 0.84 >= 0.8; 3/3 (low 0.44) would be inconclusive.
+    result, runner = run(tmp_path, [GOOD] * 20, [], skill_only=True, k=20)
     assert result.verdict == "steers"
     assert result.without_skill is None
     assert all(r.system is not None for r in runner.requests)

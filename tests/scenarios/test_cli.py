@@ -56,11 +56,16 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
     assert code == 1  # wants-read fails: the agent never reads
     assert "claude 2.1.328, claude backend (real model), 2 scenarios, -j 2" in out
     row = next(line for line in out.splitlines() if line.startswith("demo/uses-lgtm"))
-    assert row.split()[1:4] == ["neutral", "1.00", "[1.00,"]
-    assert "PASS" in row
+    # The fake CLI does the same in both arms: no effect, which 2 runs per arm cannot call
+    # neutral (the interval of a 0.00 delta is [-0.66, +0.66]).
+    assert row.split()[1:4] == ["inconclusive", "1.00", "[0.34,"]
+    assert "INCONCLUSIVE" in row
     failing = next(line for line in out.splitlines() if line.startswith("demo/wants-read"))
+    # A with-skill mean below min_score fails whatever more runs would show.
     assert "FAIL" in failing and "with-skill mean 0.00 is below 0.60" in failing
-    assert "2 scenarios: 2 neutral; 1 passed" in out
+    assert "2 scenarios: 2 inconclusive; 0 passed" in out
+    assert "1 inconclusive: the intervals do not decide yet" not in out
+    assert "2 inconclusive: the intervals do not decide yet" in out
     assert "required_tools 0/1 (missing 'Read')" in out
 
     results = read_results(project / "results.json", "scenarios")
@@ -72,10 +77,11 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
     first = results["scenarios"][0]
     assert (first["id"], first["verdict"], first["passed"], first["delta"]) == (
         "uses-lgtm",
-        "neutral",
-        True,
+        "inconclusive",
+        False,
         0.0,
     )
+    assert (first["result"], first["runs_to_decide"]) == ("inconclusive", 73)
     assert first["with_skill"]["scores"] == [1.0, 1.0]
     run = first["runs"][0]
     assert run["components"] == {
@@ -92,7 +98,7 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
 
     junit = ET.parse(project / "junit.xml").getroot()
     cases = {case.get("name"): case for case in junit.iter("testcase")}
-    assert cases["uses-lgtm"].find("failure") is None
+    assert cases["uses-lgtm"].find("failure") is not None  # inconclusive fails by default
     assert cases["wants-read"].find("failure") is not None
     assert cases["wants-read"].get("classname") == "scenarios.demo"
 
@@ -100,7 +106,17 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
 def test_exit_0_when_every_scenario_passes(project, fake_claude, capsys):
     suite = project / "tests" / "scenarios" / "demo.yaml"
     code = main(
-        ["scenarios", str(suite), "--claude", str(fake_claude), "-k", "1", "--min-score", "0"]
+        [
+            "scenarios",
+            str(suite),
+            "--claude",
+            str(fake_claude),
+            "-k",
+            "1",
+            "--min-score",
+            "0",
+            "--allow-inconclusive",
+        ]
     )
     assert code == 0
 
@@ -180,11 +196,20 @@ scenarios:
 """
 
 
-def test_ctrl_c_keeps_finished_scenarios_and_marks_the_file_incomplete(project, fake_claude):
+@pytest.mark.parametrize(
+    ("sig", "code"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+    ids=["ctrl-c", "sigterm", "sighup"],
+)
+def test_stopping_keeps_finished_scenarios_kills_the_children_and_removes_sandboxes(
+    project, fake_claude, tmp_path, sig, code
+):
     suite = project / "tests" / "scenarios" / "demo.yaml"
     suite.write_text(HANGING_SUITE)
     results = project / "results.json"
-    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test-only-not-a-key"}
+    temp = tmp_path / "temp"  # where the run sandboxes go
+    temp.mkdir()
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test-only-not-a-key", "TMPDIR": str(temp)}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -195,6 +220,7 @@ def test_ctrl_c_keeps_finished_scenarios_and_marks_the_file_incomplete(project, 
             str(fake_claude),
             "-j",
             "4",
+            "--allow-inconclusive",
             "--results",
             str(results),
         ],
@@ -205,17 +231,35 @@ def test_ctrl_c_keeps_finished_scenarios_and_marks_the_file_incomplete(project, 
         text=True,
     )
     deadline = time.monotonic() + 30
-    # The file exists from the start (an empty, incomplete document); wait for a scenario.
+    # The file exists from the start (an empty, incomplete document); wait for a scenario, and
+    # for the hanging CLI to have started its own child (the fake writes its pid in its cwd).
+    pid_files: list[Path] = []
     while time.monotonic() < deadline:
-        if results.exists() and read_results(results, "scenarios")["scenarios"]:
+        pid_files = list(temp.glob("skilltest-run-*/work/child.pid"))
+        if pid_files and results.exists() and read_results(results, "scenarios")["scenarios"]:
             break
         time.sleep(0.1)
-    time.sleep(0.5)  # the slow scenario's CLI is running now
-    process.send_signal(signal.SIGINT)
+    assert pid_files, "the hanging run never started"
+    time.sleep(0.3)
+    child = int(pid_files[0].read_text())
+    process.send_signal(sig)
     out, err = process.communicate(timeout=30)
-    assert process.returncode == 130, err
+    assert process.returncode == code, err
     data = read_results(results, "scenarios")
     assert (data["complete"], data["interrupted"]) == (False, True)
     assert [s["id"] for s in data["scenarios"]] == ["quick"]
     assert "interrupted; 1 of 2 scenario(s) finished" in err
     assert "demo/quick" in out
+    assert "Traceback" not in err
+    # The CLI's own child (started in the CLI's process group) is gone, and so is its sandbox.
+    assert not _alive(child)
+    assert list(temp.glob("skilltest-run-*")) == []
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for a parent to reap it does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in status

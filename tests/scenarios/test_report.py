@@ -42,10 +42,14 @@ def verdicts():
         "spike",
         "lgtm",
         [
-            record(W, 0, 0.9, skills=("lgtm",)),
-            record(W, 1, 0.7, skills=("lgtm",)),
-            record(WO, 0, 0.3),
-            record(WO, 1, None, error="timed out after 180s"),
+            record(W, 0, 1.0, skills=("lgtm",)),
+            record(W, 1, 0.9, skills=("lgtm",)),
+            record(W, 2, 1.0, skills=("lgtm",)),
+            record(W, 3, 0.9, skills=("lgtm",)),
+            record(WO, 0, 0.0),
+            record(WO, 1, None, error="model API error: 529 (HTTP 529)"),
+            record(WO, 2, 0.0),
+            record(WO, 3, 0.0),
         ],
         comparison=True,
         expected_skills=("lgtm",),
@@ -53,7 +57,13 @@ def verdicts():
     errored = judge(
         "broken", "lgtm", [record(W, 0, None, error="model API error: 529")], comparison=False
     )
-    return [improved, errored]
+    undecided = judge(
+        "slow",
+        "lgtm",
+        [record(W, 0, 0.9), record(W, 1, 0.9), record(WO, 0, 0.6), record(WO, 1, 0.6)],
+        comparison=True,
+    )
+    return [improved, errored, undecided]
 
 
 CONTEXT = RunContext(
@@ -68,26 +78,37 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     data = read_results(path, "scenarios")
     assert data == json.loads(json.dumps(document))
     assert (data["schema_version"], data["layer"], data["claude_version"]) == (
-        1,
+        2,
         "scenarios",
         "2.1.328",
     )
-    assert data["summary"] == {"scenarios": 2, "passed": 1, "failed": 0, "errors": 1}
+    assert data["summary"] == {
+        "scenarios": 3,
+        "passed": 1,
+        "failed": 0,
+        "inconclusive": 1,
+        "errors": 1,
+        "runs": 13,
+        "unscored_runs": 2,
+    }
     spike = data["scenarios"][0]
     assert {key: spike[key] for key in ("id", "skill", "verdict", "passed", "delta")} == {
         "id": "spike",
         "skill": "lgtm",
         "verdict": "improved",
         "passed": True,
-        "delta": pytest.approx(0.5),
+        "delta": pytest.approx(0.95),
     }
-    assert spike["delta_ci"] == [-1.0, 1.0]  # one scored run without the skill: no width
+    assert spike["result"] == "pass"
+    assert spike["delta_ci"] == [pytest.approx(0.2057, abs=1e-4), pytest.approx(0.9976, abs=1e-4)]
+    assert (spike["confidence"], spike["k"], spike["runs_to_decide"]) == (0.95, 4, None)
     with_skill = spike["with_skill"]
-    assert with_skill["runs"] == 2
-    assert with_skill["mean_score"] == pytest.approx(0.8)
-    assert with_skill["scores"] == [0.9, 0.7]
-    assert with_skill["ci_low"] < 0.8 < with_skill["ci_high"]
-    assert spike["without_skill"]["errors"] == ["timed out after 180s"]
+    assert (with_skill["runs"], with_skill["scored"], with_skill["unscored"]) == (4, 4, 0)
+    assert with_skill["mean_score"] == pytest.approx(0.95)
+    assert with_skill["scores"] == [1.0, 0.9, 1.0, 0.9]
+    assert with_skill["ci_low"] < 0.95 < with_skill["ci_high"]
+    assert spike["without_skill"]["errors"] == ["model API error: 529 (HTTP 529)"]
+    assert spike["without_skill"]["unscored"] == 1
     assert spike["warnings"] == ["a warning"]
     run = spike["runs"][0]
     assert set(run) >= {
@@ -102,13 +123,13 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
         "error",
     }
     assert run["components"] == {
-        "required_tools": 0.9,
+        "required_tools": 1.0,
         "required_patterns": None,
         "anti_patterns": 1.0,
         "tool_ordering": None,
         "recommended_tools": None,
     }
-    assert [(r["arm"], r["rep"]) for r in spike["runs"]] == [
+    assert [(r["arm"], r["rep"]) for r in spike["runs"]][:4] == [
         ("with_skill", 0),
         ("without_skill", 0),
         ("with_skill", 1),
@@ -116,6 +137,12 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     ]
     broken = data["scenarios"][1]
     assert (broken["verdict"], broken["without_skill"], broken["delta_ci"]) == ("error", None, None)
+    slow = data["scenarios"][2]
+    assert (slow["verdict"], slow["result"], slow["runs_to_decide"]) == (
+        "inconclusive",
+        "inconclusive",
+        24,
+    )
 
 
 def test_results_from_another_layer_or_version_are_refused(tmp_path):
@@ -124,7 +151,7 @@ def test_results_from_another_layer_or_version_are_refused(tmp_path):
     with pytest.raises(InputError, match="not a scenarios results file"):
         read_results(path, "scenarios")
     path.write_text('{"schema_version": 99, "layer": "scenarios"}')
-    with pytest.raises(InputError, match="schema_version 99 is not 1"):
+    with pytest.raises(InputError, match="schema_version 99 is not 2"):
         read_results(path, "scenarios")
 
 
@@ -132,7 +159,11 @@ def test_junit_fails_failing_scenarios_and_errors_errored_ones(verdicts):
     root = ET.fromstring(render_junit("skilltest scenarios", junit_cases(verdicts)))
     suite = root.find("testsuite")
     assert suite is not None
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    allowed = ET.fromstring(render_junit("s", junit_cases(verdicts, allow_inconclusive=True))).find(
+        "testsuite"
+    )
+    assert allowed is not None and allowed.get("failures") == "0"
     broken = next(c for c in root.iter("testcase") if c.get("name") == "broken")
     error = broken.find("error")
     assert error is not None and "model API error: 529" in (error.text or "")
@@ -141,11 +172,25 @@ def test_junit_fails_failing_scenarios_and_errors_errored_ones(verdicts):
 def test_table_row_per_scenario(verdicts):
     lines = render_table(verdicts).splitlines()
     spike = next(line for line in lines if line.startswith("lgtm/spike"))
-    assert spike.split()[:6] == ["lgtm/spike", "improved", "0.80", "[0.00,", "1.00]", "0.30"]
-    assert "+0.50 [-1.00, +1.00]" in spike
-    assert "2/2 | 0/1" in spike  # the skill fired in both with-skill runs, never without
+    assert spike.split()[:6] == ["lgtm/spike", "improved", "0.95", "[0.46,", "1.00]", "0.00"]
+    assert "(1/4 unscored)" in spike
+    assert "+0.95 [+0.21, +1.00]" in spike
+    assert "4/4 | 0/3" in spike  # the skill fired in every with-skill run, never without
     assert "4/4 | 4/4" in spike
     assert "PASS" in spike
     broken = next(line for line in lines if line.startswith("lgtm/broken"))
     assert "error" in broken and "FAIL" in broken
-    assert "with-skill: no scored run (model API error: 529)" in broken
+    assert "with-skill: only 0 of 1 runs scored, fewer than half" in broken
+    slow = next(line for line in lines if line.startswith("lgtm/slow"))
+    assert "inconclusive" in slow and "INCONCLUSIVE" in slow
+
+
+def test_unscored_and_cut_short_runs_are_listed_under_the_table(verdicts):
+    from skilltest.scenarios.report import render_unscored
+
+    text = render_unscored(verdicts)
+    assert text.splitlines() == [
+        "runs unscored or cut short:",
+        "  unscored  lgtm/spike without-skill #1: model API error: 529 (HTTP 529)",
+        "  unscored  lgtm/broken with-skill #0: model API error: 529",
+    ]

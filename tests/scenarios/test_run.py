@@ -92,10 +92,13 @@ def test_runs_are_bounded_interleaved_and_judged(suite):
     # with: 0.3/0.4 * 1 + 0.1/0.4 * 1 = 1.0; without: Bash but no Read = 0.75
     assert a.with_skill.scores == (1.0, 1.0, 1.0)
     assert a.without_skill is not None and a.without_skill.scores == (0.75, 0.75, 0.75)
-    assert (a.verdict, a.passed) == (Verdict.IMPROVED, True)
+    # 1.0 against 0.75 three times each: a real lift, but 3 runs cannot show it clears +0.05.
+    assert (a.verdict, a.passed) == (Verdict.INCONCLUSIVE, False)
     assert a.delta.value == pytest.approx(0.25)
     assert (b.verdict, b.passed) == (Verdict.ERROR, False)
-    assert b.reasons == ("without-skill: no scored run (model API error: overloaded)",)
+    assert b.reasons == (
+        "without-skill: only 0 of 3 runs scored, fewer than half (model API error: overloaded)",
+    )
     assert (c.verdict, c.runs) == (Verdict.SKIPPED, ())
     # A run that raised is unscored with its reason; the rest of the scenario still counts.
     assert d.with_skill.errors == ("could not create the sandbox",)
@@ -105,8 +108,8 @@ def test_runs_are_bounded_interleaved_and_judged(suite):
 def test_skill_only_runs_just_the_with_skill_arm(suite, tmp_path):
     from skilltest.scenarios.suite import Overrides
 
-    only = load_scenario_suite(suite.path, overrides=Overrides(skill_only=True, repetitions=1))
-    runner = ScriptedRunner(lambda r: RunOutcome(calls("Bash")))
+    only = load_scenario_suite(suite.path, overrides=Overrides(skill_only=True, repetitions=6))
+    runner = ScriptedRunner(lambda r: RunOutcome(calls("Bash", "Read")))
     verdicts = asyncio.run(run_suites([only], runner, jobs=4))
     assert {arm for _, arm, _ in runner.started} == {Arm.WITH_SKILL}
     assert [v.verdict for v in verdicts] == [

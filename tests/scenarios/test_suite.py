@@ -65,7 +65,8 @@ def test_issue_example_is_typed(workspace):
     assert scenario.expected_skills == scenario.expected.expected_skills == ("demo",)
     assert (scenario.config.max_turns, scenario.config.timeout_s) == (8, 180.0)
     assert scenario.config.allowed_tools == DEFAULT_ALLOWED_TOOLS
-    assert (scenario.repetitions, scenario.comparison) == (3, True)
+    # No K in the suite: adaptive repetitions (-k wins, then repetitions:, then auto).
+    assert (scenario.repetitions, scenario.comparison) == (None, True)
     assert (scenario.min_score, scenario.min_delta) == (0.6, -0.1)
     assert scenario.turns == ()
     assert scenario.location.endswith("demo.yaml#/scenarios/0")

@@ -1,16 +1,20 @@
 """The command line: the only place that prints or exits.
 
-Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 130 interrupted, 141 the
-reader of the output went away.
+Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM, how CI systems cancel a job), 129 hung up (SIGHUP), 141 the reader of
+the output went away.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from skilltest import __version__
 from skilltest.errors import ConfigurationError, InputError, SkilltestError
@@ -20,6 +24,45 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop a run the way Ctrl-C does."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the run stops as on Ctrl-C (children stopped, sandboxes removed,
+    results marked interrupted) and exits with 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def interrupted_exit_code(interrupt: KeyboardInterrupt) -> int:
+    """130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
+    return 128 + interrupt.signum if isinstance(interrupt, Terminated) else EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Terminated` like Ctrl-C raises
+    ``KeyboardInterrupt`` (main thread only; elsewhere nothing changes)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(signum)
+
+    previous = {}
+    try:
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread (an embedding application): leave signals alone
+        pass
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
 
 # Each module defines ``register(subparsers)``, which adds one command and sets its handler
 # with ``parser.set_defaults(handler=...)``; a handler takes the parsed namespace and returns
@@ -56,16 +99,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        return int(handler(args))
+        with stop_signals_interrupt():
+            return int(handler(args))
     except (InputError, ConfigurationError) as exc:
         print(f"skilltest: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SkilltestError as exc:
         print(f"skilltest: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("skilltest: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted_exit_code(exc)
     except BrokenPipeError:
         # The reader went away (`skilltest ... | head`): stop quietly, as other CLI tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from skilltest.errors import InputError
+from skilltest.limits import MAX_REPETITIONS
+from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K, Repetitions, plan_for
 
 N = TypeVar("N", int, float)
 
@@ -46,6 +48,24 @@ unit_interval = number(float, lambda v: 0.0 <= v <= 1.0, "a number between 0 and
 """Thresholds, temperatures (NaN is refused too)."""
 tcp_port = number(int, lambda v: 0 <= v <= 65535, "a port number (0 to 65535)")
 """A TCP port; 0 lets the system choose."""
+repetition_count = number(
+    int,
+    lambda v: 1 <= v <= MAX_REPETITIONS,
+    f"a whole number from 1 to {MAX_REPETITIONS} (the most runs per arm skilltest takes)",
+)
+"""``--min-k``, ``--max-k``."""
+
+
+def repetitions_option(text: str) -> int | str:
+    """``-k``: a number of runs per arm, or ``auto`` for adaptive repetitions."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return repetition_count(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a whole number from 1 to {MAX_REPETITIONS}, nor 'auto'"
+        ) from None
 
 
 def output_file(text: str) -> Path:
@@ -81,9 +101,30 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
     parser.add_argument(
         "-k",
         "--repeat",
-        type=positive_int,
+        type=repetitions_option,
         metavar="K",
-        help="runs per arm (default: suite's, else 3)",
+        help="runs per arm, or 'auto': stop each scenario once its verdict is decided "
+        "(default: the suite's repetitions, else auto)",
+    )
+    parser.add_argument(
+        "--min-k",
+        type=repetition_count,
+        default=DEFAULT_MIN_K,
+        metavar="N",
+        help=f"-k auto: runs per arm before the first look (default {DEFAULT_MIN_K})",
+    )
+    parser.add_argument(
+        "--max-k",
+        type=repetition_count,
+        default=DEFAULT_MAX_K,
+        metavar="N",
+        help=f"-k auto: the most runs per arm; still undecided then: inconclusive "
+        f"(default {DEFAULT_MAX_K})",
+    )
+    parser.add_argument(
+        "--allow-inconclusive",
+        action="store_true",
+        help="do not fail on inconclusive scenarios (their intervals do not decide yet)",
     )
     parser.add_argument(
         "-j", "--jobs", type=positive_int, default=4, metavar="N", help="runs in flight at once (4)"
@@ -101,6 +142,30 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
         metavar="ID",
         help="run only scenarios whose id matches this glob, e.g. 'index-*' (repeatable)",
     )
+
+
+class _HasRepetitions(Protocol):
+    @property
+    def repetitions(self) -> int | None: ...
+
+
+def repetition_plan(args: argparse.Namespace) -> Callable[[_HasRepetitions], Repetitions]:
+    """Each scenario's plan from ``-k``, ``--min-k``, ``--max-k`` and its suite.
+
+    Raises:
+        InputError: ``--min-k`` above ``--max-k``.
+    """
+    if args.min_k > args.max_k:
+        raise InputError(
+            f"--min-k {args.min_k} is above --max-k {args.max_k}",
+            location="--min-k",
+            fix="give --min-k at most --max-k",
+        )
+
+    def plan(scenario: _HasRepetitions) -> Repetitions:
+        return plan_for(args.repeat, scenario.repetitions, min_k=args.min_k, max_k=args.max_k)
+
+    return plan
 
 
 class _Suite(Protocol):

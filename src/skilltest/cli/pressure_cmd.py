@@ -7,12 +7,14 @@ import asyncio
 import sys
 from pathlib import Path
 
+from skilltest.cli import interrupted_exit_code
 from skilltest.cli.options import (
     add_common_run_options,
     check_unique_scenarios,
     non_negative_int,
     positive_float,
     positive_int,
+    repetition_plan,
     select_scenarios,
     unit_interval,
 )
@@ -26,7 +28,7 @@ from skilltest.pressure.report import (
 )
 from skilltest.pressure.run import DEFAULT_MODEL, SuiteProgress, run_suites, total_runs
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
-from skilltest.pressure.verdict import NOT_RED, ScenarioResult
+from skilltest.pressure.verdict import INCONCLUSIVE, NOT_RED, ScenarioResult
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
@@ -86,7 +88,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     overrides = Overrides(
-        repetitions=args.repeat,
         model=args.model,
         threshold=args.threshold,
         max_tokens=args.max_tokens,
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     model = args.model or DEFAULT_MODEL
     if backend.notice:
         print(backend.notice, file=sys.stderr)
+    plan = repetition_plan(args)
     state = SuiteProgress()
     results_path: Path | None = args.results
     suite_names = [str(p) for p in paths]
@@ -131,7 +133,10 @@ def run(args: argparse.Namespace) -> int:
                 ),
             )
         if args.junit is not None:
-            write_junit(args.junit, "skilltest pressure", junit_cases(results, strict=args.strict))
+            cases = junit_cases(
+                results, strict=args.strict, allow_inconclusive=args.allow_inconclusive
+            )
+            write_junit(args.junit, "skilltest pressure", cases)
 
     pool = TurnRunnerPool(
         backend,
@@ -142,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     )
     pool.check(suites)
     save(False)  # an unwritable --results or --junit fails now, before any model call
-    progress = Progress(total_runs(suites, args.skill_only), "pressure")
+    progress = Progress(total_runs(suites, args.skill_only, plan), "pressure")
 
     async def run_all() -> None:
         try:
@@ -155,13 +160,14 @@ def run(args: argparse.Namespace) -> int:
                 progress=progress,
                 state=state,
                 on_result=lambda _: save(False),
+                plan=plan,
             )
         finally:
             await pool.aclose()
 
     try:
         asyncio.run(run_all())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         progress.close()
         save(False, interrupted=True)
         print(
@@ -169,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
             + (f" in {results_path}" if results_path else ""),
             file=sys.stderr,
         )
-        return 130
+        return interrupted_exit_code(exc)
     progress.close()
     save(True)
     results = _in_suite_order(suites, state.results)
@@ -179,11 +185,16 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(failures)
     print()
-    print(render_summary(results, strict=args.strict))
+    print(render_summary(results, strict=args.strict, allow_inconclusive=args.allow_inconclusive))
     if any(run.pattern_error for result in results for run in result.runs):
         bad = next(r.error for res in results for r in res.runs if r.pattern_error)
         raise InputError(str(bad))
-    failed = any(r.failed or (args.strict and r.verdict == NOT_RED) for r in results)
+    failed = any(
+        r.failed
+        or (args.strict and r.verdict == NOT_RED)
+        or (r.verdict == INCONCLUSIVE and not args.allow_inconclusive)
+        for r in results
+    )
     return 1 if failed else 0
 
 

@@ -8,10 +8,13 @@ import sys
 from pathlib import Path
 
 from skilltest.claude.binary import find_claude
+from skilltest.claude.isolation import unconfined_bash
+from skilltest.cli import interrupted_exit_code
 from skilltest.cli.options import (
     add_common_run_options,
     check_unique_scenarios,
     number,
+    repetition_plan,
     select_scenarios,
     unit_interval,
 )
@@ -31,6 +34,8 @@ from skilltest.scenarios.report import (
     render_failures,
     render_summary,
     render_table,
+    render_unscored,
+    render_warnings,
     results_document,
 )
 from skilltest.scenarios.run import plan, run_suites
@@ -96,7 +101,6 @@ def _endpoint(backend: str, args: argparse.Namespace, suites: list[ScenarioSuite
 
 def run(args: argparse.Namespace) -> int:
     overrides = Overrides(
-        repetitions=args.repeat,
         min_score=args.min_score,
         min_delta=args.min_delta,
         model=args.model,
@@ -120,6 +124,11 @@ def run(args: argparse.Namespace) -> int:
         print(backend.notice, file=sys.stderr)
     if binary.warning:
         print(f"skilltest: warning: {binary.warning}", file=sys.stderr)
+    notice = unconfined_bash(
+        rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
+    )
+    if notice:
+        print(f"skilltest: note: {notice}", file=sys.stderr)
     runner = ClaudeCliRunner(binary, endpoint)
     context = RunContext(
         backend=backend.name,
@@ -130,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         skill_only=args.skill_only,
     )
-    planned = plan(suites)
+    repetitions = repetition_plan(args)
+    planned = plan(suites, repetitions)
     finished: list[tuple[int, ScenarioVerdict]] = []
     ids = {(p.scenario.skill.name, p.scenario.id): i for i, p in enumerate(planned)}
 
@@ -145,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
             )
             write_json_atomic(args.results, document)
         if args.junit is not None:
-            write_junit(args.junit, "skilltest scenarios", junit_cases(results))
+            cases = junit_cases(results, allow_inconclusive=args.allow_inconclusive)
+            write_junit(args.junit, "skilltest scenarios", cases)
 
     def on_verdict(verdict: ScenarioVerdict) -> None:
         finished.append((ids.get((verdict.skill, verdict.scenario_id), len(ids)), verdict))
@@ -162,9 +173,10 @@ def run(args: argparse.Namespace) -> int:
                 output_dir=args.output_dir,
                 on_verdict=on_verdict,
                 progress=progress,
+                repetitions=repetitions,
             )
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         progress.close()
         save(complete=False, interrupted=True)
         if finished:
@@ -174,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             + (f" and kept in {args.results} (marked incomplete)" if args.results else ""),
             file=sys.stderr,
         )
-        return 130
+        return interrupted_exit_code(exc)
     progress.close()
     save(complete=True)
     results = in_order()
@@ -185,12 +197,19 @@ def run(args: argparse.Namespace) -> int:
         f"-j {args.jobs}; raw transcripts in {kept}"
     )
     print(render_table(results))
+    for block in (render_unscored(results), render_warnings(results)):
+        if block:
+            print()
+            print(block)
     print()
-    print(render_summary(results))
+    print(render_summary(results, allow_inconclusive=args.allow_inconclusive))
     failures = render_failures(results)
     if failures:
         print()
         print(failures)
     if any(run.bad_input for result in results for run in result.runs):
         return 2
-    return 0 if all(r.passed for r in results) else 1
+    failing = [
+        r for r in results if not r.passed and not (r.inconclusive and args.allow_inconclusive)
+    ]
+    return 1 if failing else 0

@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from skilltest.pressure.verdict import (
     ERROR,
+    INCONCLUSIVE,
     NO_STEER,
     NOT_RED,
     SKIPPED,
@@ -50,8 +51,35 @@ def _without_cells(stats: ArmStats | None) -> tuple[str, str]:
     return red, expected
 
 
+def _signed_percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.0f}%"
+
+
+def _lift_cell(result: ScenarioResult) -> str:
+    lift = result.lift
+    if lift.empty:
+        return "-"
+    return (
+        f"{_signed_percent(lift.value)} [{_signed_percent(lift.low)}, {_signed_percent(lift.high)}]"
+    )
+
+
+def _k_cell(result: ScenarioResult) -> str:
+    plan = result.repetitions
+    if plan is not None and plan.adaptive and result.verdict != SKIPPED:
+        return f"{result.k}/{plan.most}"
+    return str(result.k)
+
+
+TABLE_LEGEND = (
+    "pass and RED rates: runs [Wilson interval]; lift: with-skill pass rate minus baseline pass "
+    "rate [Newcombe interval];\n95% intervals, or the last look's level with -k auto; K: runs "
+    "per arm (taken/most with -k auto)"
+)
+
+
 def render_table(results: Sequence[ScenarioResult]) -> str:
-    """One row per scenario: verdict, with-skill pass rate, baseline RED rate, why."""
+    """One row per scenario: verdict, with-skill pass rate, baseline RED rate, lift, K, why."""
     rows = []
     for result in results:
         red, expected = _without_cells(result.without_skill)
@@ -61,12 +89,24 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
                 result.verdict,
                 _with_cell(result.with_skill),
                 red,
+                _lift_cell(result),
+                _k_cell(result),
                 expected,
                 shorten(result.detail, 70),
             ]
         )
-    headers = ["scenario", "verdict", "with skill: pass", "baseline: RED", "expected", "detail"]
-    return tabulate(rows, headers=headers, tablefmt="simple")
+    headers = [
+        "scenario",
+        "verdict",
+        "with skill: pass",
+        "baseline: RED",
+        "lift",
+        "K",
+        "expected",
+        "detail",
+    ]
+    table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    return table + "\n" + TABLE_LEGEND
 
 
 def _first_run(result: ScenarioResult, arm: str, passed: bool) -> PressureRun | None:
@@ -103,6 +143,8 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
                     f"{name}: baseline run {run.rep} passes without the skill\n"
                     f"  answer: {shorten(run.transcript.text, 300)}"
                 )
+        elif result.verdict == INCONCLUSIVE:
+            blocks.append(f"{name}: {result.detail}")
         elif result.verdict == ERROR:
             failed = [r for r in result.runs if r.error]
             if failed:
@@ -113,19 +155,24 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
     return "\n\n".join(blocks)
 
 
-def render_summary(results: Sequence[ScenarioResult], *, strict: bool) -> str:
+def render_summary(
+    results: Sequence[ScenarioResult], *, strict: bool, allow_inconclusive: bool = False
+) -> str:
     """The closing line: counts per verdict and what they mean for the exit code."""
     counts: dict[str, int] = {}
     for result in results:
         counts[result.verdict] = counts.get(result.verdict, 0) + 1
-    order = ["steers", NOT_RED, NO_STEER, ERROR, SKIPPED]
+    order = ["steers", NOT_RED, NO_STEER, INCONCLUSIVE, ERROR, SKIPPED]
     parts = [f"{counts[v]} {v}" for v in order if counts.get(v)]
     line = f"{len(results)} scenarios: " + ", ".join(parts)
     runs = [run for result in results for run in result.runs]
     usage = sum((run.transcript.usage for run in runs), Usage())
     if runs:
+        failed = sum(1 for run in runs if not run.completed)
         line += (
-            f"\n{len(runs)} requests, tokens: {usage.input_tokens:,} in, "
+            f"\n{len(runs)} requests"
+            + (f" ({failed} failed, left out of the rates)" if failed else "")
+            + f", tokens: {usage.input_tokens:,} in, "
             f"{usage.output_tokens:,} out, {usage.cache_read_input_tokens:,} read from the "
             f"prompt cache, {usage.cache_creation_input_tokens:,} written to it"
         )
@@ -134,6 +181,12 @@ def render_summary(results: Sequence[ScenarioResult], *, strict: bool) -> str:
             f"\nwarning: {counts[NOT_RED]} scenario(s) not RED: the model already passes "
             "without the skill, so these tests measure nothing"
             + (" (failing: --strict)" if strict else "")
+        )
+    if counts.get(INCONCLUSIVE):
+        line += (
+            f"\n{counts[INCONCLUSIVE]} inconclusive: the intervals do not decide yet; run more "
+            "repetitions (-k N, or -k auto --max-k N)"
+            + (" (not failing: --allow-inconclusive)" if allow_inconclusive else "")
         )
     return line
 
@@ -174,7 +227,12 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
         "detail": result.detail,
         "complete": result.complete,
         "threshold": result.scenario.threshold,
-        "repetitions": result.scenario.repetitions,
+        "repetitions": None if result.repetitions is None else result.repetitions.to_dict(),
+        "k": result.k,
+        "confidence": result.confidence,
+        "lift": result.lift.value,
+        "lift_ci": None if result.lift.empty else [result.lift.low, result.lift.high],
+        "runs_to_decide": result.runs_to_decide,
         "with_skill": {
             "runs": with_stats.runs,
             "errors": with_stats.errors,
@@ -225,13 +283,20 @@ def results_document(
     }
 
 
-def junit_cases(results: Sequence[ScenarioResult], *, strict: bool) -> list[JUnitCase]:
-    """One JUnit case per scenario; ``not-red`` fails only with ``--strict``."""
+def junit_cases(
+    results: Sequence[ScenarioResult], *, strict: bool, allow_inconclusive: bool = False
+) -> list[JUnitCase]:
+    """One JUnit case per scenario; ``not-red`` fails only with ``--strict``, ``inconclusive``
+    unless ``--allow-inconclusive``."""
     cases = []
     for result in results:
         latency = sum((run.transcript.latency_ms or 0.0) for run in result.runs) / 1000
         line = f"{result.verdict}: {result.detail}".rstrip(": ")
-        failing = result.verdict == NO_STEER or (strict and result.verdict == NOT_RED)
+        failing = (
+            result.verdict == NO_STEER
+            or (strict and result.verdict == NOT_RED)
+            or (result.verdict == INCONCLUSIVE and not allow_inconclusive)
+        )
         cases.append(
             JUnitCase(
                 name=result.scenario.id,

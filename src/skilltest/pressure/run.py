@@ -2,12 +2,12 @@
 
 Scenarios finish in order of completion; each finished scenario is handed to ``on_result`` at
 once, so results files can be rewritten as the suite goes and an interrupted suite loses nothing
-that had finished.
+that had finished. Adaptive repetitions (:mod:`skilltest.repetitions`) judge a scenario after
+each round at the confidence level of that look, and stop it once its verdict is decided.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,14 +16,17 @@ from skilltest.errors import PatternError
 from skilltest.pressure.judge import judge
 from skilltest.pressure.suite import PressureScenario, PressureSuite
 from skilltest.pressure.verdict import (
+    DECIDED,
     WITH_SKILL,
     WITHOUT_SKILL,
     PressureRun,
     ScenarioResult,
     aggregate,
 )
+from skilltest.repetitions import Repetitions, plan_for
 from skilltest.report.progress import Progress
 from skilltest.runners.base import TurnRequest, TurnRunner
+from skilltest.scheduler import Planned, run_rounds
 from skilltest.transcript import Transcript
 
 DEFAULT_MODEL = os.environ.get("SKILLTEST_MODEL", "claude-sonnet-5-5")
@@ -58,6 +61,9 @@ def _judge_run(
     return PressureRun(scenario.id, arm, rep, transcript, judgement)
 
 
+Entry = tuple[PressureSuite, PressureScenario]
+
+
 async def run_suites(
     suites: Sequence[PressureSuite],
     runner_for: Callable[[PressureSuite], TurnRunner],
@@ -68,17 +74,28 @@ async def run_suites(
     progress: Progress | None = None,
     state: SuiteProgress | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    plan: Callable[[PressureScenario], Repetitions] | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
     ``runner_for`` gives the runner of each suite (suites may need different model scripts);
-    at most ``jobs`` requests are in flight at once across all suites.
+    at most ``jobs`` requests are in flight at once across all suites, and runs are started
+    lazily (:mod:`skilltest.scheduler`). ``plan`` gives each scenario's repetitions (default:
+    the suite's ``repetitions``, else adaptive).
     """
     state = state if state is not None else SuiteProgress()
-    semaphore = asyncio.Semaphore(jobs)
     arms = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
+    plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
+    entries: list[Entry] = [(suite, scenario) for suite in suites for scenario in suite.scenarios]
+    plans = {id(entry[1]): plan_of(entry[1]) for entry in entries}
+    order = {id(entry[1]): index for index, entry in enumerate(entries)}
+    finished: dict[int, ScenarioResult] = {}
 
-    async def one_run(suite: PressureSuite, scenario: PressureScenario, arm: str, rep: int) -> None:
+    def key(entry: Entry) -> tuple[str, str]:
+        return (str(entry[0].path), entry[1].id)
+
+    async def one_run(entry: Entry, arm: str, rep: int) -> PressureRun:
+        suite, scenario = entry
         request = TurnRequest(
             prompt=scenario.prompt,
             system=suite.skill.text if arm == WITH_SKILL else None,
@@ -86,42 +103,55 @@ async def run_suites(
             max_tokens=scenario.max_tokens,
             temperature=scenario.temperature,
             run=f"{suite.path}#{scenario.id}:{arm}",
-            rep=rep - 1,
+            rep=rep,
         )
-        async with semaphore:
-            transcript = await runner_for(suite).run_turn(request)
-        run = _judge_run(scenario, arm, rep, transcript)
-        state.partial[(str(suite.path), scenario.id)].append(run)
+        transcript = await runner_for(suite).run_turn(request)
+        return _judge_run(scenario, arm, rep + 1, transcript)
+
+    def judged(entry: Entry, runs: Sequence[PressureRun], k: int) -> ScenarioResult:
+        repetitions = plans[id(entry[1])]
+        return aggregate(
+            entry[1],
+            entry[0].skill.name,
+            runs,
+            skill_only=skill_only,
+            confidence=repetitions.confidence_at(k),
+            repetitions=repetitions,
+        )
+
+    def decided(entry: Entry, runs: Sequence[PressureRun], k: int) -> bool:
+        return judged(entry, runs, k).verdict in DECIDED
+
+    def started(entry: Entry, run: PressureRun) -> None:
+        state.partial.setdefault(key(entry), []).append(run)
         if progress is not None:
             progress.advance(error=not run.completed)
 
-    async def one_scenario(suite: PressureSuite, scenario: PressureScenario) -> ScenarioResult:
-        key = (str(suite.path), scenario.id)
-        state.partial[key] = []
-        if not scenario.skip:
-            await asyncio.gather(
-                *(
-                    one_run(suite, scenario, arm, rep)
-                    for arm in arms
-                    for rep in range(1, scenario.repetitions + 1)
-                )
-            )
-        result = aggregate(
-            scenario, suite.skill.name, state.partial.pop(key), skill_only=skill_only
-        )
+    def done(entry: Entry, runs: list[PressureRun], k: int) -> None:
+        state.partial.pop(key(entry), None)
+        result = judged(entry, runs, k)
+        finished[order[id(entry[1])]] = result
         state.results.append(result)
         if on_result is not None:
             on_result(result)
-        return result
 
-    return list(
-        await asyncio.gather(
-            *(one_scenario(suite, scenario) for suite in suites for scenario in suite.scenarios)
-        )
+    await run_rounds(
+        [Planned(entry, plans[id(entry[1])], arms, skip=bool(entry[1].skip)) for entry in entries],
+        workers=jobs,
+        run=one_run,
+        decided=decided,
+        finished=done,
+        started=started,
     )
+    return [finished[index] for index in sorted(finished)]
 
 
-def total_runs(suites: Sequence[PressureSuite], skill_only: bool) -> int:
-    """How many model requests the suites make."""
+def total_runs(
+    suites: Sequence[PressureSuite],
+    skill_only: bool,
+    plan: Callable[[PressureScenario], Repetitions] | None = None,
+) -> int:
+    """The most model requests the suites can make (adaptive plans may stop sooner)."""
     arms = 1 if skill_only else 2
-    return sum(s.repetitions * arms for suite in suites for s in suite.scenarios if not s.skip)
+    plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
+    return sum(plan_of(s).most * arms for suite in suites for s in suite.scenarios if not s.skip)

@@ -15,7 +15,6 @@ from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, par
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 
-DEFAULT_REPETITIONS = 3
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_MAX_TOKENS = 1024
 RED_RATE_NEEDED = 0.5
@@ -54,8 +53,8 @@ class PressureScenario:
     """None may match a with-skill answer."""
     expected_patterns: tuple[Pattern, ...]
     """The author's idea of what the model says without the skill (reported, not judged)."""
-    repetitions: int
-    """Runs per arm."""
+    repetitions: int | None
+    """Runs per arm; ``None`` when the suite does not fix K (adaptive repetitions)."""
     model: str | None
     """The model, or ``None`` for the backend's default."""
     threshold: float
@@ -168,8 +167,8 @@ def load_pressure_suite(
                     flags=flags,
                     timeout_s=timeout,
                 ),
-                repetitions=int(
-                    _option("repetitions", raw, data, overrides.repetitions, DEFAULT_REPETITIONS)
+                repetitions=_optional_int(
+                    _option("repetitions", raw, data, overrides.repetitions, None)
                 ),
                 model=_option("model", raw, data, overrides.model, None),
                 threshold=float(
@@ -189,3 +188,7 @@ def load_pressure_suite(
         scenarios=tuple(scenarios),
         model_script=model_script_path(data, path),
     )
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)

@@ -1,14 +1,19 @@
-"""From runs to verdicts: pass rates, RED rates, Wilson intervals. Pure.
+"""From runs to verdicts: pass rates, RED rates, their intervals. Pure.
 
-Verdicts:
+A with-skill run *passes* when every required pattern matches and no anti-pattern does; a
+baseline run is *RED* when it does not pass those same criteria. Per arm the pass rate has a
+Wilson interval; the *lift*, with-skill pass rate minus baseline pass rate, has Newcombe's
+interval (:mod:`skilltest.stats`). Verdicts, in this order:
 
-``steers``    the with-skill pass rate reaches the threshold and the baseline is RED at least
-              half the time: the skill changes the answer.
-``not-red``   the with-skill arm passes but the baseline mostly passes too: the test measures
-              nothing, the model already does this without the skill.
-``no-steer``  the with-skill pass rate is below the threshold.
-``error``     an arm has no run that completed.
-``skipped``   the suite skips the scenario.
+``error``         an arm has fewer than half of its runs judged (API errors, a crashed CLI)
+``no-steer``      the with-skill pass rate's interval lies below ``threshold``: with the skill,
+                  the model credibly misses the bar
+``not-red``       the baseline's RED rate interval lies below 0.5: without the skill the model
+                  credibly passes most of the time, so the test measures nothing
+``steers``        the lift's interval lies above 0 (the skill credibly changes the answer) and
+                  the observed with-skill pass rate reaches ``threshold``
+``inconclusive``  none of these is decided yet: more runs would tell
+``skipped``       the suite skips the scenario
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from skilltest.limits import MAX_REPETITIONS
 from skilltest.pressure.judge import Judgement
 from skilltest.pressure.suite import RED_RATE_NEEDED, PressureScenario
-from skilltest.stats import DIGITS, Interval, wilson
+from skilltest.repetitions import Repetitions
+from skilltest.stats import CONFIDENCE, DIGITS, EMPTY, Interval, newcombe, wilson
 from skilltest.transcript import Transcript
 
 WITH_SKILL = "with_skill"
@@ -30,9 +37,16 @@ WITHOUT_SKILL = "without_skill"
 STEERS = "steers"
 NOT_RED = "not-red"
 NO_STEER = "no-steer"
+INCONCLUSIVE = "inconclusive"
 ERROR = "error"
 SKIPPED = "skipped"
 FAILING_VERDICTS = frozenset({NO_STEER, ERROR})
+"""Verdicts that fail the suite (``inconclusive`` fails unless --allow-inconclusive,
+``not-red`` only with --strict)."""
+DECIDED = frozenset({STEERS, NOT_RED, NO_STEER, ERROR})
+"""Verdicts that end adaptive repetitions."""
+JUDGED_SHARE_NEEDED = 0.5
+"""An arm with fewer than this share of its runs judged gives ``error``."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +79,7 @@ class ArmStats:
     """One arm's figures over its K runs."""
 
     runs: int
-    """Runs that completed (errors excluded)."""
+    """Runs that completed and were judged (errors excluded)."""
     errors: int
     """Runs that did not complete."""
     passed: int
@@ -96,11 +110,29 @@ class ScenarioResult:
     """One line saying why, for the table."""
     complete: bool = True
     """False when the suite was interrupted before every run finished."""
+    lift: Interval = EMPTY
+    """With-skill pass rate minus baseline pass rate, with Newcombe's interval."""
+    confidence: float = CONFIDENCE
+    """The confidence level of the intervals the verdict was read from."""
+    runs_to_decide: int | None = None
+    """For an inconclusive verdict: about how many runs per arm would likely decide it at 95%
+    if the rates stayed as they are; ``None`` when more runs are unlikely to."""
+    repetitions: Repetitions | None = None
+    """The repetition plan the scenario ran with."""
 
     @property
     def failed(self) -> bool:
-        """Whether the verdict fails the suite (``not-red`` fails only with ``--strict``)."""
+        """Whether the verdict fails the suite (``not-red`` fails only with ``--strict``,
+        ``inconclusive`` unless ``--allow-inconclusive``)."""
         return self.verdict in FAILING_VERDICTS
+
+    @property
+    def k(self) -> int:
+        """Runs per arm taken (the most of either arm)."""
+        return max(
+            (sum(1 for r in self.runs if r.arm == arm) for arm in (WITH_SKILL, WITHOUT_SKILL)),
+            default=0,
+        )
 
 
 def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
@@ -121,7 +153,7 @@ def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*columns, "expected_matched"])
 
 
-def _arm_stats(frame: pd.DataFrame, arm: str) -> ArmStats:
+def _arm_stats(frame: pd.DataFrame, arm: str, confidence: float) -> ArmStats:
     rows = frame[frame["arm"] == arm]
     done = rows[rows["completed"]]
     completed = len(done)
@@ -132,7 +164,7 @@ def _arm_stats(frame: pd.DataFrame, arm: str) -> ArmStats:
         runs=completed,
         errors=len(rows) - completed,
         passed=passed,
-        rate=wilson(successes, completed),
+        rate=wilson(successes, completed, confidence),
         expected=wilson(int(expected_rows["expected_matched"].sum()), len(expected_rows)),
     )
 
@@ -141,7 +173,27 @@ def _most_common(items: Sequence[str]) -> tuple[str, int] | None:
     return Counter(items).most_common(1)[0] if items else None
 
 
-def _detail(verdict: str, runs: Sequence[PressureRun], with_stats: ArmStats) -> str:
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.0f}%"
+
+
+def _shown(interval: Interval) -> str:
+    return f"[{_percent(interval.low)}–{_percent(interval.high)}]"
+
+
+def _detail(
+    verdict: str,
+    runs: Sequence[PressureRun],
+    with_stats: ArmStats,
+    without_stats: ArmStats | None,
+    lift: Interval,
+    needed: int | None,
+    threshold: float,
+) -> str:
     with_runs = [r for r in runs if r.arm == WITH_SKILL and r.judgement is not None]
     if verdict == ERROR:
         errors = [r.error for r in runs if r.error]
@@ -159,8 +211,52 @@ def _detail(verdict: str, runs: Sequence[PressureRun], with_stats: ArmStats) -> 
         base = [r for r in runs if r.arm == WITHOUT_SKILL and r.judgement is not None]
         passed = sum(1 for r in base if r.judgement and r.judgement.passed)
         return f"baseline already passes in {passed}/{len(base)} runs without the skill"
+    if verdict == INCONCLUSIVE:
+        if without_stats is not None and (lift.low or 0.0) <= 0:
+            shown = f"[{_signed(lift.low)}, {_signed(lift.high)}]"
+            why = f"lift {_signed(lift.value)} {shown} does not clear 0"
+        else:
+            why = (
+                f"with-skill pass rate {_percent(with_stats.rate.value)} "
+                f"{_shown(with_stats.rate)} vs threshold {_percent(threshold)}"
+            )
+        more = (
+            f"about {needed} runs per arm would likely decide it"
+            if needed is not None
+            else "more runs are unlikely to decide it"
+        )
+        return f"inconclusive: {why}; {more}"
     failed = sum(1 for r in runs if not r.completed)
     return f"{failed} run(s) failed and were left out" if failed else ""
+
+
+def _decide(
+    with_rate: Interval,
+    red_rate: Interval | None,
+    threshold: float,
+) -> tuple[str, Interval]:
+    """The verdict and the lift from the two arms' intervals (``red_rate`` None: skill-only)."""
+    assert with_rate.value is not None and with_rate.high is not None
+    if round(with_rate.high, DIGITS) < threshold:
+        return NO_STEER, EMPTY if red_rate is None else _lift(with_rate, red_rate)
+    if red_rate is None:
+        # Skill-only: there is no lift to measure; the with-skill rate must clear the bar.
+        assert with_rate.low is not None
+        return (STEERS if round(with_rate.low, DIGITS) >= threshold else INCONCLUSIVE), EMPTY
+    lift = _lift(with_rate, red_rate)
+    assert red_rate.high is not None and lift.low is not None
+    if round(red_rate.high, DIGITS) < RED_RATE_NEEDED:
+        return NOT_RED, lift
+    if round(lift.low, DIGITS) > 0 and round(with_rate.value, DIGITS) >= threshold:
+        return STEERS, lift
+    return INCONCLUSIVE, lift
+
+
+def _lift(with_rate: Interval, red_rate: Interval) -> Interval:
+    """Pass rate with the skill minus pass rate without it (1 - RED rate)."""
+    assert red_rate.value is not None and red_rate.low is not None and red_rate.high is not None
+    baseline_pass = Interval(1 - red_rate.value, 1 - red_rate.high, 1 - red_rate.low)
+    return newcombe(with_rate, baseline_pass)
 
 
 def aggregate(
@@ -170,22 +266,50 @@ def aggregate(
     *,
     skill_only: bool = False,
     complete: bool = True,
+    confidence: float = CONFIDENCE,
+    repetitions: Repetitions | None = None,
 ) -> ScenarioResult:
-    """Turns a scenario's runs into its figures and verdict."""
+    """Turns a scenario's runs into its figures and verdict.
+
+    Args:
+        scenario: The scenario.
+        skill: The skill's name.
+        runs: Every run of both arms.
+        skill_only: Whether the baseline was left out.
+        complete: False when the suite was interrupted before every run finished.
+        confidence: The intervals' confidence level (adaptive repetitions raise it).
+        repetitions: The plan the scenario ran with, recorded with the result.
+    """
     frame = runs_frame(runs)
-    with_stats = _arm_stats(frame, WITH_SKILL)
-    without_stats = None if skill_only else _arm_stats(frame, WITHOUT_SKILL)
+    with_stats = _arm_stats(frame, WITH_SKILL, confidence)
+    without_stats = None if skill_only else _arm_stats(frame, WITHOUT_SKILL, confidence)
+    arms = [a for a in (with_stats, without_stats) if a is not None]
+    lift, needed = EMPTY, None
     if scenario.skip:
         verdict = SKIPPED
-    elif with_stats.runs == 0 or (without_stats is not None and without_stats.runs == 0):
+    elif any(a.runs == 0 or a.runs < JUDGED_SHARE_NEEDED * (a.runs + a.errors) for a in arms):
         verdict = ERROR
-    elif round(with_stats.rate.value or 0.0, DIGITS) < scenario.threshold:
-        verdict = NO_STEER
-    elif without_stats is None or round(without_stats.rate.value or 0.0, DIGITS) >= RED_RATE_NEEDED:
-        verdict = STEERS
     else:
-        verdict = NOT_RED
-    detail = scenario.skip or "" if verdict == SKIPPED else _detail(verdict, runs, with_stats)
+        red = without_stats.rate if without_stats is not None else None
+        verdict, lift = _decide(with_stats.rate, red, scenario.threshold)
+        if verdict == INCONCLUSIVE:
+            with_p = with_stats.rate.value or 0.0
+            red_p = None if without_stats is None else (without_stats.rate.value or 0.0)
+
+            def decides(n: int) -> bool:
+                projected_red = None if red_p is None else wilson(red_p * n, n)
+                return _decide(wilson(with_p * n, n), projected_red, scenario.threshold)[0] != (
+                    INCONCLUSIVE
+                )
+
+            needed = next(
+                (n for n in range(with_stats.runs + 1, MAX_REPETITIONS + 1) if decides(n)), None
+            )
+    detail = (
+        scenario.skip or ""
+        if verdict == SKIPPED
+        else _detail(verdict, runs, with_stats, without_stats, lift, needed, scenario.threshold)
+    )
     return ScenarioResult(
         scenario=scenario,
         skill=skill,
@@ -195,4 +319,8 @@ def aggregate(
         runs=tuple(sorted(runs, key=lambda r: (r.arm != WITH_SKILL, r.rep))),
         detail=detail,
         complete=complete,
+        lift=lift,
+        confidence=confidence,
+        runs_to_decide=needed,
+        repetitions=repetitions,
     )

@@ -10,8 +10,9 @@ from typing import Any
 
 from skilltest.errors import InputError
 
-RESULTS_SCHEMA_VERSION = 1
-"""Version of every results file skilltest writes."""
+RESULTS_SCHEMA_VERSION = 2
+"""Version of every results file skilltest writes (2: intervals are Wilson and Newcombe, verdicts
+may be ``inconclusive``, and each scenario records the K it took)."""
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -38,9 +38,10 @@ class RunContext:
 
 
 TABLE_LEGEND = (
-    "scores: mean of the scored runs [95% interval]; delta: with minus without [95% interval]\n"
-    "fired: runs that invoked the expected skills, with | without; "
-    "tool calls: median/most per run, with | without"
+    "scores: mean of the scored runs [Wilson interval]; delta: with minus without [Newcombe "
+    "interval]; 95% intervals, or the last look's level with -k auto\n"
+    "K: runs per arm (taken/most with -k auto); fired: runs that invoked the expected skills, "
+    "with | without; tool calls: median/most per run, with | without"
 )
 
 
@@ -60,7 +61,7 @@ def _mean_cell(arm: ArmSummary | None) -> str:
     else:
         cell = f"{_number(arm.mean.value)} [{_number(arm.mean.low)}, {_number(arm.mean.high)}]"
     if arm.scored < arm.runs:
-        cell += f" ({arm.runs - arm.scored}/{arm.runs} err)"
+        cell += f" ({arm.runs - arm.scored}/{arm.runs} unscored)"
     return cell
 
 
@@ -68,6 +69,22 @@ def _delta_cell(delta: Interval) -> str:
     if delta.value is None:
         return "-"
     return f"{_signed(delta.value)} [{_signed(delta.low)}, {_signed(delta.high)}]"
+
+
+def _k_cell(result: ScenarioVerdict) -> str:
+    plan = result.repetitions
+    if plan is not None and plan.adaptive:
+        return f"{result.k}/{plan.most}"
+    return str(result.k)
+
+
+def result_label(result: ScenarioVerdict) -> str:
+    """``PASS``, ``FAIL``, ``INCONCLUSIVE`` or ``SKIP``: what the scenario means for the run."""
+    if result.verdict == Verdict.SKIPPED:
+        return "SKIP"
+    if result.passed:
+        return "PASS"
+    return "INCONCLUSIVE" if result.inconclusive else "FAIL"
 
 
 def _fired_cell(result: ScenarioVerdict) -> str:
@@ -99,9 +116,10 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
                 _mean_cell(result.with_skill),
                 _mean_cell(result.without_skill),
                 _delta_cell(result.delta),
+                _k_cell(result),
                 _fired_cell(result),
                 _calls_cell(result),
-                "PASS" if result.passed else "FAIL",
+                result_label(result),
                 shorten(result.reasons[0], 60) if result.reasons else "",
             ]
         )
@@ -111,6 +129,7 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
         "with skill",
         "without skill",
         "delta",
+        "K",
         "fired",
         "tool calls",
         "result",
@@ -120,14 +139,54 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
     return table + "\n" + TABLE_LEGEND
 
 
-def render_summary(results: Sequence[ScenarioVerdict]) -> str:
-    """The closing line: counts per verdict and how many passed."""
+def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bool = False) -> str:
+    """The closing line: counts per verdict, how many passed, and what inconclusive means."""
     counts: dict[str, int] = {}
     for result in results:
         counts[result.verdict.value] = counts.get(result.verdict.value, 0) + 1
     parts = [f"{counts[v.value]} {v.value}" for v in Verdict if counts.get(v.value)]
     passed = sum(1 for r in results if r.passed)
-    return f"{len(results)} scenarios: " + ", ".join(parts) + f"; {passed} passed"
+    line = f"{len(results)} scenarios: " + ", ".join(parts) + f"; {passed} passed"
+    undecided = counts.get(Verdict.INCONCLUSIVE.value, 0)
+    if undecided:
+        line += (
+            f"\n{undecided} inconclusive: the intervals do not decide yet; run more repetitions "
+            "(-k N, or -k auto --max-k N)"
+            + (" (not failing: --allow-inconclusive)" if allow_inconclusive else "")
+        )
+    return line
+
+
+def render_unscored(results: Sequence[ScenarioVerdict]) -> str:
+    """Every run that is unscored (left out of the means) or was cut short (scored), one a line."""
+    lines = []
+    for result in results:
+        for run in result.runs:
+            name = f"{result.skill}/{result.scenario_id} {run.arm.label} #{run.rep}"
+            if run.error is not None:
+                lines.append(f"  unscored  {name}: {shorten(run.error, 110)}")
+            elif run.ended is not None:
+                lines.append(f"  cut short {name} (scored {run.score:.2f}): {run.ended}")
+    return ("runs unscored or cut short:\n" + "\n".join(lines)) if lines else ""
+
+
+def render_warnings(results: Sequence[ScenarioVerdict]) -> str:
+    """Isolation warnings, each once with the scenarios and arms it was seen in."""
+    seen: dict[str, list[str]] = {}
+    for result in results:
+        for run in result.runs:
+            for warning in run.warnings:
+                where = f"{result.skill}/{result.scenario_id} {run.arm.label}"
+                places = seen.setdefault(warning, [])
+                if where not in places:
+                    places.append(where)
+    lines = [
+        f"warning: {warning} (in {', '.join(places[:3])}"
+        + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+        + ")"
+        for warning, places in seen.items()
+    ]
+    return "\n".join(lines)
 
 
 def render_failures(results: Sequence[ScenarioVerdict], limit: int = 2) -> str:
@@ -167,8 +226,14 @@ def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
         "skill": result.skill,
         "verdict": result.verdict.value,
         "passed": result.passed,
+        "result": result_label(result).lower(),
         "delta": delta.value,
         "delta_ci": None if delta.value is None else [delta.low, delta.high],
+        "delta_welch_ci": None if result.welch.empty else [result.welch.low, result.welch.high],
+        "confidence": result.confidence,
+        "k": result.k,
+        "repetitions": None if result.repetitions is None else result.repetitions.to_dict(),
+        "runs_to_decide": result.runs_to_decide,
         "reasons": list(result.reasons),
         "expected_skills": list(result.expected_skills),
         "with_skill": _arm_dict(result.with_skill),
@@ -204,30 +269,45 @@ def results_document(
         "summary": {
             "scenarios": len(results),
             "passed": sum(1 for r in results if r.passed),
-            "failed": sum(1 for r in results if not r.passed and r.verdict != Verdict.ERROR),
+            "failed": sum(
+                1 for r in results if result_label(r) == "FAIL" and r.verdict != Verdict.ERROR
+            ),
+            "inconclusive": sum(1 for r in results if r.inconclusive),
             "errors": sum(1 for r in results if r.verdict == Verdict.ERROR),
+            "runs": sum(len(r.runs) for r in results),
+            "unscored_runs": sum(1 for r in results for run in r.runs if run.error is not None),
         },
         "scenarios": [scenario_dict(r) for r in results],
     }
 
 
-def junit_cases(results: Sequence[ScenarioVerdict]) -> list[JUnitCase]:
-    """One JUnit case per scenario: failing verdicts fail, ``error`` is an error."""
+def junit_cases(
+    results: Sequence[ScenarioVerdict], *, allow_inconclusive: bool = False
+) -> list[JUnitCase]:
+    """One JUnit case per scenario: failing verdicts fail, ``error`` is an error, and
+    ``inconclusive`` fails unless ``allow_inconclusive``."""
     cases = []
     for result in results:
         figures = (
             f"{result.verdict.value}: with {_mean_cell(result.with_skill)}, "
-            f"without {_mean_cell(result.without_skill)}, delta {_delta_cell(result.delta)}"
+            f"without {_mean_cell(result.without_skill)}, delta {_delta_cell(result.delta)}, "
+            f"K {_k_cell(result)}"
         )
         reasons = "\n".join(result.reasons)
         message = f"{figures}\n{reasons}".strip()
         is_error = result.verdict == Verdict.ERROR
+        failing = (
+            not result.passed
+            and not is_error
+            and result.verdict != Verdict.SKIPPED
+            and not (result.inconclusive and allow_inconclusive)
+        )
         cases.append(
             JUnitCase(
                 name=result.scenario_id,
                 classname=f"{LAYER}.{result.skill}",
                 time_s=sum(run.duration_s for run in result.runs),
-                failure=message if not result.passed and not is_error else None,
+                failure=message if failing else None,
                 error=message if is_error else None,
                 skipped=(result.reasons[0] if result.reasons else "skipped")
                 if result.verdict == Verdict.SKIPPED

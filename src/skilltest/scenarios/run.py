@@ -1,25 +1,29 @@
 """Running suites: every (scenario, arm, repetition) at most ``jobs`` at a time, then verdicts.
 
-Runs of all scenarios share one pool, so ``-j 4`` keeps four CLI processes busy across scenario
-boundaries. Repetitions alternate arms (with, without, with, ...) so that drift in the backend
-over the suite's wall time affects both arms alike. Each scenario's verdict is handed to
-``on_verdict`` as soon as its last run finishes, which is when the results file is rewritten.
+Runs of all scenarios share one pool of workers (:mod:`skilltest.scheduler`), so ``-j 4`` keeps
+four CLI processes busy across scenario boundaries, and runs are started lazily. Repetitions
+alternate arms (with, without, with, ...) so that drift in the backend over the suite's wall
+time affects both arms alike. Adaptive repetitions judge a scenario after each round at that
+look's confidence level and stop once the verdict is decided. Each scenario's verdict is handed
+to ``on_verdict`` as soon as its last run finishes, which is when the results file is rewritten.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from skilltest.errors import PatternError, RunError
+from skilltest.repetitions import Repetitions, plan_for
 from skilltest.report.progress import Progress
 from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
 from skilltest.scenarios.rubric import COMPONENTS, score
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import Scenario, ScenarioSuite
-from skilltest.scenarios.verdict import ScenarioVerdict, Thresholds, judge
+from skilltest.scenarios.verdict import DECIDED, ScenarioVerdict, Thresholds, judge
+from skilltest.scheduler import Planned as Scheduled
+from skilltest.scheduler import run_rounds
 from skilltest.transcript import Transcript
 
 DEFAULT_OUTPUT_FOLDER = "output"
@@ -34,6 +38,8 @@ class Planned:
     """Its suite."""
     scenario: Scenario
     """The scenario."""
+    repetitions: Repetitions = field(default_factory=Repetitions)
+    """How many runs per arm."""
 
     @property
     def arms(self) -> tuple[Arm, ...]:
@@ -44,13 +50,25 @@ class Planned:
 
     @property
     def run_count(self) -> int:
-        """How many CLI runs this scenario takes."""
-        return 0 if self.scenario.skip else self.scenario.repetitions * len(self.arms)
+        """The most CLI runs this scenario can take (adaptive plans may stop sooner)."""
+        return 0 if self.scenario.skip else self.repetitions.most * len(self.arms)
 
 
-def plan(suites: Sequence[ScenarioSuite]) -> list[Planned]:
-    """Every scenario of every suite, in file order."""
-    return [Planned(suite, scenario) for suite in suites for scenario in suite.scenarios]
+def plan(
+    suites: Sequence[ScenarioSuite],
+    repetitions: Callable[[Scenario], Repetitions] | None = None,
+) -> list[Planned]:
+    """Every scenario of every suite, in file order, with its repetition plan.
+
+    ``repetitions`` gives each scenario's plan (default: the suite's ``repetitions``, else
+    adaptive).
+    """
+    plan_of = repetitions or (lambda scenario: plan_for(None, scenario.repetitions))
+    return [
+        Planned(suite, scenario, plan_of(scenario))
+        for suite in suites
+        for scenario in suite.scenarios
+    ]
 
 
 def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
@@ -85,6 +103,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         transcript=str(outcome.transcript_path) if outcome.transcript_path else None,
         stderr=str(outcome.stderr_path) if outcome.stderr_path else None,
         error=card.unscored_reason if card.score is None else None,
+        ended=transcript.ended,
         duration_s=outcome.duration_s,
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,
@@ -103,8 +122,9 @@ async def run_suites(
     output_dir: Path | None = None,
     on_verdict: Callable[[ScenarioVerdict], None] | None = None,
     progress: Progress | None = None,
+    repetitions: Callable[[Scenario], Repetitions] | None = None,
 ) -> list[ScenarioVerdict]:
-    """Runs every scenario's arms K times, at most ``jobs`` CLI processes at once.
+    """Runs every scenario's arms K times (or adaptively), at most ``jobs`` CLI processes at once.
 
     Args:
         suites: The loaded suites.
@@ -113,44 +133,36 @@ async def run_suites(
         output_dir: Where raw output is kept (default: ``output/`` beside each suite file).
         on_verdict: Called with each scenario's verdict as soon as it is known.
         progress: Counts finished runs.
+        repetitions: Each scenario's plan (default: the suite's ``repetitions``, else adaptive).
 
     Returns:
         The verdicts in file order (``on_verdict`` sees them in completion order).
     """
-    limit = asyncio.Semaphore(jobs)
+    planned = plan(suites, repetitions)
+    verdicts: dict[int, ScenarioVerdict] = {}
 
-    async def one_run(request: RunRequest) -> RunRecord:
-        async with limit:
-            try:
-                outcome = await runner.run(request)
-            except (RunError, OSError) as exc:
-                # One run that cannot even start (a full disk, a sandbox that cannot be made)
-                # is an unscored run; the suite goes on.
-                outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
-        record = score_outcome(request, outcome)
-        if progress is not None:
-            progress.advance(error=not record.scored)
-        return record
+    async def one_run(index: int, arm: str, rep: int) -> RunRecord:
+        entry = planned[index]
+        request = RunRequest(
+            entry.scenario,
+            Arm(arm),
+            rep,
+            suite_path=entry.suite.path,
+            output_dir=output_dir or entry.suite.path.parent / DEFAULT_OUTPUT_FOLDER,
+            model_script=entry.suite.model_script,
+        )
+        try:
+            outcome = await runner.run(request)
+        except (RunError, OSError) as exc:
+            # One run that cannot even start (a full disk, a sandbox that cannot be made)
+            # is an unscored run; the suite goes on.
+            outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
+        return score_outcome(request, outcome)
 
-    async def one_scenario(planned: Planned) -> ScenarioVerdict:
-        scenario = planned.scenario
-        records: list[RunRecord] = []
-        if not scenario.skip:
-            suite = planned.suite
-            requests = [
-                RunRequest(
-                    scenario,
-                    arm,
-                    rep,
-                    suite_path=suite.path,
-                    output_dir=output_dir or suite.path.parent / DEFAULT_OUTPUT_FOLDER,
-                    model_script=suite.model_script,
-                )
-                for rep in range(scenario.repetitions)
-                for arm in planned.arms
-            ]
-            records = list(await asyncio.gather(*(one_run(r) for r in requests)))
-        verdict = judge(
+    def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
+        entry = planned[index]
+        scenario = entry.scenario
+        return judge(
             scenario.id,
             scenario.skill.name,
             records,
@@ -158,9 +170,37 @@ async def run_suites(
             expected_skills=scenario.expected_skills,
             thresholds=Thresholds(min_score=scenario.min_score, min_delta=scenario.min_delta),
             skip=scenario.skip,
+            confidence=entry.repetitions.confidence_at(k),
+            repetitions=entry.repetitions,
         )
+
+    def decided(index: int, records: Sequence[RunRecord], k: int) -> bool:
+        return judged(index, records, k).verdict in DECIDED
+
+    def started(index: int, record: RunRecord) -> None:
+        if progress is not None:
+            progress.advance(error=not record.scored)
+
+    def finished(index: int, records: list[RunRecord], k: int) -> None:
+        verdict = judged(index, records, k)
+        verdicts[index] = verdict
         if on_verdict is not None:
             on_verdict(verdict)
-        return verdict
 
-    return list(await asyncio.gather(*(one_scenario(p) for p in plan(suites))))
+    await run_rounds(
+        [
+            Scheduled(
+                index,
+                entry.repetitions,
+                tuple(a.value for a in entry.arms),
+                skip=bool(entry.scenario.skip),
+            )
+            for index, entry in enumerate(planned)
+        ],
+        workers=jobs,
+        run=one_run,
+        decided=decided,
+        finished=finished,
+        started=started,
+    )
+    return [verdicts[index] for index in sorted(verdicts)]

@@ -29,7 +29,6 @@ from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 from skilltest.transcript.model import canonical_tool_name
 
-DEFAULT_REPETITIONS = 3
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
 DEFAULT_MIN_SCORE = 0.6
@@ -94,8 +93,8 @@ class Scenario:
     ``Skill`` requirements name (an indicator, not scored); empty when neither is defined."""
     config: RunConfig
     """How the CLI runs."""
-    repetitions: int
-    """Runs per arm (K)."""
+    repetitions: int | None
+    """Runs per arm (K); ``None`` when the suite does not fix K (adaptive repetitions)."""
     comparison: bool
     """Whether the without-skill arm runs too."""
     min_score: float
@@ -320,7 +319,7 @@ def load_scenario_suite(
                 expected_skills=expected.expected_skills,
                 config=_config(raw, data, overrides.model),
                 repetitions=overrides.repetitions
-                or int(_pick("repetitions", raw, data, DEFAULT_REPETITIONS)),
+                or _optional_int(_pick("repetitions", raw, data, None)),
                 comparison=not overrides.skill_only and bool(_pick("comparison", raw, data, True)),
                 min_score=float(
                     _first(
@@ -362,3 +361,7 @@ def _skill_location(raw: dict[str, Any], suite: dict[str, Any], where: str, top:
 
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)

@@ -4,17 +4,23 @@ The runs go into a tidy table, one row per (scenario, arm, repetition, component
 weighted total as the component ``score``; summaries are ``groupby`` over it. Unscored runs stay
 in the table (their values are missing) so that they are counted, never averaged in.
 
-A scenario's verdict, from ``delta`` = with-skill mean minus without-skill mean:
+Per arm the mean score has a Wilson interval (:func:`skilltest.stats.bounded_mean`); ``delta``,
+with-skill mean minus without-skill mean, has Newcombe's interval. The verdict is read from the
+delta's interval against the band [``min_delta``, +0.05] (``min_delta`` is -0.1 by default):
 
-``improved``   delta > 0.05
-``regressed``  delta < -0.1
-``neutral``    otherwise
-``error``      an arm has no scored run
-``skill-only`` only the with-skill arm ran (``--skill-only`` or ``comparison: false``)
-``skipped``    the suite skips the scenario
+``improved``      the whole interval lies above +0.05
+``regressed``     the whole interval lies below ``min_delta``
+``neutral``       the whole interval lies inside the band
+``inconclusive``  the interval straddles an edge of the band: more runs would tell
+``error``         an arm has fewer than half of its runs scored (or none)
+``skill-only``    only the with-skill arm ran: its mean's interval lies above or below
+                  ``min_score`` (``inconclusive`` while it straddles it)
+``skipped``       the suite skips the scenario
 
-It passes when delta >= ``min_delta`` (-0.1), the with-skill mean >= ``min_score`` (0.6), and,
-when ``expected_skills`` is set, those skills fired in at least half the scored with-skill runs.
+A compared scenario passes when its verdict is ``improved`` or ``neutral``, the with-skill mean
+reaches ``min_score``, and, when ``expected_skills`` is set, those skills fired in at least half
+of the scored with-skill runs. The mean and the firing rate are bars on what was observed; the
+interval decides the verdict, which is the claim about the skill.
 """
 
 from __future__ import annotations
@@ -27,16 +33,29 @@ from typing import Any
 
 import pandas as pd
 
+from skilltest.limits import MAX_REPETITIONS
+from skilltest.repetitions import Repetitions
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.rubric import COMPONENTS
-from skilltest.stats import DIGITS, Interval, difference_interval, mean_interval, median, wilson
+from skilltest.stats import (
+    CONFIDENCE,
+    DIGITS,
+    EMPTY,
+    Interval,
+    bounded_mean,
+    level,
+    median,
+    newcombe,
+    welch,
+    wilson,
+)
 
 IMPROVED_ABOVE = 0.05
-"""A delta above this is an improvement."""
-REGRESSED_BELOW = -0.1
-"""A delta below this is a regression."""
+"""The delta the whole interval must exceed for ``improved``."""
 SKILL_RATE_NEEDED = 0.5
 """The share of scored with-skill runs in which the expected skills must fire."""
+SCORED_SHARE_NEEDED = 0.5
+"""An arm with fewer than this share of its runs scored gives ``error``."""
 
 SCORE = "score"
 """The tidy table's name for the weighted total."""
@@ -55,9 +74,16 @@ class Verdict(StrEnum):
     IMPROVED = "improved"
     NEUTRAL = "neutral"
     REGRESSED = "regressed"
+    INCONCLUSIVE = "inconclusive"
     ERROR = "error"
     SKILL_ONLY = "skill-only"
     SKIPPED = "skipped"
+
+
+DECIDED = frozenset(
+    {Verdict.IMPROVED, Verdict.NEUTRAL, Verdict.REGRESSED, Verdict.ERROR, Verdict.SKILL_ONLY}
+)
+"""Verdicts that end adaptive repetitions."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +93,7 @@ class Thresholds:
     min_score: float = 0.6
     """The with-skill mean needed."""
     min_delta: float = -0.1
-    """The lowest delta that still passes."""
+    """The lower edge of the neutral band: a delta credibly below it is a regression."""
     skill_rate: float = SKILL_RATE_NEEDED
     """The share of scored with-skill runs in which the expected skills must fire."""
 
@@ -83,7 +109,7 @@ class ArmSummary:
     scored: int
     """Runs with a score."""
     mean: Interval
-    """Mean score with its 95% t interval (clipped to [0, 1])."""
+    """Mean score with its Wilson interval at the verdict's confidence level."""
     scores: tuple[float, ...]
     """The scored runs' scores, in repetition order."""
     components: dict[str, float | None]
@@ -101,11 +127,17 @@ class ArmSummary:
     cost_usd: float | None = None
     """What the arm's runs cost, when the CLI reported it."""
 
+    @property
+    def unscored(self) -> int:
+        """Runs without a score."""
+        return self.runs - self.scored
+
     def to_dict(self) -> dict[str, Any]:
         """The arm as the results file stores it."""
         return {
             "runs": self.runs,
             "scored": self.scored,
+            "unscored": self.unscored,
             "mean_score": self.mean.value,
             "ci_low": self.mean.low,
             "ci_high": self.mean.high,
@@ -134,7 +166,7 @@ class ScenarioVerdict:
     passed: bool
     """Whether the scenario passes."""
     delta: Interval
-    """With-skill mean minus without-skill mean, with a Welch t interval."""
+    """With-skill mean minus without-skill mean, with Newcombe's interval."""
     with_skill: ArmSummary
     """The with-skill arm."""
     without_skill: ArmSummary | None
@@ -142,9 +174,32 @@ class ScenarioVerdict:
     expected_skills: tuple[str, ...]
     """The skills whose firing is counted."""
     reasons: tuple[str, ...] = ()
-    """Why it fails or errors, most important first."""
+    """Why it fails, errors or is inconclusive, most important first."""
     runs: tuple[RunRecord, ...] = field(default=(), repr=False)
     """Every run, in (repetition, arm) order."""
+    confidence: float = CONFIDENCE
+    """The confidence level of the intervals the verdict was read from."""
+    welch: Interval = EMPTY
+    """The Welch t interval of the delta, for reference (verdicts do not use it)."""
+    runs_to_decide: int | None = None
+    """For an inconclusive verdict: about how many runs per arm would likely decide it at 95%,
+    if the means stayed as they are; ``None`` when more runs are unlikely to."""
+    repetitions: Repetitions | None = None
+    """The repetition plan the scenario ran with."""
+    misses_a_bar: bool = False
+    """Whether it misses a bar whatever more runs show (the with-skill mean below
+    ``min_score``, the expected skills not firing): it fails even while inconclusive."""
+
+    @property
+    def k(self) -> int:
+        """Runs per arm taken (the most of either arm)."""
+        arms = [a for a in (self.with_skill, self.without_skill) if a is not None]
+        return max((a.runs for a in arms), default=0)
+
+    @property
+    def inconclusive(self) -> bool:
+        """Whether more runs are needed before the scenario can pass or fail."""
+        return self.verdict == Verdict.INCONCLUSIVE and not self.misses_a_bar
 
 
 def tidy_table(records: Sequence[RunRecord]) -> pd.DataFrame:
@@ -186,6 +241,7 @@ def summarise_arm(
     records: Sequence[RunRecord],
     expected_skills: tuple[str, ...],
     components: dict[str, float | None] | None = None,
+    confidence: float = CONFIDENCE,
 ) -> ArmSummary:
     """Mean score with its interval, skill firing rate and tool-call figures for one arm."""
     ordered = sorted(records, key=lambda r: r.rep)
@@ -199,7 +255,7 @@ def summarise_arm(
         arm=arm,
         runs=len(ordered),
         scored=len(scored),
-        mean=mean_interval(scores, bounds=(0.0, 1.0)),
+        mean=bounded_mean(scores, confidence),
         scores=scores,
         components={name: (components or {}).get(name) if scored else None for name in COMPONENTS},
         skill_rate=wilson(fired, len(scored)),
@@ -211,6 +267,44 @@ def summarise_arm(
     )
 
 
+def delta_verdict(delta: Interval, min_delta: float) -> Verdict:
+    """``improved``, ``regressed``, ``neutral`` or ``inconclusive`` from the delta's interval."""
+    assert delta.low is not None and delta.high is not None
+    low, high = round(delta.low, DIGITS), round(delta.high, DIGITS)
+    if low > IMPROVED_ABOVE:
+        return Verdict.IMPROVED
+    if high < min_delta:
+        return Verdict.REGRESSED
+    if low >= min_delta and high <= IMPROVED_ABOVE:
+        return Verdict.NEUTRAL
+    return Verdict.INCONCLUSIVE
+
+
+def mean_verdict(mean: Interval, min_score: float) -> bool | None:
+    """Skill-only: ``True`` when the mean's interval lies at or above ``min_score``, ``False``
+    when it lies below, ``None`` while it straddles it."""
+    assert mean.low is not None and mean.high is not None
+    if round(mean.low, DIGITS) >= min_score:
+        return True
+    if round(mean.high, DIGITS) < min_score:
+        return False
+    return None
+
+
+def runs_to_decide(decides: Callable[[int], bool], taken: int) -> int | None:
+    """The fewest runs per arm above ``taken`` at which ``decides(n)`` holds (up to the bound)."""
+    for n in range(taken + 1, MAX_REPETITIONS + 1):
+        if decides(n):
+            return n
+    return None
+
+
+def _projected(arm: ArmSummary, n: int) -> Interval:
+    """The arm's 95% interval if ``n`` runs kept its observed mean."""
+    mean = arm.mean.value or 0.0
+    return wilson(mean * n, n)
+
+
 def judge(
     scenario_id: str,
     skill: str,
@@ -220,6 +314,8 @@ def judge(
     expected_skills: tuple[str, ...] = (),
     thresholds: Thresholds | None = None,
     skip: str | None = None,
+    confidence: float = CONFIDENCE,
+    repetitions: Repetitions | None = None,
 ) -> ScenarioVerdict:
     """The verdict on one scenario from all its runs.
 
@@ -232,31 +328,34 @@ def judge(
             reported for the skill under test but not required.
         thresholds: What it needs to pass.
         skip: Why the scenario was skipped, when it was.
+        confidence: The intervals' confidence level (lower than 95% never; adaptive
+            repetitions raise it to pay for their repeated looks).
+        repetitions: The plan the scenario ran with, recorded with the verdict.
     """
     limits = thresholds or Thresholds()
     counted = expected_skills or (skill,)
     means = component_means(tidy_table(records))
     by_arm = {arm: [r for r in records if r.arm == arm] for arm in Arm}
-    with_arm = summarise_arm(
-        Arm.WITH_SKILL,
-        by_arm[Arm.WITH_SKILL],
-        counted,
-        means.get((scenario_id, Arm.WITH_SKILL.value)),
-    )
-    without_arm = (
-        summarise_arm(
-            Arm.WITHOUT_SKILL,
-            by_arm[Arm.WITHOUT_SKILL],
-            counted,
-            means.get((scenario_id, Arm.WITHOUT_SKILL.value)),
+
+    def summary(arm: Arm) -> ArmSummary:
+        return summarise_arm(
+            arm, by_arm[arm], counted, means.get((scenario_id, arm.value)), confidence
         )
-        if comparison
-        else None
-    )
+
+    with_arm = summary(Arm.WITH_SKILL)
+    without_arm = summary(Arm.WITHOUT_SKILL) if comparison else None
+    arms = [a for a in (with_arm, without_arm) if a is not None]
     ordered = tuple(sorted(records, key=lambda r: (r.rep, r.arm != Arm.WITH_SKILL)))
 
     def verdict(
-        kind: Verdict, passed: bool, delta: Interval, reasons: list[str]
+        kind: Verdict,
+        passed: bool,
+        delta: Interval,
+        reasons: list[str],
+        *,
+        welch_delta: Interval = EMPTY,
+        needed: int | None = None,
+        misses_a_bar: bool = False,
     ) -> ScenarioVerdict:
         return ScenarioVerdict(
             scenario_id=scenario_id,
@@ -269,52 +368,111 @@ def judge(
             expected_skills=counted,
             reasons=tuple(reasons),
             runs=ordered,
+            confidence=confidence,
+            welch=welch_delta,
+            runs_to_decide=needed,
+            repetitions=repetitions,
+            misses_a_bar=misses_a_bar,
         )
 
-    none = Interval(None, None, None)
     if skip is not None:
-        return verdict(Verdict.SKIPPED, True, none, [skip])
+        return verdict(Verdict.SKIPPED, True, EMPTY, [skip])
+    unscored = [
+        f"{arm.arm.label}: {arm.unscored} of {arm.runs} runs unscored ({arm.errors[0]})"
+        for arm in arms
+        if arm.errors
+    ]
     errors = [
-        f"{summary.arm.label}: no scored run ({summary.errors[0]})"
-        if summary.errors
-        else f"{summary.arm.label}: no run"
-        for summary in (with_arm, without_arm)
-        if summary is not None and summary.scored == 0
+        (
+            f"{arm.arm.label}: no run"
+            if arm.runs == 0
+            else f"{arm.arm.label}: only {arm.scored} of "
+            f"{arm.runs} runs scored, fewer than half ({arm.errors[0]})"
+        )
+        for arm in arms
+        if arm.runs == 0 or arm.scored < SCORED_SHARE_NEEDED * arm.runs or arm.scored == 0
     ]
     if errors:
-        return verdict(Verdict.ERROR, False, none, errors)
+        return verdict(Verdict.ERROR, False, EMPTY, errors)
 
     reasons: list[str] = []
     # Rounded before comparing: a mean of 0.7, 0.7, 0.7 is 0.6999999999999998 in floating
     # point, and must still reach a threshold of 0.7.
     with_mean = round(with_arm.mean.value or 0.0, DIGITS)
+    shown_level = level(confidence)
     if without_arm is not None:
-        delta = difference_interval(with_arm.scores, without_arm.scores)
-        value = round(delta.value or 0.0, DIGITS)
-        if value > IMPROVED_ABOVE:
-            kind = Verdict.IMPROVED
-        elif value < REGRESSED_BELOW:
-            kind = Verdict.REGRESSED
-        else:
-            kind = Verdict.NEUTRAL
-        if value < limits.min_delta:
-            reasons.append(f"delta {value:+.2f} is below {limits.min_delta:+.2f}")
+        delta = newcombe(with_arm.mean, without_arm.mean)
+        kind = delta_verdict(delta, limits.min_delta)
+        shown = f"[{delta.low:+.2f}, {delta.high:+.2f}]"
+        needed = None
+        if kind == Verdict.REGRESSED:
+            reasons.append(
+                f"delta {delta.value:+.2f} {shown} is credibly below {limits.min_delta:+.2f}"
+            )
+        elif kind == Verdict.INCONCLUSIVE:
+            assert without_arm is not None
+            needed = runs_to_decide(
+                lambda n: (
+                    delta_verdict(
+                        newcombe(_projected(with_arm, n), _projected(without_arm, n)),
+                        limits.min_delta,
+                    )
+                    != Verdict.INCONCLUSIVE
+                ),
+                max(with_arm.scored, without_arm.scored),
+            )
+            reasons.append(
+                f"inconclusive: the delta's {shown_level} interval {shown} straddles the band "
+                f"[{limits.min_delta:+.2f}, {IMPROVED_ABOVE:+.2f}]; "
+                + (
+                    f"about {needed} runs per arm would likely decide it"
+                    if needed is not None
+                    else "more runs are unlikely to decide it (the delta sits on an edge)"
+                )
+            )
+        welch_delta = welch(with_arm.scores, without_arm.scores, confidence)
     else:
-        delta, kind = none, Verdict.SKILL_ONLY
-    if with_mean < limits.min_score:
-        reasons.append(f"with-skill mean {with_mean:.2f} is below {limits.min_score:.2f}")
+        delta, welch_delta, needed = EMPTY, EMPTY, None
+        met = mean_verdict(with_arm.mean, limits.min_score)
+        kind = Verdict.SKILL_ONLY if met is not None else Verdict.INCONCLUSIVE
+        shown = f"[{with_arm.mean.low:.2f}, {with_arm.mean.high:.2f}]"
+        if met is None:
+            needed = runs_to_decide(
+                lambda n: mean_verdict(_projected(with_arm, n), limits.min_score) is not None,
+                with_arm.scored,
+            )
+            reasons.append(
+                f"inconclusive: the with-skill mean's {shown_level} interval {shown} straddles "
+                f"min_score {limits.min_score:.2f}; "
+                + (
+                    f"about {needed} runs would likely decide it"
+                    if needed is not None
+                    else "more runs are unlikely to decide it (the mean sits on min_score)"
+                )
+            )
+        elif not met:
+            reasons.append(
+                f"with-skill mean {with_mean:.2f} {shown} is credibly below {limits.min_score:.2f}"
+            )
+    bars: list[str] = []
+    if without_arm is not None and with_mean < limits.min_score:
+        bars.append(f"with-skill mean {with_mean:.2f} is below {limits.min_score:.2f}")
     if expected_skills:
         rate = round(with_arm.skill_rate.value or 0.0, DIGITS)
         if rate < limits.skill_rate:
-            reasons.append(
+            bars.append(
                 f"expected skills {', '.join(expected_skills)} fired in "
                 f"{with_arm.skills_fired}/{with_arm.scored} with-skill runs"
             )
-    partial = [
-        f"{summary.arm.label}: {summary.runs - summary.scored} of {summary.runs} runs unscored "
-        f"({summary.errors[0]})"
-        for summary in (with_arm, without_arm)
-        if summary is not None and summary.errors
-    ]
-    passed = not reasons
-    return verdict(kind, passed, delta, reasons + partial)
+    # A missed bar fails the scenario whatever more runs would show: it comes first.
+    reasons = bars + reasons if kind == Verdict.INCONCLUSIVE else reasons + bars
+    passed = not reasons and kind in (Verdict.IMPROVED, Verdict.NEUTRAL, Verdict.SKILL_ONLY)
+    return verdict(
+        kind,
+        passed,
+        delta,
+        reasons + unscored,
+        welch_delta=welch_delta,
+        needed=needed,
+        misses_a_bar=bool(bars),
+    )

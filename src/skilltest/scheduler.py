@@ -1,0 +1,160 @@
+"""Runs many scenarios' repetitions with at most N runs in flight, lazily, round by round.
+
+Both layers hand their scenarios to :func:`run_rounds`. Nothing is created ahead of time: a fixed
+number of workers take the next run when they are free, so memory does not grow with the number
+of runs a suite asks for and Ctrl-C (or SIGTERM) reaches the event loop at once.
+
+A scenario runs in rounds. The first round is the plan's first K repetitions per arm, issued
+repetition by repetition with the arms alternating (with, without, with, ...) so that drift in
+the backend over the suite's wall time affects both arms alike. When a round's last run has
+finished, an adaptive plan looks at the scenario (``decided``); if the verdict is not decided
+yet and the plan allows more, the next round is one more repetition per arm. A finished scenario
+is handed to ``finished`` at once, which is when results files are rewritten.
+
+Workers prefer runs of scenarios that are already under way (oldest first), so scenarios finish
+in about the order they were planned and few are open at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from skilltest.repetitions import Repetitions
+
+Item = TypeVar("Item")
+"""What a layer plans (a scenario of a suite)."""
+Record = TypeVar("Record")
+"""What one run gives (a judged or scored run)."""
+
+
+@dataclass
+class _Open(Generic[Item, Record]):
+    """A scenario under way."""
+
+    item: Item
+    plan: Repetitions
+    arms: tuple[str, ...]
+    target: int
+    """Repetitions per arm issued in the current round, when all are issued."""
+    issued: int = 0
+    """Runs of the current round handed out so far, rounds before it not counted."""
+    done_before: int = 0
+    """Repetitions per arm of the rounds before the current one."""
+    in_flight: int = 0
+    records: list[Record] = field(default_factory=list)
+
+    def pending(self) -> bool:
+        """Whether runs of the current round are still to be handed out."""
+        return self.issued < (self.target - self.done_before) * len(self.arms)
+
+    def next_run(self) -> tuple[int, str] | None:
+        """The next (repetition, arm) of the current round, or ``None`` when all are out."""
+        if not self.pending():
+            return None
+        rep = self.done_before + self.issued // len(self.arms)
+        arm = self.arms[self.issued % len(self.arms)]
+        self.issued += 1
+        self.in_flight += 1
+        return rep, arm
+
+
+@dataclass(frozen=True)
+class Planned(Generic[Item]):
+    """One scenario to run: what it is, its repetition plan and its arms."""
+
+    item: Item
+    """The layer's scenario."""
+    plan: Repetitions
+    """How many repetitions."""
+    arms: tuple[str, ...]
+    """The arms that run, in the order each repetition runs them."""
+    skip: bool = False
+    """A skipped scenario runs nothing and is finished at once."""
+
+
+async def run_rounds(
+    planned: Sequence[Planned[Item]],
+    *,
+    workers: int,
+    run: Callable[[Item, str, int], Awaitable[Record]],
+    decided: Callable[[Item, Sequence[Record], int], bool],
+    finished: Callable[[Item, list[Record], int], None],
+    started: Callable[[Item, Record], None] | None = None,
+) -> None:
+    """Runs every planned scenario to the end of its plan.
+
+    Args:
+        planned: The scenarios, in the order they should start.
+        workers: Runs in flight at once.
+        run: Runs one (scenario, arm, repetition counted from 0) and returns its record; it
+            must not raise for a failed run (a failure is a record).
+        decided: Whether a scenario's verdict is decided after K repetitions per arm (asked
+            only of adaptive plans, after each round).
+        finished: Called once per scenario with all its records and the K it took.
+        started: Called with each record as soon as its run ends (progress, partial results).
+    """
+    queue: Iterator[Planned[Item]] = iter(planned)
+    open_scenarios: list[_Open[Item, Record]] = []
+    wake = asyncio.Condition()
+    exhausted = False
+
+    def take() -> tuple[_Open[Item, Record], int, str] | None:
+        nonlocal exhausted
+        for scenario in open_scenarios:
+            step = scenario.next_run()
+            if step is not None:
+                return scenario, *step
+        while not exhausted:
+            entry = next(queue, None)
+            if entry is None:
+                exhausted = True
+                break
+            if entry.skip:
+                finished(entry.item, [], 0)
+                continue
+            scenario = _Open(entry.item, entry.plan, entry.arms, target=entry.plan.first)
+            open_scenarios.append(scenario)
+            step = scenario.next_run()
+            if step is not None:
+                return scenario, *step
+        return None
+
+    def busy() -> bool:
+        return any(s.in_flight for s in open_scenarios)
+
+    async def complete(scenario: _Open[Item, Record], record: Record) -> None:
+        scenario.records.append(record)
+        scenario.in_flight -= 1
+        if started is not None:
+            started(scenario.item, record)
+        if scenario.in_flight or scenario.pending():
+            return
+        k = scenario.target
+        if scenario.plan.more_after(k) and not decided(scenario.item, scenario.records, k):
+            scenario.done_before, scenario.issued = k, 0
+            scenario.target = k + 1
+        else:
+            open_scenarios.remove(scenario)
+            finished(scenario.item, scenario.records, k)
+        async with wake:
+            wake.notify_all()
+
+    async def worker() -> None:
+        while True:
+            step = take()
+            if step is None:
+                if not busy() and exhausted:
+                    async with wake:
+                        wake.notify_all()
+                    return
+                async with wake:
+                    await wake.wait()
+                continue
+            scenario, rep, arm = step
+            record = await run(scenario.item, arm, rep)
+            await complete(scenario, record)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, workers))))

@@ -1,0 +1,158 @@
+"""The scheduler: lazy, bounded, round by round, adaptive stops, skips, order."""
+
+import asyncio
+import time
+
+import pytest
+
+from skilltest.limits import MAX_REPETITIONS
+from skilltest.repetitions import Repetitions, plan_for
+from skilltest.scheduler import Planned, run_rounds
+
+
+def drive(planned, *, workers=2, decided=lambda item, records, k: False, delay=0.0):
+    started, finished, in_flight, most = [], {}, [0], [0]
+
+    async def run(item, arm, rep):
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        started.append((item, arm, rep))
+        await asyncio.sleep(delay)
+        in_flight[0] -= 1
+        return (item, arm, rep)
+
+    def done(item, records, k):
+        finished[item] = (sorted(records), k)
+
+    asyncio.run(run_rounds(planned, workers=workers, run=run, decided=decided, finished=done))
+    return started, finished, most[0]
+
+
+def test_fixed_k_runs_every_repetition_with_the_arms_alternating():
+    started, finished, most = drive([Planned("a", Repetitions(3), ("with", "without"))])
+    assert started == [
+        ("a", "with", 0),
+        ("a", "without", 0),
+        ("a", "with", 1),
+        ("a", "without", 1),
+        ("a", "with", 2),
+        ("a", "without", 2),
+    ]
+    assert finished["a"][1] == 3
+    assert len(finished["a"][0]) == 6
+    assert most == 2
+
+
+def test_adaptive_plans_stop_at_the_first_decided_look():
+    looks = []
+
+    def decided(item, records, k):
+        looks.append((item, k, len(records)))
+        return k >= 5
+
+    _, finished, _ = drive(
+        [Planned("a", Repetitions(None, 3, 10), ("with", "without"))], decided=decided
+    )
+    assert looks == [("a", 3, 6), ("a", 4, 8), ("a", 5, 10)]
+    assert finished["a"][1] == 5
+    assert len(finished["a"][0]) == 10
+
+
+def test_adaptive_plans_stop_at_max_k_when_never_decided():
+    looks = []
+
+    def decided(item, records, k):
+        looks.append(k)
+        return False
+
+    _, finished, _ = drive([Planned("a", Repetitions(None, 2, 4), ("with",))], decided=decided)
+    assert looks == [2, 3]  # no look after max K: the plan has nothing more to run
+    assert finished["a"][1] == 4
+
+
+def test_fixed_plans_are_never_looked_at():
+    def decided(item, records, k):
+        raise AssertionError("a fixed K has no looks")
+
+    _, finished, _ = drive([Planned("a", Repetitions(2), ("w",))], decided=decided)
+    assert finished["a"][1] == 2
+
+
+def test_skipped_scenarios_finish_at_once_without_runs():
+    started, finished, _ = drive(
+        [Planned("skip", Repetitions(3), ("w",), skip=True), Planned("b", Repetitions(1), ("w",))]
+    )
+    assert finished["skip"] == ([], 0)
+    assert [s[0] for s in started] == ["b"]
+
+
+def test_open_scenarios_are_served_before_new_ones_start():
+    started, _, _ = drive([Planned(name, Repetitions(2), ("w", "wo")) for name in "abc"], workers=1)
+    assert [s[0] for s in started] == ["a"] * 4 + ["b"] * 4 + ["c"] * 4
+
+
+def test_runs_are_created_lazily_so_a_huge_plan_starts_at_once_and_stops_on_cancel():
+    # 200 scenarios at the largest K: 400,000 runs. Creating them up front took gigabytes and
+    # ignored Ctrl-C; lazily, a few hundred runs in, cancelling ends everything promptly.
+    planned = [Planned(i, Repetitions(MAX_REPETITIONS), ("w", "wo")) for i in range(200)]
+    seen = []
+
+    async def run(item, arm, rep):
+        seen.append(item)
+        await asyncio.sleep(0)
+        return rep
+
+    async def main():
+        task = asyncio.ensure_future(
+            run_rounds(
+                planned,
+                workers=8,
+                run=run,
+                decided=lambda *a: False,
+                finished=lambda *a: None,
+            )
+        )
+        while len(seen) < 300:
+            await asyncio.sleep(0)
+            assert len(asyncio.all_tasks()) <= 8 + 2  # the workers, the driver, the main task
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    started = time.monotonic()
+    asyncio.run(main())
+    assert time.monotonic() - started < 10
+    assert set(seen) == {0}  # still on the first scenario
+
+
+@pytest.mark.parametrize(
+    ("command_line", "suite", "expected"),
+    [
+        (None, None, Repetitions(None, 3, 10)),
+        (None, 5, Repetitions(5)),
+        (7, 5, Repetitions(7)),
+        ("auto", 5, Repetitions(None, 3, 10)),
+    ],
+)
+def test_the_command_line_wins_then_the_suite_then_adaptive(command_line, suite, expected):
+    assert plan_for(command_line, suite) == expected
+
+
+def test_adaptive_confidence_spends_half_the_error_rate_on_the_last_look():
+    plan = Repetitions(None, 3, 10)
+    assert plan.looks == 8
+    assert plan.confidence_at(3) == pytest.approx(1 - 0.025 / 7)
+    assert plan.confidence_at(9) == pytest.approx(1 - 0.025 / 7)
+    assert plan.confidence_at(10) == pytest.approx(0.975)
+    # Over every look the error rate adds up to at most 5%.
+    spent = sum(1 - plan.confidence_at(k) for k in range(3, 11))
+    assert spent == pytest.approx(0.05)
+    assert Repetitions(4).confidence_at(4) == 0.95
+    assert Repetitions(None, 5, 5).confidence_at(5) == 0.95
+
+
+def test_plans_refuse_impossible_bounds():
+    with pytest.raises(ValueError, match="between 1 and 1000"):
+        Repetitions(MAX_REPETITIONS + 1)
+    with pytest.raises(ValueError, match="min_k <= max_k"):
+        Repetitions(None, 5, 4)
