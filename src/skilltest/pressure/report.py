@@ -73,8 +73,8 @@ def _k_cell(result: ScenarioResult) -> str:
 
 TABLE_LEGEND = (
     "pass and RED rates: runs [Wilson interval]; lift: with-skill pass rate minus baseline pass "
-    "rate [Newcombe interval];\n95% intervals, or the last look's level with -k auto; K: runs "
-    "per arm (taken/most with -k auto)"
+    "rate [Newcombe interval];\n95% intervals (with -k auto, the level of the look that "
+    "decided); K: runs per arm (taken/most with -k auto)"
 )
 
 

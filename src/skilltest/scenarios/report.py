@@ -39,7 +39,7 @@ class RunContext:
 
 TABLE_LEGEND = (
     "scores: mean of the scored runs [Wilson interval]; delta: with minus without [Newcombe "
-    "interval]; 95% intervals, or the last look's level with -k auto\n"
+    "interval]; 95% intervals (with -k auto, the level of the look that decided)\n"
     "K: runs per arm (taken/most with -k auto); fired: runs that invoked the expected skills, "
     "with | without; tool calls: median/most per run, with | without"
 )
