@@ -21,7 +21,7 @@ from skilltest.pressure.verdict import (
 )
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
-from skilltest.report.text import shorten
+from skilltest.report.text import inconclusive_line, k_cell, shorten
 from skilltest.stats import Interval
 from skilltest.transcript import Usage
 
@@ -65,10 +65,7 @@ def _lift_cell(result: ScenarioResult) -> str:
 
 
 def _k_cell(result: ScenarioResult) -> str:
-    plan = result.repetitions
-    if plan is not None and plan.adaptive and result.verdict != SKIPPED:
-        return f"{result.k}/{plan.most}"
-    return str(result.k)
+    return k_cell(result.k, None if result.verdict == SKIPPED else result.repetitions)
 
 
 TABLE_LEGEND = (
@@ -183,11 +180,7 @@ def render_summary(
             + (" (failing: --strict)" if strict else "")
         )
     if counts.get(INCONCLUSIVE):
-        line += (
-            f"\n{counts[INCONCLUSIVE]} inconclusive: the intervals do not decide yet; run more "
-            "repetitions (-k N, or -k auto --max-k N)"
-            + (" (not failing: --allow-inconclusive)" if allow_inconclusive else "")
-        )
+        line += "\n" + inconclusive_line(counts[INCONCLUSIVE], allowed=allow_inconclusive)
     return line
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skilltest.repetitions import Repetitions
+
 
 def shorten(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
@@ -15,3 +20,18 @@ def snippet(text: str, start: int, end: int, context: int = 30) -> str:
     right = min(len(text), end + context)
     inner = text[left:right].replace("\n", " ")
     return ("…" if left else "") + inner + ("…" if right < len(text) else "")
+
+
+def k_cell(k: int, plan: Repetitions | None) -> str:
+    """Runs per arm taken: ``4/10`` for an adaptive plan (taken of the most), ``3`` for fixed K."""
+    if plan is not None and plan.adaptive and k:
+        return f"{k}/{plan.most}"
+    return str(k)
+
+
+def inconclusive_line(count: int, *, allowed: bool) -> str:
+    """The summary line for ``count`` inconclusive scenarios."""
+    return (
+        f"{count} inconclusive: the intervals do not decide yet; run more repetitions "
+        "(-k N, or -k auto --max-k N)" + (" (not failing: --allow-inconclusive)" if allowed else "")
+    )

@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
-from skilltest.report.text import shorten
+from skilltest.report.text import inconclusive_line, k_cell, shorten
 from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
 from skilltest.stats import Interval
 
@@ -72,10 +72,7 @@ def _delta_cell(delta: Interval) -> str:
 
 
 def _k_cell(result: ScenarioVerdict) -> str:
-    plan = result.repetitions
-    if plan is not None and plan.adaptive:
-        return f"{result.k}/{plan.most}"
-    return str(result.k)
+    return k_cell(result.k, result.repetitions)
 
 
 def result_label(result: ScenarioVerdict) -> str:
@@ -149,11 +146,7 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
     line = f"{len(results)} scenarios: " + ", ".join(parts) + f"; {passed} passed"
     undecided = counts.get(Verdict.INCONCLUSIVE.value, 0)
     if undecided:
-        line += (
-            f"\n{undecided} inconclusive: the intervals do not decide yet; run more repetitions "
-            "(-k N, or -k auto --max-k N)"
-            + (" (not failing: --allow-inconclusive)" if allow_inconclusive else "")
-        )
+        line += "\n" + inconclusive_line(undecided, allowed=allow_inconclusive)
     return line
 
 
