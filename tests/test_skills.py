@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,66 @@ def test_an_alias_bomb_in_the_frontmatter_costs_nothing_and_lends_no_description
     suite = load_pressure_suite(path)
     assert suite.skill.description is None
     assert suite.skill.text.endswith("body\n")
+
+
+def git_init(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    subprocess.run(["git", "init", "--quiet", str(folder)], check=True, capture_output=True)
+
+
+def _skill(root: Path, name: str, marker: str) -> None:
+    (root / "skills" / name).mkdir(parents=True, exist_ok=True)
+    (root / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\n---\n{marker}\n")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_suite_copied_into_another_repository_never_picks_up_its_skill(
+    tmp_path, monkeypatch, layer
+):
+    body, load = LAYERS[layer]
+    # The outer repository has a different skill of the same name, above the copied suite's
+    # own repository and in the current directory.
+    outer = tmp_path / "outer"
+    git_init(outer)
+    _skill(outer, "demo", "OUTER-DEMO")
+    inner = outer / "vendor" / "harness"  # a repository cloned inside the outer one
+    git_init(inner)
+    (inner / "tests").mkdir()
+    suite = inner / "tests" / "suite.yaml"
+    suite.write_text("skill: demo\n" + body)
+    monkeypatch.chdir(outer)
+    with pytest.raises(SkillNotFoundError) as caught:
+        load(suite)
+    assert f"(not above the suite's repository root, {inner})" in str(caught.value)
+    assert str(outer / "skills") not in str(caught.value)
+
+    _skill(inner, "demo", "INNER-DEMO")
+    assert "INNER-DEMO" in skill_of(layer, load(suite)).text
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_current_directory_is_not_searched(tmp_path, monkeypatch, layer):
+    body, load = LAYERS[layer]
+    elsewhere = tmp_path / "other-repo"
+    git_init(elsewhere)
+    _skill(elsewhere, "demo", "OTHER-DEMO")
+    monkeypatch.chdir(elsewhere)
+    suite = tmp_path / "suites" / "suite.yaml"  # in no repository: its folder and those above
+    suite.parent.mkdir()
+    suite.write_text("skill: demo\n" + body)
+    with pytest.raises(SkillNotFoundError):
+        load(suite)
+    _skill(tmp_path, "demo", "ABOVE-DEMO")  # above the suite, no repository: found
+    assert "ABOVE-DEMO" in skill_of(layer, load(suite)).text
+
+
+def test_a_suite_in_a_repository_finds_the_skill_at_its_root(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    git_init(repo)
+    _skill(repo, "demo", "ROOT-DEMO")
+    _skill(tmp_path, "demo", "ABOVE-THE-ROOT")
+    suite = repo / "tests" / "skill-pressure" / "demo.yaml"
+    suite.parent.mkdir(parents=True)
+    suite.write_text("skill: demo\n" + PRESSURE)
+    monkeypatch.chdir(tmp_path)
+    assert "ROOT-DEMO" in load_pressure_suite(suite).skill.text

@@ -48,17 +48,38 @@ def skill_name_from_file(skill_file: str) -> str | None:
     return Path(skill_file).parent.name or None
 
 
+def repository_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` that holds ``.git`` (a folder, or the file of a
+    worktree or submodule), or ``None`` when ``path`` is in no repository."""
+    for folder in (path, *path.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def search_folders(suite_path: Path) -> list[Path]:
+    """Where a suite's skills are looked up: the suite's folder, then each folder above it up to
+    the suite's repository root (the whole way up when the suite is in no repository).
+
+    The current directory is never searched, and nothing above the repository root: a suite
+    copied into another repository, or run from inside one, must not pick up that repository's
+    different skill of the same name.
+    """
+    folder = suite_path.resolve().parent
+    root = repository_root(folder)
+    folders = [folder]
+    for parent in folder.parents:
+        if root is not None and not parent.is_relative_to(root):
+            break
+        folders.append(parent)
+    return folders
+
+
 def _candidates(relative: Path, suite_path: Path) -> list[Path]:
-    """``relative`` against the suite's folder, each of its ancestors, then the cwd."""
+    """``relative`` against each folder of :func:`search_folders`."""
     if relative.is_absolute():
         return [relative]
-    folders = [suite_path.resolve().parent, *suite_path.resolve().parent.parents, Path.cwd()]
-    seen: list[Path] = []
-    for folder in folders:
-        candidate = folder / relative
-        if candidate not in seen:
-            seen.append(candidate)
-    return seen
+    return [folder / relative for folder in search_folders(suite_path)]
 
 
 def find_skill(
@@ -73,7 +94,8 @@ def find_skill(
 
     ``skill_file`` (as public suites write it, relative to the suite or to the repository root)
     wins; otherwise ``<skills_dir>/<name>/SKILL.md``, where the skills folder is ``--skills-dir``
-    or the nearest ``skills/`` beside the suite or above it.
+    or the nearest ``skills/`` (or ``.claude/skills/``) beside the suite or above it, never above
+    the suite's repository root (:func:`search_folders`).
 
     Raises:
         SkillNotFoundError: naming every place that was looked at.
@@ -97,8 +119,10 @@ def find_skill(
                 description=str(description) if description is not None else None,
             )
     shown = "\n    ".join(str(p) for p in tried[:6])
+    root = repository_root(suite_path.resolve().parent)
+    limit = f"\n  (not above the suite's repository root, {root})" if root else ""
     raise SkillNotFoundError(
-        f"skill {name!r} not found; looked at:\n    {shown}",
+        f"skill {name!r} not found; looked at:\n    {shown}{limit}",
         location=location or str(suite_path),
         fix="create skills/<skill>/SKILL.md, pass --skills-dir DIR, or set skill_file:",
     )
