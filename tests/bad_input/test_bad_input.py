@@ -270,15 +270,15 @@ EXPECTED: list[tuple[str, str]] = [
     ),
     (
         "pressure/p-unknown-scenario-key.yaml",
-        "p-unknown-scenario-key.yaml#/scenarios/0: Additional properties are not allowed ('promt' was unexpected) ('promt': did you mean 'prompt'?)",
+        "p-unknown-scenario-key.yaml#/scenarios/0: Additional properties are not allowed ('promt' was unexpected; did you mean 'prompt'?)",
     ),
     (
         "pressure/p-unknown-top-key.yaml",
-        "p-unknown-top-key.yaml#: Additional properties are not allowed ('repetition' was unexpected) ('repetition': did you mean 'repetitions'?)",
+        "p-unknown-top-key.yaml#: Additional properties are not allowed ('repetition' was unexpected; did you mean 'repetitions'?)",
     ),
     (
         "pressure/p-unknown-with-skill-key.yaml",
-        "p-unknown-with-skill-key.yaml#/scenarios/0/with_skill: Additional properties are not allowed ('required_pattern' was unexpected) ('required_pattern': did you mean 'required_patterns'?)",
+        "p-unknown-with-skill-key.yaml#/scenarios/0/with_skill: Additional properties are not allowed ('required_pattern' was unexpected; did you mean 'required_patterns'?)",
     ),
     ("pressure/p-utf16.yaml", "p-utf16.yaml:1:1: not UTF-8: byte 0xff cannot be decoded"),
     (
@@ -403,7 +403,7 @@ EXPECTED: list[tuple[str, str]] = [
     ),
     (
         "scenarios/s-unknown-expected-key.yaml",
-        "s-unknown-expected-key.yaml#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was unexpected) ('required_tool': did you mean 'required_tools'?)",
+        "s-unknown-expected-key.yaml#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was unexpected; did you mean 'required_tools'?)",
     ),
     (
         "scenarios/s-weights-negative.yaml",

@@ -122,7 +122,7 @@ BAD = [
         "skill: demo\nscenarios:\n  - id: x\n    promt: p\n    prompt: p\n"
         "    with_skill: {required_patterns: [a]}\n",
         SuiteError,
-        "demo.yaml#/scenarios/0: Additional properties are not allowed ('promt' was unexpected) ('promt': did you mean 'prompt'?)",
+        "demo.yaml#/scenarios/0: Additional properties are not allowed ('promt' was unexpected; did you mean 'prompt'?)",
     ),
     (
         "duplicate-id",

@@ -175,7 +175,9 @@ BAD_SUITES = [
     (
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_tool: [Bash]}}\n",
         "#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was "
-        "unexpected) ('required_tool': did you mean 'required_tools'?)\n  fix: expected a mapping "
+        "unexpected; did you mean 'required_tools'?); accepted: required_tools, "
+        "required_patterns, text_patterns, anti_patterns, tool_ordering, recommended_tools"
+        "\n  fix: expected a mapping "
         "with any of required_tools, required_patterns, text_patterns, anti_patterns, "
         "tool_ordering, recommended_tools",
     ),

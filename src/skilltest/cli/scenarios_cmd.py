@@ -67,7 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="*",
         type=Path,
         metavar="SUITE",
-        help=f"suite files or folders (default: {DEFAULT_SUITE_DIR}/)",
+        help=f"suite files, folders or names (lgtm: {DEFAULT_SUITE_DIR}/**/lgtm.yaml; "
+        f"default: {DEFAULT_SUITE_DIR}/)",
     )
     add_common_run_options(parser, backends=BACKENDS)
     parser.add_argument(

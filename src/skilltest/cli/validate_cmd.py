@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skilltest.cli.options import check_unique_scenarios
 from skilltest.errors import InputError, ModelScriptError
 from skilltest.suite.loader import discover_suites, read_yaml
 
@@ -29,8 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs="*",
         type=Path,
         metavar="PATH",
-        help="files or folders (default: tests/skill-pressure, tests/scenarios, "
-        "tests/model-scripts)",
+        help="files, folders or suite names (lgtm: every lgtm.yaml/.yml below the default "
+        "folders; default: tests/skill-pressure, tests/scenarios, tests/model-scripts)",
     )
     parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
     parser.add_argument("--skill", help="skill name for suites that do not name one")
@@ -42,11 +43,30 @@ MODEL_SCRIPT_KEYS = frozenset({"rules", "default", "faults", "seed", "model", "s
 
 
 PRESSURE_SCENARIO_KEYS = frozenset(
-    {"with_skill", "without_skill", "threshold", "max_tokens", "temperature", "model"}
+    {
+        "with_skill",
+        "without_skill",
+        "threshold",
+        "max_tokens",
+        "temperature",
+        "model",
+        "prompt_suffix",
+        "baseline_red",
+    }
 )
 """Keys only a pressure suite's scenarios have."""
 SCENARIOS_SCENARIO_KEYS = frozenset(
-    {"expected", "turns", "expected_skills", "config", "weights", "workspace", "comparison"}
+    {
+        "expected",
+        "turns",
+        "expected_skills",
+        "config",
+        "weights",
+        "workspace",
+        "comparison",
+        "canary",
+        "require_skills_fired",
+    }
 )
 """Keys only a scenario suite's scenarios have."""
 
@@ -112,16 +132,38 @@ def _check_model_script(suite: Path, script: Path | None) -> None:
         ) from exc
 
 
+def _scenario_entries(suite: object) -> list[tuple[str, str, str]]:
+    """``(skill, id, place)`` of each scenario of a loaded suite, as the runs check them."""
+    from skilltest.pressure.suite import PressureSuite
+    from skilltest.scenarios.suite import ScenarioSuite
+
+    if isinstance(suite, PressureSuite):
+        return [(suite.skill.name, s.id, s.location) for s in suite.scenarios]
+    if isinstance(suite, ScenarioSuite):
+        return [(s.skill.name, s.id, s.location) for s in suite.scenarios]
+    return []
+
+
 def run(args: argparse.Namespace) -> int:
-    paths = args.paths or [p for p in DEFAULT_PATHS if p.exists()]
-    files = discover_suites(paths, DEFAULT_PATHS[0], example="tests/skill-pressure/<skill>.yaml")
+    existing = [p for p in DEFAULT_PATHS if p.exists()]
+    files = discover_suites(
+        args.paths or existing,
+        DEFAULT_PATHS[0],
+        example="tests/skill-pressure/<skill>.yaml",
+        name_dirs=existing or DEFAULT_PATHS,
+    )
     loaders = _loaders(args)
     problems: list[str] = []
+    # Per layer, as `pressure` and `scenarios` refuse them: one (skill, id) in two files.
+    entries: dict[str, list[tuple[str, str, str]]] = {"pressure": [], "scenarios": []}
     for path in files:
         try:
             # Parsed once: the loader keeps what read_yaml parsed for the second read.
             kind = file_kind(read_yaml(path), path)
-            loaders[kind](path)
+            suite = loaders[kind](path)
+            if kind in entries:
+                check_unique_scenarios([*entries[kind], *_scenario_entries(suite)])
+                entries[kind].extend(_scenario_entries(suite))
         except InputError as exc:
             problems.append(str(exc))
             print(f"FAIL {path}")

@@ -10,6 +10,7 @@ import difflib
 import hashlib
 import json
 import math
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
@@ -255,16 +256,25 @@ def _describe(error: jsonschema.ValidationError) -> str:
         message = str(error.message).replace(repr(error.instance), _shown(error.instance))
         return f"{_shown(error.instance)} is not valid here: {message}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = list(
-            (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
-        )
-        hints = [
-            f"{key!r}: did you mean {close[0]!r}?"
-            for key in error.instance
-            if key not in known and (close := difflib.get_close_matches(key, known, n=1))
-        ]
-        return str(error.message) + (" (" + "; ".join(hints) + ")" if hints else "")
+        return _unexpected_keys(error.instance, error.schema)
     return str(error.message)
+
+
+def _unexpected_keys(instance: dict[Any, Any], schema: Any) -> str:
+    """The keys the schema does not accept, the one likely meant, and every key it accepts."""
+    properties = (schema.get("properties") or {}) if isinstance(schema, dict) else {}
+    known = [str(key) for key in properties]
+    unexpected = [key for key in instance if key not in known]
+    hints = [
+        (f"{key!r}: " if len(unexpected) > 1 else "") + f"did you mean {close[0]!r}?"
+        for key in unexpected
+        if (close := difflib.get_close_matches(str(key), known, n=1))
+    ]
+    named = ", ".join(repr(key) for key in unexpected)
+    verb = "was" if len(unexpected) == 1 else "were"
+    hint = "; " + "; ".join(hints) if hints else ""
+    accepted = f"; accepted: {', '.join(known)}" if known else ""
+    return f"Additional properties are not allowed ({named} {verb} unexpected{hint}){accepted}"
 
 
 SHOWN_CHARS = 80
@@ -345,35 +355,92 @@ IGNORED_FOLDERS = frozenset({"output"})
 """Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``)."""
 
 
-def discover_suites(paths: Sequence[Path], default_dir: Path, *, example: str) -> list[Path]:
+SUITE_SUFFIXES = (".yaml", ".yml")
+"""What a suite file's name ends with."""
+
+
+def _suites_below(folder: Path) -> list[Path]:
+    files = [*folder.rglob("*.yaml"), *folder.rglob("*.yml")]
+    return sorted(f for f in files if not IGNORED_FOLDERS & set(f.relative_to(folder).parts[:-1]))
+
+
+def is_suite_name(target: Path) -> bool:
+    """Whether a command-line target that is not a file or folder reads as a bare suite name
+    (``lgtm``): no folder in it and no ``.yaml``/``.yml`` ending."""
+    text = str(target)
+    separators = {"/", os.sep, *([os.altsep] if os.altsep else [])}
+    return (
+        not target.exists()
+        and not any(sep in text for sep in separators)
+        and target.suffix not in SUITE_SUFFIXES
+        and text not in ("", ".", "..")
+    )
+
+
+def find_named_suites(name: str, folders: Sequence[Path], *, example: str) -> list[Path]:
+    """The suites called ``<name>.yaml`` or ``<name>.yml`` anywhere below ``folders``.
+
+    Raises:
+        SuiteError: none is called so, naming the suites there are.
+    """
+    below = [path for folder in folders if folder.is_dir() for path in _suites_below(folder)]
+    found = [path for path in below if path.stem == name]
+    if found:
+        return found
+    names = sorted({path.stem for path in below})
+    where = ", ".join(f"{folder}/" for folder in folders)
+    close = difflib.get_close_matches(name, names, n=1)
+    if not names:
+        fix = f"pass a suite file ({example}); there is no suite below {where}"
+    else:
+        fix = (f"did you mean {close[0]!r}? " if close else "") + (
+            f"the suites below {where} are: {', '.join(names)}"
+        )
+    raise SuiteError(
+        f"no such file or folder, and no suite named {name!r} below {where}",
+        location=name,
+        fix=fix,
+    )
+
+
+def discover_suites(
+    paths: Sequence[Path],
+    default_dir: Path,
+    *,
+    example: str,
+    name_dirs: Sequence[Path] | None = None,
+) -> list[Path]:
     """The suite files to run: the given files, the YAML files below given folders, or those
     below ``default_dir`` when no path is given.
 
+    A target that does not exist and is a bare name (no folder, no ``.yaml``/``.yml``: ``lgtm``)
+    selects the suites of that name below ``default_dir`` (or ``name_dirs``), at any depth:
+    ``skilltest pressure lgtm`` runs ``tests/skill-pressure/lgtm.yaml``.
+
     Args:
-        paths: Files or folders from the command line.
+        paths: Files, folders or suite names from the command line.
         default_dir: The folder searched when ``paths`` is empty.
         example: A suite path shown in the fix of an error, e.g. ``tests/scenarios/<skill>.yaml``.
+        name_dirs: The folders a bare name is looked up in (default: ``default_dir``).
 
     Raises:
-        SuiteError: a path that does not exist, or no suite found at all.
+        SuiteError: a path that does not exist, a name no suite has, or no suite found at all.
     """
     targets = list(paths) or [default_dir]
     found: list[Path] = []
     for target in targets:
         if target.is_dir():
-            files = [*target.rglob("*.yaml"), *target.rglob("*.yml")]
-            found.extend(
-                sorted(
-                    f for f in files if not IGNORED_FOLDERS & set(f.relative_to(target).parts[:-1])
-                )
-            )
+            found.extend(_suites_below(target))
         elif target.exists():
             found.append(target)
+        elif is_suite_name(target):
+            folders = name_dirs or [default_dir]
+            found.extend(find_named_suites(str(target), folders, example=example))
         else:
             raise SuiteError(
                 "no such file or folder",
                 location=str(target),
-                fix=f"pass suite files ({example}) or a folder of them",
+                fix=f"pass suite files ({example}), a folder of them, or a suite's name",
             )
     # A file named twice (`suites/ suites/a.yaml`) runs once, where it was first named.
     unique: dict[Path, Path] = {}
