@@ -7,10 +7,12 @@
     │   ├── SuiteError              a suite file: unreadable, YAML, schema, duplicate ids
     │   ├── PatternError            a regex that does not compile or exceeds its time limit
     │   ├── SkillNotFoundError      the suite names a skill with no SKILL.md
-    │   └── ModelScriptError        an emulator model script that is not valid
+    │   ├── ModelScriptError        an emulator model script that is not valid
+    │   └── PluginError             a Claude Code plugin folder: manifest, hooks, MCP servers
     ├── ConfigurationError          the environment cannot run what was asked; exit 2
     │   ├── CredentialsError        a live backend without credentials
-    │   └── ClaudeNotFoundError     no usable ``claude`` binary
+    │   ├── ClaudeNotFoundError     no usable ``claude`` binary
+    │   └── McpServerError          an MCP server that does not start or answer its handshake
     └── RunError                    a runner could not execute one run (raised by a runner
                                     instead of returning a transcript); the run is unscored
 
@@ -60,6 +62,10 @@ class ModelScriptError(InputError):
     """A model script for the emulator that cannot be read or validated."""
 
 
+class PluginError(InputError):
+    """A plugin folder whose manifest, hooks, skills or MCP server declarations are not valid."""
+
+
 class ConfigurationError(SkilltestError):
     """The environment cannot run what was asked (credentials, binaries, options)."""
 
@@ -70,6 +76,11 @@ class CredentialsError(ConfigurationError):
 
 class ClaudeNotFoundError(ConfigurationError):
     """No usable ``claude`` binary."""
+
+
+class McpServerError(ConfigurationError):
+    """An MCP server that cannot be started, exits, or does not answer ``initialize`` and
+    ``tools/list``; the message names the server, what failed, the end of its stderr and a fix."""
 
 
 class RunError(SkilltestError):

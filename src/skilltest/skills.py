@@ -128,6 +128,23 @@ def find_skill(
     )
 
 
+def load_skill(skill_file: Path, name: str | None = None) -> Skill:
+    """Reads one SKILL.md; the skill is named ``name``, else after its folder (as Claude Code
+    names a skill).
+
+    Raises:
+        InputError: the file cannot be read or is not UTF-8.
+    """
+    text = _read_skill(skill_file)
+    description = _frontmatter(text).get("description")
+    return Skill(
+        name=name or skill_file.parent.name,
+        skill_file=skill_file,
+        text=text,
+        description=str(description) if description is not None else None,
+    )
+
+
 def _read_skill(path: Path) -> str:
     try:
         raw = path.read_bytes()
