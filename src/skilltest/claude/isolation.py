@@ -132,12 +132,18 @@ class Sandbox:
 
 
 def create_sandbox(
-    *, skill: Skill | None, workspace: Path | None = None, base: Path | None = None
+    *,
+    skill: Skill | None = None,
+    skills: Sequence[Skill] = (),
+    workspace: Path | None = None,
+    base: Path | None = None,
 ) -> Sandbox:
-    """Makes fresh folders for one run and installs the skill when there is one.
+    """Makes fresh folders for one run and installs the skills when there are any.
 
     Args:
-        skill: The skill for the with-skill arm; ``None`` for the without-skill arm.
+        skill: A skill for the with-skill arm (the one-skill form of ``skills``).
+        skills: The skills for the with-skill arm, installed after ``skill``; a name already
+            installed is not installed again. Neither: the without-skill arm.
         workspace: A fixture folder copied into the working directory in both arms.
         base: Where to create the sandbox; the system temp folder by default.
     """
@@ -150,8 +156,11 @@ def create_sandbox(
         shutil.copytree(workspace, workdir, dirs_exist_ok=True, ignore=_IGNORED)
     make_repository_root(workdir, home)
     sandbox = Sandbox(root=root, workdir=workdir, home=home)
-    if skill is not None:
-        install_skill(skill, sandbox)
+    installed: set[str] = set()
+    for each in (*([skill] if skill is not None else []), *skills):
+        if each.name not in installed:
+            installed.add(each.name)
+            install_skill(each, sandbox)
     return sandbox
 
 

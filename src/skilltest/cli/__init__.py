@@ -1,8 +1,8 @@
 """The command line: the only place that prints or exits.
 
-Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 130 interrupted (Ctrl-C),
-143 terminated (SIGTERM, how CI systems cancel a job), 129 hung up (SIGHUP), 141 the reader of
-the output went away.
+Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 3 a canary failed (the
+comparison results are not meaningful), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, how CI
+systems cancel a job), 129 hung up (SIGHUP), 141 the reader of the output went away.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from skilltest.errors import ConfigurationError, InputError, SkilltestError
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_CANARY = 3
+"""A canary scenario failed: the comparison results are not meaningful."""
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 

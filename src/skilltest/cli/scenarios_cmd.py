@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import sys
 from pathlib import Path
 
 from skilltest.claude.binary import find_claude
 from skilltest.claude.isolation import unconfined_bash
-from skilltest.cli import interrupted_exit_code
+from skilltest.cli import EXIT_BAD_INPUT, EXIT_CANARY, EXIT_FAILED, EXIT_OK, interrupted_exit_code
 from skilltest.cli.options import (
     add_common_run_options,
     check_unique_scenarios,
@@ -18,10 +19,12 @@ from skilltest.cli.options import (
     select_scenarios,
     unit_interval,
 )
+from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
 from skilltest.runners.backends import choose_backend
+from skilltest.scenarios.canary import canary_report, render_canary
 from skilltest.scenarios.endpoints import (
     BACKENDS,
     EMULATOR_NOTICE,
@@ -79,6 +82,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
     parser.add_argument(
+        "--comparison-only",
+        action="store_true",
+        help="run only the core subset, the scenarios marked `comparison: true` (and the "
+        "canaries, which run first)",
+    )
+    parser.add_argument(
         "--min-score",
         type=unit_interval,
         help="with-skill mean a scenario needs (default: the suite's, else 0.6)",
@@ -115,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         for p in paths
     ]
     suites = select_scenarios(suites, args.only)
+    if args.comparison_only:
+        suites = _comparison_only(suites)
     check_unique_scenarios(
         [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
@@ -144,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     planned = plan(suites, repetitions)
     finished: list[tuple[int, ScenarioVerdict]] = []
     ids = {(p.scenario.skill.name, p.scenario.id): i for i, p in enumerate(planned)}
+    canaries = {(p.scenario.skill.name, p.scenario.id) for p in planned if p.scenario.canary}
 
     def in_order() -> list[ScenarioVerdict]:
         return [verdict for _, verdict in sorted(finished, key=lambda pair: pair[0])]
@@ -154,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
             document = results_document(
                 results, context, complete=complete, interrupted=interrupted
             )
+            report = canary_report(results, canaries)
+            document["canary"] = report.to_dict() if report is not None else None
             write_json_atomic(args.results, document)
         if args.junit is not None:
             cases = junit_cases(results, allow_inconclusive=args.allow_inconclusive)
@@ -204,13 +218,39 @@ def run(args: argparse.Namespace) -> int:
             print(block)
     print()
     print(render_summary(results, allow_inconclusive=args.allow_inconclusive))
+    canary = canary_report(results, canaries)
+    if canary is not None:
+        print(render_canary(canary))
     failures = render_failures(results)
     if failures:
         print()
         print(failures)
     if any(run.bad_input for result in results for run in result.runs):
-        return 2
+        return EXIT_BAD_INPUT
+    if canary is not None and not canary.meaningful:
+        return EXIT_CANARY
     failing = [
         r for r in results if not r.passed and not (r.inconclusive and args.allow_inconclusive)
     ]
-    return 1 if failing else 0
+    return EXIT_FAILED if failing else EXIT_OK
+
+
+def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:
+    """The core subset (``comparison: true``) and the canaries that guard it.
+
+    Raises:
+        InputError: no scenario is marked ``comparison: true``.
+    """
+    kept = [
+        dataclasses.replace(suite, scenarios=core)
+        for suite in suites
+        if (core := tuple(s for s in suite.scenarios if s.core or s.canary))
+    ]
+    if not any(s.core for suite in kept for s in suite.scenarios):
+        raise InputError(
+            "no scenario is marked `comparison: true`, the core subset --comparison-only runs",
+            location=", ".join(str(suite.path) for suite in suites),
+            fix="add `comparison: true` to the core scenarios (or the suite), or leave out "
+            "--comparison-only",
+        )
+    return kept

@@ -6,6 +6,10 @@ alternate arms (with, without, with, ...) so that drift in the backend over the 
 time affects both arms alike. Adaptive repetitions judge a scenario after each round at that
 look's confidence level and stop once the verdict is decided. Each scenario's verdict is handed
 to ``on_verdict`` as soon as its last run finishes, which is when the results file is rewritten.
+
+Canary scenarios (:mod:`skilltest.scenarios.canary`) run first, as a batch of their own, with the
+skill only and for the first round of their plan; the other scenarios start when the last canary
+has finished.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 from skilltest.errors import PatternError, RunError
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.report.progress import Progress
+from skilltest.scenarios.canary import judge_canary
 from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
 from skilltest.scenarios.rubric import COMPONENTS, score
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
@@ -51,7 +56,11 @@ class Planned:
     @property
     def run_count(self) -> int:
         """The most CLI runs this scenario can take (adaptive plans may stop sooner)."""
-        return 0 if self.scenario.skip else self.repetitions.most * len(self.arms)
+        if self.scenario.skip:
+            return 0
+        # A canary is read from its first round.
+        per_arm = self.repetitions.first if self.scenario.canary else self.repetitions.most
+        return per_arm * len(self.arms)
 
 
 def plan(
@@ -162,7 +171,7 @@ async def run_suites(
     def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
         entry = planned[index]
         scenario = entry.scenario
-        return judge(
+        verdict = judge(
             scenario.id,
             scenario.skill.name,
             records,
@@ -172,10 +181,19 @@ async def run_suites(
             skip=scenario.skip,
             confidence=entry.repetitions.confidence_at(k),
             repetitions=entry.repetitions,
+            require_skills_fired=scenario.require_skills_fired,
+        )
+        if not scenario.canary:
+            return verdict
+        return judge_canary(
+            verdict,
+            min_score=scenario.min_score,
+            expected_skills=scenario.expected_skills,
+            require_skills_fired=scenario.require_skills_fired,
         )
 
     def decided(index: int, records: Sequence[RunRecord], k: int) -> bool:
-        return judged(index, records, k).verdict in DECIDED
+        return planned[index].scenario.canary or judged(index, records, k).verdict in DECIDED
 
     def started(index: int, record: RunRecord) -> None:
         if progress is not None:
@@ -187,20 +205,27 @@ async def run_suites(
         if on_verdict is not None:
             on_verdict(verdict)
 
-    await run_rounds(
-        [
-            Scheduled(
-                index,
-                entry.repetitions,
-                tuple(a.value for a in entry.arms),
-                skip=bool(entry.scenario.skip),
+    scheduled = [
+        Scheduled(
+            index,
+            entry.repetitions,
+            tuple(a.value for a in entry.arms),
+            skip=bool(entry.scenario.skip),
+        )
+        for index, entry in enumerate(planned)
+    ]
+    # The canaries first: the comparison is only worth reading once they have passed.
+    for batch in (
+        [s for s in scheduled if planned[s.item].scenario.canary],
+        [s for s in scheduled if not planned[s.item].scenario.canary],
+    ):
+        if batch:
+            await run_rounds(
+                batch,
+                workers=jobs,
+                run=one_run,
+                decided=decided,
+                finished=finished,
+                started=started,
             )
-            for index, entry in enumerate(planned)
-        ],
-        workers=jobs,
-        run=one_run,
-        decided=decided,
-        finished=finished,
-        started=started,
-    )
     return [verdicts[index] for index in sorted(verdicts)]

@@ -207,7 +207,7 @@ class ClaudeCliRunner:
         scenario = request.scenario
         with_skill = request.arm == Arm.WITH_SKILL
         sandbox = create_sandbox(
-            skill=scenario.skill if with_skill else None,
+            skills=scenario.skills if with_skill else (),
             workspace=scenario.workspace,
             base=self.sandbox_base,
         )
@@ -230,7 +230,7 @@ class ClaudeCliRunner:
                     isolation=isolation_flags(
                         self.binary.version,
                         sandbox=sandbox,
-                        protected=(scenario.skill.directory, request.suite_path),
+                        protected=(*(s.directory for s in scenario.skills), request.suite_path),
                     ),
                 )
                 output = await run_conversation(
@@ -272,7 +272,7 @@ class ClaudeCliRunner:
             )
         elif output.timed_out:
             transcript = timed_out(transcript, stdout, request.scenario.config.timeout_s)
-        installed = [request.scenario.skill] if request.arm == Arm.WITH_SKILL else []
+        installed = list(request.scenario.skills) if request.arm == Arm.WITH_SKILL else []
         warnings = [
             *warnings,
             *init_warnings(init_event(stdout.splitlines()), installed, requests=session.requests),

@@ -5,10 +5,11 @@ real ``claude`` CLI with the skill installed (the with-skill arm) and without it
 without-skill arm), K times each, and a rubric over the tool calls each run made.
 
 The format is compatible with the public harnesses this layer comes from: ``skill:`` may be
-missing (then each scenario's ``skill:`` or ``--skill``), ``name``, ``comparison`` and
-``skill_file`` are accepted, and an empty list in ``expected`` means "not defined". ``Skill``
-entries of ``expected`` (``Skill``, ``Skill(name)``) join the expected skills instead of the
-score (see :mod:`skilltest.scenarios.rubric`).
+missing (then each scenario's ``skill:``, ``--skill``, or the scenario's ``expected_skills``, all
+of which the with-skill arm installs), ``name``, ``comparison`` (``true`` marks the core subset),
+``canary`` and ``skill_file`` are accepted, and an empty list in ``expected`` means "not
+defined". ``Skill`` entries of ``expected`` (``Skill``, ``Skill(name)``) join the expected skills
+instead of the score (see :mod:`skilltest.scenarios.rubric`).
 """
 
 from __future__ import annotations
@@ -107,6 +108,21 @@ class Scenario:
     """``file#/scenarios/N`` for messages."""
     skip: str | None = None
     """Why the scenario is skipped, when it is."""
+    skills: tuple[Skill, ...] = ()
+    """Every skill the with-skill arm installs, ``skill`` first (``(skill,)`` when left empty):
+    a suite that names no skill installs all of its scenario's ``expected_skills``."""
+    canary: bool = False
+    """``canary: true``: a smoke scenario, run before the others with the skill only; when it
+    fails, the comparison results are not meaningful."""
+    core: bool = False
+    """``comparison: true``: in the core subset, the scenarios ``--comparison-only`` runs."""
+    require_skills_fired: bool = True
+    """Whether passing needs the expected skills to fire (``require_skills_fired``); the firing
+    rate is reported either way."""
+
+    def __post_init__(self) -> None:
+        if not self.skills:
+            object.__setattr__(self, "skills", (self.skill,))
 
     @property
     def messages(self) -> tuple[str, ...]:
@@ -277,22 +293,31 @@ def load_scenario_suite(
         if not name and skill_file:
             # Public suites name only the file: the skill is the folder holding SKILL.md.
             name = skill_name_from_file(skill_file)
-        if not name:
+        # A suite that names no skill (as public scenario suites do) tests the skills each
+        # scenario expects: the with-skill arm installs all of them.
+        expected_names = () if name else _expected_skill_names(raw)
+        if not name and not expected_names:
             raise SuiteError(
                 "no skill named for this scenario",
                 location=where,
                 fix="add `skill: <name>` at the top of the suite or to the scenario, "
-                "or pass --skill NAME",
+                "list the skills in `expected_skills:`, or pass --skill NAME",
             )
-        key = (name, skill_file)
-        if key not in skills:
-            skills[key] = find_skill(
-                name,
-                suite_path=path,
-                skill_file=skill_file,
-                skills_dir=skills_dir,
-                location=_skill_location(raw, data, where, f"{path}#"),
-            )
+        wanted = (
+            [((name, skill_file), _skill_location(raw, data, where, f"{path}#"))]
+            if name
+            else [((expected, None), f"{where}/{place}") for place, expected in expected_names]
+        )
+        for wanted_key, location in wanted:
+            if wanted_key not in skills:
+                skills[wanted_key] = find_skill(
+                    _folder_name(wanted_key[0]),
+                    suite_path=path,
+                    skill_file=wanted_key[1],
+                    skills_dir=skills_dir,
+                    location=location,
+                )
+        key = wanted[0][0]
         flags = parse_flags(
             raw.get("pattern_flags", data.get("pattern_flags", [])), f"{where}/pattern_flags"
         )
@@ -320,7 +345,9 @@ def load_scenario_suite(
                 config=_config(raw, data, overrides.model),
                 repetitions=overrides.repetitions
                 or _optional_int(_pick("repetitions", raw, data, None)),
-                comparison=not overrides.skill_only and bool(_pick("comparison", raw, data, True)),
+                comparison=not overrides.skill_only
+                and not raw.get("canary")
+                and bool(_pick("comparison", raw, data, True)),
                 min_score=float(
                     _first(
                         overrides.min_score,
@@ -338,6 +365,10 @@ def load_scenario_suite(
                 workspace=workspace_path,
                 location=where,
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
+                skills=tuple(skills[wanted_key] for wanted_key, _ in wanted),
+                canary=bool(raw.get("canary")),
+                core=_pick("comparison", raw, data, None) is True,
+                require_skills_fired=bool(_pick("require_skills_fired", raw, data, True)),
             )
         )
     return ScenarioSuite(
@@ -357,6 +388,30 @@ def _skill_location(raw: dict[str, Any], suite: dict[str, Any], where: str, top:
     if suite.get("skill_file"):
         return f"{top}/skill_file"
     return f"{top}/skill"
+
+
+def _expected_skill_names(raw: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The skills a scenario expects, each once, with where it is named (``expected_skills/N``,
+    or ``expected`` for a ``Skill(name)`` entry of the rubric)."""
+    spec = raw.get("expected") or {}
+    entries = [
+        *(spec.get("required_tools") or ()),
+        *(spec.get("recommended_tools") or ()),
+        *(tool for chain in spec.get("tool_ordering") or () for tool in chain),
+    ]
+    found: dict[str, str] = {}
+    for index, entry in enumerate(raw.get("expected_skills") or ()):
+        found.setdefault(str(entry), f"expected_skills/{index}")
+    for entry in entries:
+        named = skill_requirement(str(entry), "")
+        if named:
+            found.setdefault(named, "expected")
+    return tuple((place, name) for name, place in found.items())
+
+
+def _folder_name(name: str) -> str:
+    """The skill folder an expected skill names: ``plugin:skill`` is the folder ``skill``."""
+    return name.rsplit(":", 1)[-1]
 
 
 def _first(*values: Any) -> Any:

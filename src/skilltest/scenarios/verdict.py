@@ -316,6 +316,7 @@ def judge(
     skip: str | None = None,
     confidence: float = CONFIDENCE,
     repetitions: Repetitions | None = None,
+    require_skills_fired: bool = True,
 ) -> ScenarioVerdict:
     """The verdict on one scenario from all its runs.
 
@@ -331,6 +332,8 @@ def judge(
         confidence: The intervals' confidence level (lower than 95% never; adaptive
             repetitions raise it to pay for their repeated looks).
         repetitions: The plan the scenario ran with, recorded with the verdict.
+        require_skills_fired: Whether passing needs ``expected_skills`` to fire; when not, their
+            firing rate is still reported.
     """
     limits = thresholds or Thresholds()
     counted = expected_skills or (skill,)
@@ -457,7 +460,7 @@ def judge(
     bars: list[str] = []
     if without_arm is not None and with_mean < limits.min_score:
         bars.append(f"with-skill mean {with_mean:.2f} is below {limits.min_score:.2f}")
-    if expected_skills:
+    if expected_skills and require_skills_fired:
         rate = round(with_arm.skill_rate.value or 0.0, DIGITS)
         if rate < limits.skill_rate:
             bars.append(
