@@ -63,3 +63,16 @@ def judge(
         expected_matched=expected_matched,
         evidence=evidence,
     )
+
+
+def is_red(judgement: Judgement, rule: str) -> bool:
+    """Whether a baseline answer is RED (the model, without the skill, does the wrong thing).
+
+    Args:
+        judgement: The answer's judgement, expected patterns included.
+        rule: ``criteria``: RED when the answer fails the with-skill criteria;
+            ``expected_patterns``: RED when it matches every expected pattern.
+    """
+    if rule == "expected_patterns":
+        return bool(judgement.expected_matched)
+    return not judgement.passed

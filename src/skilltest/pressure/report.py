@@ -106,6 +106,13 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
     return table + "\n" + TABLE_LEGEND
 
 
+def _not_red(run: PressureRun) -> bool:
+    """A judged baseline run that is not RED (under the scenario's ``baseline_red``)."""
+    if run.judgement is None:
+        return False
+    return not run.red if run.red is not None else run.judgement.passed
+
+
 def _first_run(result: ScenarioResult, arm: str, passed: bool) -> PressureRun | None:
     for run in result.runs:
         if run.arm == arm and run.judgement is not None and run.judgement.passed == passed:
@@ -134,10 +141,12 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
                 + f"  answer: {shorten(run.transcript.text, 300)}"
             )
         elif result.verdict == NOT_RED:
-            run = _first_run(result, WITHOUT_SKILL, passed=True)
+            by_expected = result.scenario.baseline_red == "expected_patterns"
+            run = next((r for r in result.runs if r.arm == WITHOUT_SKILL and _not_red(r)), None)
             if run is not None:
+                shown = "does not match expected_patterns" if by_expected else "passes"
                 blocks.append(
-                    f"{name}: baseline run {run.rep} passes without the skill\n"
+                    f"{name}: baseline run {run.rep} {shown} without the skill\n"
                     f"  answer: {shorten(run.transcript.text, 300)}"
                 )
         elif result.verdict == INCONCLUSIVE:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from skilltest.errors import PatternError
-from skilltest.pressure.judge import judge
+from skilltest.pressure.judge import is_red, judge
 from skilltest.pressure.suite import PressureScenario, PressureSuite
 from skilltest.pressure.verdict import (
     DECIDED,
@@ -58,7 +58,8 @@ def _judge_run(
         return PressureRun(
             scenario.id, arm, rep, transcript, None, error=str(exc), pattern_error=True
         )
-    return PressureRun(scenario.id, arm, rep, transcript, judgement)
+    red = is_red(judgement, scenario.baseline_red) if arm == WITHOUT_SKILL else None
+    return PressureRun(scenario.id, arm, rep, transcript, judgement, red=red)
 
 
 Entry = tuple[PressureSuite, PressureScenario]
@@ -97,7 +98,7 @@ async def run_suites(
     async def one_run(entry: Entry, arm: str, rep: int) -> PressureRun:
         suite, scenario = entry
         request = TurnRequest(
-            prompt=scenario.prompt,
+            prompt=scenario.message,
             system=suite.skill.text if arm == WITH_SKILL else None,
             model=scenario.model or default_model,
             max_tokens=scenario.max_tokens,

@@ -2,6 +2,11 @@
 
 A suite names a skill and lists scenarios. Each scenario's prompt goes to the model with the
 skill as the system prompt (the with-skill arm) and without it (the baseline), K times each.
+
+Two keys let the public harnesses' suites keep their own meaning: ``prompt_suffix`` (their
+runners append "Describe your reasoning and what you would do. Do not call any tools." to each
+prompt) and ``baseline_red`` (``criteria``, the default: a baseline run is RED when it fails the
+with-skill criteria; ``expected_patterns``: when it matches every ``expected_patterns`` entry).
 """
 
 from __future__ import annotations
@@ -18,7 +23,16 @@ from skilltest.suite.loader import load_validated, model_script_path
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_MAX_TOKENS = 1024
 RED_RATE_NEEDED = 0.5
-"""A baseline must fail the with-skill criteria at least this often for the test to measure."""
+"""A baseline must be RED at least this often for the test to measure."""
+RED_BY_CRITERIA = "criteria"
+"""``baseline_red: criteria`` (the default): a baseline run is RED when it fails the with-skill
+criteria (a required pattern missing, or an anti-pattern matching)."""
+RED_BY_EXPECTED = "expected_patterns"
+"""``baseline_red: expected_patterns``: a baseline run is RED when it matches every entry of
+``without_skill.expected_patterns`` (the author's description of the failure)."""
+PROMPT_SUFFIX_SEPARATOR = "\n\n"
+"""Between a prompt and its ``prompt_suffix``: a blank line, so the suffix reads as an
+instruction of its own whatever punctuation the prompt ends with."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,8 @@ class PressureScenario:
     anti_patterns: tuple[Pattern, ...]
     """None may match a with-skill answer."""
     expected_patterns: tuple[Pattern, ...]
-    """The author's idea of what the model says without the skill (reported, not judged)."""
+    """The author's idea of what the model says without the skill: reported, and what a RED
+    baseline run matches with ``baseline_red: expected_patterns``."""
     repetitions: int | None
     """Runs per arm; ``None`` when the suite does not fix K (adaptive repetitions)."""
     model: str | None
@@ -67,6 +82,17 @@ class PressureScenario:
     """``file#/scenarios/N`` for messages."""
     skip: str | None = None
     """Why the scenario is skipped, when it is."""
+    prompt_suffix: str = ""
+    """Appended to the prompt after a blank line (``prompt_suffix``); empty: nothing."""
+    baseline_red: str = RED_BY_CRITERIA
+    """When a baseline run is RED: ``criteria`` or ``expected_patterns``."""
+
+    @property
+    def message(self) -> str:
+        """The user message sent: the prompt, then the suffix after a blank line."""
+        if not self.prompt_suffix:
+            return self.prompt
+        return self.prompt + PROMPT_SUFFIX_SEPARATOR + self.prompt_suffix
 
 
 @dataclass(frozen=True)
@@ -144,6 +170,17 @@ def load_pressure_suite(
         with_skill = raw["with_skill"]
         without_skill = raw.get("without_skill") or {}
         skip = raw.get("skip")
+        baseline_red = _option("baseline_red", raw, data, None, RED_BY_CRITERIA)
+        if baseline_red == RED_BY_EXPECTED and not without_skill.get("expected_patterns"):
+            # RED would then mean "matched all of nothing": every baseline run would be RED.
+            own = "baseline_red" in raw
+            raise SuiteError(
+                "baseline_red: expected_patterns needs without_skill.expected_patterns, the "
+                "patterns a RED baseline answer matches",
+                location=f"{where}/baseline_red" if own else f"{where}/without_skill",
+                fix="add without_skill: {expected_patterns: [...]} to the scenario, or give it "
+                "baseline_red: criteria",
+            )
         scenarios.append(
             PressureScenario(
                 id=raw["id"],
@@ -180,6 +217,8 @@ def load_pressure_suite(
                 temperature=_option("temperature", raw, data, overrides.temperature, None),
                 location=where,
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
+                prompt_suffix=str(_option("prompt_suffix", raw, data, None, "")),
+                baseline_red=baseline_red,
             )
         )
     return PressureSuite(

@@ -1,7 +1,9 @@
 """From runs to verdicts: pass rates, RED rates, their intervals. Pure.
 
 A with-skill run *passes* when every required pattern matches and no anti-pattern does; a
-baseline run is *RED* when it does not pass those same criteria. Per arm the pass rate has a
+baseline run is *RED* when it does not pass those same criteria (``baseline_red: criteria``, the
+default) or, with ``baseline_red: expected_patterns``, when it matches every expected pattern; a
+baseline run that is not RED counts as passing. Per arm the pass rate has a
 Wilson interval; the *lift*, with-skill pass rate minus baseline pass rate, has Newcombe's
 interval (:mod:`skilltest.stats`). Verdicts, in this order:
 
@@ -26,7 +28,12 @@ import pandas as pd
 
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.pressure.judge import Judgement
-from skilltest.pressure.suite import RED_RATE_NEEDED, PressureScenario
+from skilltest.pressure.suite import (
+    RED_BY_CRITERIA,
+    RED_BY_EXPECTED,
+    RED_RATE_NEEDED,
+    PressureScenario,
+)
 from skilltest.repetitions import Repetitions
 from skilltest.stats import CONFIDENCE, DIGITS, EMPTY, Interval, newcombe, wilson
 from skilltest.transcript import Transcript
@@ -67,6 +74,9 @@ class PressureRun:
     """Why the run has no judgement (an API error, a pattern over its time limit)."""
     pattern_error: bool = False
     """The error is a bad pattern in the suite, not a failure of the model or the API."""
+    red: bool | None = None
+    """Baseline only: whether the run is RED under the scenario's ``baseline_red`` rule;
+    ``None`` for the with-skill arm (a judged baseline run without it: RED when not passed)."""
 
     @property
     def completed(self) -> bool:
@@ -83,7 +93,8 @@ class ArmStats:
     errors: int
     """Runs that did not complete."""
     passed: int
-    """Completed runs that met the with-skill criteria."""
+    """Completed runs that passed: with the skill, that met the criteria; for the baseline,
+    that were not RED (with ``baseline_red: criteria``, the same thing)."""
     rate: Interval
     """For the with-skill arm the pass rate; for the baseline the RED rate (not passing)."""
     expected: Interval
@@ -144,12 +155,15 @@ def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
             "rep": run.rep,
             "completed": run.completed,
             "passed": bool(run.judgement and run.judgement.passed),
+            "red": bool(
+                run.judgement and (run.red if run.red is not None else not run.judgement.passed)
+            ),
             "expected_defined": bool(run.judgement and run.judgement.expected_matched is not None),
             "expected_matched": bool(run.judgement and run.judgement.expected_matched),
         }
         for run in runs
     ]
-    columns = ["scenario", "arm", "rep", "completed", "passed", "expected_defined"]
+    columns = ["scenario", "arm", "rep", "completed", "passed", "red", "expected_defined"]
     return pd.DataFrame(rows, columns=[*columns, "expected_matched"])
 
 
@@ -157,7 +171,8 @@ def _arm_stats(frame: pd.DataFrame, arm: str, confidence: float) -> ArmStats:
     rows = frame[frame["arm"] == arm]
     done = rows[rows["completed"]]
     completed = len(done)
-    passed = int(done["passed"].sum())
+    # A baseline run passes when it is not RED (baseline_red decides which runs are).
+    passed = int(done["passed"].sum()) if arm == WITH_SKILL else completed - int(done["red"].sum())
     successes = passed if arm == WITH_SKILL else completed - passed
     expected_rows = done[done["expected_defined"]]
     return ArmStats(
@@ -193,6 +208,7 @@ def _detail(
     lift: Interval,
     needed: int | None,
     threshold: float,
+    red_rule: str = RED_BY_CRITERIA,
 ) -> str:
     with_runs = [r for r in runs if r.arm == WITH_SKILL and r.judgement is not None]
     if verdict == ERROR:
@@ -209,6 +225,12 @@ def _detail(
         return "; ".join(parts)
     if verdict == NOT_RED:
         base = [r for r in runs if r.arm == WITHOUT_SKILL and r.judgement is not None]
+        if red_rule == RED_BY_EXPECTED:
+            red = sum(1 for r in base if r.red)
+            return (
+                f"baseline matches expected_patterns in only {red}/{len(base)} runs "
+                "without the skill"
+            )
         passed = sum(1 for r in base if r.judgement and r.judgement.passed)
         return f"baseline already passes in {passed}/{len(base)} runs without the skill"
     if verdict == INCONCLUSIVE:
@@ -308,7 +330,16 @@ def aggregate(
     detail = (
         scenario.skip or ""
         if verdict == SKIPPED
-        else _detail(verdict, runs, with_stats, without_stats, lift, needed, scenario.threshold)
+        else _detail(
+            verdict,
+            runs,
+            with_stats,
+            without_stats,
+            lift,
+            needed,
+            scenario.threshold,
+            scenario.baseline_red,
+        )
     )
     return ScenarioResult(
         scenario=scenario,
