@@ -327,3 +327,13 @@ def test_a_marketplace_without_owner_is_invalid(tmp_path):
     assert str(problems[0]).startswith(
         f"{tmp_path}/.claude-plugin/marketplace.json#: 'owner' is a required property"
     )
+
+
+def test_always_load_reaches_the_mcp_config_only_when_declared(tmp_path):
+    declared, default = mcp_servers_from(
+        {"a": {"command": "x", "alwaysLoad": True}, "b": {"command": "y"}},
+        "suite.yaml#/s",
+        tmp_path,
+    )
+    assert declared.to_config() == {"command": "x", "args": [], "env": {}, "alwaysLoad": True}
+    assert "alwaysLoad" not in default.to_config()

@@ -41,6 +41,10 @@ class McpServer:
     """A remote server's address."""
     headers: Mapping[str, str] = field(default_factory=dict, hash=False)
     """Headers sent to a remote server."""
+    always_load: bool | None = None
+    """Claude Code's ``alwaysLoad``: ``True`` puts the server's tools in every request instead
+    of deferring them behind the ToolSearch tool (2.1.328 defers MCP tools by default, so a
+    model sees them only after searching); ``None`` leaves the CLI's default."""
 
     @property
     def is_local(self) -> bool:
@@ -49,12 +53,16 @@ class McpServer:
 
     def to_config(self) -> dict[str, Any]:
         """The server's entry in a ``--mcp-config`` document."""
-        if not self.is_local:
-            config: dict[str, Any] = {"type": self.transport, "url": self.url}
+        config: dict[str, Any]
+        if self.is_local:
+            config = {"command": self.command, "args": list(self.args), "env": dict(self.env)}
+        else:
+            config = {"type": self.transport, "url": self.url}
             if self.headers:
                 config["headers"] = dict(self.headers)
-            return config
-        return {"command": self.command, "args": list(self.args), "env": dict(self.env)}
+        if self.always_load is not None:
+            config["alwaysLoad"] = self.always_load
+        return config
 
 
 def mcp_config(servers: Iterable[McpServer]) -> dict[str, Any]:
@@ -119,6 +127,13 @@ def _server(name: str, spec: object, origin: str, base: Path, error: type[InputE
         raise error(
             f"the MCP server {name!r} is not an object", location=where, fix=f"write {SERVER_SHAPE}"
         )
+    always_load = spec.get("alwaysLoad")
+    if always_load is not None and not isinstance(always_load, bool):
+        raise error(
+            f"{always_load!r} is not true or false",
+            location=f"{where}/alwaysLoad",
+            fix="write alwaysLoad: true (tools in every request) or false (deferred)",
+        )
     transport = spec.get("type", "stdio")
     if transport not in TRANSPORTS:
         raise error(
@@ -136,7 +151,13 @@ def _server(name: str, spec: object, origin: str, base: Path, error: type[InputE
             )
         headers = _string_map(spec.get("headers"), f"{where}/headers", "headers", error)
         return McpServer(
-            name=name, command="", origin=where, transport=transport, url=url, headers=headers
+            name=name,
+            command="",
+            origin=where,
+            transport=transport,
+            url=url,
+            headers=headers,
+            always_load=always_load,
         )
     command = spec.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -153,6 +174,7 @@ def _server(name: str, spec: object, origin: str, base: Path, error: type[InputE
         args=tuple(_expand(arg, base) for arg in args),
         env={key: _expand(value, base) for key, value in env.items()},
         origin=where,
+        always_load=always_load,
     )
 
 
