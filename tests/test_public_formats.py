@@ -1,0 +1,159 @@
+"""The public harnesses' suites run unchanged: copies in both formats under tests/public-formats/.
+
+``lgtm-pressure.yaml`` is a pressure suite as the LGTM skill repository writes it;
+``honeycomb-scenarios.yaml`` a scenario suite as Honeycomb's agent-skill plugin writes it (no
+top-level skill, a canary, a core subset, the plugin's MCP tools among the allowed tools). Neither
+holds a skilltest-only key: the emulator's answers come with ``--script``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.report.files import read_results
+from skilltest.scenarios.suite import load_scenario_suite
+
+from .conftest import REPO_ROOT
+
+FORMATS = REPO_ROOT / "tests" / "public-formats"
+LGTM_PRESSURE = FORMATS / "lgtm-pressure.yaml"
+HONEYCOMB = FORMATS / "honeycomb-scenarios.yaml"
+SCRIPTS = FORMATS / "model-scripts"
+SEED_KEYS = (
+    'prompt_suffix: "Describe your reasoning and what you would do. Do not call any tools."\n'
+    "baseline_red: expected_patterns\n"
+)
+
+
+def verdicts(results: Path, layer: str) -> dict[str, dict]:
+    return {s["id"]: s for s in read_results(results, layer)["scenarios"]}
+
+
+def test_every_public_format_file_is_valid(monkeypatch, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    assert main(["validate", "tests/public-formats"]) == 0
+    out = capsys.readouterr().out
+    assert "ok   tests/public-formats/lgtm-pressure.yaml (pressure)" in out
+    assert "ok   tests/public-formats/honeycomb-scenarios.yaml (scenarios)" in out
+    assert "4 file(s) valid" in out
+
+
+def test_the_lgtm_pressure_suite_runs_unchanged(tmp_path, capsys):
+    results = tmp_path / "results.json"
+    script = SCRIPTS / "lgtm-pressure.yaml"
+    code = main(
+        ["pressure", str(LGTM_PRESSURE), "--script", str(script), "--results", str(results)]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    by_id = verdicts(results, "pressure")
+    assert {i: s["verdict"] for i, s in by_id.items()} == {
+        "aggregation-before-raw-fetch": "steers",
+        "discovery-before-querying": "steers",
+        "jq-extraction": "steers",
+        # The baseline names p95 beside the average: it passes the with-skill criteria.
+        "percentiles-for-latency": "not-red",
+    }
+    assert {s["skill"] for s in by_id.values()} == {"lgtm"}  # skill_file, from the repository root
+    assert "lgtm/percentiles-for-latency: baseline run 1 passes without the skill" in out
+
+
+def test_the_lgtm_runner_s_meaning_is_two_keys_away(tmp_path, capsys):
+    """With the LGTM runner's suffix and its RED (the baseline matched expected_patterns), the
+    latency baseline that averages is RED, and the scenario steers."""
+    suite = tmp_path / "lgtm-pressure.yaml"
+    text = LGTM_PRESSURE.read_text().replace(
+        "skill_file: skills/lgtm/SKILL.md", f"skill_file: {REPO_ROOT / 'skills/lgtm/SKILL.md'}"
+    )
+    suite.write_text(SEED_KEYS + text)
+    results = tmp_path / "results.json"
+    script = SCRIPTS / "lgtm-pressure.yaml"
+    code = main(["pressure", str(suite), "--script", str(script), "--results", str(results)])
+    assert code == 0
+    by_id = verdicts(results, "pressure")
+    assert {s["verdict"] for s in by_id.values()} == {"steers"}
+    latency = by_id["percentiles-for-latency"]["without_skill"]
+    assert latency["red"] == latency["runs"]
+    assert latency["expected_rate"] == 1.0
+
+
+def test_the_honeycomb_suite_loads_unchanged():
+    suite = load_scenario_suite(HONEYCOMB)
+    by_id = {s.id: s for s in suite.scenarios}
+    assert list(by_id) == [
+        "canary-skill-loads",
+        "error-rate-breakdown",
+        "slow-endpoint-heatmap",
+        "slo-burn-triage",
+    ]
+    # No top-level skill: each scenario tests (and installs) the skills it expects.
+    assert [s.name for s in by_id["error-rate-breakdown"].skills] == [
+        "honeycomb-investigate",
+        "honeycomb-query",
+    ]
+    assert by_id["error-rate-breakdown"].skills[1].skill_file == (
+        FORMATS / "skills" / "honeycomb-query" / "SKILL.md"
+    )
+    assert [s.name for s in by_id["slow-endpoint-heatmap"].skills] == ["honeycomb-query"]
+    flags = {i: (s.canary, s.core, s.comparison) for i, s in by_id.items()}
+    assert flags == {
+        "canary-skill-loads": (True, False, False),
+        "error-rate-breakdown": (False, True, True),
+        "slow-endpoint-heatmap": (False, True, True),
+        "slo-burn-triage": (False, False, True),
+    }
+    assert "mcp__honeycomb__run_query" in by_id["canary-skill-loads"].config.allowed_tools
+    assert by_id["canary-skill-loads"].config.max_turns == 6
+    assert by_id["error-rate-breakdown"].expected_skills == (
+        "honeycomb-investigate",
+        "honeycomb-query",
+    )
+
+
+@pytest.mark.cli
+def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path, capsys):
+    """Its core subset and canary, through the real claude CLI against the emulator."""
+    code = main(
+        [
+            "scenarios",
+            str(HONEYCOMB),
+            "--script",
+            str(SCRIPTS / "honeycomb-scenarios.yaml"),
+            "--claude",
+            str(claude_bin),
+            "--comparison-only",
+            "-k",
+            "2",
+            "-j",
+            "2",
+            "--output-dir",
+            str(tmp_path / "output"),
+            "--results",
+            str(tmp_path / "results.json"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "canary: 1 of 1 passed; the comparison results are meaningful" in out
+    document = read_results(tmp_path / "results.json", "scenarios")
+    assert document["canary"] == {
+        "passed": True,
+        "scenarios": ["canary-skill-loads"],
+        "failed": [],
+        "meaningful": True,
+    }
+    by_id = {s["id"]: s for s in document["scenarios"]}
+    assert list(by_id) == ["canary-skill-loads", "error-rate-breakdown", "slow-endpoint-heatmap"]
+    assert [run["arm"] for run in by_id["canary-skill-loads"]["runs"]] == ["with_skill"] * 2
+    breakdown = by_id["error-rate-breakdown"]
+    assert (breakdown["verdict"], breakdown["passed"]) == ("improved", True)
+    with_run = next(r for r in breakdown["runs"] if r["arm"] == "with_skill")
+    without_run = next(r for r in breakdown["runs"] if r["arm"] == "without_skill")
+    # Both expected skills were installed, listed, and loaded in the with-skill arm only.
+    assert {"honeycomb-investigate", "honeycomb-query"} <= set(with_run["skills_available"])
+    assert with_run["skills_invoked"] == ["honeycomb-investigate", "honeycomb-query"]
+    assert not {"honeycomb-investigate", "honeycomb-query"} & set(without_run["skills_available"])
+    assert by_id["slow-endpoint-heatmap"]["verdict"] == "improved"
