@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from skilltest.claude.isolation import create_sandbox
 from skilltest.cli import EXIT_CANARY, main
 from skilltest.errors import SkillNotFoundError, SuiteError
 from skilltest.repetitions import plan_for
@@ -17,6 +18,7 @@ from skilltest.scenarios.run import plan, run_suites
 from skilltest.scenarios.runner import RunOutcome, RunRequest
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.scenarios.verdict import Verdict
+from skilltest.skills import find_skill
 from skilltest.transcript import ToolCall, Transcript
 
 
@@ -287,3 +289,14 @@ def test_comparison_keeps_its_meanings(project):
         "solo": (False, False, False),
         "smoke": (False, False, True),
     }
+
+
+def test_a_sandbox_installs_every_skill_once(project, tmp_path):
+    alpha, beta = (find_skill(n, suite_path=project / "suite.yaml") for n in ("alpha", "beta"))
+    sandbox = create_sandbox(skill=alpha, skills=[alpha, beta], base=tmp_path)
+    try:
+        installed = sorted(p.name for p in sandbox.skills_dir.iterdir())
+        assert installed == ["alpha", "beta"]
+        assert (sandbox.skills_dir / "beta" / "SKILL.md").read_text().startswith("---\nname: beta")
+    finally:
+        sandbox.remove()
