@@ -11,13 +11,14 @@ STAMP := $(VENV)/.installed-stamp
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude test-pressure test-scenarios test check lint typecheck bench clean
+.PHONY: help install claude test-pressure test-scenarios test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
 	@echo "make test-scenarios  scenario suites (multi-turn claude runs, weighted rubric)"
 	@echo "make test            the toolkit's own tests"
 	@echo "make check           ruff and mypy"
+	@echo "make lint-skills     skilltest lint: the example skills' front matter, links and scripts"
 	@echo "make bench           benchmarks that print figures"
 
 install: $(STAMP)
@@ -51,6 +52,10 @@ check: lint typecheck
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts
 	$(BIN)/ruff format --check src tests scripts
+
+# What the example skills ship: front matter, links, scripts (and MCP tool names in plugins).
+lint-skills: $(STAMP)
+	$(BIN)/skilltest lint skills $(ARGS)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -75,6 +75,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.validate_cmd",
     "skilltest.cli.scenarios_cmd",
     "skilltest.cli.score_cmd",
+    "skilltest.cli.lint_cmd",
 )
 
 

@@ -1,0 +1,175 @@
+"""Runs every check over the targets and gathers the findings.
+
+Only the MCP check starts processes (the servers, through the ``probe`` it is given); the rest
+reads files.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skilltest.errors import McpServerError
+from skilltest.lint.findings import Finding
+from skilltest.lint.mcp_tools import check_tool_mentions, tool_mentions
+from skilltest.lint.skill_md import check_skill
+from skilltest.lint.targets import Targets
+from skilltest.mcp import ServerTools
+from skilltest.plugins import McpServer, inspect_marketplace, inspect_plugin, is_plugin
+from skilltest.plugins.plugin import MANIFEST, Plugin
+from skilltest.suite.loader import load_schema
+
+ServerProbe = Callable[[Sequence[McpServer]], Mapping[str, ServerTools | McpServerError]]
+"""Starts servers and returns what each answered (``skilltest.mcp.probe_servers``)."""
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """Everything ``skilltest lint`` found."""
+
+    findings: tuple[Finding, ...]
+    """The findings, target by target."""
+    skills: int
+    """How many skills were checked (a plugin's included)."""
+    plugins: int
+    """How many plugins were checked."""
+    marketplaces: int
+    """How many marketplace files were checked."""
+    notes: tuple[str, ...] = field(default=())
+    """What could not be checked, and why."""
+
+
+def _split_fix(error: McpServerError) -> tuple[str, str]:
+    """The error's message and fix; the place where the server is declared is the finding's."""
+    message, _, fix = str(error).rpartition("\n  fix: ")
+    if not message:
+        message, fix = str(error), ""
+    lines = [line for line in message.splitlines() if not line.startswith("  declared at ")]
+    return "\n".join(lines), fix
+
+
+class _Linter:
+    def __init__(self, probe: ServerProbe | None, servers: Sequence[McpServer]) -> None:
+        self.probe = probe
+        self.servers = tuple(servers)
+        self.findings: list[Finding] = []
+        self.notes: list[str] = []
+        self.skills = 0
+        self.answers: dict[tuple[str, str], ServerTools | McpServerError] = {}
+
+    def answers_of(self, servers: Sequence[McpServer]) -> dict[str, ServerTools | McpServerError]:
+        """What each server answered, each started once however many skills mention it."""
+        assert self.probe is not None
+        new = [s for s in servers if s.is_local and (s.name, s.origin) not in self.answers]
+        results = self.probe(new) if new else {}
+        for server in new:
+            answer = results.get(server.name)
+            if answer is not None:
+                self.answers[(server.name, server.origin)] = answer
+            if isinstance(answer, McpServerError):
+                message, fix = _split_fix(answer)
+                self.findings.append(Finding(server.origin, message, fix, "mcp-server"))
+        return {
+            s.name: self.answers[(s.name, s.origin)]
+            for s in servers
+            if (s.name, s.origin) in self.answers
+        }
+
+    def skill(self, folder: Path, plugin: Plugin | None) -> None:
+        self.skills += 1
+        text, findings = check_skill(folder, plugin.root if plugin else None)
+        self.findings += findings
+        mentioned = tool_mentions(text, plugin.name if plugin else None)
+        if not mentioned:
+            return
+        skill_md = folder / "SKILL.md"
+        servers = (*plugin.mcp_servers, *self.servers) if plugin else self.servers
+        names = ", ".join(dict.fromkeys(m.name for m in mentioned))
+        if plugin is None and not servers:
+            self.notes.append(
+                f"{skill_md}: {names} not checked: no MCP server is declared for a skill "
+                "outside a plugin (pass --mcp-config FILE)"
+            )
+            return
+        if self.probe is None:
+            self.notes.append(f"{skill_md}: {names} not checked (--no-mcp)")
+            return
+        owner = f"the plugin {plugin.name}" if plugin else "the --mcp-config file"
+        answers = self.answers_of(servers)
+        self.findings += check_tool_mentions(skill_md, mentioned, servers, answers, owner)
+
+    def plugin(self, root: Path) -> None:
+        inspection = inspect_plugin(root)
+        self.findings += [Finding.from_error(p, "plugin", str(root)) for p in inspection.problems]
+        plugin = inspection.plugin
+        if plugin is None:
+            return
+        self.findings += _unknown_keys(plugin)
+        for skill in plugin.skills:
+            self.skill(skill.directory, plugin)
+        if self.probe is not None:
+            self.answers_of(plugin.mcp_servers)  # a server that fails is a finding on its own
+
+    def marketplace(self, root: Path) -> list[Path]:
+        marketplace, problems = inspect_marketplace(root)
+        self.findings += [Finding.from_error(p, "marketplace", str(root)) for p in problems]
+        if marketplace is None:
+            return []
+        return [folder for folder in marketplace.local_plugins if is_plugin(folder)]
+
+
+KNOWN_MANIFEST_KEYS = tuple(load_schema("plugin")["properties"])
+
+
+def _unknown_keys(plugin: Plugin) -> list[Finding]:
+    """Manifest keys Claude Code ignores that look like a misspelt known key."""
+    findings = []
+    for key in plugin.manifest:
+        if key in KNOWN_MANIFEST_KEYS:
+            continue
+        close = difflib.get_close_matches(key, KNOWN_MANIFEST_KEYS, n=1, cutoff=0.75)
+        if close:
+            findings.append(
+                Finding(
+                    f"{plugin.root / MANIFEST}#/{key}",
+                    f"unknown key {key!r}: Claude Code ignores it",
+                    f"did you mean {close[0]!r}?",
+                    "plugin",
+                )
+            )
+    return findings
+
+
+def lint(
+    targets: Targets,
+    *,
+    probe: ServerProbe | None,
+    servers: Sequence[McpServer] = (),
+) -> LintReport:
+    """Checks every skill, plugin and marketplace of ``targets``.
+
+    Args:
+        targets: What to check.
+        probe: Starts MCP servers and lists their tools; ``None`` leaves MCP tool names
+            unchecked.
+        servers: MCP servers declared for every skill besides its plugin's (``--mcp-config``).
+    """
+    linter = _Linter(probe, servers)
+    plugins = list(targets.plugins)
+    for root in targets.marketplaces:
+        for folder in linter.marketplace(root):
+            if all(folder.resolve() != p.resolve() for p in plugins):
+                plugins.append(folder)
+    for root in plugins:
+        linter.plugin(root)
+    for folder in targets.skills:
+        linter.skill(folder, None)
+    return LintReport(
+        findings=tuple(linter.findings),
+        skills=linter.skills,
+        plugins=len(plugins),
+        marketplaces=len(targets.marketplaces),
+        notes=tuple(linter.notes),
+    )

@@ -1,0 +1,380 @@
+"""Checks of one skill folder: its SKILL.md front matter, the files it links to, and the
+scripts it runs."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from skilltest.errors import InputError
+from skilltest.lint.findings import Finding
+from skilltest.skills import load_skill
+from skilltest.suite.loader import parse_yaml
+
+# The limits of the Agent Skills format (https://agentskills.io/specification, "Frontmatter":
+# name at most 64 characters of lowercase letters, digits and hyphens, not starting or ending
+# with a hyphen, no "--", matching the skill's folder; description non-empty, at most 1024
+# characters), which Anthropic's skill documentation states too. Claude Code 2.1.328 itself
+# names a skill after its folder and loads longer values, but other clients of the format
+# refuse them.
+NAME_MAX_CHARS = 64
+DESCRIPTION_MAX_CHARS = 1024
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+CONVENTIONAL_FOLDERS = frozenset(
+    {"scripts", "reference", "references", "assets", "templates", "examples", "resources"}
+)
+"""Folders a skill's files live in by convention: a path into one of them is a file of the
+skill even when the folder is missing."""
+SCRIPT_SUFFIXES = frozenset({"", ".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".js", ".mjs"})
+SHELL_SUFFIXES = frozenset({".sh", ".bash", ".zsh"})
+INTERPRETER = re.compile(
+    r"(?:^|[\s;&|(`])(?:bash|sh|zsh|source|\.|python[0-9.]*|node|ruby|perl|deno run|bun|"
+    r"uv run|npx|exec python[0-9.]*)(?:\s+-\S+)*\s+[\"']?$"
+)
+"""What stands before a script run through its interpreter (``bash x.sh``, ``python x.py``),
+which needs no execute permission."""
+COMMAND_POSITION = re.compile(r"(?:^|[;&|(]|\$)\s*[\"']?$")
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+MARKDOWN_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)>?")
+PATH_MENTION = re.compile(
+    r"(?<![\w./$}{:-])(\$\{CLAUDE_SKILL_DIR\}/|\$\{CLAUDE_PLUGIN_ROOT\}/|\./)?"
+    r"((?:[\w.-]+/)+[\w.-]*[\w-](?:\.[A-Za-z0-9]+)?)(?![\w/(])"
+)
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A file of the skill that its SKILL.md names."""
+
+    text: str
+    """As written."""
+    path: Path
+    """The file it stands for."""
+    line: int
+    """The line of SKILL.md it is on."""
+    link: bool
+    """A markdown link (always a file), rather than a path in the text."""
+    needs_execute: bool
+    """Whether the skill runs it directly, so it must be executable."""
+
+
+def front_matter_lines(lines: list[str]) -> tuple[int, int] | None:
+    """The indexes of the opening and closing ``---`` lines, if the front matter is there."""
+    if not lines or lines[0].strip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            return 0, index
+    return None
+
+
+def _line_of(lines: list[str], key: str, end: int) -> int:
+    pattern = re.compile(rf"^{re.escape(key)}\s*:")
+    return next((i + 1 for i in range(1, end) if pattern.match(lines[i])), 1)
+
+
+def check_front_matter(skill_md: Path, text: str, folder_name: str) -> list[Finding]:
+    """SKILL.md front matter: present, valid YAML, ``name`` and ``description`` within the
+    limits of the Agent Skills format, ``name`` matching the folder."""
+    lines = text.splitlines()
+    shape = (
+        'start SKILL.md with ---, then "name: <folder name>" and "description: <what it does '
+        'and when to use it>", then ---'
+    )
+    bounds = front_matter_lines(lines)
+    if bounds is None:
+        opened = bool(lines) and lines[0].strip() == "---"
+        message = (
+            "the front matter is not closed: no --- line after it"
+            if opened
+            else "no front matter: SKILL.md does not start with a --- line"
+        )
+        return [Finding(f"{skill_md}:1", message, shape, "front-matter")]
+    _, end = bounds
+    # One empty line first, so that the YAML parser's line numbers are SKILL.md's.
+    yaml_text = "\n" + "\n".join(lines[1:end])
+    try:
+        data = parse_yaml(yaml_text, str(skill_md))
+    except InputError as exc:
+        fix = exc.fix or ""
+        if exc.message.startswith("YAML syntax error"):
+            fix = (
+                'quote a value that contains ": " or starts with a special character '
+                '(description: "Use when: ..."), and check the indentation'
+            )
+        return [
+            Finding(
+                exc.location or f"{skill_md}:1",
+                f"the front matter is not valid YAML: {exc.message}",
+                fix,
+                "front-matter",
+            )
+        ]
+    if not isinstance(data, dict):
+        return [
+            Finding(
+                f"{skill_md}:2",
+                "the front matter is not a mapping of keys to values",
+                shape,
+                "front-matter",
+            )
+        ]
+    findings: list[Finding] = []
+    findings += _check_name(skill_md, data, lines, end, folder_name)
+    findings += _check_description(skill_md, data, lines, end)
+    return findings
+
+
+def _check_name(
+    skill_md: Path, data: dict[object, object], lines: list[str], end: int, folder: str
+) -> list[Finding]:
+    place = f"{skill_md}:{_line_of(lines, 'name', end)}"
+    name = data.get("name")
+    if name is None:
+        return [
+            Finding(
+                f"{skill_md}:1",
+                "the front matter has no name",
+                f"add name: {folder} (the skill's folder name)",
+                "front-matter",
+            )
+        ]
+    if not isinstance(name, str):
+        return [
+            Finding(place, f"name {name!r} is not text", f"write name: {folder}", "front-matter")
+        ]
+    findings = []
+    if len(name) > NAME_MAX_CHARS:
+        findings.append(
+            Finding(
+                place,
+                f"name is {len(name)} characters long, more than the {NAME_MAX_CHARS} allowed",
+                "shorten the name (and rename the folder to match)",
+                "front-matter",
+            )
+        )
+    if not NAME_PATTERN.match(name):
+        findings.append(
+            Finding(
+                place,
+                f"name {name!r} is not lowercase letters, digits and single hyphens",
+                "use kebab-case such as log-triage (no capitals, spaces, underscores, leading, "
+                "trailing or double hyphens), and name the folder the same",
+                "front-matter",
+            )
+        )
+    if name != folder:
+        findings.append(
+            Finding(
+                place,
+                f"name {name!r} does not match the skill's folder {folder!r}",
+                f"rename one of the two; Claude Code lists the skill as {folder!r}, after its "
+                "folder",
+                "front-matter",
+            )
+        )
+    return findings
+
+
+def _check_description(
+    skill_md: Path, data: dict[object, object], lines: list[str], end: int
+) -> list[Finding]:
+    place = f"{skill_md}:{_line_of(lines, 'description', end)}"
+    description = data.get("description")
+    fix = "say what the skill does and when to use it, in one paragraph"
+    if description is None:
+        return [
+            Finding(
+                f"{skill_md}:1",
+                "the front matter has no description",
+                f"add description: ({fix})",
+                "front-matter",
+            )
+        ]
+    if not isinstance(description, str):
+        return [
+            Finding(
+                place, "description is not text", f"write it as one string: {fix}", "front-matter"
+            )
+        ]
+    if not description.strip():
+        return [Finding(place, "description is empty", fix, "front-matter")]
+    if len(description) > DESCRIPTION_MAX_CHARS:
+        return [
+            Finding(
+                place,
+                f"description is {len(description)} characters long, more than the "
+                f"{DESCRIPTION_MAX_CHARS} allowed",
+                "shorten it to what decides when the skill applies; move details to the body",
+                "front-matter",
+            )
+        ]
+    return []
+
+
+def _resolve(prefix: str | None, relative: str, folder: Path, plugin_root: Path | None) -> Path:
+    if prefix == "${CLAUDE_PLUGIN_ROOT}/" and plugin_root is not None:
+        return plugin_root / relative
+    return folder / relative
+
+
+def _is_skill_file(prefix: str | None, relative: str, folder: Path) -> bool:
+    """Whether a path in the text is meant as a file of the skill (not a path of the project
+    the skill works on)."""
+    if prefix:
+        return True
+    first = relative.split("/", 1)[0]
+    return first in CONVENTIONAL_FOLDERS or (first not in {".", ".."} and (folder / first).exists())
+
+
+def _needs_execute(relative: str, before: str, in_code: bool) -> bool:
+    if INTERPRETER.search(before):
+        return False
+    suffix = Path(relative).suffix
+    if relative.startswith("scripts/") and suffix in SCRIPT_SUFFIXES:
+        return True
+    if suffix in SHELL_SUFFIXES:
+        return True
+    # A .py (or other) file at the start of a command in a code block runs directly.
+    return in_code and suffix in SCRIPT_SUFFIXES and bool(COMMAND_POSITION.search(before))
+
+
+def _links(line: str, number: int, folder: Path) -> list[Mention]:
+    """Markdown links (``[text](target)``, ``[id]: target``) to files, outside code."""
+    prose = INLINE_CODE.sub(lambda m: " " * len(m.group()), line)
+    matches = [*MARKDOWN_LINK.finditer(prose), *filter(None, [REFERENCE_LINK.match(prose)])]
+    found = []
+    for match in matches:
+        target = match.group(1)
+        if SCHEME.match(target) or target.startswith(("#", "/")):
+            continue  # a URL, a section of this file, or an absolute path
+        relative = unquote(target.split("#", 1)[0].split("?", 1)[0])
+        if relative:
+            runs = _needs_execute(relative.removeprefix("./"), prose[: match.start()], False)
+            found.append(Mention(target, folder / relative, number, True, runs))
+    return found
+
+
+def _paths(
+    line: str, number: int, fenced: bool, folder: Path, plugin_root: Path | None
+) -> list[Mention]:
+    """Paths of the skill's files in the text, in code or not."""
+    spans = [(m.start(), m.end()) for m in INLINE_CODE.finditer(line)]
+    found = []
+    for match in PATH_MENTION.finditer(line):
+        prefix, relative = match.group(1), match.group(2)
+        if not _is_skill_file(prefix, relative, folder):
+            continue
+        # What stands before it in its command: the line in a code block, the span inline.
+        opened = [a for a, b in spans if a < match.start() < b]
+        before = line[max(opened) + 1 if opened else 0 : match.start()]
+        runs = _needs_execute(relative, before, fenced or bool(opened))
+        path = _resolve(prefix, relative, folder, plugin_root)
+        found.append(Mention(match.group(0), path, number, False, runs))
+    return found
+
+
+def mentions(text: str, folder: Path, plugin_root: Path | None = None) -> list[Mention]:
+    """The files of the skill its SKILL.md links to or names, outside the front matter."""
+    lines = text.splitlines()
+    bounds = front_matter_lines(lines)
+    found: list[Mention] = []
+    fenced = False
+    for index in range(bounds[1] + 1 if bounds else 0, len(lines)):
+        line, number = lines[index], index + 1
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            found += _links(line, number, folder)
+        found += _paths(line, number, fenced, folder, plugin_root)
+    return found
+
+
+EXECUTE_BITS = stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+
+
+def _missing(mention: Mention, folder: Path, known: list[str]) -> tuple[str, str]:
+    wanted = mention.text
+    if mention.path.is_relative_to(folder):
+        wanted = str(mention.path.relative_to(folder))
+    close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    what = "dead link" if mention.link else "missing file"
+    return (
+        f"{what}: {mention.text} does not exist in {folder}",
+        f"{hint}create the file or fix the path (relative to the skill folder)",
+    )
+
+
+def _outside(mention: Mention, in_plugin: bool) -> tuple[str, str]:
+    where = "the skill folder and its plugin" if in_plugin else "the skill folder"
+    return (
+        f"{mention.text} is outside {where}",
+        "copy the file into the skill folder: the skill is installed without what lies around it",
+    )
+
+
+def _not_executable(mention: Mention) -> tuple[str, str]:
+    shown = mention.text
+    return (
+        f"{shown} is not executable, and the skill runs it directly",
+        f"chmod +x {mention.path} (git keeps the mode: commit it), or run it through its "
+        f"interpreter (bash {shown}, python3 {shown})",
+    )
+
+
+def check_files(skill_md: Path, text: str, plugin_root: Path | None = None) -> list[Finding]:
+    """Dead links, files named that do not exist or lie outside the skill (and its plugin),
+    and scripts run directly that are not executable; each file reported once."""
+    folder = skill_md.parent
+    home = (plugin_root or folder).resolve()
+    known = sorted(
+        str(path.relative_to(folder))
+        for path in folder.rglob("*")
+        if path.is_file() and path.name != "SKILL.md"
+    )
+    findings: dict[Path, Finding] = {}
+    for mention in mentions(text, folder, plugin_root):
+        resolved = mention.path.resolve()
+        if resolved in findings:
+            continue
+        if not mention.path.exists():
+            (message, fix), check = _missing(mention, folder, known), "link"
+        elif not resolved.is_relative_to(home):
+            (message, fix), check = _outside(mention, plugin_root is not None), "link"
+        elif (
+            mention.needs_execute
+            and mention.path.is_file()
+            and not mention.path.stat().st_mode & EXECUTE_BITS
+        ):
+            (message, fix), check = _not_executable(mention), "script"
+        else:
+            continue
+        findings[resolved] = Finding(f"{skill_md}:{mention.line}", message, fix, check)
+    return list(findings.values())
+
+
+def check_skill(folder: Path, plugin_root: Path | None = None) -> tuple[str, list[Finding]]:
+    """Every check of one skill folder.
+
+    Returns:
+        SKILL.md's text ("" when it cannot be read) and the findings.
+    """
+    skill_md = folder / "SKILL.md"
+    try:
+        text = load_skill(skill_md).text
+    except InputError as exc:
+        return "", [Finding.from_error(exc, "front-matter", str(skill_md))]
+    findings = check_front_matter(skill_md, text, folder.name)
+    findings += check_files(skill_md, text, plugin_root)
+    return text, findings
