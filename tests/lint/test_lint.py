@@ -404,3 +404,15 @@ def test_a_finding_reads_as_place_message_and_fix():
         str(Finding("a/SKILL.md:3", "wrong", "do this", "link"))
         == "a/SKILL.md:3: wrong\n  fix: do this"
     )
+
+
+def test_without_paths_the_current_folder_is_searched_and_places_stay_relative(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    skill(tmp_path, "triage", GOOD.format(name="triage") + "Run `scripts/collect.sh`.\n")
+    code, out = run_lint(capsys)
+    assert code == 1
+    assert out.startswith(
+        "skills/triage/SKILL.md:7: missing file: scripts/collect.sh does not exist in skills/triage\n"
+    )

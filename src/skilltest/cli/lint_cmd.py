@@ -73,7 +73,7 @@ def summary(report: LintReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = find_targets(args.paths, Path.cwd())
+    targets = find_targets(args.paths or [Path(".")], Path.cwd())
     servers: tuple[McpServer, ...] = ()
     if args.mcp_config is not None:
         servers = mcp_servers_in_document(
