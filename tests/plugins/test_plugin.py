@@ -337,3 +337,19 @@ def test_always_load_reaches_the_mcp_config_only_when_declared(tmp_path):
     )
     assert declared.to_config() == {"command": "x", "args": [], "env": {}, "alwaysLoad": True}
     assert "alwaysLoad" not in default.to_config()
+
+
+def test_the_plugin_folder_itself_can_be_its_one_skill(tmp_path):
+    root = make_plugin(
+        tmp_path / "solo",
+        {
+            ".claude-plugin/plugin.json": '{"name": "solo", "skills": "./"}',
+            "SKILL.md": SKILL.format(name="solo"),
+        },
+    )
+    assert load_plugin(root).listed_skill_names == ("solo:solo",)
+    (root / "SKILL.md").unlink()
+    with pytest.raises(
+        PluginError, match=r"no SKILL\.md in the plugin folder, which the manifest names as a skill"
+    ):
+        load_plugin(root)

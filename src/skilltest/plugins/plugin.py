@@ -237,6 +237,13 @@ class _Reader:
                 if (target / "SKILL.md").is_file():
                     folders.append(target)
                     continue
+                if str(value) in {".", "./"}:  # the plugin folder is the skill itself
+                    self.add(
+                        "no SKILL.md in the plugin folder, which the manifest names as a skill",
+                        self.at(*parts),
+                        "add SKILL.md to the plugin folder, or point skills at skill folders",
+                    )
+                    continue
                 found = self.skill_folders(target, self.at(*parts)) if target.is_dir() else []
                 if not found:
                     self.add(
