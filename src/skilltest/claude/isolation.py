@@ -33,6 +33,7 @@ else; :class:`Redactor` keeps credentials, and pieces of them, out of what is st
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -43,9 +44,12 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltest.skills import Skill
+
+if TYPE_CHECKING:
+    from skilltest.plugins import McpServer, Plugin
 
 # Built-in plugins of each known CLI version; an unknown version gets the newest list, and the
 # init event of every run is checked (see ``init_warnings``) so that a change shows up.
@@ -172,6 +176,80 @@ def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
     target = sandbox.skills_dir / skill.name
     shutil.copytree(skill.directory, target, ignore=_IGNORED, symlinks=False)
     return target
+
+
+PLUGIN_PARTS_OF_THE_SKILL_ARM = ("skills", "commands", "agents", "hooks")
+"""What of a plugin the without-skill arm never gets: everything that is not its MCP servers'
+own code (manifest folders and these component folders stay out of the servers' copy)."""
+
+
+def install_plugin(plugin: Plugin, sandbox: Sandbox) -> tuple[Path, tuple[McpServer, ...]]:
+    """Copies the whole plugin to ``.claude/plugins/<name>`` in the working directory.
+
+    The with-skill arm loads that copy with ``--plugin-dir``: its skills, agents, commands and
+    hooks, as a user's install would, and the agent can read its skills' references inside its
+    own working directory. Returns the copy and the plugin's MCP servers running from it.
+    """
+    target = sandbox.workdir / ".claude" / "plugins" / plugin.name
+    shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
+    return target, plugin_servers(plugin, target)
+
+
+def install_plugin_servers(plugin: Plugin, sandbox: Sandbox) -> tuple[McpServer, ...]:
+    """Copies what the plugin's MCP servers need, and nothing of its skills, out of sight.
+
+    The without-skill arm gets the plugin's MCP servers (``plugin_mcp: both``) but none of its
+    skills, agents, commands or hooks: the copy leaves those folders out, and lives beside the
+    working directory, not in it.
+    """
+    target = sandbox.root / "mcp" / plugin.name
+    ignore = shutil.ignore_patterns(
+        *PLUGIN_PARTS_OF_THE_SKILL_ARM, "__pycache__", ".git", ".DS_Store", "*.pyc"
+    )
+    shutil.copytree(plugin.root, target, ignore=ignore, symlinks=False)
+    return plugin_servers(plugin, target)
+
+
+def plugin_servers(plugin: Plugin, root: Path) -> tuple[McpServer, ...]:
+    """The plugin's MCP servers run from a copy at ``root``, under the names Claude Code gives
+    a plugin's servers (:func:`plugin_server_name`)."""
+    old, new = str(plugin.root), str(root)
+
+    def moved(text: str) -> str:
+        return text.replace(old, new)
+
+    return tuple(
+        dataclasses.replace(
+            server,
+            name=plugin_server_name(plugin.name, server.name),
+            command=moved(server.command),
+            args=tuple(moved(arg) for arg in server.args),
+            env={key: moved(value) for key, value in server.env.items()},
+        )
+        for server in plugin.mcp_servers
+    )
+
+
+def plugin_server_name(plugin: str, server: str) -> str:
+    """The name Claude Code gives a plugin's server, so tools keep their installed names.
+
+    Loaded by the plugin, server ``telemetry`` of plugin ``observability`` is
+    ``plugin:observability:telemetry`` and its tools ``mcp__plugin_observability_telemetry__*``;
+    passed through ``--mcp-config`` under this name, the tools are named the same.
+    """
+    return f"plugin_{plugin}_{server}"
+
+
+def write_mcp_config(servers: Sequence[McpServer], sandbox: Sandbox) -> Path | None:
+    """Writes the run's ``--mcp-config`` file (outside the working directory); ``None`` when the
+    run has no MCP server."""
+    if not servers:
+        return None
+    from skilltest.plugins import mcp_config
+
+    path = sandbox.root / "mcp-config.json"
+    path.write_text(json.dumps(mcp_config(servers), indent=2), encoding="utf-8")
+    return path
 
 
 def make_repository_root(workdir: Path, home: Path) -> bool:
@@ -524,6 +602,7 @@ def init_warnings(
     installed: Sequence[Skill],
     *,
     requests: Sequence[Mapping[str, Any]] | None = None,
+    plugins: Sequence[str] = (),
 ) -> list[str]:
     """The installed skill the model was not shown, and what it was shown or given besides.
 
@@ -539,6 +618,8 @@ def init_warnings(
         installed: The skills installed in the sandbox (none in the without-skill arm).
         requests: The model requests the endpoint recorded, as JSON objects with ``path``,
             ``side_request`` and ``body``; ``None`` or empty when it recorded none.
+        plugins: The plugins the run loads on purpose (the plugin under test in its with-skill
+            arm); any other plugin is a warning, and so is one of these the CLI did not load.
     """
     listed = _listed_to_model(requests or ())
     if init is None and listed is None:
@@ -559,11 +640,42 @@ def init_warnings(
         ]
     if extra:
         warnings.append("skills from outside the sandbox were loaded: " + ", ".join(extra))
-    plugins = (init or {}).get("plugins")
-    if isinstance(plugins, list) and plugins:
-        plugin_names = [str(p.get("name", p)) if isinstance(p, dict) else str(p) for p in plugins]
-        warnings.append("plugins were loaded: " + ", ".join(plugin_names))
+    loaded_plugins = loaded(init)["plugins"]
+    others = [name for name in loaded_plugins if name not in plugins]
+    if others:
+        warnings.append("plugins were loaded: " + ", ".join(others))
+    if init is not None:
+        missing = [name for name in plugins if name not in loaded_plugins]
+        if missing:
+            warnings.append(
+                "the CLI did not load plugin " + ", ".join(missing) + " (check its .claude-plugin/"
+                "plugin.json: `skilltest lint` says what is wrong)"
+            )
+    servers = (init or {}).get("mcp_servers")
+    for server in servers if isinstance(servers, list) else ():
+        if isinstance(server, dict) and server.get("status") not in (None, "connected"):
+            warnings.append(
+                f"MCP server {server.get('name')} did not start in this run "
+                f"(status {server.get('status')}): its tools were missing"
+            )
     return warnings
+
+
+def loaded(init: Mapping[str, object] | None) -> dict[str, list[str]]:
+    """What the CLI says it loaded for a run: skills, plugins, MCP servers (with their status)."""
+    plugins = (init or {}).get("plugins")
+    servers = (init or {}).get("mcp_servers")
+    return {
+        "skills": list(skills_available(init)),
+        "plugins": [
+            str(p.get("name", p)) if isinstance(p, dict) else str(p)
+            for p in (plugins if isinstance(plugins, list) else ())
+        ],
+        "mcp_servers": [
+            f"{s.get('name')} ({s.get('status')})" if isinstance(s, dict) else str(s)
+            for s in (servers if isinstance(servers, list) else ())
+        ],
+    }
 
 
 def _not_shown(

@@ -259,8 +259,15 @@ def build_argv(
     disallowed_tools: Sequence[str],
     model: str | None,
     isolation: Sequence[str],
+    plugin_dirs: Sequence[Path] = (),
+    mcp_config: Path | None = None,
 ) -> tuple[str, ...]:
     """The ``claude -p`` command line for one conversation.
+
+    ``plugin_dirs`` are loaded with the CLI's own plugin loading (``--plugin-dir``: skills,
+    agents, commands, hooks); ``mcp_config`` names the JSON file of the run's MCP servers
+    (``--mcp-config``), the only servers the isolation's ``--strict-mcp-config`` lets in (it
+    also keeps a plugin's own servers out, which is why they travel in that file too).
 
     With follow-up turns the prompt goes through stdin (``--input-format stream-json``), so that
     each later message joins the same conversation. ``--allowedTools`` takes a variadic list, so
@@ -281,6 +288,10 @@ def build_argv(
         argv += ["--disallowedTools", ",".join(disallowed_tools)]
     if model:
         argv += ["--model", model]
+    for folder in plugin_dirs:
+        argv += ["--plugin-dir", str(folder)]
+    if mcp_config is not None:
+        argv += ["--mcp-config", str(mcp_config)]
     argv += list(isolation)
     if not multi_turn:
         # After ``--`` a prompt that starts with a dash is still the prompt.

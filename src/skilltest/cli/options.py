@@ -81,11 +81,23 @@ def output_file(text: str) -> Path:
     return path
 
 
+def add_plugin_dir_option(parser: argparse.ArgumentParser) -> None:
+    """``--plugin-dir DIR``: the plugin under test, for every suite of the command."""
+    parser.add_argument(
+        "--plugin-dir",
+        type=Path,
+        metavar="DIR",
+        help="a plugin folder to test instead of the suites' skill or plugin: its skills "
+        "(and, in scenarios, its agents, commands, hooks and MCP servers)",
+    )
+
+
 def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
     """Options every suite-running command has."""
     parser.add_argument(
         "--skills-dir", type=Path, help="folder holding <skill>/SKILL.md (default: nearest skills/)"
     )
+    add_plugin_dir_option(parser)
     parser.add_argument("--skill", help="skill name for suites that do not name one")
     parser.add_argument(
         "--backend",

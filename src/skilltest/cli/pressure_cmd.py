@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         threshold=args.threshold,
         max_tokens=args.max_tokens,
         temperature=args.temperature,
+        plugin_dir=args.plugin_dir,
     )
     paths = discover_suites(
         args.suites, DEFAULT_SUITE_DIR, example="tests/skill-pressure/<skill>.yaml"

@@ -44,6 +44,7 @@ from skilltest.scenarios.report import (
 from skilltest.scenarios.run import plan, run_suites
 from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
+from skilltest.scenarios.tools import check_scenario_tools
 from skilltest.scenarios.verdict import ScenarioVerdict
 from skilltest.suite.loader import discover_suites
 
@@ -115,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         min_delta=args.min_delta,
         model=args.model,
         skill_only=args.skill_only,
+        plugin_dir=args.plugin_dir,
     )
     paths = discover_suites(args.suites, DEFAULT_SUITE_DIR, example="tests/scenarios/<skill>.yaml")
     suites = [
@@ -141,6 +143,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if notice:
         print(f"skilltest: note: {notice}", file=sys.stderr)
+    # Every MCP server answers initialize and tools/list before the first run, and the rubrics
+    # name only tools that exist: a broken server stops the suite here, with its stderr.
+    check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
     runner = ClaudeCliRunner(binary, endpoint)
     context = RunContext(
         backend=backend.name,

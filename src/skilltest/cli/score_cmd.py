@@ -6,9 +6,10 @@ import argparse
 import json
 from pathlib import Path
 
+from skilltest.cli.options import add_plugin_dir_option
 from skilltest.errors import InputError
 from skilltest.scenarios.rubric import score
-from skilltest.scenarios.suite import load_scenario_suite
+from skilltest.scenarios.suite import Overrides, load_scenario_suite
 from skilltest.transcript.stream_json import load_transcript
 
 
@@ -30,13 +31,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--id", required=True, help="the scenario's id in the suite")
     parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
+    add_plugin_dir_option(parser)
     parser.add_argument("--skill", help="skill name for suites that do not name one")
     parser.add_argument("--json", action="store_true", help="print the score card as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    suite = load_scenario_suite(args.scenario, skills_dir=args.skills_dir, skill_name=args.skill)
+    suite = load_scenario_suite(
+        args.scenario,
+        skills_dir=args.skills_dir,
+        skill_name=args.skill,
+        overrides=Overrides(plugin_dir=args.plugin_dir),
+    )
     scenario = next((s for s in suite.scenarios if s.id == args.id), None)
     if scenario is None:
         known = ", ".join(s.id for s in suite.scenarios)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skilltest.cli.options import check_unique_scenarios
+from skilltest.cli.options import add_plugin_dir_option, check_unique_scenarios
 from skilltest.errors import InputError, ModelScriptError
 from skilltest.suite.loader import discover_suites, read_yaml
 
@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "folders; default: tests/skill-pressure, tests/scenarios, tests/model-scripts)",
     )
     parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
+    add_plugin_dir_option(parser)
     parser.add_argument("--skill", help="skill name for suites that do not name one")
     parser.set_defaults(handler=run)
 
@@ -94,18 +95,34 @@ def file_kind(data: Any, path: Path | None = None) -> str:
 
 
 def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
+    from skilltest.pressure.suite import Overrides as PressureOverrides
     from skilltest.pressure.suite import load_pressure_suite
+    from skilltest.scenarios.suite import Overrides
 
     def pressure(path: Path) -> object:
-        suite = load_pressure_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+        suite = load_pressure_suite(
+            path,
+            skills_dir=args.skills_dir,
+            skill_name=args.skill,
+            overrides=PressureOverrides(plugin_dir=args.plugin_dir),
+        )
         _check_model_script(path, suite.model_script)
         return suite
 
     def scenarios(path: Path) -> object:
         from skilltest.scenarios.suite import load_scenario_suite
 
-        suite = load_scenario_suite(path, skills_dir=args.skills_dir, skill_name=args.skill)
+        suite = load_scenario_suite(
+            path,
+            skills_dir=args.skills_dir,
+            skill_name=args.skill,
+            overrides=Overrides(plugin_dir=args.plugin_dir),
+        )
         _check_model_script(path, suite.model_script)
+        # The servers its scenarios start must answer, and its rubrics name tools that exist.
+        from skilltest.scenarios.tools import check_scenario_tools
+
+        check_scenario_tools([s for s in suite.scenarios if not s.skip])
         return suite
 
     def model_script(path: Path) -> object:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skilltest.errors import SuiteError
+from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
+from skilltest.plugins import load_plugin
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 
@@ -49,6 +50,9 @@ class Overrides:
     """``--max-tokens``."""
     temperature: float | None = None
     """``--temperature``."""
+    plugin_dir: Path | None = None
+    """``--plugin-dir``: the plugin whose skills are under test, instead of the suite's
+    ``plugin:``."""
 
 
 @dataclass(frozen=True)
@@ -137,17 +141,18 @@ def load_pressure_suite(
     """
     overrides = overrides or Overrides()
     data = load_validated(path, "pressure")
+    plugin_skill = _plugin_skill(data, path, overrides, skill_name)
     skill_file = data.get("skill_file")
     # The same rule as scenario suites: `skill_file:` alone names the skill by its folder.
     name = data.get("skill") or skill_name or (skill_file and skill_name_from_file(skill_file))
-    if not name:
+    if not name and plugin_skill is None:
         raise SuiteError(
             "the suite names no skill",
             location=f"{path}#",
             fix="add `skill: <name>` at the top of the file, or pass --skill NAME",
         )
-    skill = find_skill(
-        name,
+    skill = plugin_skill or find_skill(
+        str(name),
         suite_path=path,
         skill_file=skill_file,
         skills_dir=skills_dir,
@@ -231,3 +236,51 @@ def load_pressure_suite(
 
 def _optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+def _plugin_skill(
+    data: dict[str, Any], path: Path, overrides: Overrides, skill_name: str | None
+) -> Skill | None:
+    """The system prompt of a suite that tests a plugin: the skill it names, or every skill of
+    the plugin, each under its name (the model of one turn cannot load skills itself)."""
+    if overrides.plugin_dir is not None:
+        folder, location = overrides.plugin_dir, "--plugin-dir"
+    elif data.get("plugin"):
+        folder, location = path.parent / str(data["plugin"]), f"{path}#/plugin"
+    else:
+        return None
+    if not folder.is_dir():
+        raise SuiteError(
+            f"plugin folder {folder.resolve()} does not exist",
+            location=location,
+            fix="give the plugin's folder (the one holding .claude-plugin/plugin.json), "
+            "relative to the suite file",
+        )
+    try:
+        plugin = load_plugin(folder.resolve(), location=location)
+    except InputError as exc:
+        raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
+    name = data.get("skill") or skill_name
+    if name:
+        skill = plugin.skill(str(name).rsplit(":", 1)[-1])
+        if skill is None:
+            known = ", ".join(s.name for s in plugin.skills) or "none"
+            raise SuiteError(
+                f"plugin {plugin.name} has no skill {name!r} (its skills: {known})",
+                location=f"{path}#/skill",
+                fix="name one of the plugin's skills, or leave skill: out to test them all",
+            )
+        return skill
+    if not plugin.skills:
+        raise SuiteError(
+            f"plugin {plugin.name} has no skill to test",
+            location=location,
+            fix="test a plugin with skills/<name>/SKILL.md",
+        )
+    text = "\n\n".join(f"# Skill: {s.name}\n\n{s.text}" for s in plugin.skills)
+    return Skill(
+        name=plugin.name,
+        skill_file=plugin.root / ".claude-plugin" / "plugin.json",
+        text=text,
+        description=plugin.manifest.get("description"),
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -91,6 +92,8 @@ class RunRecord:
     """Isolation problems seen in this run (a skill from outside the sandbox, a plugin...)."""
     explanation: str | None = None
     """The rubric's explanation of the score, for failure reports."""
+    loaded: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """What the CLI said it loaded for the run: ``skills``, ``plugins``, ``mcp_servers``."""
     bad_input: bool = False
     """Whether the run is unscored because of the suite (a pattern too slow to match)."""
 
@@ -124,4 +127,5 @@ class RunRecord:
             "cost_usd": self.cost_usd,
             "claude_version": self.cli_version,
             "warnings": list(self.warnings),
+            "loaded": {key: list(value) for key, value in self.loaded.items()},
         }

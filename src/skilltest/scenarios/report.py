@@ -232,6 +232,20 @@ def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
         "with_skill": _arm_dict(result.with_skill),
         "without_skill": _arm_dict(result.without_skill),
         "warnings": sorted({w for run in result.runs for w in run.warnings}),
+        "loaded": {
+            arm.value: {
+                key: sorted(
+                    {
+                        item
+                        for run in result.runs
+                        if run.arm == arm
+                        for item in run.loaded.get(key, ())
+                    }
+                )
+                for key in ("skills", "plugins", "mcp_servers")
+            }
+            for arm in {run.arm for run in result.runs}
+        },
         "runs": [run.to_dict() for run in result.runs],
     }
 

@@ -113,6 +113,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         stderr=str(outcome.stderr_path) if outcome.stderr_path else None,
         error=card.unscored_reason if card.score is None else None,
         ended=transcript.ended,
+        loaded=outcome.loaded,
         duration_s=outcome.duration_s,
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,

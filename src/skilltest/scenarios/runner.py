@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,13 +26,18 @@ from typing import Any, Protocol
 from skilltest.claude.binary import ClaudeBinary
 from skilltest.claude.isolation import (
     Redactor,
+    Sandbox,
     ancestor_leaks,
     confinement_warnings,
     create_sandbox,
     init_event,
     init_warnings,
+    install_plugin,
+    install_plugin_servers,
     isolated_env,
     isolation_flags,
+    loaded,
+    write_mcp_config,
 )
 from skilltest.claude.process import (
     Invocation,
@@ -40,9 +46,11 @@ from skilltest.claude.process import (
     run_conversation,
     unrecoverable_api_error,
 )
+from skilltest.plugins import McpServer
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.suite import Scenario
+from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
+from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import ApiRetry
 from skilltest.transcript.stream_json import parse_stream_json
@@ -82,6 +90,18 @@ class RunOutcome:
     """Wall time of the CLI process."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in this run."""
+    loaded: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """What the CLI said it loaded: ``skills``, ``plugins``, ``mcp_servers`` (with status)."""
+
+
+def allowed_tools(
+    rules: Sequence[str], servers: Sequence[McpServer], *, explicit: bool
+) -> tuple[str, ...]:
+    """The ``--allowedTools`` rules of a run: the scenario's, and, unless it gave its own,
+    every tool of the run's MCP servers (``mcp__<server>``), the same in both arms."""
+    if explicit:
+        return tuple(rules)
+    return (*rules, *(f"mcp__{server.name}" for server in servers))
 
 
 def timed_out(transcript: Transcript, stdout: str, limit_s: float) -> Transcript:
@@ -206,12 +226,15 @@ class ClaudeCliRunner:
     async def run(self, request: RunRequest) -> RunOutcome:
         scenario = request.scenario
         with_skill = request.arm == Arm.WITH_SKILL
+        plugin = scenario.plugin
         sandbox = create_sandbox(
-            skills=scenario.skills if with_skill else (),
+            skills=scenario.skills if with_skill and plugin is None else (),
             workspace=scenario.workspace,
             base=self.sandbox_base,
         )
         try:
+            plugin_dirs, servers = self._plugin_parts(request, sandbox)
+            servers = (*servers, *scenario.config.mcp_servers)
             warnings = [
                 f"{path} is above the sandbox and may be loaded by the CLI"
                 for path in ancestor_leaks(sandbox.workdir)
@@ -224,14 +247,24 @@ class ClaudeCliRunner:
                     prompt=scenario.prompt,
                     multi_turn=bool(scenario.turns),
                     max_turns=config.max_turns,
-                    allowed_tools=config.allowed_tools,
+                    allowed_tools=allowed_tools(
+                        config.allowed_tools,
+                        servers,
+                        explicit=(config.allowed_tools is not DEFAULT_ALLOWED_TOOLS),
+                    ),
                     disallowed_tools=config.disallowed_tools,
                     model=config.model,
                     isolation=isolation_flags(
                         self.binary.version,
                         sandbox=sandbox,
-                        protected=(*(s.directory for s in scenario.skills), request.suite_path),
+                        protected=(
+                            *(s.directory for s in scenario.skills),
+                            *((plugin.root,) if plugin is not None else ()),
+                            request.suite_path,
+                        ),
                     ),
+                    plugin_dirs=plugin_dirs,
+                    mcp_config=write_mcp_config(servers, sandbox),
                 )
                 output = await run_conversation(
                     Invocation(
@@ -247,6 +280,26 @@ class ClaudeCliRunner:
             return self._outcome(request, output, Redactor.for_environment(env), session, warnings)
         finally:
             sandbox.remove()
+
+    @staticmethod
+    def _plugin_parts(
+        request: RunRequest, sandbox: Sandbox
+    ) -> tuple[tuple[Path, ...], tuple[McpServer, ...]]:
+        """The plugin folders the run loads and the plugin's MCP servers it gets.
+
+        The with-skill arm loads the whole plugin (a copy in its working directory) and gets its
+        servers; the without-skill arm gets only the servers (``plugin_mcp: both``), from a copy
+        without the plugin's skills, agents, commands or hooks.
+        """
+        plugin = request.scenario.plugin
+        if plugin is None:
+            return (), ()
+        if request.arm == Arm.WITH_SKILL:
+            folder, servers = install_plugin(plugin, sandbox)
+            return (folder,), servers
+        if request.scenario.plugin_mcp == "both":
+            return (), install_plugin_servers(plugin, sandbox)
+        return (), ()
 
     def _outcome(
         self,
@@ -272,10 +325,21 @@ class ClaudeCliRunner:
             )
         elif output.timed_out:
             transcript = timed_out(transcript, stdout, request.scenario.config.timeout_s)
-        installed = list(request.scenario.skills) if request.arm == Arm.WITH_SKILL else []
+        scenario = request.scenario
+        with_skill = request.arm == Arm.WITH_SKILL
+        plugin = scenario.plugin
+        installed: list[Skill] = []
+        if with_skill:
+            installed = list(plugin.skills if plugin is not None else scenario.skills)
+        init = init_event(stdout.splitlines())
         warnings = [
             *warnings,
-            *init_warnings(init_event(stdout.splitlines()), installed, requests=session.requests),
+            *init_warnings(
+                init,
+                installed,
+                requests=session.requests,
+                plugins=(plugin.name,) if with_skill and plugin is not None else (),
+            ),
             *confinement_warnings(),
         ]
         paths = self._paths(request)
@@ -293,4 +357,5 @@ class ClaudeCliRunner:
             requests_path=requests_path,
             duration_s=output.duration_s,
             warnings=tuple(warnings),
+            loaded=loaded(init),
         )

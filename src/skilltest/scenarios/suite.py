@@ -14,12 +14,13 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from skilltest.errors import SuiteError
+from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
+from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
 from skilltest.scenarios.rubric import (
     DEFAULT_PATTERN_SCOPE,
     Expected,
@@ -55,6 +56,8 @@ class Overrides:
     """``--model``."""
     skill_only: bool = False
     """``--skill-only``: run only the with-skill arm."""
+    plugin_dir: Path | None = None
+    """``--plugin-dir``: the plugin under test, instead of the suite's ``plugin:``."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ class RunConfig:
     """``--disallowedTools`` rules (the tools disappear from the agent's tool list)."""
     model: str | None = None
     """``--model``; ``None`` leaves the CLI's default."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    """``config.mcp_servers``: stdio MCP servers both arms get (``--mcp-config``)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,12 @@ class Scenario:
     require_skills_fired: bool = True
     """Whether passing needs the expected skills to fire (``require_skills_fired``); the firing
     rate is reported either way."""
+    plugin: Plugin | None = None
+    """The plugin under test: the with-skill arm loads all of it (``--plugin-dir``); ``skills``
+    are the plugin's skills the scenario is about."""
+    plugin_mcp: Literal["both", "with"] = "both"
+    """Which arms get the plugin's MCP servers: ``both`` (default; the comparison measures what
+    the skills add, not what the tools add) or ``with`` (only the with-skill arm)."""
 
     def __post_init__(self) -> None:
         if not self.skills:
@@ -156,8 +167,19 @@ def _pick(key: str, scenario: dict[str, Any], suite: dict[str, Any], default: An
     return default
 
 
-def _config(raw: dict[str, Any], suite: dict[str, Any], model: str | None) -> RunConfig:
+def _config(
+    raw: dict[str, Any], suite: dict[str, Any], model: str | None, *, path: Path, where: str
+) -> RunConfig:
     merged = {**(suite.get("config") or {}), **(raw.get("config") or {})}
+    servers = {
+        **((suite.get("config") or {}).get("mcp_servers") or {}),
+        **((raw.get("config") or {}).get("mcp_servers") or {}),
+    }
+    origin = (
+        f"{where}/config/mcp_servers"
+        if (raw.get("config") or {}).get("mcp_servers")
+        else f"{path}#/config/mcp_servers"
+    )
     allowed = merged.get("allowed_tools")
     return RunConfig(
         max_turns=int(merged.get("max_turns", DEFAULT_MAX_TURNS)),
@@ -165,7 +187,78 @@ def _config(raw: dict[str, Any], suite: dict[str, Any], model: str | None) -> Ru
         allowed_tools=tuple(allowed) if allowed is not None else DEFAULT_ALLOWED_TOOLS,
         disallowed_tools=tuple(merged.get("disallowed_tools") or ()),
         model=model or merged.get("model"),
+        mcp_servers=tuple(
+            _beside_suite(server, path.parent)
+            for server in mcp_servers_from(servers or None, origin, path.parent, error=SuiteError)
+        ),
     )
+
+
+def _beside_suite(server: McpServer, folder: Path) -> McpServer:
+    """A suite's server with the files it names resolved against the suite's folder: runs
+    start servers in their own sandbox, where a relative path means nothing."""
+
+    def resolved(value: str) -> str:
+        candidate = folder / value
+        return (
+            str(candidate.resolve())
+            if value and not Path(value).is_absolute() and (candidate.exists())
+            else value
+        )
+
+    return replace(
+        server, command=resolved(server.command), args=tuple(resolved(a) for a in server.args)
+    )
+
+
+def _plugin(
+    data: dict[str, Any], path: Path, overrides: Overrides, cache: dict[Path, Plugin]
+) -> Plugin | None:
+    """The plugin under test: ``--plugin-dir``, else the suite's ``plugin:`` (relative to it)."""
+    if overrides.plugin_dir is not None:
+        folder, location = overrides.plugin_dir, "--plugin-dir"
+    elif data.get("plugin"):
+        folder, location = path.parent / str(data["plugin"]), f"{path}#/plugin"
+    else:
+        return None
+    folder = folder.resolve()
+    if folder not in cache:
+        if not folder.is_dir():
+            raise SuiteError(
+                f"plugin folder {folder} does not exist",
+                location=location,
+                fix="give the plugin's folder (the one holding .claude-plugin/plugin.json), "
+                "relative to the suite file",
+            )
+        try:
+            cache[folder] = load_plugin(folder, location=location)
+        except InputError as exc:
+            raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
+    return cache[folder]
+
+
+def _plugin_skills(plugin: Plugin, names: list[str], where: str) -> tuple[Skill, ...]:
+    """The plugin's skills a scenario names (bare or ``plugin:skill``), or all of them."""
+    if not names:
+        if not plugin.skills:
+            raise SuiteError(
+                f"plugin {plugin.name} has no skill to test",
+                location=where,
+                fix="test a plugin with skills/<name>/SKILL.md, or name a skill with skill:",
+            )
+        return plugin.skills
+    found = []
+    for name in names:
+        skill = plugin.skill(name.rsplit(":", 1)[-1])
+        if skill is None:
+            known = ", ".join(s.name for s in plugin.skills) or "none"
+            raise SuiteError(
+                f"plugin {plugin.name} has no skill {name!r} (its skills: {known})",
+                location=where,
+                fix="name one of the plugin's skills",
+            )
+        found.append(skill)
+    return tuple(found)
 
 
 def _weights(raw: dict[str, Any], suite: dict[str, Any]) -> Weights:
@@ -276,6 +369,7 @@ def load_scenario_suite(
     overrides = overrides or Overrides()
     data = load_validated(path, "scenarios")
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
+    plugin = _plugin(data, path, overrides, {})
     skills: dict[tuple[str, str | None], Skill] = {}
     seen: dict[str, int] = {}
     scenarios = []
@@ -288,6 +382,18 @@ def load_scenario_suite(
                 fix="give every scenario in a suite its own id",
             )
         seen[raw["id"]] = index
+        if plugin is not None:
+            named = [
+                n
+                for n in (raw.get("skill"), data.get("skill"), skill_name)
+                if isinstance(n, str) and n
+            ][:1] or [name for _, name in _expected_skill_names(raw)]
+            in_plugin = _plugin_skills(plugin, named, f"{where}")
+            for skill in in_plugin:
+                skills.setdefault((f"{plugin.name}:{skill.name}", None), skill)
+            wanted_plugin: list[tuple[tuple[str, str | None], str]] = [
+                ((f"{plugin.name}:{skill.name}", None), where) for skill in in_plugin
+            ]
         skill_file = raw.get("skill_file") or (None if raw.get("skill") else data.get("skill_file"))
         name = raw.get("skill") or data.get("skill") or skill_name
         if not name and skill_file:
@@ -296,18 +402,21 @@ def load_scenario_suite(
         # A suite that names no skill (as public scenario suites do) tests the skills each
         # scenario expects: the with-skill arm installs all of them.
         expected_names = () if name else _expected_skill_names(raw)
-        if not name and not expected_names:
+        if plugin is None and not name and not expected_names:
             raise SuiteError(
                 "no skill named for this scenario",
                 location=where,
                 fix="add `skill: <name>` at the top of the suite or to the scenario, "
                 "list the skills in `expected_skills:`, or pass --skill NAME",
             )
-        wanted = (
-            [((name, skill_file), _skill_location(raw, data, where, f"{path}#"))]
-            if name
-            else [((expected, None), f"{where}/{place}") for place, expected in expected_names]
-        )
+        if plugin is not None:
+            wanted = wanted_plugin
+        else:
+            wanted = (
+                [((name, skill_file), _skill_location(raw, data, where, f"{path}#"))]
+                if name
+                else [((expected, None), f"{where}/{place}") for place, expected in expected_names]
+            )
         for wanted_key, location in wanted:
             if wanted_key not in skills:
                 skills[wanted_key] = find_skill(
@@ -342,7 +451,7 @@ def load_scenario_suite(
                 turns=tuple(raw.get("turns") or ()),
                 expected=expected,
                 expected_skills=expected.expected_skills,
-                config=_config(raw, data, overrides.model),
+                config=_config(raw, data, overrides.model, path=path, where=where),
                 repetitions=overrides.repetitions
                 or _optional_int(_pick("repetitions", raw, data, None)),
                 comparison=not overrides.skill_only
@@ -369,6 +478,8 @@ def load_scenario_suite(
                 canary=bool(raw.get("canary")),
                 core=_pick("comparison", raw, data, None) is True,
                 require_skills_fired=bool(_pick("require_skills_fired", raw, data, True)),
+                plugin=plugin,
+                plugin_mcp=_pick("plugin_mcp", raw, data, "both"),
             )
         )
     return ScenarioSuite(
