@@ -11,13 +11,14 @@ with-skill criteria; ``expected_patterns``: when it matches every ``expected_pat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import load_plugin
+from skilltest.replay.normalise import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 
@@ -111,6 +112,8 @@ class PressureSuite:
     """In file order."""
     model_script: Path | None
     """The emulator's model script for this suite, when it has one."""
+    replay: Rules = field(default_factory=Rules)
+    """The suite's own record-and-replay rules (``replay:``), on top of the built-in ones."""
 
 
 def _option(
@@ -231,6 +234,7 @@ def load_pressure_suite(
         skill=skill,
         scenarios=tuple(scenarios),
         model_script=model_script_path(data, path),
+        replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
     )
 
 

@@ -14,13 +14,14 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
+from skilltest.replay.normalise import Rules
 from skilltest.scenarios.rubric import (
     DEFAULT_PATTERN_SCOPE,
     Expected,
@@ -153,6 +154,8 @@ class ScenarioSuite:
     """In file order."""
     model_script: Path | None
     """The emulator's model script, when the suite has one."""
+    replay: Rules = field(default_factory=Rules)
+    """The suite's own record-and-replay rules (``replay:``), on top of the built-in ones."""
 
     @property
     def skills(self) -> tuple[str, ...]:
@@ -487,6 +490,7 @@ def load_scenario_suite(
         name=data.get("name"),
         scenarios=tuple(scenarios),
         model_script=model_script_path(data, path),
+        replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
     )
 
 

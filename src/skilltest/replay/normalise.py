@@ -1,0 +1,516 @@
+"""What identifies a request in a cassette: what the model sees, with volatile parts replaced.
+
+Two runs of the same scenario and arm send the same conversation, but not the same bytes: the
+sandbox has a fresh random folder, the CLI makes up a session id and tool_use ids, the system
+prompt carries today's date and a git status. :func:`normalise_request` keeps what the model sees
+(model, system prompt, messages, tools, tool choice, sampling parameters) and replaces each of
+those volatile parts by a placeholder, one named rule at a time (:data:`BUILTIN_RULES`, each
+described in ``docs/replay.md``); :func:`fingerprint` hashes the result. A suite adds its own
+rules under ``replay:`` (:class:`Rules`). Everything here is pure: no I/O, no clock, no
+environment (a suite's ``$VARIABLE`` redactions are read once, when the suite is loaded).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilltest.errors import SuiteError
+
+KEPT_FIELDS = (
+    "model",
+    "system",
+    "messages",
+    "tools",
+    "tool_choice",
+    "temperature",
+    "top_p",
+    "top_k",
+    "max_tokens",
+    "stop_sequences",
+    "thinking",
+    "output_config",
+    "context_management",
+)
+"""The request fields that shape the answer, in the order a normalised request lists them.
+``output_config`` (the effort) and ``context_management`` (what the API clears from the context)
+change what the model does as much as a sampling parameter; ``metadata``, ``stream`` and anything
+else do not."""
+
+BUILTIN_RULES: tuple[str, ...] = (
+    "request-fields",
+    "metadata-user-id",
+    "cache-control",
+    "text-blocks",
+    "paths",
+    "sandbox-ids",
+    "cli-temp",
+    "dates",
+    "git-status",
+    "os-version",
+    "session-ids",
+    "tool-use-ids",
+    "agent-ids",
+)
+"""Short names of the built-in normalisation rules, in the order they apply; each cassette lists
+the rules it was recorded under. ``docs/replay.md`` shows each with a before and after."""
+
+REDACTED = "[REDACTED]"
+"""What a suite's ``replay.redact`` value becomes wherever it occurs."""
+
+PLACEHOLDERS = {
+    "workdir": "{WORKDIR}",
+    "home": "{HOME}",
+    "tmp": "{TMP}",
+    "root": "{SANDBOX}",
+}
+"""The placeholder of each :class:`RunPaths` field."""
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """Paths of one run that vary between runs, replaced by placeholders."""
+
+    workdir: str | None = None
+    """The working directory the CLI starts in -> ``{WORKDIR}``."""
+    home: str | None = None
+    """The run's ``$HOME`` -> ``{HOME}``."""
+    tmp: str | None = None
+    """The run's ``$TMPDIR`` -> ``{TMP}``."""
+    root: str | None = None
+    """The run's sandbox root, holding the others -> ``{SANDBOX}``."""
+
+    def replacements(self) -> list[tuple[str, str]]:
+        """(path, placeholder) pairs, longest path first, each path also in the two other forms
+        the CLI writes it in: under ``/private`` (macOS resolves ``/tmp`` and ``/var`` there) and
+        as the project slug Claude Code names its folders by (``/tmp/x/work`` -> ``-tmp-x-work``).
+        """
+        pairs: list[tuple[str, str]] = []
+        for name, placeholder in PLACEHOLDERS.items():
+            value = getattr(self, name)
+            if not value:
+                continue
+            value = value.rstrip("/") or value
+            if len(value) < 2:  # "/" would replace every slash
+                continue
+            pairs.append((value, placeholder))
+            if value.startswith(("/tmp/", "/var/")):
+                pairs.append(("/private" + value, placeholder))
+            pairs.append((_slug(value), placeholder[:-1] + "_SLUG}"))
+        # Longest first: the working directory lies inside the sandbox root.
+        pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
+        return pairs
+
+
+def _slug(path: str) -> str:
+    """Claude Code's name for a project folder: every character but letters and digits -> ``-``."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A suite's own rules (`replay:` key), on top of the built-in ones."""
+
+    ignore: tuple[str, ...] = ()
+    """JSON pointers removed before hashing (``/metadata``, ``/system/2/text``); a segment ``*``
+    stands for every key or index at that level."""
+    normalise: tuple[tuple[str, str], ...] = ()
+    """(regex, replacement) pairs applied to every string, after the built-in rules."""
+    redact: tuple[str, ...] = ()
+    """Values never written to a cassette, as the suite writes them: a literal value, or
+    ``$NAME`` for the value of the environment variable NAME when the suite was loaded."""
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    """The values ``redact`` stands for (literals as written, variables as read), longest first;
+    replaced by ``[REDACTED]`` in every string. Never written anywhere."""
+
+    @classmethod
+    def from_suite(
+        cls,
+        data: Mapping[str, Any] | None,
+        location: str,
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> Rules:
+        """The rules of a suite's ``replay:`` mapping.
+
+        Args:
+            data: The mapping (``None`` when the suite has no ``replay:`` key).
+            location: Where the mapping is, ``file#/replay``, for errors.
+            environ: Where ``$NAME`` redactions are read; the process environment by default.
+
+        Raises:
+            SuiteError: a key that is not a list of the right things, a pointer that does not
+                start with ``/``, a pattern that does not compile, or a redaction of fewer than
+                4 characters (it would blank out ordinary words), naming the place.
+        """
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise SuiteError(
+                "`replay` must be a mapping",
+                location=location,
+                fix="write `replay: {ignore: [...], normalise: [{pattern, replacement}], "
+                "redact: [...]}`",
+            )
+        unknown = sorted(set(data) - {"ignore", "normalise", "redact"})
+        if unknown:
+            raise SuiteError(
+                f"unknown key {unknown[0]!r} under replay",
+                location=f"{location}/{unknown[0]}",
+                fix="the keys are ignore, normalise and redact",
+            )
+        ignore = tuple(_strings(data.get("ignore"), f"{location}/ignore"))
+        for index, pointer in enumerate(ignore):
+            if not pointer.startswith("/"):
+                raise SuiteError(
+                    f"{pointer!r} is not a JSON pointer",
+                    location=f"{location}/ignore/{index}",
+                    fix='write a JSON pointer into the request, starting with "/", e.g. '
+                    '"/system/2/text" or "/messages/*/content/0/text"',
+                )
+        normalise = []
+        raw_normalise = data.get("normalise") or []
+        if not isinstance(raw_normalise, list):
+            raise SuiteError(
+                "`normalise` must be a list",
+                location=f"{location}/normalise",
+                fix="write a list of `{pattern: REGEX, replacement: TEXT}` mappings",
+            )
+        for index, entry in enumerate(raw_normalise):
+            where = f"{location}/normalise/{index}"
+            if (
+                not isinstance(entry, Mapping)
+                or not isinstance(entry.get("pattern"), str)
+                or not isinstance(entry.get("replacement", ""), str)
+                or set(entry) - {"pattern", "replacement"}
+            ):
+                raise SuiteError(
+                    "each normalise entry is a mapping of `pattern` and `replacement`",
+                    location=where,
+                    fix="write `{pattern: REGEX, replacement: TEXT}`",
+                )
+            pattern, replacement = entry["pattern"], entry.get("replacement", "")
+            try:
+                compiled = re.compile(pattern)
+                compiled.sub(replacement, "")  # a bad group reference fails only when used
+            except (re.error, IndexError) as exc:
+                raise SuiteError(
+                    f"the pattern {pattern!r} (or its replacement) is not valid: {exc}",
+                    location=where,
+                    fix="write a Python regular expression; refer to groups as \\1 or \\g<name>",
+                ) from None
+            normalise.append((pattern, replacement))
+        redact = tuple(_strings(data.get("redact"), f"{location}/redact"))
+        env = os.environ if environ is None else environ
+        secrets: list[str] = []
+        for index, entry in enumerate(redact):
+            value = env.get(entry[1:], "") if entry.startswith("$") else entry
+            if not entry.startswith("$") and len(entry) < 4:
+                raise SuiteError(
+                    f"{entry!r} is too short to redact (it would blank out ordinary text)",
+                    location=f"{location}/redact/{index}",
+                    fix="redact values of at least 4 characters, or name an environment "
+                    "variable as $NAME",
+                )
+            if len(value) >= 4:
+                secrets.append(value)
+        secrets.sort(key=len, reverse=True)
+        return cls(
+            ignore=ignore,
+            normalise=tuple(normalise),
+            redact=redact,
+            secrets=tuple(dict.fromkeys(secrets)),
+        )
+
+    def describe(self) -> list[str]:
+        """The rules as a cassette lists them; a literal redaction is counted, never shown."""
+        lines = [f"ignore {pointer}" for pointer in self.ignore]
+        lines += [f"normalise {pattern} -> {repl}" for pattern, repl in self.normalise]
+        literals = sum(1 for entry in self.redact if not entry.startswith("$"))
+        lines += [f"redact {entry}" for entry in self.redact if entry.startswith("$")]
+        if literals:
+            lines.append(f"redact {literals} literal value{'s' if literals > 1 else ''}")
+        return lines
+
+
+def rules_in_force(rules: Rules = Rules()) -> list[str]:
+    """The ``rules`` a cassette records: the built-in rule names, then the suite's own."""
+    return [*BUILTIN_RULES, *rules.describe()]
+
+
+def _strings(value: Any, location: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise SuiteError(
+            "expected a list of non-empty strings",
+            location=location,
+            fix='write a YAML list of strings, e.g. ["/system/2/text"]',
+        )
+    return list(value)
+
+
+# --- the built-in string rules ---------------------------------------------------------------
+
+_SANDBOX_ID = re.compile(r"skilltest-run-[a-z0-9_-]{8}(?![A-Za-z0-9_])")
+"""A run sandbox's folder name (``tempfile.mkdtemp``: 8 of ``a-z0-9_``; ``_`` reads ``-`` in a
+project slug) wherever it shows, e.g. when no :class:`RunPaths` were given."""
+
+_CLI_TEMP = re.compile(r"(?:(?<=/tmp/)|(?<=\{TMP\}/))claude-\d+(?![\w-])")
+"""Claude Code's per-user temp folder ``/tmp/claude-<uid>/``: the uid differs between machines."""
+
+_TODAY = re.compile(r"(Today's date is (?:now )?)\d{4}-\d{2}-\d{2}")
+_ISO_TIMESTAMP = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])"
+)
+
+_GIT_STATUS = re.compile(
+    r"(?P<head>(?:^|\n)(?:# gitStatus|gitStatus:)[^\n]*)"
+    r"(?P<body>.*?)"
+    r"(?P<end>\n\nClaude Code attached this context|\n</system-reminder>|\n# |\Z)",
+    re.DOTALL,
+)
+"""Claude Code's git status section (``# gitStatus`` in a system-reminder, ``gitStatus:`` in older
+system prompts): the heading stays, the body (branch, changed files, recent commits) goes, up to
+the paragraph the CLI writes after it, the end of the reminder or the next heading."""
+
+_OS_VERSION = re.compile(r"(OS Version: )[^\n]+")
+
+_UUID = re.compile(r"\b[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\b")
+_MESSAGE_ID = re.compile(r"\bmsg_[A-Za-z0-9]{8,}\b")
+_REQUEST_ID = re.compile(r"\breq_[A-Za-z0-9]{8,}\b")
+_TOOL_USE_ID = re.compile(r"\b(?:srv)?toolu_[A-Za-z0-9_]+\b")
+_AGENT_ID = re.compile(r"(?<=agentId: )a[0-9a-f]{16}\b|(?<=/tasks/)a[0-9a-f]{16}\b")
+"""Claude Code's background-agent ids, where the CLI writes them (its tool result and the
+agent's output file); elsewhere 17 hex-looking characters are left alone."""
+
+
+class _Numbering:
+    """Renumbers ids in order of first appearance, one counter per kind, across a request."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, str]] = {}
+
+    def rule(self, kind: str, template: str) -> Callable[[re.Match[str]], str]:
+        seen = self._seen.setdefault(kind, {})
+
+        def replace(match: re.Match[str]) -> str:
+            text = match.group(0)
+            if text not in seen:
+                seen[text] = template.format(len(seen) + 1)
+            return seen[text]
+
+        return replace
+
+
+class _StringRules:
+    """The built-in string rules, then the suite's, for one request (ids are numbered per
+    request, so a tool_use and its tool_result get the same number)."""
+
+    def __init__(self, paths: RunPaths | None, rules: Rules) -> None:
+        self._paths = [
+            (re.compile(re.escape(path) + r"(?![A-Za-z0-9_-])"), placeholder)
+            for path, placeholder in (paths.replacements() if paths else [])
+        ]
+        numbering = _Numbering()
+        self._ids: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+            (_UUID, numbering.rule("uuid", "{{UUID_{}}}")),
+            (_MESSAGE_ID, numbering.rule("msg", "msg_{}")),
+            (_REQUEST_ID, numbering.rule("req", "req_{}")),
+            (_TOOL_USE_ID, numbering.rule("toolu", "toolu_{}")),
+            (_AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
+        ]
+        self._suite = [(re.compile(p), r) for p, r in rules.normalise]
+        self._secrets = rules.secrets
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        for pattern, placeholder in self._paths:
+            text = pattern.sub(placeholder, text)
+        if "skilltest-run-" in text:
+            text = _SANDBOX_ID.sub("skilltest-run-{ID}", text)
+        if "claude-" in text:
+            text = _CLI_TEMP.sub("claude-{UID}", text)
+        if "-" in text:
+            text = _TODAY.sub(r"\1{DATE}", text)
+            text = _ISO_TIMESTAMP.sub("{TIMESTAMP}", text)
+        if "gitStatus" in text:
+            text = _GIT_STATUS.sub(r"\g<head>\n{GIT_STATUS}\g<end>", text)
+        if "OS Version: " in text:
+            text = _OS_VERSION.sub(r"\1{OS_VERSION}", text)
+        for pattern, replace in self._ids:
+            text = pattern.sub(replace, text)
+        for compiled, replacement in self._suite:
+            text = compiled.sub(replacement, text)
+        return text
+
+
+def _without_cache_control(value: Any) -> Any:
+    """A deep copy without ``cache_control`` keys (prompt-cache markers move between turns)."""
+    if isinstance(value, Mapping):
+        return {k: _without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_without_cache_control(v) for v in value]
+    return value
+
+
+def _as_blocks(content: Any) -> Any:
+    """A text content as the list of one text block the API reads it as."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def _text_blocks(document: dict[str, Any]) -> None:
+    """Writes every text content as a list of text blocks, in place: the API reads ``"content":
+    "x"`` and ``[{"type": "text", "text": "x"}]`` alike, and Claude Code sends one message in
+    either form from one turn to the next."""
+    if "system" in document:
+        document["system"] = _as_blocks(document["system"])
+    for message in document.get("messages") or []:
+        if not isinstance(message, dict) or "content" not in message:
+            continue
+        message["content"] = _as_blocks(message["content"])
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_result"
+                and "content" in block
+            ):
+                block["content"] = _as_blocks(block["content"])
+
+
+def _map_strings(value: Any, rule: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return rule(value)
+    if isinstance(value, dict):
+        return {k: _map_strings(v, rule) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_map_strings(v, rule) for v in value]
+    return value
+
+
+def _pointer_parts(pointer: str) -> list[str]:
+    return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+
+
+def remove_pointer(document: Any, pointer: str) -> None:
+    """Removes what ``pointer`` names from ``document`` in place; ``*`` matches every key or
+    index at its level; a pointer to nothing removes nothing."""
+    parts = _pointer_parts(pointer)
+    if parts:
+        _remove(document, parts)
+
+
+def _remove(node: Any, parts: list[str]) -> None:
+    head, rest = parts[0], parts[1:]
+    if isinstance(node, dict):
+        keys = list(node) if head == "*" else [head] if head in node else []
+        for key in keys:
+            if rest:
+                _remove(node[key], rest)
+            else:
+                del node[key]
+    elif isinstance(node, list):
+        if head == "*":
+            indexes = list(range(len(node)))
+        elif head.isdigit() and int(head) < len(node):
+            indexes = [int(head)]
+        else:
+            indexes = []
+        for index in reversed(indexes):  # deleting from the end keeps the other indexes valid
+            if rest:
+                _remove(node[index], rest)
+            else:
+                del node[index]
+
+
+def normalise_request(
+    body: Mapping[str, Any],
+    *,
+    paths: RunPaths | None = None,
+    rules: Rules = Rules(),
+    endpoint: str | None = None,
+) -> dict[str, Any]:
+    """What the model sees, with volatile parts replaced.
+
+    Keeps model, system, messages, tools, tool_choice and the sampling parameters (temperature,
+    top_p, top_k, max_tokens, stop_sequences, thinking, output_config, context_management);
+    drops metadata, stream, and anything else. Then, in order: ``cache_control`` markers go,
+    text contents become lists of text blocks, the suite's ``ignore`` pointers go, and the
+    suite's redactions, the built-in string rules and the suite's ``normalise`` rules apply to
+    every string. Deterministic; pure.
+
+    Args:
+        body: The request body as the client sent it.
+        paths: The run's own folders, replaced by placeholders.
+        rules: The suite's ``replay:`` rules.
+        endpoint: The API path when it is not ``/v1/messages`` (``/v1/messages/count_tokens``),
+            kept so that the two never share a fingerprint.
+    """
+    kept: dict[str, Any] = {key: body[key] for key in KEPT_FIELDS if key in body}
+    if endpoint and endpoint.rstrip("/") != "/v1/messages":
+        kept = {"endpoint": endpoint, **kept}
+    document = _without_cache_control(kept)
+    _text_blocks(document)
+    for pointer in rules.ignore:
+        remove_pointer(document, pointer)
+    result: dict[str, Any] = _map_strings(document, _StringRules(paths, rules))
+    return result
+
+
+def normalise_mcp(
+    method: str,
+    params: Mapping[str, Any] | None,
+    *,
+    paths: RunPaths | None = None,
+    rules: Rules = Rules(),
+) -> dict[str, Any]:
+    """The identity of an MCP JSON-RPC request: method and normalised params.
+
+    No id (the client numbers its requests), no ``_meta`` (progress tokens); the same string
+    rules as model requests apply to the params, and the suite's ``ignore`` pointers are read
+    against ``{"method": ..., "params": ...}``.
+    """
+    clean = {k: v for k, v in (params or {}).items() if k != "_meta"}
+    document: dict[str, Any] = {"method": method, "params": _without_meta(clean)}
+    for pointer in rules.ignore:
+        remove_pointer(document, pointer)
+    result: dict[str, Any] = _map_strings(document, _StringRules(paths, rules))
+    return result
+
+
+def _without_meta(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_meta(v) for k, v in value.items() if k != "_meta"}
+    if isinstance(value, list):
+        return [_without_meta(v) for v in value]
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    """The one text of a JSON value: sorted keys, no spaces, UTF-8 as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fingerprint(normalised: Mapping[str, Any]) -> str:
+    """``sha256:<hex>`` of the canonical JSON of a normalised request."""
+    digest = hashlib.sha256(canonical_json(normalised).encode("utf-8")).hexdigest()
+    return f"sha256:{digest}"
+
+
+def strings_of(value: Any) -> Iterable[str]:
+    """Every string in a JSON value, keys excluded, in document order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from strings_of(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_of(item)
