@@ -233,6 +233,9 @@ class Cassette:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
             problem = getattr(exc, "problem", None) or str(exc)
+            context, opened = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+            if context and opened is not None and mark is not None and opened.line != mark.line:
+                problem = f"{context} started at line {opened.line + 1}: {problem}"
             raise InputError(
                 f"the cassette is not valid YAML: {problem}",
                 location=where,

@@ -1,0 +1,518 @@
+"""Normalisation: each built-in rule before and after, real recorded runs, and a suite's own rules."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltest.errors import SuiteError
+from skilltest.pressure.suite import load_pressure_suite
+from skilltest.replay.match import diff
+from skilltest.replay.normalise import (
+    BUILTIN_RULES,
+    Rules,
+    RunPaths,
+    fingerprint,
+    normalise_mcp,
+    normalise_request,
+    rules_in_force,
+)
+from skilltest.scenarios.suite import load_scenario_suite
+
+from ..conftest import REPO_ROOT
+
+REQUESTS = Path(__file__).with_name("requests")
+"""Every request Claude Code 2.1.328 sent in two repetitions of each arm of one scenario."""
+
+SANDBOX = "/tmp/skilltest-run-k2x_9qaa"
+PATHS = RunPaths(
+    workdir=f"{SANDBOX}/work", home=f"{SANDBOX}/home", tmp=f"{SANDBOX}/tmp", root=SANDBOX
+)
+
+
+def text_of(body: dict[str, Any], **kwargs: Any) -> str:
+    """The first message's text after normalisation."""
+    return normalise_request(body, **kwargs)["messages"][0]["content"][0]["text"]
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": "user", "content": text}]}
+
+
+# One row per built-in rule: (rule, request body, keyword arguments, expected normalised request).
+RULES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
+    "request-fields": (
+        {
+            "model": "claude-opus-5-5",
+            "max_tokens": 1024,
+            "messages": [],
+            "stream": True,
+            "metadata": {"user_id": "u"},
+            "service_tier": "auto",
+            "temperature": 1.0,
+            "thinking": {"type": "adaptive"},
+            "output_config": {"effort": "medium"},
+            "tool_choice": {"type": "auto"},
+            "stop_sequences": ["END"],
+            "top_p": 0.9,
+            "top_k": 5,
+        },
+        {},
+        {
+            "model": "claude-opus-5-5",
+            "messages": [],
+            "tool_choice": {"type": "auto"},
+            "temperature": 1.0,
+            "top_p": 0.9,
+            "top_k": 5,
+            "max_tokens": 1024,
+            "stop_sequences": ["END"],
+            "thinking": {"type": "adaptive"},
+            "output_config": {"effort": "medium"},
+        },
+    ),
+    "metadata-user-id": (
+        {"model": "m", "metadata": {"user_id": '{"device_id":"441916e1","session_id":"ab93"}'}},
+        {},
+        {"model": "m"},
+    ),
+    "cache-control": (
+        {
+            "model": "m",
+            "system": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}
+                    ],
+                }
+            ],
+        },
+        {},
+        {
+            "model": "m",
+            "system": [{"type": "text", "text": "S"}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        },
+    ),
+    "text-blocks": (
+        {
+            "model": "m",
+            "system": "You are terse.",
+            "messages": [
+                {"role": "system", "content": "# Environment"},
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "x", "content": "ok"}],
+                },
+            ],
+        },
+        {},
+        {
+            "model": "m",
+            "system": [{"type": "text", "text": "You are terse."}],
+            "messages": [
+                {"role": "system", "content": [{"type": "text", "text": "# Environment"}]},
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "x",
+                            "content": [{"type": "text", "text": "ok"}],
+                        }
+                    ],
+                },
+            ],
+        },
+    ),
+    "paths": (
+        user(
+            f" - Primary working directory: {SANDBOX}/work\n"
+            f" - Additional working directories:\n  - {SANDBOX}/tmp\n"
+            f"Base directory for this skill: /private{SANDBOX}/work/.claude/skills/lgtm\n"
+            f"HOME={SANDBOX}/home; sandbox {SANDBOX}; "
+            f"log /tmp/claude-0/-tmp-skilltest-run-k2x-9qaa-work/tasks/x.output; "
+            f"sibling {SANDBOX}/workshop"
+        ),
+        {"paths": PATHS},
+        user(
+            " - Primary working directory: {WORKDIR}\n"
+            " - Additional working directories:\n  - {TMP}\n"
+            "Base directory for this skill: {WORKDIR}/.claude/skills/lgtm\n"
+            "HOME={HOME}; sandbox {SANDBOX}; "
+            "log /tmp/claude-{UID}/{WORKDIR_SLUG}/tasks/x.output; "
+            "sibling {SANDBOX}/workshop"
+        ),
+    ),
+    "sandbox-ids": (
+        user(
+            "/tmp/skilltest-run-9d0cr8tx/work and /var/folders/T/skilltest-run-1i6t3_ia/tmp "
+            "and -tmp-skilltest-run-1i6t3-ia-work"
+        ),
+        {},
+        user(
+            "/tmp/skilltest-run-{ID}/work and /var/folders/T/skilltest-run-{ID}/tmp "
+            "and -tmp-skilltest-run-{ID}-work"
+        ),
+    ),
+    "cli-temp": (
+        user(
+            "output_file: /tmp/claude-1000/-workspace/x/tasks/a.output; "
+            f"{SANDBOX}/tmp/claude-0/cwd; model claude-3-5; /v1/models/claude-3-haiku"
+        ),
+        {"paths": PATHS},
+        user(
+            "output_file: /tmp/claude-{UID}/-workspace/x/tasks/a.output; "
+            "{TMP}/claude-{UID}/cwd; model claude-3-5; /v1/models/claude-3-haiku"
+        ),
+    ),
+    "dates": (
+        user(
+            "Today's date is 2026-11-30.\nThe date has changed. Today's date is now 2026-12-01.\n"
+            '"timestamp":"2026-11-29T13:07:02.587Z" at 2026-11-29T13:07+01:00; '
+            "db/migrate/20240105090000_create_orders.rb; released 2026-11-30"
+        ),
+        {},
+        user(
+            "Today's date is {DATE}.\nThe date has changed. Today's date is now {DATE}.\n"
+            '"timestamp":"{TIMESTAMP}" at {TIMESTAMP}; '
+            "db/migrate/20240105090000_create_orders.rb; released 2026-11-30"
+        ),
+    ),
+    "git-status": (
+        user(
+            "<system-reminder>\nAs you answer the user's questions, you can use the following "
+            "context:\n# gitStatus\nThis is the git status at the start of the conversation.\n\n"
+            "Current branch: main\n\nStatus:\n?? .claude/\n?? db/\n\nRecent commits:\n"
+            "3f2a1bc Add orders\n\n\nClaude Code attached this context automatically.\n"
+            "</system-reminder>"
+        ),
+        {},
+        user(
+            "<system-reminder>\nAs you answer the user's questions, you can use the following "
+            "context:\n# gitStatus\n{GIT_STATUS}\n\nClaude Code attached this context "
+            "automatically.\n</system-reminder>"
+        ),
+    ),
+    "os-version": (
+        user(" - Platform: linux\n - Shell: bash\n - OS Version: Linux 6.18.44-fc-v595\n - x"),
+        {},
+        user(" - Platform: linux\n - Shell: bash\n - OS Version: {OS_VERSION}\n - x"),
+    ),
+    "session-ids": (
+        user(
+            "session ab933006-325a-449b-968d-0f642b468346, again ab933006-325a-449b-968d-"
+            "0f642b468346, other a2c76a73-1303-4517-babb-85552448ce1e; msg_01XFDUDYJgAACzvnptvVoYEL"
+            " req_011CV4rSGvbtwcX8AqS4"
+        ),
+        {},
+        user("session {UUID_1}, again {UUID_1}, other {UUID_2}; msg_1 req_1"),
+    ),
+    "tool-use-ids": (
+        {
+            "model": "m",
+            "messages": [
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_01Tlq2IfZ0n8vEuGFAJAfZKL", "name": "A"},
+                        {"type": "tool_use", "id": "toolu_01UUeXVIMmXdT8NrC5nWhdJn", "name": "B"},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "toolu_01UUeXVIMmXdT8NrC5nWhdJn"},
+                        {"type": "tool_result", "tool_use_id": "toolu_01Tlq2IfZ0n8vEuGFAJAfZKL"},
+                    ],
+                },
+            ],
+        },
+        {},
+        {
+            "model": "m",
+            "messages": [
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_1", "name": "A"},
+                        {"type": "tool_use", "id": "toolu_2", "name": "B"},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "toolu_2"},
+                        {"type": "tool_result", "tool_use_id": "toolu_1"},
+                    ],
+                },
+            ],
+        },
+    ),
+    "agent-ids": (
+        user(
+            "Async agent launched successfully.\nagentId: a777b539e8b7cd80c\noutput_file: "
+            "/tmp/claude-UID/-workspace/tasks/a777b539e8b7cd80c.output; hash a777b539e8b7cd80c"
+        ),
+        {},
+        user(
+            "Async agent launched successfully.\nagentId: {AGENT_1}\noutput_file: "
+            "/tmp/claude-UID/-workspace/tasks/{AGENT_1}.output; hash a777b539e8b7cd80c"
+        ),
+    ),
+}
+
+
+def test_every_builtin_rule_has_a_case():
+    assert list(RULES) == list(BUILTIN_RULES)
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_builtin_rule(rule):
+    body, kwargs, expected = RULES[rule]
+    assert normalise_request(body, **kwargs) == _as_blocks(expected)
+
+
+def _as_blocks(expected: dict[str, Any]) -> dict[str, Any]:
+    """The table writes a user message's text as a string; normalised, it is a text block."""
+    messages = [
+        {**m, "content": [{"type": "text", "text": m["content"]}]}
+        if isinstance(m.get("content"), str)
+        else m
+        for m in expected.get("messages", [])
+    ]
+    return {**expected, "messages": messages} if "messages" in expected else expected
+
+
+def test_every_builtin_rule_is_documented_with_an_example():
+    doc = (REPO_ROOT / "docs" / "replay.md").read_text()
+    for rule in BUILTIN_RULES:
+        assert f"`{rule}`" in doc, rule
+
+
+def test_normalising_is_idempotent_and_leaves_the_input_alone():
+    body, kwargs, _ = RULES["tool-use-ids"]
+    before = json.dumps(body)
+    once = normalise_request(body, **kwargs)
+    assert json.dumps(body) == before
+    assert normalise_request(once) == once
+
+
+def test_fingerprint_hashes_canonical_json():
+    a = fingerprint({"model": "m", "messages": [{"role": "user", "content": "é"}]})
+    b = fingerprint({"messages": [{"content": "é", "role": "user"}], "model": "m"})
+    assert a == b
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", a)
+    assert a != fingerprint({"model": "m", "messages": [{"role": "user", "content": "e"}]})
+
+
+def test_count_tokens_never_shares_a_fingerprint_with_messages():
+    body = user("hi")
+    plain = normalise_request(body)
+    counted = normalise_request(body, endpoint="/v1/messages/count_tokens")
+    assert normalise_request(body, endpoint="/v1/messages") == plain
+    assert counted["endpoint"] == "/v1/messages/count_tokens"
+    assert fingerprint(counted) != fingerprint(plain)
+
+
+# --- real runs -------------------------------------------------------------------------------
+
+
+def recorded(name: str, *, with_paths: bool = True) -> list[dict[str, Any]]:
+    data = json.loads((REQUESTS / f"rename-column.{name}.json").read_text())
+    root = data["sandbox"]
+    paths = RunPaths(f"{root}/work", f"{root}/home", f"{root}/tmp", root) if with_paths else None
+    return [normalise_request(body, paths=paths) for body in data["requests"]]
+
+
+def raw(name: str) -> list[dict[str, Any]]:
+    return json.loads((REQUESTS / f"rename-column.{name}.json").read_text())["requests"]
+
+
+@pytest.mark.parametrize("arm", ["with-skill", "without-skill"])
+@pytest.mark.parametrize("with_paths", [True, False])
+def test_two_runs_of_one_scenario_and_arm_have_the_same_fingerprints(arm, with_paths):
+    first, second = raw(f"{arm}-0"), raw(f"{arm}-1")
+    assert len(first) == len(second)
+    # The raw requests differ (sandbox folders, session and tool_use ids), so this can fail.
+    assert all(a != b for a, b in zip(first, second, strict=True))
+    one = [fingerprint(r) for r in recorded(f"{arm}-0", with_paths=with_paths)]
+    two = [fingerprint(r) for r in recorded(f"{arm}-1", with_paths=with_paths)]
+    assert one == two
+
+
+def test_the_arms_differ_only_by_the_skill():
+    with_skill, without_skill = recorded("with-skill-0")[0], recorded("without-skill-0")[0]
+    lines = diff(without_skill, with_skill, limit=10)
+    assert [line.split(": ")[0] for line in lines] == [
+        "/system/2/text",
+        "/messages/1/content/0/text",
+    ]
+    # The system prompt gains its guidance on skills; the environment message, the listing.
+    assert "system prompt changed" in lines[0] and "Session-specific guidance" in lines[0]
+    assert lines[1].startswith("/messages/1/content/0/text: skill listing changed: ")
+    assert "The following skills are available" in lines[1]
+
+
+def test_the_recorded_sandbox_leaves_no_trace():
+    text = json.dumps(recorded("with-skill-0"))
+    assert "skilltest-run-" not in text
+    assert "{WORKDIR}/.claude/skills/safe-migrations" in text
+    assert "toolu_1" in text and "toolu_01" not in text
+
+
+# --- a suite's own rules ---------------------------------------------------------------------
+
+
+def test_suite_ignore_removes_pointers_with_wildcards():
+    rules = Rules(ignore=("/system/1", "/messages/*/content/0/text", "/nothing/here"))
+    body = {
+        "model": "m",
+        "system": [{"type": "text", "text": "keep"}, {"type": "text", "text": "drop"}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "x"}]},
+            {"role": "user", "content": "y"},
+        ],
+    }
+    assert normalise_request(body, rules=rules) == {
+        "model": "m",
+        "system": [{"type": "text", "text": "keep"}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text"}]},
+            {"role": "user", "content": [{"type": "text"}]},
+        ],
+    }
+
+
+def test_suite_normalise_applies_after_the_builtin_rules():
+    rules = Rules(normalise=((r"trace_id=[0-9a-f]+", "trace_id=X"), (r"\{DATE\}", "today")))
+    body = user("trace_id=4bf92f3577b34da6 on Today's date is 2026-11-30")
+    assert text_of(body, rules=rules) == "trace_id=X on Today's date is today"
+
+
+def test_suite_redactions_never_reach_the_request():
+    rules = Rules.from_suite(
+        {"redact": ["hunter2-secret", "$TEAM_TOKEN"]},
+        "suite.yaml#/replay",
+        environ={"TEAM_TOKEN": "ghp_abcdefgh12345"},
+    )
+    body = user("password hunter2-secret and token ghp_abcdefgh12345")
+    assert text_of(body, rules=rules) == "password [REDACTED] and token [REDACTED]"
+    assert rules.describe() == ["redact $TEAM_TOKEN", "redact 1 literal value"]
+
+
+def test_rules_in_force_list_the_builtin_rules_then_the_suites():
+    rules = Rules(ignore=("/system/2/text",), normalise=(("a+", "a"),))
+    assert rules_in_force(rules) == [*BUILTIN_RULES, "ignore /system/2/text", "normalise a+ -> a"]
+
+
+@pytest.mark.parametrize(
+    ("data", "location", "message"),
+    [
+        ({"ignore": ["system/2"]}, "s.yaml#/replay/ignore/0", "'system/2' is not a JSON pointer"),
+        (
+            {"normalise": [{"pattern": "(unclosed", "replacement": "x"}]},
+            "s.yaml#/replay/normalise/0",
+            "the pattern '(unclosed' (or its replacement) is not valid: missing ), "
+            "unterminated subpattern at position 0",
+        ),
+        (
+            {"normalise": [{"pattern": "a", "replacement": "\\2"}]},
+            "s.yaml#/replay/normalise/0",
+            "the pattern 'a' (or its replacement) is not valid: invalid group reference 2 at "
+            "position 1",
+        ),
+        (
+            {"redact": ["abc"]},
+            "s.yaml#/replay/redact/0",
+            "'abc' is too short to redact (it would blank out ordinary text)",
+        ),
+        ({"ignore": "/system"}, "s.yaml#/replay/ignore", "expected a list of non-empty strings"),
+        ({"redactt": ["x"]}, "s.yaml#/replay/redactt", "unknown key 'redactt' under replay"),
+    ],
+)
+def test_bad_suite_rules_name_the_place(data, location, message):
+    with pytest.raises(SuiteError) as caught:
+        Rules.from_suite(data, "s.yaml#/replay")
+    assert caught.value.location == location
+    assert caught.value.message == message
+
+
+def test_suites_of_both_layers_load_their_replay_rules(tmp_path):
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: A demo skill.\n---\nAggregate first.\n"
+    )
+    replay = (
+        "replay:\n  ignore: [/system/2/text]\n"
+        "  normalise: [{pattern: 'id=\\d+', replacement: 'id=N'}]\n  redact: [$NO_SUCH_VAR_X]\n"
+    )
+    pressure = tmp_path / "pressure.yaml"
+    pressure.write_text(
+        "skill: demo\n" + replay + "scenarios:\n  - id: one\n    prompt: How?\n"
+        "    with_skill: {required_patterns: [aggregat]}\n"
+    )
+    scenarios = tmp_path / "scenarios.yaml"
+    scenarios.write_text(
+        "skill: demo\n" + replay + "scenarios:\n  - id: one\n    prompt: How?\n"
+        "    expected: {required_tools: [Bash]}\n"
+    )
+    expected = Rules(
+        ignore=("/system/2/text",), normalise=((r"id=\d+", "id=N"),), redact=("$NO_SUCH_VAR_X",)
+    )
+    assert load_pressure_suite(pressure).replay == expected
+    assert load_scenario_suite(scenarios).replay == expected
+    pressure.write_text(pressure.read_text().replace("ignore:", "ignor:"))
+    with pytest.raises(SuiteError) as caught:
+        load_pressure_suite(pressure)
+    assert caught.value.location == f"{pressure}#/replay"
+    assert "'ignor' was unexpected; did you mean 'ignore'?" in caught.value.message
+
+
+def test_a_suite_without_replay_rules_has_none():
+    suite = load_pressure_suite(REPO_ROOT / "tests" / "skill-pressure" / "lgtm.yaml")
+    assert suite.replay == Rules()
+
+
+# --- MCP -------------------------------------------------------------------------------------
+
+
+def test_mcp_identity_is_method_and_params_without_meta():
+    params = {
+        "name": "query_logs",
+        "arguments": {"query": '{app="checkout"}', "cwd": f"{SANDBOX}/work"},
+        "_meta": {"progressToken": 7},
+    }
+    assert normalise_mcp("tools/call", params, paths=PATHS) == {
+        "method": "tools/call",
+        "params": {
+            "name": "query_logs",
+            "arguments": {"query": '{app="checkout"}', "cwd": "{WORKDIR}"},
+        },
+    }
+    assert normalise_mcp("tools/list", None) == {"method": "tools/list", "params": {}}
+    again = {**params, "_meta": {"progressToken": 8}}
+    assert fingerprint(normalise_mcp("tools/call", again, paths=PATHS)) == fingerprint(
+        normalise_mcp("tools/call", params, paths=PATHS)
+    )
+
+
+def test_git_status_in_the_system_prompt_of_older_versions():
+    body = {
+        "model": "m",
+        "system": "Be brief.\ngitStatus: This is the git status at the start of the conversation.\n"
+        "Current branch: fix/x\n\nStatus:\nM a.py\n\nRecent commits:\nabc1234 fix",
+    }
+    assert normalise_request(body)["system"] == [
+        {
+            "type": "text",
+            "text": "Be brief.\ngitStatus: This is the git status at the start of the "
+            "conversation.\n{GIT_STATUS}",
+        }
+    ]
