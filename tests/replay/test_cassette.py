@@ -96,6 +96,18 @@ def make_cassette(path: Path, reps: int = 2) -> Cassette:
                 {"error": {"code": -32602, "message": "bad"}},
             ),
         )
+        counted = normalise_request(real_requests()[0], endpoint="/v1/messages/count_tokens")
+        cassette.add(
+            rep,
+            Exchange(
+                0,
+                "model:count_tokens",
+                fingerprint(counted),
+                counted,
+                {"status": 200, "headers": {}, "body": {"input_tokens": 21000}, "events": None},
+                kind="count_tokens",
+            ),
+        )
     return cassette
 
 
@@ -110,6 +122,7 @@ def test_a_cassette_reads_back_as_written(tmp_path):
         "request-id": "req_1",
     }
     assert read.repetitions[1][5].response == {"error": {"code": -32602, "message": "bad"}}
+    assert read.repetitions[1][6].channel == "model:count_tokens"
     assert (read.skilltest_version, read.cli_version, read.recorded_at) == (
         "0.1.0",
         "2.1.328",
@@ -146,10 +159,11 @@ def test_a_cassette_is_written_for_a_reviewer(tmp_path):
     assert "\n            # Safe PostgreSQL migrations\n" in text
     # The system prompt, the tools and each message are written once, then referred to.
     assert text.count("system: &system") == 1
-    assert text.count("system: *system") == 2 * 4 - 1
+    # (4 steps and a token count in each of 2 repetitions)
+    assert text.count("system: *system") == 2 * 5 - 1
     assert text.count("tools: &tools") == 1
     assert text.count("- &m1") == 1
-    assert text.count("- *m1") == 2 * 4 - 1
+    assert text.count("- *m1") == 2 * 5 - 1
     assert "&id0" not in text
     # A reviewer reads the stream's text where it is.
     assert "step 1\\nof rep 0" in text
@@ -366,3 +380,55 @@ def test_the_written_cassette_matches_its_schema(tmp_path):
     data = yaml.safe_load((tmp_path / "c.yaml").read_text())
     jsonschema.Draft202012Validator(load_schema("cassette")).validate(data)
     assert data["schema_version"] == SCHEMA_VERSION
+
+
+TRICKY_TEXTS = [
+    "a\u2028b\nc",
+    "x\x85y\nz",
+    "a\rb\nc",
+    "\r\nwindows\r\n",
+    "\x1b[31mred\x1b[0m\nline 2",
+    "trailing space \nnext",
+    "\ttab\n\tx",
+    "\ufeffbom",
+    "🤖 emoji\nline",
+    "",
+    " lead",
+    "- dash",
+    "yes",
+    "2026-11-30",
+    "null",
+    "1e3",
+    "'single'\n\"double\"",
+    "a: b\n#c",
+    "ends\n\n\n",
+    "\n\nleading newlines",
+    "line\n  indented\n",
+    "\x00nul",
+    "%YAML\n---\n...\n",
+]
+
+
+def test_every_text_reads_back_exactly(tmp_path):
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": t} for t in TRICKY_TEXTS]}
+        ],
+    }
+    response = {
+        "status": 200,
+        "headers": {},
+        "body": {"texts": [*TRICKY_TEXTS, "half \ud83e"]},
+        "events": [["e", t] for t in TRICKY_TEXTS],
+    }
+    cassette = Cassette(
+        path=tmp_path / "c.yaml", layer="pressure", suite="s", skill="k", scenario="x", arm="a"
+    )
+    cassette.add(0, Exchange(0, "model", fingerprint(request), request, response))
+    cassette.save()
+    read = Cassette.load(tmp_path / "c.yaml").repetitions[0][0]
+    assert [block["text"] for block in read.request["messages"][0]["content"]] == TRICKY_TEXTS
+    assert [data for _, data in read.response["events"]] == TRICKY_TEXTS
+    # Half a character (a JavaScript string cut inside an emoji) is not UTF-8: it becomes U+FFFD.
+    assert read.response["body"]["texts"] == [*TRICKY_TEXTS, "half \ufffd"]

@@ -516,3 +516,9 @@ def test_git_status_in_the_system_prompt_of_older_versions():
             "conversation.\n{GIT_STATUS}",
         }
     ]
+
+
+def test_half_a_character_is_replaced_so_that_it_can_be_hashed():
+    body = user("cut emoji \ud83e here")
+    assert text_of(body) == "cut emoji \ufffd here"
+    assert fingerprint(normalise_request(body)).startswith("sha256:")

@@ -33,7 +33,12 @@ import yaml
 from skilltest import __version__
 from skilltest.claude.isolation import Redactor
 from skilltest.errors import InputError
-from skilltest.replay.normalise import REDACTED, canonical_json, rules_in_force
+from skilltest.replay.normalise import (
+    REDACTED,
+    canonical_json,
+    rules_in_force,
+    without_surrogates,
+)
 
 SCHEMA_VERSION = 1
 """Version of the cassette format this code writes and reads."""
@@ -54,7 +59,8 @@ class Exchange:
     step: int
     """0-based order of this request within its repetition (per channel)."""
     channel: str
-    """``model`` (the Messages API) or ``mcp:<server>``."""
+    """``model`` (the Messages API; ``model:count_tokens`` for token counts, which keep their
+    own steps) or ``mcp:<server>``."""
     fingerprint: str
     """:func:`~skilltest.replay.normalise.fingerprint` of ``request``."""
     request: dict[str, Any]
@@ -303,7 +309,7 @@ def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[
     extra = sorted({v for v in values if v}, key=len, reverse=True)
 
     def redact(text: str) -> str:
-        text = credentials(text)
+        text = credentials(without_surrogates(text))
         for value in extra:
             if value in text:
                 text = text.replace(value, REDACTED)
@@ -381,10 +387,17 @@ def _dumper_for(data: dict[str, Any]) -> type[yaml.SafeDumper]:
     return Dumper
 
 
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     # A text of several lines reads best as a block (|); the writer falls back to a quoted
-    # scalar by itself where a block cannot hold the text exactly (trailing spaces, tabs).
-    style = "|" if "\n" in value else None
+    # scalar by itself where a block cannot hold the text exactly (trailing spaces, tabs). The
+    # other line breaks YAML knows (\r, NEL, U+2028/9) survive only escaped, in double quotes.
+    if _OTHER_BREAKS.search(value):
+        style: str | None = '"'
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

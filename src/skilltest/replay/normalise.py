@@ -290,6 +290,16 @@ _AGENT_ID = re.compile(r"(?<=agentId: )a[0-9a-f]{16}\b|(?<=/tasks/)a[0-9a-f]{16}
 agent's output file); elsewhere 17 hex-looking characters are left alone."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone UTF-16 surrogate (half a character, as a JavaScript string cut in
+    the middle of an emoji leaves it) replaced by U+FFFD: what is not UTF-8 can be neither
+    hashed nor written to a cassette."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
 class _Numbering:
     """Renumbers ids in order of first appearance, one counter per kind, across a request."""
 
@@ -329,6 +339,7 @@ class _StringRules:
         self._secrets = rules.secrets
 
     def __call__(self, text: str) -> str:
+        text = without_surrogates(text)
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
