@@ -175,12 +175,14 @@ RULES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
     "dates": (
         user(
             "Today's date is 2026-11-30.\nThe date has changed. Today's date is now 2026-12-01.\n"
+            "Today's date is Sunday, November 30, 2026. Today's date is 11/30/2026.\n"
             '"timestamp":"2026-11-29T13:07:02.587Z" at 2026-11-29T13:07+01:00; '
             "db/migrate/20240105090000_create_orders.rb; released 2026-11-30"
         ),
         {},
         user(
             "Today's date is {DATE}.\nThe date has changed. Today's date is now {DATE}.\n"
+            "Today's date is {DATE}. Today's date is {DATE}.\n"
             '"timestamp":"{TIMESTAMP}" at {TIMESTAMP}; '
             "db/migrate/20240105090000_create_orders.rb; released 2026-11-30"
         ),

@@ -285,8 +285,9 @@ def _why(parts: Sequence[Any], recorded: Any, now: Any, a: Any, b: Any) -> str:
         for text in (a, b):
             if isinstance(text, str) and _in_skill_listing(text, start):
                 return "skill listing changed"
-        if any(isinstance(t, str) and t.startswith(SKILL_CONTENT) for t in (a, b)):
-            return "skill content changed"
+        for text in (a, b):
+            if isinstance(text, str) and 0 <= text.find(SKILL_CONTENT) <= start:
+                return "skill content changed"
     if head == "messages" and len(parts) >= 2:
         for document in (now, recorded):
             block = _at(document, [*parts[:4]]) if len(parts) >= 4 else _ABSENT

@@ -264,7 +264,12 @@ project slug) wherever it shows, e.g. when no :class:`RunPaths` were given."""
 _CLI_TEMP = re.compile(r"(?:(?<=/tmp/)|(?<=\{TMP\}/))claude-\d+(?![\w-])")
 """Claude Code's per-user temp folder ``/tmp/claude-<uid>/``: the uid differs between machines."""
 
-_TODAY = re.compile(r"(Today's date is (?:now )?)\d{4}-\d{2}-\d{2}")
+_TODAY = re.compile(
+    r"(Today's date is (?:now )?)"
+    r"(?:\d{4}-\d{2}-\d{2}|(?:[A-Z][a-z]+, )?[A-Z][a-z]+ \d{1,2}, \d{4}|\d{1,2}/\d{1,2}/\d{4})"
+)
+"""The date Claude Code writes in its environment message (ISO today; spelt out or with slashes
+in other versions)."""
 _ISO_TIMESTAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])"
 )
