@@ -524,3 +524,27 @@ def test_half_a_character_is_replaced_so_that_it_can_be_hashed():
     body = user("cut emoji \ud83e here")
     assert text_of(body) == "cut emoji \ufffd here"
     assert fingerprint(normalise_request(body)).startswith("sha256:")
+
+
+def test_validate_refuses_a_replay_pattern_that_does_not_compile(tmp_path, monkeypatch, capsys):
+    from skilltest.cli import main
+
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("---\nname: demo\n---\nbody\n")
+    (tmp_path / "suite.yaml").write_text(
+        "skill: demo\nreplay: {normalise: [{pattern: 'id=(\\d+', replacement: 'id=N'}]}\n"
+        "scenarios:\n  - {id: a, prompt: p, with_skill: {required_patterns: [x]}}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "suite.yaml"]) == 2
+    out = capsys.readouterr().out
+    assert "FAIL suite.yaml" in out
+    assert (
+        "suite.yaml#/replay/normalise/0: the pattern 'id=(\\\\d+' (or its replacement) is not "
+        "valid: missing ), unterminated subpattern at position 3" in out
+    )
+
+
+@pytest.mark.parametrize("date", ["Sunday, November 30, 2026", "November 30, 2026", "11/30/2026"])
+def test_dates_in_other_forms(date):
+    assert text_of(user(f"Today's date is {date}.")) == "Today's date is {DATE}."

@@ -273,6 +273,7 @@ in other versions)."""
 _ISO_TIMESTAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])"
 )
+"""An ISO 8601 date-time (a ``T`` between date and time), anywhere."""
 
 _GIT_STATUS = re.compile(
     r"(?P<head>(?:^|\n)(?:# gitStatus|gitStatus:)[^\n]*)"
@@ -285,11 +286,14 @@ system prompts): the heading stays, the body (branch, changed files, recent comm
 the paragraph the CLI writes after it, the end of the reminder or the next heading."""
 
 _OS_VERSION = re.compile(r"(OS Version: )[^\n]+")
+"""The kernel build in Claude Code's environment message: it differs between machines."""
 
 _UUID = re.compile(r"\b[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\b")
 _MESSAGE_ID = re.compile(r"\bmsg_[A-Za-z0-9]{8,}\b")
 _REQUEST_ID = re.compile(r"\breq_[A-Za-z0-9]{8,}\b")
 _TOOL_USE_ID = re.compile(r"\b(?:srv)?toolu_[A-Za-z0-9_]+\b")
+"""Ids the client or the API makes up: UUIDs (sessions, output folders), messages, requests,
+tool uses; each renumbered in order of first appearance."""
 _AGENT_ID = re.compile(r"(?<=agentId: )a[0-9a-f]{16}\b|(?<=/tasks/)a[0-9a-f]{16}\b")
 """Claude Code's background-agent ids, where the CLI writes them (its tool result and the
 agent's output file); elsewhere 17 hex-looking characters are left alone."""
@@ -354,8 +358,9 @@ class _StringRules:
             text = _SANDBOX_ID.sub("skilltest-run-{ID}", text)
         if "claude-" in text:
             text = _CLI_TEMP.sub("claude-{UID}", text)
-        if "-" in text:
+        if "Today's date is " in text:
             text = _TODAY.sub(r"\1{DATE}", text)
+        if "-" in text:
             text = _ISO_TIMESTAMP.sub("{TIMESTAMP}", text)
         if "gitStatus" in text:
             text = _GIT_STATUS.sub(r"\g<head>\n{GIT_STATUS}\g<end>", text)
