@@ -8,6 +8,7 @@ import fnmatch
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -134,6 +135,23 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
         f"(default {DEFAULT_MAX_K})",
     )
     parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="record every model exchange (and MCP message) into cassettes under DIR",
+    )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        metavar="DIR",
+        help="answer from the cassettes under DIR only: no API, no key, no emulator script",
+    )
+    parser.add_argument(
+        "--record-missing",
+        action="store_true",
+        help="with --replay: run live and record what the cassettes do not hold",
+    )
+    parser.add_argument(
         "--allow-inconclusive",
         action="store_true",
         help="do not fail on inconclusive scenarios (their intervals do not decide yet)",
@@ -153,6 +171,73 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
         action="append",
         metavar="ID",
         help="run only scenarios whose id matches this glob, e.g. 'index-*' (repeatable)",
+    )
+
+
+@dataclass(frozen=True)
+class Tape:
+    """What ``--record``, ``--replay`` and ``--record-missing`` ask of a run."""
+
+    directory: Path | None
+    """The cassette folder."""
+    recording: bool
+    """Model exchanges go to the backend through a recording point and into cassettes."""
+    replaying: bool
+    """Answers come from the cassettes first."""
+    record_missing: bool
+    """What the cassettes miss runs live and is recorded."""
+
+    def to_dict(self, *, misses: Sequence[str] = ()) -> dict[str, Any] | None:
+        """How a results file records it; ``None`` when nothing was recorded or replayed."""
+        if self.directory is None:
+            return None
+        mode = "record-missing" if self.record_missing else "replay" if self.replaying else "record"
+        return {
+            "mode": mode,
+            "directory": str(self.directory),
+            "misses": list(misses),
+        }
+
+
+def tape_mode(args: argparse.Namespace, *, layer: str) -> Tape:
+    """``--record``, ``--replay`` and ``--record-missing``, checked.
+
+    Raises:
+        InputError: ``--record`` with ``--replay``, ``--record-missing`` without ``--replay``,
+            or a ``--replay`` folder that does not exist.
+    """
+    if args.record is not None and args.replay is not None:
+        raise InputError(
+            "--record and --replay exclude each other",
+            location="--record",
+            fix="record with --record DIR; replay with --replay DIR, adding --record-missing "
+            "to record what the cassettes lack",
+        )
+    if args.record_missing and args.replay is None:
+        raise InputError(
+            "--record-missing needs --replay DIR",
+            location="--record-missing",
+            fix="--replay DIR --record-missing replays what DIR holds and records the rest",
+        )
+    if args.replay is not None and not args.replay.is_dir():
+        raise InputError(
+            f"no cassette folder at {args.replay}",
+            location="--replay",
+            fix=f"record one first: skilltest {layer} --record {args.replay}",
+        )
+    return Tape(
+        directory=args.record or args.replay,
+        recording=args.record is not None or args.record_missing,
+        replaying=args.replay is not None,
+        record_missing=args.record_missing,
+    )
+
+
+def miss_summary(misses: Sequence[Any]) -> str:
+    """The closing line of a run whose cassettes missed requests."""
+    return (
+        f"{len(misses)} replay miss{'es' if len(misses) != 1 else ''}: re-record with --record "
+        "(or --record-missing)"
     )
 
 

@@ -6,16 +6,23 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from skilltest.cli import interrupted_exit_code
+from skilltest.cli import EXIT_BAD_INPUT, interrupted_exit_code
+
+if TYPE_CHECKING:
+    from skilltest.replay.match import Miss
+    from skilltest.replay.turns import ReplayTurnRunner
 from skilltest.cli.options import (
     add_common_run_options,
     check_unique_scenarios,
+    miss_summary,
     non_negative_int,
     positive_float,
     positive_int,
     repetition_plan,
     select_scenarios,
+    tape_mode,
     unit_interval,
 )
 from skilltest.errors import InputError
@@ -35,9 +42,11 @@ from skilltest.report.progress import Progress
 from skilltest.runners.backends import (
     BACKENDS,
     PRESSURE_EMULATOR_NOTICE,
+    BackendChoice,
     TurnRunnerPool,
     choose_backend,
 )
+from skilltest.runners.base import TurnRunner
 from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
@@ -108,9 +117,24 @@ def run(args: argparse.Namespace) -> int:
     check_unique_scenarios(
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    backend = choose_backend(
-        args.backend, live="anthropic", emulator_notice=PRESSURE_EMULATOR_NOTICE
-    )
+    tape = tape_mode(args, layer="pressure")
+    # Replay is imported only when asked for: a plain run pays nothing for it.
+    if tape.directory is not None:
+        from skilltest.replay.pressure import PressureCassettes, PressureRecording
+        from skilltest.replay.turns import ReplayTurnRunner
+    if tape.replaying and not tape.record_missing:
+        # Answers come from the cassettes only: no credentials, no model script, no upstream.
+        backend = BackendChoice("replay")
+    else:
+        backend = choose_backend(
+            args.backend, live="anthropic", emulator_notice=PRESSURE_EMULATOR_NOTICE
+        )
+        if tape.recording and backend.name == "claude":
+            raise InputError(
+                "pressure runs record and replay through the SDK backends only",
+                location="--backend claude",
+                fix="record with --backend anthropic (live) or the emulator",
+            )
     model = args.model or DEFAULT_MODEL
     if backend.notice:
         print(backend.notice, file=sys.stderr)
@@ -119,21 +143,28 @@ def run(args: argparse.Namespace) -> int:
     results_path: Path | None = args.results
     suite_names = [str(p) for p in paths]
 
+    recording = (
+        PressureRecording(tape.directory, suites, model=model)
+        if tape.recording and tape.directory is not None
+        else None
+    )
+    cassettes = PressureCassettes(suites) if tape.replaying else None
+    replayers: dict[Path, ReplayTurnRunner] = {}
+
     def save(complete: bool, interrupted: bool = False) -> None:
         results = _in_suite_order(suites, state.results)
         if results_path is not None:
-            write_json_atomic(
-                results_path,
-                results_document(
-                    results,
-                    backend=backend.name,
-                    model=model,
-                    skill_only=args.skill_only,
-                    complete=complete,
-                    interrupted=interrupted,
-                    suites=suite_names,
-                ),
+            document = results_document(
+                results,
+                backend=backend.name,
+                model=model,
+                skill_only=args.skill_only,
+                complete=complete,
+                interrupted=interrupted,
+                suites=suite_names,
             )
+            document["replay"] = tape.to_dict(misses=[m.message for m in _misses(replayers)])
+            write_json_atomic(results_path, document)
         if args.junit is not None:
             cases = junit_cases(
                 results, strict=args.strict, allow_inconclusive=args.allow_inconclusive
@@ -146,8 +177,30 @@ def run(args: argparse.Namespace) -> int:
         claude=args.claude,
         timeout_s=args.timeout,
         max_retries=args.max_retries,
+        via=recording.via if recording is not None else None,
     )
-    pool.check(suites)
+    if backend.name != "replay":
+        pool.check(suites)
+
+    def runner_for(suite: PressureSuite) -> TurnRunner:
+        if not tape.replaying:
+            return pool.runner_for(suite)
+        if suite.path not in replayers:
+            assert tape.directory is not None and cassettes is not None
+            replayers[suite.path] = ReplayTurnRunner(
+                tape.directory,
+                key_of=cassettes.key_of,
+                rules_of=cassettes.rules_of,
+                fallback=pool.runner_for(suite) if tape.record_missing else None,
+                max_retries=pool.limits.get("max_retries", 4),
+            )
+        return replayers[suite.path]
+
+    def finished(result: ScenarioResult) -> None:
+        if recording is not None:
+            recording.finished(result)
+        save(False)
+
     save(False)  # an unwritable --results or --junit fails now, before any model call
     progress = Progress(total_runs(suites, args.skill_only, plan), "pressure")
 
@@ -155,17 +208,21 @@ def run(args: argparse.Namespace) -> int:
         try:
             await run_suites(
                 suites,
-                pool.runner_for,
+                runner_for,
                 jobs=args.jobs,
                 skill_only=args.skill_only,
                 default_model=model,
                 progress=progress,
                 state=state,
-                on_result=lambda _: save(False),
+                on_result=finished,
                 plan=plan,
             )
         finally:
+            for replayer in replayers.values():
+                await replayer.aclose()
             await pool.aclose()
+            if recording is not None:
+                recording.close()
 
     try:
         asyncio.run(run_all())
@@ -188,6 +245,12 @@ def run(args: argparse.Namespace) -> int:
         print(failures)
     print()
     print(render_summary(results, strict=args.strict, allow_inconclusive=args.allow_inconclusive))
+    if recording is not None and recording.recorder.written:
+        print(f"{len(recording.recorder.written)} cassette(s) written under {tape.directory}")
+    misses = _misses(replayers)
+    if misses:
+        print(miss_summary(misses))
+        return EXIT_BAD_INPUT
     if any(run.pattern_error for result in results for run in result.runs):
         bad = next(r.error for res in results for r in res.runs if r.pattern_error)
         raise InputError(str(bad))
@@ -210,3 +273,7 @@ def _in_suite_order(
         )
     }
     return sorted(results, key=lambda r: order.get((r.skill, r.scenario.id), len(order)))
+
+
+def _misses(replayers: dict[Path, ReplayTurnRunner]) -> list[Miss]:
+    return [miss for replayer in replayers.values() for miss in replayer.misses]

@@ -7,23 +7,27 @@ import asyncio
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 from skilltest.claude.binary import find_claude
 from skilltest.claude.isolation import unconfined_bash
 from skilltest.cli import EXIT_BAD_INPUT, EXIT_CANARY, EXIT_FAILED, EXIT_OK, interrupted_exit_code
 from skilltest.cli.options import (
+    Tape,
     add_common_run_options,
     check_unique_scenarios,
+    miss_summary,
     number,
     repetition_plan,
     select_scenarios,
+    tape_mode,
     unit_interval,
 )
 from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
-from skilltest.runners.backends import choose_backend
+from skilltest.runners.backends import BackendChoice, choose_backend
 from skilltest.scenarios.canary import canary_report, render_canary
 from skilltest.scenarios.endpoints import (
     BACKENDS,
@@ -42,7 +46,7 @@ from skilltest.scenarios.report import (
     results_document,
 )
 from skilltest.scenarios.run import plan, run_suites
-from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint
+from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint, RunRequest
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
 from skilltest.scenarios.tools import check_scenario_tools
 from skilltest.scenarios.verdict import ScenarioVerdict
@@ -131,9 +135,19 @@ def run(args: argparse.Namespace) -> int:
     check_unique_scenarios(
         [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    backend = choose_backend(args.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
-    endpoint = _endpoint(backend.name, args, suites)
+    tape = tape_mode(args, layer="scenarios")
     binary = find_claude(args.claude)
+    if tape.replaying and not tape.record_missing:
+        backend = BackendChoice("replay")
+    else:
+        backend = choose_backend(args.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
+    endpoint = _taped(
+        _endpoint(backend.name, args, suites) if backend.name != "replay" else None,
+        tape,
+        suites,
+        model=args.model,
+        cli_version=binary.version,
+    )
     if backend.notice:
         print(backend.notice, file=sys.stderr)
     if binary.warning:
@@ -145,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"skilltest: note: {notice}", file=sys.stderr)
     # Every MCP server answers initialize and tools/list before the first run, and the rubrics
     # name only tools that exist: a broken server stops the suite here, with its stderr.
-    check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
+    if not tape.replaying:  # replayed servers are not started: their cassettes answer
+        check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
     runner = ClaudeCliRunner(binary, endpoint)
     context = RunContext(
         backend=backend.name,
@@ -173,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
             )
             report = canary_report(results, canaries)
             document["canary"] = report.to_dict() if report is not None else None
+            document["replay"] = tape.to_dict(misses=[str(run.error) for run in _misses(results)])
             write_json_atomic(args.results, document)
         if args.junit is not None:
             cases = junit_cases(results, allow_inconclusive=args.allow_inconclusive)
@@ -230,6 +246,14 @@ def run(args: argparse.Namespace) -> int:
     if failures:
         print()
         print(failures)
+    written: set[Path] = getattr(getattr(endpoint, "recorder", None), "written", set())
+    if written:
+        print(f"{len(written)} cassette(s) written under {tape.directory}")
+    misses = _misses(results)
+    if misses:
+        # Stale cassettes are bad input, not a failing skill.
+        print(miss_summary(misses))
+        return EXIT_BAD_INPUT
     if any(run.bad_input for result in results for run in result.runs):
         return EXIT_BAD_INPUT
     if canary is not None and not canary.meaningful:
@@ -238,6 +262,47 @@ def run(args: argparse.Namespace) -> int:
         r for r in results if not r.passed and not (r.inconclusive and args.allow_inconclusive)
     ]
     return EXIT_FAILED if failing else EXIT_OK
+
+
+def _taped(
+    endpoint: Endpoint | None,
+    tape: Tape,
+    suites: list[ScenarioSuite],
+    *,
+    model: str | None,
+    cli_version: str | None,
+) -> Endpoint:
+    """The endpoint with the recording or replaying point ``--record``/``--replay`` ask for."""
+    if tape.directory is None:
+        assert endpoint is not None
+        return endpoint
+    from skilltest.replay.normalise import Rules
+    from skilltest.replay.recorder import Recorder
+    from skilltest.replay.scenarios import RecordingEndpoint, ReplayEndpoint
+
+    rules = {suite.path: suite.replay for suite in suites}
+
+    def rules_of(request: RunRequest) -> Rules:
+        return rules.get(request.suite_path, Rules())
+
+    recorder = (
+        Recorder(tape.directory, layer="scenarios", model=model, cli_version=cli_version)
+        if tape.recording
+        else None
+    )
+    if not tape.replaying:
+        assert endpoint is not None and recorder is not None
+        return RecordingEndpoint(endpoint, recorder, rules_of=rules_of)
+    return ReplayEndpoint(tape.directory, rules_of=rules_of, fallback=endpoint, recorder=recorder)
+
+
+def _misses(results: list[ScenarioVerdict]) -> list[Any]:
+    return [
+        run
+        for result in results
+        for run in result.runs
+        if run.error is not None and run.error.startswith("replay miss:")
+    ]
 
 
 def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 import anthropic
 from anthropic.types import Message
 
 from skilltest.errors import CredentialsError
 from skilltest.runners.base import TurnRequest
+from skilltest.runners.messages import api_error, wire_body
 from skilltest.transcript import Transcript, Usage
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
 SAMPLING_API_VERSION = "2023-06-01"
 """The API version that still accepts ``temperature``; used only when one is set."""
-RETRIED_STATUSES = frozenset({408, 409, 429})
-"""Statuses the SDK retries, besides every 5xx (529 included)."""
 EXCERPT_CHARS = 120
 """How much of an unreadable reply's body an error quotes."""
 
@@ -40,14 +38,18 @@ class AnthropicRunner:
         max_retries: int = DEFAULT_MAX_RETRIES,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         name_runs: bool = False,
+        run_header: bool = False,
     ) -> None:
         """
         Args:
             name_runs: Name each run in the request's ``metadata`` (the emulator keeps one
                 stand-in state per run, so that concurrency does not change its answers).
+            run_header: Name each run in an ``x-skilltest-run`` header, for the recording
+                proxy (which strips it).
         """
         self.backend = backend
         self.name_runs = name_runs
+        self.run_header = run_header
         api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         auth_token = auth_token or os.environ.get("ANTHROPIC_AUTH_TOKEN")
         if api_key is None and auth_token is None:
@@ -66,20 +68,20 @@ class AnthropicRunner:
 
     async def run_turn(self, request: TurnRequest) -> Transcript:
         """One request, one answer; API failures come back as a transcript with ``error``."""
-        kwargs: dict[str, Any] = {
-            "model": request.model,
-            "max_tokens": request.max_tokens,
-            "messages": [{"role": "user", "content": request.prompt}],
-        }
-        if request.system:
-            kwargs["system"] = [
-                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
-            ]
+        kwargs = wire_body(request)
+        headers: dict[str, str] = {}
         if request.temperature is not None:
             # API version 2026-10-21 (what the SDK sends by default) refuses sampling parameters,
             # and the SDK no longer takes them; the 2023-06-01 version still reads them.
-            kwargs["extra_body"] = {"temperature": request.temperature}
-            kwargs["extra_headers"] = {"anthropic-version": SAMPLING_API_VERSION}
+            kwargs["extra_body"] = {"temperature": kwargs.pop("temperature")}
+            headers["anthropic-version"] = SAMPLING_API_VERSION
+        if self.run_header and request.run is not None:
+            # Names the run for a recording proxy, which strips it before forwarding.
+            from skilltest.replay.proxy import RUN_HEADER
+
+            headers[RUN_HEADER] = f"{request.run}|{request.rep}"
+        if headers:
+            kwargs["extra_headers"] = headers
         if self.name_runs and request.run is not None:
             from skilltest.emulator.per_run import run_metadata
 
@@ -90,9 +92,11 @@ class AnthropicRunner:
             # message (cut short, not JSON) becomes this run's error instead of a traceback.
             raw = await self._client.messages.with_raw_response.create(**kwargs)
         except anthropic.APIStatusError as exc:
-            retried = exc.status_code in RETRIED_STATUSES or exc.status_code >= 500
-            after = f" (after {self.max_retries} retries)" if retried else ""
-            return self._failed(started, f"API error {exc.status_code}: {_message(exc)}{after}")
+            body = exc.body if isinstance(exc.body, dict) else None
+            text = api_error(exc.status_code, body, self.max_retries)
+            if body is None:
+                text = text.replace(f"HTTP {exc.status_code}", str(exc.message), 1)
+            return self._failed(started, text)
         except anthropic.APITimeoutError:
             return self._failed(
                 started, f"API request timed out (after {self.max_retries} retries)"
@@ -137,15 +141,6 @@ class AnthropicRunner:
 
     async def aclose(self) -> None:
         await self._client.close()
-
-
-def _message(exc: anthropic.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return f"{error.get('type', 'error')}: {error['message']}"
-    return str(exc.message)
 
 
 def _excerpt(body: str) -> str:

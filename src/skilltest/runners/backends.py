@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -105,6 +105,7 @@ class TurnRunnerPool:
         claude: Path | None = None,
         timeout_s: float | None = None,
         max_retries: int | None = None,
+        via: Callable[[str], str] | None = None,
     ) -> None:
         """
         Args:
@@ -114,8 +115,11 @@ class TurnRunnerPool:
             timeout_s: Time limit of one request (SDK) or one run (claude); default per runner.
             max_retries: Retries of a failed model request (the SDK's, or the claude CLI's own);
                 default per runner.
+            via: Given the model API's base URL, the base URL to send requests to instead (a
+                recording proxy in front of it); SDK runners then name each run in a header.
         """
         self.backend = backend
+        self.via = via
         self.script = script
         self.claude = claude
         self.limits: dict[str, Any] = {}
@@ -169,10 +173,15 @@ class TurnRunnerPool:
 
     def _open(self, key: object) -> TurnRunner:
         # The SDK takes seconds to import: only commands that send requests pay for it.
+        from skilltest.replay.proxy import upstream_of
         from skilltest.runners.anthropic_api import AnthropicRunner
 
         if self.backend.name == "anthropic":
-            return AnthropicRunner(**self.limits)
+            if self.via is None:
+                return AnthropicRunner(**self.limits)
+            return AnthropicRunner(
+                base_url=self.via(upstream_of(os.environ)), run_header=True, **self.limits
+            )
         if self.backend.name == "claude":
             from skilltest.runners.claude_turn import ClaudeTurnRunner
 
@@ -189,8 +198,9 @@ class TurnRunnerPool:
         return AnthropicRunner(
             backend="emulator",
             api_key="sk-emulator",
-            base_url=server.base_url,
+            base_url=self.via(server.base_url) if self.via else server.base_url,
             name_runs=True,
+            run_header=self.via is not None,
             **self.limits,
         )
 

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltest.claude.isolation import live_credentials
+from skilltest.claude.isolation import Sandbox, live_credentials
 from skilltest.errors import InputError
 from skilltest.scenarios.runner import EndpointSession, RunRequest
 
@@ -47,7 +47,9 @@ class LiveEndpoint:
         self.credentials = live_credentials(environ)
 
     @contextlib.asynccontextmanager
-    async def session(self, request: RunRequest) -> AsyncIterator[EndpointSession]:
+    async def session(
+        self, request: RunRequest, sandbox: Sandbox | None = None
+    ) -> AsyncIterator[EndpointSession]:
         """The credentials (and a custom ``ANTHROPIC_BASE_URL``, e.g. a proxy) for the CLI."""
         yield EndpointSession(env=dict(self.credentials))
 
@@ -95,7 +97,9 @@ class EmulatorEndpoint:
         return self._scripts[path]
 
     @contextlib.asynccontextmanager
-    async def session(self, request: RunRequest) -> AsyncIterator[EndpointSession]:
+    async def session(
+        self, request: RunRequest, sandbox: Sandbox | None = None
+    ) -> AsyncIterator[EndpointSession]:
         """Starts an emulator on a free loopback port for this run and stops it afterwards.
 
         Repetition ``r`` runs with the script's seed plus ``r``: the arms of one repetition see

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -179,6 +179,10 @@ class EndpointSession:
     """``ANTHROPIC_BASE_URL``, credentials and retry settings."""
     requests: list[Any] = field(default_factory=list)
     """The model requests the endpoint saw (the emulator fills this in)."""
+    wrap_server: Callable[[McpServer], McpServer] | None = None
+    """What the run's MCP servers become (a recording or replaying relay in front of each)."""
+    misses: list[Any] = field(default_factory=list)
+    """Replay misses of the run: requests no cassette holds (the run is then unscored)."""
 
 
 class Endpoint(Protocol):
@@ -188,9 +192,10 @@ class Endpoint(Protocol):
     """The backend's name."""
 
     def session(
-        self, request: RunRequest
+        self, request: RunRequest, sandbox: Sandbox | None = None
     ) -> contextlib.AbstractAsyncContextManager[EndpointSession]:
-        """Opens the endpoint for one run."""
+        """Opens the endpoint for one run (``sandbox``: the run's folders, whose paths a
+        recording replaces by placeholders)."""
         ...
 
 
@@ -239,7 +244,9 @@ class ClaudeCliRunner:
                 f"{path} is above the sandbox and may be loaded by the CLI"
                 for path in ancestor_leaks(sandbox.workdir)
             ]
-            async with self.endpoint.session(request) as session:
+            async with self.endpoint.session(request, sandbox) as session:
+                if session.wrap_server is not None:
+                    servers = tuple(session.wrap_server(server) for server in servers)
                 env = isolated_env(home=sandbox.home, credentials=session.env, tmp=sandbox.tmp)
                 config = scenario.config
                 argv = build_argv(
@@ -325,6 +332,9 @@ class ClaudeCliRunner:
             )
         elif output.timed_out:
             transcript = timed_out(transcript, stdout, request.scenario.config.timeout_s)
+        if session.misses:
+            # What the CLI made of a refused request is beside the point: the cassette is stale.
+            transcript = replace(transcript, error=session.misses[0].message, ended=None)
         scenario = request.scenario
         with_skill = request.arm == Arm.WITH_SKILL
         plugin = scenario.plugin

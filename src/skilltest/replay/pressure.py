@@ -1,0 +1,99 @@
+"""Record and replay for the pressure layer: which cassette a run belongs to, and the recording
+proxies in front of each upstream.
+
+A pressure run names itself ``<suite file>#<scenario>:<arm>`` (``TurnRequest.run``); its cassette
+is ``<root>/<skill>/<scenario>/<arm>.yaml`` and its repetition ``TurnRequest.rep``. While
+recording, the SDK runner sends every request through a :class:`RecordingProxy` with that name in
+a header; when a scenario's runs are all done, each repetition is written into its cassette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from skilltest.pressure.suite import PressureSuite
+from skilltest.pressure.verdict import WITH_SKILL, WITHOUT_SKILL, ScenarioResult
+from skilltest.replay.normalise import Rules
+from skilltest.replay.proxy import RecordedExchange, RecordingProxy
+from skilltest.replay.recorder import CassetteKey, Recorder
+
+
+def run_name(suite: PressureSuite, scenario_id: str, arm: str) -> str:
+    """The ``run`` a pressure request carries (see :mod:`skilltest.pressure.run`)."""
+    return f"{suite.path}#{scenario_id}:{arm}"
+
+
+class PressureCassettes:
+    """Maps pressure runs to their cassettes and suite rules."""
+
+    def __init__(self, suites: Sequence[PressureSuite]) -> None:
+        self.keys: dict[str, CassetteKey] = {}
+        self.rules: dict[str, Rules] = {}
+        self.suite_of: dict[str, PressureSuite] = {}
+        for suite in suites:
+            for scenario in suite.scenarios:
+                for arm in (WITH_SKILL, WITHOUT_SKILL):
+                    run = run_name(suite, scenario.id, arm)
+                    self.keys[run] = CassetteKey(suite.skill.name, scenario.id, arm)
+                    self.rules[run] = suite.replay
+                    self.suite_of[run] = suite
+
+    def key_of(self, run: str) -> CassetteKey:
+        """The cassette of a run."""
+        return self.keys[run]
+
+    def rules_of(self, run: str) -> Rules:
+        """The normalisation rules of a run's suite."""
+        return self.rules[run]
+
+
+class PressureRecording:
+    """The recording side of a pressure command: proxies, the recorder, finished scenarios."""
+
+    def __init__(self, root: Path, suites: Sequence[PressureSuite], *, model: str) -> None:
+        self.cassettes = PressureCassettes(suites)
+        self.recorder = Recorder(root, layer="pressure", model=model)
+        self._proxies: dict[str, RecordingProxy] = {}
+
+    def via(self, upstream: str) -> str:
+        """The base URL of a recording proxy in front of ``upstream`` (one per upstream)."""
+        if upstream not in self._proxies:
+            proxy = RecordingProxy(upstream, on_exchange=self._exchange)
+            self._proxies[upstream] = proxy.start()
+        return self._proxies[upstream].base_url
+
+    def _exchange(self, recorded: RecordedExchange) -> None:
+        if recorded.run is None or "|" not in recorded.run:
+            return
+        run, _, rep = recorded.run.rpartition("|")
+        key = self.cassettes.keys.get(run)
+        if key is not None and rep.isdigit():
+            self.recorder.add(key, int(rep), recorded, rules=self.cassettes.rules[run])
+
+    def finished(self, result: ScenarioResult) -> None:
+        """Writes the repetitions of a finished scenario into its cassettes."""
+        for run in result.runs:
+            name = next(
+                (
+                    name
+                    for name, key in self.cassettes.keys.items()
+                    if key == CassetteKey(result.skill, result.scenario.id, run.arm)
+                ),
+                None,
+            )
+            if name is None:
+                continue
+            suite = self.cassettes.suite_of[name]
+            self.recorder.finish(
+                self.cassettes.keys[name],
+                run.rep - 1,
+                suite=str(suite.path),
+                rules=self.cassettes.rules[name],
+            )
+
+    def close(self) -> None:
+        """Stops every proxy."""
+        for proxy in self._proxies.values():
+            proxy.close()
+        self._proxies.clear()

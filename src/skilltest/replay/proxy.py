@@ -1,0 +1,405 @@
+"""The recording point, and the replaying one: an HTTP proxy on loopback in front of the model API.
+
+Both the Anthropic SDK and the claude CLI honour ``ANTHROPIC_BASE_URL``, so one proxy in front of
+the upstream (the live API, a gateway, or the emulator) sees every model exchange of a run,
+whoever sends it: the main conversation, the CLI's side requests, ``count_tokens``. Each request
+is forwarded as it came (credentials included, never stored), the answer is passed back as it
+comes (a stream chunk by chunk, so the client sees the upstream's own framing and timing), and
+the exchange is handed to ``on_exchange``: the request body and the response as status, a few
+headers, and either the JSON body or the server-sent events in order.
+
+A proxy serves one run (``run``), or several when clients name theirs in an
+``x-skilltest-run`` header, which is stripped before forwarding.
+
+**Replaying.** Given a :class:`~skilltest.replay.match.Player` (one repetition of a cassette),
+the proxy answers from it instead: a recorded JSON answer as it was, a recorded stream as its
+events with the same framing. A request the cassette does not hold is a *miss*: without an
+upstream it is refused with HTTP 400 and the miss's explanation (the CLI does not retry a 400),
+and the miss is kept for the run's result; with an upstream (``--record-missing``) that request
+and every later one of the run go to the upstream and are recorded, after the replayed ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+RUN_HEADER = "x-skilltest-run"
+"""The header naming the run a request belongs to (stripped before forwarding)."""
+
+DEFAULT_UPSTREAM = "https://api.anthropic.com"
+"""Where the model API is when ``ANTHROPIC_BASE_URL`` says nothing else."""
+
+KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "request-id", "x-should-retry")
+"""Response headers a cassette keeps (never a credential, never a cookie)."""
+
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+    }
+)
+
+
+@dataclass(frozen=True)
+class RecordedExchange:
+    """One request through the proxy and what the upstream answered."""
+
+    run: str | None
+    """The run it belongs to: the proxy's own, or the client's ``x-skilltest-run``."""
+    method: str
+    """HTTP method."""
+    path: str
+    """Path without the query string (``/v1/messages``)."""
+    body: Any
+    """The request's JSON body, or ``None``."""
+    response: dict[str, Any]
+    """``{"status", "headers", "body"}`` for a JSON answer, ``{"status", "headers", "events"}``
+    (``[[event, data], ...]``) for a stream; ``status`` 0 when the upstream could not be reached
+    (``error`` says why)."""
+    replayed: bool = False
+    """Whether the answer came from the cassette rather than the upstream."""
+
+
+def sse_events(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, list[tuple[str, str]]]]:
+    """Passes each chunk through and, with it, the server-sent events it completed."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        done: list[tuple[str, str]] = []
+        while True:
+            cut = _event_end(pending)
+            if cut is None:
+                break
+            block, pending = pending[: cut[0]], pending[cut[1] :]
+            event = _parse_event(block.decode("utf-8", errors="replace"))
+            if event is not None:
+                done.append(event)
+        yield chunk, done
+
+
+def _event_end(buffer: bytes) -> tuple[int, int] | None:
+    ends = [(i, i + len(sep)) for sep in (b"\n\n", b"\r\n\r\n") if (i := buffer.find(sep)) >= 0]
+    return min(ends) if ends else None
+
+
+def _parse_event(block: str) -> tuple[str, str] | None:
+    name, data = "message", []
+    for line in block.splitlines():
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip())
+    return (name, "\n".join(data)) if data or name != "message" else None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], proxy: RecordingProxy) -> None:
+        self.proxy = proxy
+        super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: exchanges are recorded, not logged."""
+
+    def do_POST(self) -> None:
+        self._forward()
+
+    do_GET = do_HEAD = do_PUT = do_PATCH = do_DELETE = do_POST
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("transfer-encoding", "").lower() == "chunked":
+            parts: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _forward(self) -> None:
+        proxy = self.server.proxy
+        raw = self._read_body()
+        run = self.headers.get(RUN_HEADER) or proxy.run
+        if proxy.player is not None and not proxy.live:
+            if self._replay(raw, run):
+                return
+            if proxy.upstream is None:
+                return
+        headers = {
+            key: value
+            for key, value in self.headers.items()
+            if key.lower() not in _HOP_BY_HOP and key.lower() != RUN_HEADER
+        }
+        headers["accept-encoding"] = "identity"  # the recording must see what the client sees
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        assert proxy.upstream is not None
+        url = proxy.upstream.rstrip("/") + self.path
+        path = urlsplit(self.path).path
+        try:
+            with proxy.client.stream(
+                self.command, url, headers=headers, content=raw or None
+            ) as upstream:
+                response = self._relay(upstream)
+        except Exception as exc:  # any transport failure is the client's 502
+            message = f"skilltest recording proxy: cannot reach {proxy.upstream}: {exc}"
+            error = {"type": "error", "error": {"type": "api_error", "message": message}}
+            data = json.dumps(error).encode()
+            with contextlib.suppress(OSError):
+                self.send_response(502)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            response = {"status": 0, "headers": {}, "body": None, "error": str(exc)}
+        proxy.record(RecordedExchange(run, self.command, path, body, response))
+
+    def _replay(self, raw: bytes, run: str | None) -> bool:
+        """Answers from the cassette; ``False`` when the run goes live from here on."""
+        proxy = self.server.proxy
+        path = urlsplit(self.path).path
+        if self.command in ("HEAD", "GET"):
+            # The CLI's connectivity check and other reads: nothing a model answers.
+            status = 200 if path in ("/", "/api/hello", "/health") else 404
+            self._send_json(status, {} if status == 200 else _error(404, f"no route {path}"))
+            return True
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        assert proxy.player is not None
+        answer = proxy.player.answer(proxy.channel_of(path), proxy.normalise(body, path))
+        if isinstance(answer, proxy.exchange_type):
+            response: dict[str, Any] = answer.response  # type: ignore[attr-defined]
+            self._send_recorded(response)
+            proxy.record(RecordedExchange(run, self.command, path, body, response, replayed=True))
+            return True
+        proxy.misses.append(answer)
+        if proxy.upstream is not None:
+            proxy.live = True
+            return False
+        self._send_json(400, _error(400, answer.message))
+        return True
+
+    def _send_recorded(self, response: Mapping[str, Any]) -> None:
+        status = int(response.get("status") or 200)
+        headers = dict(response.get("headers") or {})
+        events = response.get("events")
+        self.send_response(status)
+        for key, value in headers.items():
+            if key.lower() != "content-length":
+                self.send_header(key, str(value))
+        if events is not None:
+            if "content-type" not in {k.lower() for k in headers}:
+                self.send_header("content-type", "text/event-stream; charset=utf-8")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            for name, data in events:
+                chunk = f"event: {name}\ndata: {data}\n\n".encode()
+                self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        body = response.get("body")
+        data = (
+            body.encode()
+            if isinstance(body, str)
+            else json.dumps(body, ensure_ascii=False).encode()
+            if body is not None
+            else b""
+        )
+        if "content-type" not in {k.lower() for k in headers}:
+            self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_json(self, status: int, payload: Mapping[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _relay(self, upstream: Any) -> dict[str, Any]:
+        status = upstream.status_code
+        kept = {k: v for k, v in upstream.headers.items() if k.lower() in KEPT_HEADERS}
+        streaming = "text/event-stream" in upstream.headers.get("content-type", "")
+        self.send_response(status)
+        for key, value in upstream.headers.items():
+            if key.lower() not in _HOP_BY_HOP and key.lower() != "content-encoding":
+                self.send_header(key, value)
+        if self.command == "HEAD":
+            self.send_header("content-length", upstream.headers.get("content-length", "0"))
+            self.end_headers()
+            return {"status": status, "headers": kept, "body": None}
+        if streaming:
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            events: list[list[str]] = []
+            for chunk, done in sse_events(upstream.iter_raw()):
+                events.extend([name, data] for name, data in done)
+                if chunk:
+                    self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                    self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            return {"status": status, "headers": kept, "events": events}
+        data = upstream.read()
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        try:
+            parsed: Any = json.loads(data) if data else None
+        except ValueError:
+            parsed = data.decode("utf-8", errors="replace")
+        return {"status": status, "headers": kept, "body": parsed}
+
+
+class RecordingProxy:
+    """Forwards to ``upstream`` and hands every exchange to ``on_exchange``.
+
+    Example::
+
+        with RecordingProxy("https://api.anthropic.com", on_exchange=cassettes.add) as proxy:
+            env["ANTHROPIC_BASE_URL"] = proxy.base_url
+    """
+
+    def __init__(
+        self,
+        upstream: str | None,
+        *,
+        on_exchange: Callable[[RecordedExchange], None],
+        run: str | None = None,
+        timeout_s: float = 600.0,
+        player: Any = None,
+        normalise: Callable[[Any, str], Mapping[str, Any]] | None = None,
+    ) -> None:
+        """
+        Args:
+            upstream: The model API's base URL; ``None`` when replaying only.
+            on_exchange: Called with every exchange (from a server thread).
+            run: The run this proxy serves when clients do not name theirs.
+            timeout_s: Time limit of one upstream request.
+            player: Answers from a cassette first (replay; a
+                :class:`~skilltest.replay.match.Player`); ``None`` to record only.
+            normalise: What a request body sent to a path is matched by (the replay
+                normaliser, with the run's paths and the suite's rules).
+        """
+        self.upstream = upstream
+        self.run = run
+        self.player = player
+        self.misses: list[Any] = []
+        self.live = False
+        self._normalise = normalise
+        self._on_exchange = on_exchange
+        self._lock = threading.Lock()
+        if upstream is not None:
+            # The anthropic SDK's own HTTP client (httpx2); imported only when a request goes out.
+            import httpx2
+
+            self.client = httpx2.Client(timeout=timeout_s)
+        if player is not None:
+            from skilltest.replay.cassette import Exchange
+
+            self.exchange_type: type = Exchange
+        self._httpd = _Server(("127.0.0.1", 0), self)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``, for ``ANTHROPIC_BASE_URL``."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def record(self, exchange: RecordedExchange) -> None:
+        with self._lock:
+            self._on_exchange(exchange)
+
+    def normalise(self, body: Any, path: str) -> Mapping[str, Any]:
+        """The identity of a request body (sent to ``path``) for the player."""
+        if self._normalise is None:
+            return body if isinstance(body, Mapping) else {}
+        return self._normalise(body, path)
+
+    @staticmethod
+    def channel_of(path: str) -> str:
+        """The cassette channel of a model API path (count_tokens has its own answers)."""
+        return "model:count_tokens" if path.endswith("/count_tokens") else "model"
+
+    def start(self) -> RecordingProxy:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name="skilltest-recording-proxy",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+        with contextlib.suppress(OSError):
+            self._httpd.socket.shutdown(socket.SHUT_RDWR)
+        self._httpd.server_close()
+        if self.upstream is not None:
+            self.client.close()
+
+    def __enter__(self) -> RecordingProxy:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _error(status: int, message: str) -> dict[str, Any]:
+    kind = "invalid_request_error" if status == 400 else "not_found_error"
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def upstream_of(env: Mapping[str, str]) -> str:
+    """Where a client with this environment would send its requests."""
+    return env.get("ANTHROPIC_BASE_URL") or DEFAULT_UPSTREAM

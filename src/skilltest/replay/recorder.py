@@ -1,0 +1,205 @@
+"""Writing cassettes while runs go: a cassette per (skill, scenario, arm), an entry per repetition.
+
+The recording proxies hand over every exchange of a run as it happens; when the run ends, its
+repetition is written into its cassette (the file is rewritten atomically, so an interrupted
+suite keeps every repetition that finished). A repetition recorded again replaces the old one;
+the others stay, which is what ``--record-missing`` needs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilltest.replay.cassette import Cassette, Exchange
+from skilltest.replay.normalise import (
+    Rules,
+    RunPaths,
+    fingerprint,
+    normalise_mcp,
+    normalise_request,
+    rules_in_force,
+)
+from skilltest.replay.proxy import RecordedExchange
+
+NO_RULES = Rules()
+"""A suite without ``replay:`` rules."""
+
+MODEL = "model"
+"""The channel of the model API's exchanges."""
+
+
+@dataclass(frozen=True)
+class CassetteKey:
+    """Which cassette: ``<root>/<skill>/<scenario>/<arm>.yaml``."""
+
+    skill: str
+    """The skill under test (or the plugin's name)."""
+    scenario: str
+    """The scenario id."""
+    arm: str
+    """``with_skill`` or ``without_skill``."""
+
+
+@dataclass
+class _Run:
+    paths: RunPaths | None
+    rules: Rules
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+def channel_of(path: str) -> str:
+    """The channel a model API path is recorded under (``count_tokens`` keeps its own steps)."""
+    return f"{MODEL}:count_tokens" if path.endswith("/count_tokens") else MODEL
+
+
+def to_exchange(
+    recorded: RecordedExchange, step: int, *, paths: RunPaths | None, rules: Rules
+) -> Exchange:
+    """A proxied model exchange as a cassette holds it: normalised request, fingerprint."""
+    from skilltest.emulator.side_requests import classify_side_request
+
+    body = recorded.body if isinstance(recorded.body, Mapping) else {}
+    normalised = normalise_request(body, paths=paths, rules=rules, endpoint=recorded.path)
+    side = classify_side_request(body) if recorded.path.endswith("/v1/messages") else None
+    kind = (
+        "count_tokens"
+        if recorded.path.endswith("/count_tokens")
+        else (f"side:{side}" if side else "main")
+    )
+    return Exchange(
+        step=step,
+        channel=channel_of(recorded.path),
+        fingerprint=fingerprint(normalised),
+        request=normalised,
+        response=dict(recorded.response),
+        kind=kind,
+    )
+
+
+def mcp_exchanges(
+    server: str,
+    entries: Sequence[Mapping[str, Any]],
+    *,
+    paths: RunPaths | None,
+    rules: Rules,
+) -> list[Exchange]:
+    """What the MCP relay logged for one server, as cassette exchanges in order."""
+    exchanges = []
+    for step, entry in enumerate(entries):
+        normalised = normalise_mcp(
+            str(entry.get("method")), entry.get("params"), paths=paths, rules=rules
+        )
+        exchanges.append(
+            Exchange(
+                step=step,
+                channel=f"mcp:{server}",
+                fingerprint=fingerprint(normalised),
+                request=normalised,
+                response=dict(entry.get("response") or {}),
+                kind=str(entry.get("method")),
+            )
+        )
+    return exchanges
+
+
+class Recorder:
+    """Collects the exchanges of running runs and writes each repetition into its cassette."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        layer: str,
+        model: str | None = None,
+        cli_version: str | None = None,
+    ) -> None:
+        """
+        Args:
+            root: The cassette folder (``--record DIR``).
+            layer: ``pressure`` or ``scenarios``.
+            model: The model asked for, written into each cassette.
+            cli_version: The claude version (scenario layer).
+        """
+        self.root = root
+        self.layer = layer
+        self.model = model
+        self.cli_version = cli_version
+        self._lock = threading.Lock()
+        self._runs: dict[tuple[CassetteKey, int], _Run] = {}
+        self._cassettes: dict[CassetteKey, Cassette] = {}
+        self.written: set[Path] = set()
+
+    def path_for(self, key: CassetteKey) -> Path:
+        """The cassette file of a key."""
+        return Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
+
+    def begin(
+        self, key: CassetteKey, rep: int, *, paths: RunPaths | None = None, rules: Rules = NO_RULES
+    ) -> None:
+        """A run starts: its exchanges are collected from now on (replacing any earlier try)."""
+        with self._lock:
+            self._runs[(key, rep)] = _Run(paths, rules)
+
+    def add(
+        self, key: CassetteKey, rep: int, recorded: RecordedExchange, *, rules: Rules = NO_RULES
+    ) -> None:
+        """One model exchange of a run (from the recording proxy's thread); ``rules`` apply
+        when the run was not begun with its own."""
+        if recorded.method not in ("POST",) or recorded.response.get("status") == 0:
+            return  # reads and unreachable upstreams are nothing a model answered
+        with self._lock:
+            run = self._runs.setdefault((key, rep), _Run(None, rules))
+            channel = channel_of(recorded.path)
+            step = sum(1 for e in run.exchanges if e.channel == channel)
+            run.exchanges.append(to_exchange(recorded, step, paths=run.paths, rules=run.rules))
+
+    def add_mcp(
+        self, key: CassetteKey, rep: int, server: str, entries: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """What the MCP relay logged for one server of a run."""
+        with self._lock:
+            run = self._runs.setdefault((key, rep), _Run(None, NO_RULES))
+            run.exchanges.extend(mcp_exchanges(server, entries, paths=run.paths, rules=run.rules))
+
+    def finish(
+        self, key: CassetteKey, rep: int, *, suite: str, rules: Rules = NO_RULES
+    ) -> Path | None:
+        """Writes the run's repetition into its cassette; ``None`` when nothing was recorded."""
+        with self._lock:
+            run = self._runs.pop((key, rep), None)
+            if run is None or not run.exchanges:
+                return None
+            cassette = self._cassettes.get(key)
+            if cassette is None:
+                path = self.path_for(key)
+                cassette = (
+                    Cassette.load(path)
+                    if path.is_file()
+                    else Cassette(
+                        path=path,
+                        layer=self.layer,
+                        suite=suite,
+                        skill=key.skill,
+                        scenario=key.scenario,
+                        arm=key.arm,
+                    )
+                )
+                self._cassettes[key] = cassette
+            from skilltest import __version__
+
+            cassette.suite = suite
+            cassette.model = self.model or cassette.model
+            cassette.cli_version = self.cli_version or cassette.cli_version
+            cassette.skilltest_version = __version__
+            cassette.recorded_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            cassette.rules = rules_in_force(rules)
+            cassette.redact = rules.secrets
+            cassette.repetitions[rep] = run.exchanges
+            cassette.save()
+            self.written.add(cassette.path)
+            return cassette.path

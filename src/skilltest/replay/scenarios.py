@@ -1,0 +1,319 @@
+"""Record and replay for the scenario layer: endpoints that put a proxy between the claude CLI and
+its model, and a relay between the CLI and each of its MCP servers.
+
+:class:`RecordingEndpoint` wraps the endpoint a run would use anyway (the live API or the
+emulator): the CLI's ``ANTHROPIC_BASE_URL`` points at a :class:`RecordingProxy` in front of it,
+each MCP server is started through the relay in ``record`` mode, and when the run ends its
+repetition is written into its cassette.
+
+:class:`ReplayEndpoint` answers from the cassettes: the proxy serves the recorded model
+exchanges, and each MCP server is replaced by the relay in ``replay`` mode, which starts no
+server. With a fallback endpoint (``--record-missing``) a run whose repetition was never
+recorded runs live and is recorded, and a run that misses part way goes live from the miss on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from skilltest.claude.isolation import Sandbox
+from skilltest.plugins import McpServer
+from skilltest.replay.cassette import Cassette
+from skilltest.replay.match import Miss, Player
+from skilltest.replay.normalise import Rules, RunPaths, normalise_request, rules_in_force
+from skilltest.replay.proxy import RecordingProxy, upstream_of
+from skilltest.replay.recorder import MODEL, CassetteKey, Recorder
+from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
+
+REPLAY_API_KEY = "sk-skilltest-replay"
+"""The key the CLI sends to the replaying proxy; never a real credential."""
+
+RELAY = (sys.executable, "-m", "skilltest.replay.mcp_relay")
+"""How a run starts the MCP relay."""
+
+
+def cassette_key(request: RunRequest) -> CassetteKey:
+    """The cassette of a run: ``<root>/<skill>/<scenario>/<arm>.yaml``."""
+    return CassetteKey(request.scenario.skill.name, request.scenario.id, request.arm.value)
+
+
+def run_paths(sandbox: Sandbox | None) -> RunPaths | None:
+    """The run's own paths, which recordings hold as placeholders."""
+    if sandbox is None:
+        return None
+    return RunPaths(
+        workdir=str(sandbox.workdir),
+        home=str(sandbox.home),
+        tmp=str(sandbox.tmp),
+        root=str(sandbox.root),
+    )
+
+
+def _paths_json(paths: RunPaths | None) -> str:
+    return json.dumps(dataclasses.asdict(paths) if paths is not None else {})
+
+
+def _relay_recording(
+    server: McpServer, log: Path, paths: RunPaths | None, rules: Rules
+) -> McpServer:
+    return dataclasses.replace(
+        server,
+        command=RELAY[0],
+        args=(
+            *RELAY[1:],
+            "record",
+            "--log",
+            str(log),
+            "--paths-json",
+            _paths_json(paths),
+            "--rules-json",
+            _rules_json(rules),
+            "--",
+            server.command,
+            *server.args,
+        ),
+    )
+
+
+def _rules_json(rules: Rules) -> str:
+    return json.dumps(
+        {
+            "ignore": list(rules.ignore),
+            "normalise": [{"pattern": p, "replacement": r} for p, r in rules.normalise],
+            "redact": list(rules.redact),
+        }
+    )
+
+
+def _relay_replaying(
+    server: McpServer, exchanges: Path, misses: Path, paths: RunPaths | None, rules: Rules
+) -> McpServer:
+    return dataclasses.replace(
+        server,
+        command=RELAY[0],
+        args=(
+            *RELAY[1:],
+            "replay",
+            "--exchanges",
+            str(exchanges),
+            "--misses",
+            str(misses),
+            "--paths-json",
+            _paths_json(paths),
+            "--rules-json",
+            _rules_json(rules),
+        ),
+    )
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    entries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(ValueError):
+            entry = json.loads(line)
+            if isinstance(entry, dict):
+                entries.append(entry)
+    return entries
+
+
+class RecordingEndpoint:
+    """Runs against ``inner`` and records every exchange into cassettes."""
+
+    def __init__(
+        self,
+        inner: Endpoint,
+        recorder: Recorder,
+        *,
+        rules_of: Callable[[RunRequest], Rules],
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.recorder = recorder
+        self.rules_of = rules_of
+
+    @contextlib.asynccontextmanager
+    async def session(
+        self, request: RunRequest, sandbox: Sandbox | None = None
+    ) -> AsyncIterator[EndpointSession]:
+        key, rules, paths = cassette_key(request), self.rules_of(request), run_paths(sandbox)
+        self.recorder.begin(key, request.rep, paths=paths, rules=rules)
+        logs: dict[str, Path] = {}
+
+        def wrap(server: McpServer) -> McpServer:
+            assert sandbox is not None
+            log = sandbox.root / f"mcp-{len(logs)}.jsonl"
+            logs[server.name] = log
+            return _relay_recording(server, log, paths, rules)
+
+        async with self.inner.session(request, sandbox) as inner:
+            upstream = upstream_of(inner.env)
+            with RecordingProxy(
+                upstream,
+                on_exchange=lambda ex: self.recorder.add(key, request.rep, ex, rules=rules),
+            ) as proxy:
+                session = dataclasses.replace(
+                    inner,
+                    env={**inner.env, "ANTHROPIC_BASE_URL": proxy.base_url},
+                    wrap_server=wrap if sandbox is not None else None,
+                )
+                try:
+                    yield session
+                finally:
+                    inner.requests[:] = session.requests
+        for name, log in logs.items():
+            self.recorder.add_mcp(key, request.rep, name, _read_jsonl(log))
+        self.recorder.finish(key, request.rep, suite=str(request.suite_path), rules=rules)
+
+
+class ReplayEndpoint:
+    """Answers from the cassettes under ``root``; ``fallback`` records what they miss."""
+
+    name = "replay"
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        rules_of: Callable[[RunRequest], Rules],
+        fallback: Endpoint | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
+        """
+        Args:
+            root: The cassette folder (``--replay DIR``).
+            rules_of: The suite's normalisation rules of a run.
+            fallback: The endpoint that answers what the cassettes miss (``--record-missing``).
+            recorder: Where what the fallback answers is recorded.
+        """
+        self.root = root
+        self.rules_of = rules_of
+        self.fallback = fallback
+        self.recorder = recorder
+        self._cassettes: dict[CassetteKey, Cassette | None] = {}
+
+    def cassette(self, key: CassetteKey) -> Cassette | None:
+        """The cassette of a key, loaded once; ``None`` when there is none."""
+        if key not in self._cassettes:
+            path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
+            self._cassettes[key] = Cassette.load(path) if path.is_file() else None
+        return self._cassettes[key]
+
+    @contextlib.asynccontextmanager
+    async def session(
+        self, request: RunRequest, sandbox: Sandbox | None = None
+    ) -> AsyncIterator[EndpointSession]:
+        key, rules, paths = cassette_key(request), self.rules_of(request), run_paths(sandbox)
+        cassette = self.cassette(key)
+        recorded = cassette is not None and request.rep in cassette.repetitions
+        if not recorded and self.fallback is not None and self.recorder is not None:
+            # Nothing of this repetition was recorded: the whole run goes live, recorded.
+            live = RecordingEndpoint(self.fallback, self.recorder, rules_of=lambda _: rules)
+            async with live.session(request, sandbox) as session:
+                yield session
+            return
+        path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
+        player = (
+            Player(cassette, request.rep, rules=rules_in_force(rules))
+            if cassette is not None and recorded
+            else None
+        )
+        upfront: Miss | None = None
+        if player is None:
+            what = "no cassette" if cassette is None else f"no repetition {request.rep} in it"
+            upfront = Miss(
+                cassette=path,
+                rep=request.rep,
+                step=0,
+                channel=MODEL,
+                message=f"replay miss: {path}: {what} (nothing was recorded for "
+                f"{key.skill}/{key.scenario} {request.arm.label}, repetition {request.rep})",
+            )
+        async with contextlib.AsyncExitStack() as stack:
+            upstream: str | None = None
+            inner_env: dict[str, str] = {}
+            if self.fallback is not None and self.recorder is not None and player is not None:
+                inner = await stack.enter_async_context(self.fallback.session(request, sandbox))
+                upstream, inner_env = upstream_of(inner.env), inner.env
+                self.recorder.begin(key, request.rep, paths=paths, rules=rules)
+            recorder = self.recorder
+
+            def on_exchange(ex: Any) -> None:
+                if recorder is not None and upstream is not None:
+                    recorder.add(key, request.rep, ex, rules=rules)
+
+            proxy = stack.enter_context(
+                RecordingProxy(
+                    upstream,
+                    on_exchange=on_exchange,
+                    player=player or _EmptyPlayer(upfront),
+                    normalise=lambda body, api_path: normalise_request(
+                        body if isinstance(body, dict) else {},
+                        paths=paths,
+                        rules=rules,
+                        endpoint=api_path,
+                    ),
+                )
+            )
+            misses_log = sandbox.root / "mcp-misses.jsonl" if sandbox is not None else None
+
+            def wrap(server: McpServer) -> McpServer:
+                assert sandbox is not None and misses_log is not None
+                exchanges = sandbox.root / f"mcp-recorded-{server.name}.json"
+                recorded_mcp = [
+                    {
+                        "method": exchange.request.get("method"),
+                        "params": exchange.request.get("params"),
+                        "response": exchange.response,
+                    }
+                    for exchange in (cassette.repetitions.get(request.rep, []) if cassette else [])
+                    if exchange.channel == f"mcp:{server.name}"
+                ]
+                exchanges.write_text(json.dumps(recorded_mcp), encoding="utf-8")
+                return _relay_replaying(server, exchanges, misses_log, paths, rules)
+
+            session = EndpointSession(
+                env={
+                    **{k: v for k, v in inner_env.items() if k != "ANTHROPIC_BASE_URL"},
+                    "ANTHROPIC_BASE_URL": proxy.base_url,
+                    "ANTHROPIC_API_KEY": inner_env.get("ANTHROPIC_API_KEY", REPLAY_API_KEY),
+                    # A replayed answer is the same on a retry; a live one may not be.
+                    "CLAUDE_CODE_MAX_RETRIES": inner_env.get("CLAUDE_CODE_MAX_RETRIES", "0"),
+                },
+                wrap_server=wrap if sandbox is not None else None,
+            )
+            try:
+                yield session
+            finally:
+                session.misses.extend(proxy.misses if upstream is None else [])
+                if misses_log is not None:
+                    session.misses.extend(
+                        Miss(
+                            cassette=path,
+                            rep=request.rep,
+                            step=0,
+                            channel="mcp",
+                            message=str(entry.get("message")),
+                        )
+                        for entry in _read_jsonl(misses_log)
+                    )
+        if upstream is not None and self.recorder is not None and proxy.live:
+            self.recorder.finish(key, request.rep, suite=str(request.suite_path), rules=rules)
+
+
+class _EmptyPlayer:
+    """A player for a repetition nothing was recorded for: every request is the same miss."""
+
+    def __init__(self, miss: Miss | None) -> None:
+        assert miss is not None
+        self.miss = miss
+
+    def answer(self, channel: str, normalised: Any) -> Miss:
+        return self.miss
