@@ -20,6 +20,7 @@ help:
 	@echo "make check           ruff and mypy"
 	@echo "make lint-skills     skilltest lint: the example skills' front matter, links and scripts"
 	@echo "make bench           benchmarks that print figures"
+	@echo "make record          re-record the example suites' cassettes into tests/cassettes"
 
 install: $(STAMP)
 
@@ -64,6 +65,13 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_pressure.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_scenarios.py
 	$(BIN)/python scripts/bench_adaptive.py
+
+# Re-records the example suites' cassettes: live with ANTHROPIC_API_KEY set, else against the
+# emulator. Replay them with `make test-pressure ARGS="--replay tests/cassettes"` (and scenarios).
+CASSETTES ?= tests/cassettes
+record: $(STAMP) $(CLAUDE)
+	$(BIN)/skilltest pressure --record $(CASSETTES) $(ARGS)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest scenarios --record $(CASSETTES) $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) tests/scenarios/output .pytest_cache .mypy_cache .ruff_cache

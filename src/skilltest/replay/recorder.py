@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skilltest.errors import InputError
 from skilltest.replay.cassette import Cassette, Exchange
 from skilltest.replay.normalise import (
     Rules,
@@ -189,6 +190,14 @@ class Recorder:
                         arm=key.arm,
                     )
                 )
+                if cassette.layer != self.layer:
+                    raise InputError(
+                        f"{path} holds a {cassette.layer} cassette of the same skill and scenario "
+                        f"id; this {self.layer} run would overwrite it",
+                        location=str(path),
+                        fix="give one of the two scenarios another id, or record this layer into "
+                        "another folder",
+                    )
                 self._cassettes[key] = cassette
             from skilltest import __version__
 
