@@ -8,7 +8,8 @@
     │   ├── PatternError            a regex that does not compile or exceeds its time limit
     │   ├── SkillNotFoundError      the suite names a skill with no SKILL.md
     │   ├── ModelScriptError        an emulator model script that is not valid
-    │   └── PluginError             a Claude Code plugin folder: manifest, hooks, MCP servers
+    │   ├── PluginError             a Claude Code plugin folder: manifest, hooks, MCP servers
+    │   └── WorldError              a world file (fake services, fixtures, profiles, MCP mocks)
     ├── ConfigurationError          the environment cannot run what was asked; exit 2
     │   ├── CredentialsError        a live backend without credentials
     │   ├── ClaudeNotFoundError     no usable ``claude`` binary
@@ -64,6 +65,10 @@ class ModelScriptError(InputError):
 
 class PluginError(InputError):
     """A plugin folder whose manifest, hooks, skills or MCP server declarations are not valid."""
+
+
+class WorldError(InputError):
+    """A world file, or a fixture it names, that cannot be read, parsed or validated."""
 
 
 class ConfigurationError(SkilltestError):
