@@ -226,7 +226,9 @@ def run(args: argparse.Namespace) -> int:
     progress.close()
     save(complete=True)
     results = in_order()
-    model = "scripted stand-in model" if backend.name == "emulator" else "real model"
+    model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
+        backend.name, "real model"
+    )
     kept = args.output_dir or "output/ beside each suite"
     print(
         f"claude {binary.version}, {backend.name} backend ({model}), {len(results)} scenarios, "

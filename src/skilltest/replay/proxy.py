@@ -172,23 +172,33 @@ class _Handler(BaseHTTPRequestHandler):
         assert proxy.upstream is not None
         url = proxy.upstream.rstrip("/") + self.path
         path = urlsplit(self.path).path
+        recorded = False
+
+        def record(response: dict[str, Any]) -> None:
+            # Called before the client has the end of its answer: a run whose last answer
+            # has arrived has all its exchanges recorded, and its repetition can be written.
+            nonlocal recorded
+            recorded = True
+            proxy.record(RecordedExchange(run, self.command, path, body, response))
+
         try:
             with proxy.client.stream(
                 self.command, url, headers=headers, content=raw or None
             ) as upstream:
-                response = self._relay(upstream)
+                self._relay(upstream, record)
         except Exception as exc:  # any transport failure is the client's 502
+            if recorded:  # the client went away after its answer was recorded
+                return
             message = f"skilltest recording proxy: cannot reach {proxy.upstream}: {exc}"
             error = {"type": "error", "error": {"type": "api_error", "message": message}}
             data = json.dumps(error).encode()
+            record({"status": 0, "headers": {}, "body": None, "error": str(exc)})
             with contextlib.suppress(OSError):
                 self.send_response(502)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
-            response = {"status": 0, "headers": {}, "body": None, "error": str(exc)}
-        proxy.record(RecordedExchange(run, self.command, path, body, response))
 
     def _replay(self, raw: bytes, run: str | None) -> bool:
         """Answers from the cassette; ``False`` when the run goes live from here on."""
@@ -207,8 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
         answer = proxy.player.answer(proxy.channel_of(path), proxy.normalise(body, path))
         if isinstance(answer, proxy.exchange_type):
             response: dict[str, Any] = answer.response  # type: ignore[attr-defined]
-            self._send_recorded(response)
             proxy.record(RecordedExchange(run, self.command, path, body, response, replayed=True))
+            self._send_recorded(response)
             return True
         proxy.misses.append(answer)
         if proxy.upstream is not None:
@@ -258,7 +268,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(data)
 
-    def _relay(self, upstream: Any) -> dict[str, Any]:
+    def _relay(self, upstream: Any, record: Callable[[dict[str, Any]], None]) -> None:
+        """Passes the upstream's answer on; ``record`` gets it before the client has its end."""
         status = upstream.status_code
         kept = {k: v for k, v in upstream.headers.items() if k.lower() in KEPT_HEADERS}
         streaming = "text/event-stream" in upstream.headers.get("content-type", "")
@@ -268,8 +279,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(key, value)
         if self.command == "HEAD":
             self.send_header("content-length", upstream.headers.get("content-length", "0"))
+            record({"status": status, "headers": kept, "body": None})
             self.end_headers()
-            return {"status": status, "headers": kept, "body": None}
+            return
         if streaming:
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
@@ -279,17 +291,18 @@ class _Handler(BaseHTTPRequestHandler):
                 if chunk:
                     self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                     self.wfile.flush()
+            record({"status": status, "headers": kept, "events": events})
             self.wfile.write(b"0\r\n\r\n")
-            return {"status": status, "headers": kept, "events": events}
+            return
         data = upstream.read()
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
         try:
             parsed: Any = json.loads(data) if data else None
         except ValueError:
             parsed = data.decode("utf-8", errors="replace")
-        return {"status": status, "headers": kept, "body": parsed}
+        record({"status": status, "headers": kept, "body": parsed})
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 class RecordingProxy:

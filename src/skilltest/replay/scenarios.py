@@ -25,10 +25,10 @@ from typing import Any
 from skilltest.claude.isolation import Sandbox
 from skilltest.plugins import McpServer
 from skilltest.replay.cassette import Cassette
-from skilltest.replay.match import Miss, Player
+from skilltest.replay.match import Miss, Player, missing_cassette
 from skilltest.replay.normalise import Rules, RunPaths, normalise_request, rules_in_force
 from skilltest.replay.proxy import RecordingProxy, upstream_of
-from skilltest.replay.recorder import MODEL, CassetteKey, Recorder
+from skilltest.replay.recorder import CassetteKey, Recorder
 from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
 
 REPLAY_API_KEY = "sk-skilltest-replay"
@@ -220,26 +220,18 @@ class ReplayEndpoint:
                 yield session
             return
         path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
+        # A repetition the cassette lacks is the player's own miss ("repetition 2 was not
+        # recorded (the cassette holds repetitions 0-1)").
         player = (
             Player(cassette, request.rep, rules=rules_in_force(rules))
-            if cassette is not None and recorded
+            if cassette is not None
             else None
         )
-        upfront: Miss | None = None
-        if player is None:
-            what = "no cassette" if cassette is None else f"no repetition {request.rep} in it"
-            upfront = Miss(
-                cassette=path,
-                rep=request.rep,
-                step=0,
-                channel=MODEL,
-                message=f"replay miss: {path}: {what} (nothing was recorded for "
-                f"{key.skill}/{key.scenario} {request.arm.label}, repetition {request.rep})",
-            )
+        upfront = missing_cassette(path, request.rep) if player is None else None
         async with contextlib.AsyncExitStack() as stack:
             upstream: str | None = None
             inner_env: dict[str, str] = {}
-            if self.fallback is not None and self.recorder is not None and player is not None:
+            if self.fallback is not None and self.recorder is not None and recorded:
                 inner = await stack.enter_async_context(self.fallback.session(request, sandbox))
                 upstream, inner_env = upstream_of(inner.env), inner.env
                 self.recorder.begin(key, request.rep, paths=paths, rules=rules)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from skilltest.replay.cassette import Cassette, Exchange
-from skilltest.replay.match import Miss, Player
+from skilltest.replay.match import Miss, Player, missing_cassette
 from skilltest.replay.normalise import Rules, normalise_request, rules_in_force
 from skilltest.replay.recorder import MODEL, CassetteKey
 from skilltest.runners.base import TurnRequest, TurnRunner
@@ -68,14 +68,7 @@ class ReplayTurnRunner:
         cassette = self._cassettes[key]
         if cassette is None:
             path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
-            return Miss(
-                cassette=path,
-                rep=rep,
-                step=0,
-                channel=MODEL,
-                message=f"replay miss: {path}: no cassette (nothing was recorded for "
-                f"{key.skill}/{key.scenario} {key.arm.replace('_', '-')})",
-            )
+            return missing_cassette(path, rep)
         if (key, rep) not in self._players:
             self._players[(key, rep)] = Player(cassette, rep, rules=rules_in_force(rules))
         return self._players[(key, rep)]

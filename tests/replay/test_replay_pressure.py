@@ -1,0 +1,325 @@
+"""`skilltest pressure --record` and `--replay` end to end: the example suites recorded against the
+emulator through the real SDK, then replayed with nothing to answer but the cassettes.
+
+A replay has no key, no model script and an ``ANTHROPIC_BASE_URL`` that points at a closed port,
+so a request that went anywhere would fail its run; it also never imports the SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.pressure.run import DEFAULT_MODEL
+from skilltest.replay.cassette import Cassette
+
+from ..conftest import REPO_ROOT
+
+SKILLS = REPO_ROOT / "skills"
+SUITES = REPO_ROOT / "tests" / "skill-pressure"
+SCRIPTS = REPO_ROOT / "tests" / "model-scripts"
+SUMMARY = re.compile(r"^(\d+) replay miss(es)?: re-record with --record \(or --record-missing\)$")
+
+
+def closed_port() -> str:
+    """A loopback URL nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def copy_suites(folder: Path, names: tuple[str, ...] = ("lgtm", "safe-migrations")) -> None:
+    """The example suites, their model scripts named by absolute path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        text = (SUITES / f"{name}.yaml").read_text()
+        text = text.replace(
+            f"../model-scripts/{name}.pressure.yaml", str(SCRIPTS / f"{name}.pressure.yaml")
+        )
+        assert str(SCRIPTS) in text
+        (folder / f"{name}.yaml").write_text(text)
+
+
+def drop_model_scripts(folder: Path) -> None:
+    """Nothing left for an emulator to answer from: a replay must not need it."""
+    for suite in folder.glob("*.yaml"):
+        kept = [line for line in suite.read_text().splitlines() if "model_script:" not in line]
+        suite.write_text("\n".join(kept) + "\n")
+
+
+def comparable(results: Path) -> dict[str, Any]:
+    """A results file without what a replay may change: timings, the backend, the replay mode."""
+    document = json.loads(results.read_text())
+    document.pop("backend")
+    document.pop("replay")
+    for scenario in document["scenarios"]:
+        for run in scenario["runs"]:
+            run.pop("latency_ms")
+    return document
+
+
+def snapshot(cassettes: Path) -> dict[str, tuple[int, bytes]]:
+    """Every cassette's modification time and bytes."""
+    return {
+        str(path.relative_to(cassettes)): (path.stat().st_mtime_ns, path.read_bytes())
+        for path in sorted(cassettes.rglob("*.yaml"))
+    }
+
+
+def pressure(*args: str | Path) -> int:
+    return main(["pressure", *(str(a) for a in args)])
+
+
+def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
+    tmp_path, capsys, monkeypatch
+):
+    suites, cassettes = tmp_path / "suites", tmp_path / "cassettes"
+    copy_suites(suites)
+    recorded = tmp_path / "recorded.json"
+    # -k auto, the suites' default: how many runs a scenario takes is decided by the answers.
+    code = pressure(suites, "--skills-dir", SKILLS, "--record", cassettes, "--results", recorded)
+    assert code == 0, capsys.readouterr().out
+    assert "16 cassette(s) written under" in capsys.readouterr().out
+    assert json.loads(recorded.read_text())["replay"] == {
+        "mode": "record",
+        "directory": str(cassettes),
+        "misses": [],
+    }
+
+    drop_model_scripts(suites)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+    probe = (
+        "import json, sys\n"
+        "from skilltest.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'anthropic', 'httpx2'})\n"
+        "print(json.dumps({'code': code, 'loaded': loaded}))\n"
+    )
+    replayed = tmp_path / "replayed.json"
+    args = ["pressure", str(suites), "--skills-dir", str(SKILLS), "--replay", str(cassettes)]
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args, "--results", str(replayed)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ANTHROPIC_BASE_URL": closed_port()},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"code": 0, "loaded": []}
+    assert "emulator" not in done.stderr  # no notice: nothing is emulated
+    assert "replay miss" not in done.stdout
+    document = json.loads(replayed.read_text())
+    assert document["backend"] == "replay"
+    assert document["replay"] == {"mode": "replay", "directory": str(cassettes), "misses": []}
+    assert comparable(replayed) == comparable(recorded)
+
+    before = snapshot(cassettes)
+    files = [tmp_path / f"replay-{n}.json" for n in range(10)]
+    for results in files:
+        code = pressure(suites, "--skills-dir", SKILLS, "--replay", cassettes, "--results", results)
+        assert code == 0, capsys.readouterr().out
+        assert results.exists()
+    first = comparable(files[0])
+    assert all(comparable(results) == first for results in files[1:])
+    assert first == comparable(recorded)
+    assert snapshot(cassettes) == before  # a replay writes nothing
+
+
+@pytest.fixture(scope="module")
+def recorded_lgtm(tmp_path_factory) -> Path:
+    """The lgtm pressure suite with a copy of its skill, recorded at K=2 (the template each test
+    copies)."""
+    project = tmp_path_factory.mktemp("lgtm")
+    shutil.copytree(SKILLS / "lgtm", project / "skills" / "lgtm")
+    copy_suites(project, ("lgtm",))
+    code = pressure(project / "lgtm.yaml", "--record", project / "cassettes", "-k", "2")
+    assert code in (0, 1)  # percentiles-for-latency is inconclusive at K=2
+    return project
+
+
+@pytest.fixture
+def lgtm(recorded_lgtm, tmp_path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(recorded_lgtm, project)
+    return project
+
+
+def edit_description(project: Path) -> None:
+    skill = project / "skills" / "lgtm" / "SKILL.md"
+    text = skill.read_text()
+    assert "\ndescription: Investigate production incidents" in text
+    skill.write_text(
+        text.replace("description: Investigate", "description: Always use it to investigate")
+    )
+
+
+def test_a_skill_edit_misses_the_with_skill_arms_only_and_record_missing_reruns_them(lgtm, capsys):
+    recorded = snapshot(lgtm / "cassettes")
+    edit_description(lgtm)
+    results = lgtm / "replayed.json"
+    code = pressure(
+        lgtm / "lgtm.yaml", "--replay", lgtm / "cassettes", "-k", "2", "--results", results
+    )
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert out.splitlines()[-1] == "8 replay misses: re-record with --record (or --record-missing)"
+    document = json.loads(results.read_text())
+    assert len(document["replay"]["misses"]) == 8
+    for scenario in document["scenarios"]:
+        runs = {
+            arm: [r for r in scenario["runs"] if r["arm"] == arm]
+            for arm in ("with_skill", "without_skill")
+        }
+        assert len(runs["with_skill"]) == len(runs["without_skill"]) == 2
+        for run in runs["with_skill"]:
+            cassette = lgtm / "cassettes" / "lgtm" / scenario["id"] / "with_skill.yaml"
+            assert run["error"].startswith(
+                f"replay miss: {cassette}, repetition {run['rep'] - 1}, step 0: no recorded "
+                "request matches; nearest is step 0:\n"
+            )
+            # The pressure layer sends the skill as the system prompt.
+            assert "  /system/0/text: system prompt changed: " in run["error"]
+            assert '-> "…tm\\ndescription: Always use it to investiga…"' in run["error"]
+        for run in runs["without_skill"]:  # still replayed, and scored
+            assert run["error"] is None
+            assert run["output"]
+    assert snapshot(lgtm / "cassettes") == recorded
+
+    # Only the with-skill arms go live again; the without-skill cassettes stay as they were.
+    code = pressure(
+        lgtm / "lgtm.yaml", "--replay", lgtm / "cassettes", "--record-missing", "-k", "2"
+    )
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    assert "4 cassette(s) written under" in out
+    assert "replay miss" not in out
+    rerecorded = snapshot(lgtm / "cassettes")
+    changed = {name for name in recorded if rerecorded[name] != recorded[name]}
+    assert changed == {f"lgtm/{s}/with_skill.yaml" for s in SCENARIOS_LGTM}
+
+    again = lgtm / "again.json"
+    code = pressure(
+        lgtm / "lgtm.yaml", "--replay", lgtm / "cassettes", "-k", "2", "--results", again
+    )
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    assert json.loads(again.read_text())["replay"]["misses"] == []
+    assert all(
+        run["error"] is None
+        for s in json.loads(again.read_text())["scenarios"]
+        for run in s["runs"]
+    )
+
+
+SCENARIOS_LGTM = (
+    "aggregation-before-raw-fetch",
+    "discovery-before-querying",
+    "jq-extraction",
+    "percentiles-for-latency",
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "args", "message"),
+    [
+        (
+            "delete",
+            ("--only", "jq-extraction"),
+            "replay miss: {cassettes}/lgtm/jq-extraction/without_skill.yaml, repetition 0, step 0: "
+            "no cassette was recorded for this scenario and arm",
+        ),
+        (
+            None,
+            ("--only", "jq-extraction", "-k", "3"),
+            "replay miss: {cassettes}/lgtm/jq-extraction/without_skill.yaml, repetition 2, step 0: "
+            "repetition 2 was not recorded (the cassette holds repetitions 0-1)",
+        ),
+        (
+            None,
+            ("--only", "jq-extraction", "--model", "claude-opus-5-5"),
+            "replay miss: {cassettes}/lgtm/jq-extraction/without_skill.yaml, repetition 0, step 0: "
+            "no recorded request matches; nearest is step 0:\n"
+            f'  /model: model changed: "{DEFAULT_MODEL}" -> "claude-opus-5-5"',
+        ),
+    ],
+    ids=["no-cassette", "repetition-not-recorded", "model-changed"],
+)
+def test_each_miss_is_the_run_error_in_the_results_file(lgtm, capsys, change, args, message):
+    cassettes = lgtm / "cassettes"
+    if change == "delete":
+        (cassettes / "lgtm" / "jq-extraction" / "without_skill.yaml").unlink()
+    results = lgtm / "replayed.json"
+    code = pressure(
+        lgtm / "lgtm.yaml", "--replay", cassettes, "--results", results, "-k", "2", *args
+    )
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert SUMMARY.match(out.splitlines()[-1])
+    (scenario,) = json.loads(results.read_text())["scenarios"]
+    errors = [r["error"] for r in scenario["runs"] if r["arm"] == "without_skill" and r["error"]]
+    assert errors[0] == message.format(cassettes=cassettes)
+    assert errors[0] in json.loads(results.read_text())["replay"]["misses"]
+
+
+def test_a_recording_stopped_by_sigterm_keeps_the_cassettes_that_finished(tmp_path):
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
+    (tmp_path / "model.yaml").write_text(
+        "schema_version: 1\nfaults: {latency_ms: 400}\n"
+        "rules:\n  - id: with\n    when: {system: DEMO}\n    reply: {text: count_over_time}\n"
+        "default: {text: grep}\n"
+    )
+    scenarios = "".join(
+        f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
+        for i in range(6)
+    )
+    suite = tmp_path / "demo.yaml"
+    suite.write_text(
+        "skill: demo\nmodel_script: model.yaml\nrepetitions: 2\nscenarios:\n" + scenarios
+    )
+    cassettes = tmp_path / "cassettes"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skilltest",
+            "pressure",
+            str(suite),
+            "-j",
+            "2",
+            "--record",
+            str(cassettes),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(cassettes.rglob("*.yaml")):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "Traceback" not in err
+    written = sorted(cassettes.rglob("*.yaml"))
+    assert 2 <= len(written) < 12  # whole scenarios, not all of them
+    assert not list(cassettes.rglob("*.tmp*")) and not [
+        p for p in cassettes.rglob("*") if p.is_file() and p.suffix != ".yaml"
+    ]
+    for path in written:
+        cassette = Cassette.load(path)
+        assert sorted(cassette.repetitions) == [0, 1]
+        assert all(len(exchanges) == 1 for exchanges in cassette.repetitions.values())
