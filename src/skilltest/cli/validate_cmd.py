@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "validate",
         help="check suite files and model scripts without calling a model",
         description=(
-            "Validates pressure suites, scenario suites and emulator model scripts: schema, "
+            "Validates pressure suites, scenario suites, emulator model scripts and world files "
+            "(fake services: routes, fixtures, profiles): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "
             "catastrophically. The kind of each file is read from its content."
@@ -73,7 +74,7 @@ SCENARIOS_SCENARIO_KEYS = frozenset(
 
 
 def file_kind(data: Any, path: Path | None = None) -> str:
-    """``pressure``, ``scenarios`` or ``model-script``, from a file's content.
+    """``pressure``, ``scenarios``, ``model-script`` or ``world``, from a file's content.
 
     A suite whose scenarios have no key of one layer only (a pressure scenario that lacks
     ``with_skill``) is taken for a pressure suite when a folder on its path says so, as
@@ -81,6 +82,8 @@ def file_kind(data: Any, path: Path | None = None) -> str:
     """
     if isinstance(data, dict) and "scenarios" not in data and data.keys() & MODEL_SCRIPT_KEYS:
         return "model-script"
+    if isinstance(data, dict) and "scenarios" not in data and "services" in data:
+        return "world"
     scenarios = data.get("scenarios") if isinstance(data, dict) else None
     keys: set[str] = set()
     for scenario in scenarios if isinstance(scenarios, list) else []:
@@ -130,7 +133,17 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
 
         return ModelScript.load(path)
 
-    return {"pressure": pressure, "scenarios": scenarios, "model-script": model_script}
+    def world(path: Path) -> object:
+        from skilltest.world.model import load_world
+
+        return load_world(path)
+
+    return {
+        "pressure": pressure,
+        "scenarios": scenarios,
+        "model-script": model_script,
+        "world": world,
+    }
 
 
 def _check_model_script(suite: Path, script: Path | None) -> None:
