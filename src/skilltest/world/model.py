@@ -469,18 +469,19 @@ def _fixture(raw: Any, world_path: Path, where: str) -> tuple[dict[str, Any], Pa
     if isinstance(raw, dict):
         return raw, None, where
     file = (world_path.parent / raw).resolve()
-    if file.suffix.lower() == ".json":
-        data = _read_json(file, where)
-    elif file.suffix.lower() in (".yaml", ".yml"):
-        if not file.is_file():
-            raise _missing(raw, file, where)
-        data = read_yaml(file, WorldError)
-    else:
+    if file.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise WorldError(
             f"the fixture {raw!r} is neither JSON nor YAML",
             location=where,
             fix="name a .json, .yaml or .yml file (relative to the world file)",
         )
+    if not file.is_file():
+        raise WorldError(
+            f"the fixture {raw!r} was not found (looked at {file})",
+            location=where,
+            fix="the path is relative to the world file",
+        )
+    data = _read_json(file) if file.suffix.lower() == ".json" else read_yaml(file, WorldError)
     if not isinstance(data, dict):
         raise WorldError(
             f"the fixture holds {type(data).__name__}, not a mapping of collections",
@@ -491,17 +492,7 @@ def _fixture(raw: Any, world_path: Path, where: str) -> tuple[dict[str, Any], Pa
     return data, file, f"{file}#"
 
 
-def _missing(raw: str, file: Path, where: str) -> WorldError:
-    return WorldError(
-        f"the fixture {raw!r} was not found (looked at {file})",
-        location=where,
-        fix="the path is relative to the world file",
-    )
-
-
-def _read_json(file: Path, where: str) -> Any:
-    if not file.is_file():
-        raise _missing(file.name, file, where)
+def _read_json(file: Path) -> Any:
     if file.stat().st_size > MAX_YAML_BYTES:
         raise WorldError(
             f"the fixture is more than {MAX_YAML_BYTES / 2**20:g} MiB",
