@@ -5,19 +5,45 @@ routes and fault profiles. Each run gets its own :class:`FakeService` per servic
 through the world's proxy; :class:`DestinationPolicy` decides what else may be reached (only the
 model API). What the fakes recorded (:class:`Call`) and what the proxy refused
 (:class:`EgressViolation`) are what a scenario is judged on.
+
+Modules, from data to I/O: ``model`` (the world file), ``http`` (plain requests and answers),
+``calls`` (the records), ``policy`` (where traffic may go), ``fake`` (one service's fake).
 """
 
 from __future__ import annotations
 
 from skilltest.world.calls import Call, EgressViolation, is_write
+from skilltest.world.fake import FakeService
 from skilltest.world.http import HttpRequest, HttpResponse, json_response, parse_query
+from skilltest.world.model import (
+    Fault,
+    McpMock,
+    McpTool,
+    Route,
+    Service,
+    World,
+    load_world,
+)
+from skilltest.world.policy import Decision, DestinationPolicy, host_problem, normalise_host
 
 __all__ = [
     "Call",
+    "Decision",
+    "DestinationPolicy",
     "EgressViolation",
+    "FakeService",
+    "Fault",
     "HttpRequest",
     "HttpResponse",
+    "McpMock",
+    "McpTool",
+    "Route",
+    "Service",
+    "World",
+    "host_problem",
     "is_write",
     "json_response",
+    "load_world",
+    "normalise_host",
     "parse_query",
 ]
