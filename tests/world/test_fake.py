@@ -135,6 +135,7 @@ def test_get_answers_the_record_with_its_version_as_etag(client):
     # ids are matched after percent-decoding; one trailing slash is ignored
     assert client.send("GET", "/tickets/INC%207").json()["id"] == "INC 7"
     assert client.send("GET", "/tickets/INC-1042/").status == 200
+    assert client.fake.calls[-1].label() == "GET /tickets/INC-1042"
 
 
 def test_get_of_an_unknown_id_is_404_and_recorded(client):

@@ -30,7 +30,7 @@ class Call:
     host: str
     """The host the request named."""
     path: str
-    """The path without the query, as sent (``/tickets/INC-1042``)."""
+    """The path without the query, as sent but for one trailing ``/`` (``/tickets/INC-1042``)."""
     status: int
     """The status answered; 0 when the fake never answered (a ``timeout`` profile)."""
     at: float

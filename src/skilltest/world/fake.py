@@ -271,7 +271,7 @@ class FakeService:
                     service=self.service.name,
                     method=request.method,
                     host=request.host,
-                    path=request.path,
+                    path=path,
                     status=0 if response.hang else response.status,
                     at=now,
                     write=is_write(request.method),
