@@ -249,7 +249,9 @@ class FakeService:
             request: The request, as the proxy parsed it.
             now: ``time.monotonic()`` when it arrived.
         """
-        path = request.path if request.path == "/" else request.path.rstrip("/") or "/"
+        path = request.path
+        if len(path) > 1 and path.endswith("/"):
+            path = path[:-1]  # one trailing slash, as most routers forgive
         with self._lock:
             control = self._control(request, path)
             if control is not None:
