@@ -176,10 +176,12 @@ BAD_SUITES = [
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {required_tool: [Bash]}}\n",
         "#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was "
         "unexpected; did you mean 'required_tools'?); accepted: required_tools, "
-        "required_patterns, text_patterns, anti_patterns, tool_ordering, recommended_tools"
+        "required_patterns, text_patterns, anti_patterns, tool_ordering, recommended_tools, "
+        "writes, forbidden, confirm_before_write, final_answer, claims, recovers"
         "\n  fix: expected a mapping "
         "with any of required_tools, required_patterns, text_patterns, anti_patterns, "
-        "tool_ordering, recommended_tools",
+        "tool_ordering, recommended_tools, and in a suite with a world: writes, forbidden, "
+        "confirm_before_write, final_answer, claims, recovers",
     ),
     (
         "skill: demo\nscenarios:\n  - {id: a, prompt: p, expected: {tool_ordering: [Skill, Bash]}}\n",

@@ -310,6 +310,7 @@ def isolation_flags(
     *,
     sandbox: Sandbox | None = None,
     protected: Iterable[Path] = (),
+    extra: Mapping[str, object] | None = None,
 ) -> list[str]:
     """The CLI flags shared by both arms that keep outside configuration out.
 
@@ -319,10 +320,12 @@ def isolation_flags(
             (:func:`read_confinement`).
         protected: Folders or files whose repository (or folder) a shell command must not
             name either: the skill's source, the suite.
+        extra: More settings for the run (a controlled world's ``sandbox`` section).
     """
     settings = isolation_settings(cli_version)
     if sandbox is not None:
         settings["permissions"] = read_confinement(sandbox, protected)
+    settings.update(extra or {})
     return [
         "--setting-sources",
         "project",

@@ -73,6 +73,9 @@ class ProcessOutput:
     """Why the process could not be started at all."""
     stopped_reason: str | None = None
     """Why :attr:`Invocation.stop_on` stopped the run; ``None`` when it was not stopped."""
+    turn_starts: tuple[float, ...] = ()
+    """When each user message was sent (``time.monotonic()``): the prompt first, then each
+    follow-up; a fake service's calls are placed in the user turn they happened in by these."""
 
 
 def user_message_line(text: str) -> str:
@@ -158,9 +161,11 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
     pending = list(invocation.follow_ups)
     stopping: list[asyncio.Future[None]] = []
     stopped_reason: str | None = None
+    turn_starts: list[float] = [] if uses_stdin else [started]
 
     async def send(text: str) -> None:
         assert process.stdin is not None
+        turn_starts.append(time.monotonic())
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             process.stdin.write(user_message_line(text).encode())
             await process.stdin.drain()
@@ -246,6 +251,7 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         timed_out=timed_out,
         duration_s=time.monotonic() - started,
         stopped_reason=stopped_reason,
+        turn_starts=tuple(turn_starts),
     )
 
 

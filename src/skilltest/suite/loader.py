@@ -351,7 +351,7 @@ def load_validated(path: Path, schema_name: str, error: type[InputError] = Suite
     return data
 
 
-IGNORED_FOLDERS = frozenset({"output"})
+IGNORED_FOLDERS = frozenset({"output", "worlds"})
 """Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``)."""
 
 
