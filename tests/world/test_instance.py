@@ -81,6 +81,7 @@ class Client:
                 status, raw, got = response.status, response.read(), dict(response.headers)
         except urllib.error.HTTPError as error:
             status, raw, got = error.code, error.read(), dict(error.headers)
+            error.close()
         try:
             payload = json.loads(raw) if raw else None
         except ValueError:

@@ -76,6 +76,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.scenarios_cmd",
     "skilltest.cli.score_cmd",
     "skilltest.cli.lint_cmd",
+    "skilltest.cli.world_cmd",
 )
 
 

@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -110,6 +110,11 @@ class WorldInstance:
             (``api.anthropic.com``, or a gateway's ``host[:port]``).
         mode: ``sandbox`` or ``proxy-env``; by default ``sandbox`` when
             :func:`sandbox_available`.
+        host: The proxy's address; loopback unless something else must reach it.
+        port: The HTTP proxy's port (0: a free one).
+        socks_port: The SOCKS5 port (0: a free one).
+        log: Told one line per request answered and per destination refused (``world serve``
+            prints them).
 
     Raises:
         WorldError: no service declares ``profile``.
@@ -124,6 +129,10 @@ class WorldInstance:
         folder: Path,
         pass_through: Iterable[str] = (),
         mode: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        socks_port: int = 0,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         if profile is not None and profile not in world.profiles():
             known = ", ".join(sorted(world.profiles())) or "none"
@@ -157,6 +166,7 @@ class WorldInstance:
         """The run's own CA."""
         self.violations: list[EgressViolation] = []
         """Every destination the proxy refused, in order."""
+        self._log = log
         self._extra_calls: list[Call] = []
         self._lock = threading.Lock()
         self.proxy = WorldProxy(
@@ -164,6 +174,9 @@ class WorldInstance:
             policy=DestinationPolicy(world.hosts(), pass_through=pass_through),
             ca=self.ca,
             on_violation=self._violation,
+            host=host,
+            port=port,
+            socks_port=socks_port,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -267,8 +280,16 @@ class WorldInstance:
         service = self.world.service_for(request.host)
         if service is None:
             return None
-        return self.fakes[service.name].handle(request, now)
+        response = self.fakes[service.name].handle(request, now)
+        if self._log is not None:
+            query = f"?{request.raw_query}" if request.raw_query else ""
+            answer = "no answer (timeout fault)" if response.hang else str(response.status)
+            self._log(f"{request.method} {request.host}{request.path}{query} -> {answer}")
+        return response
 
     def _violation(self, violation: EgressViolation) -> None:
         with self._lock:
             self.violations.append(violation)
+        if self._log is not None:
+            where = violation.url or violation.host
+            self._log(f"refused {where} ({violation.reason})")

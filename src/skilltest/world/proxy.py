@@ -168,7 +168,14 @@ class WorldProxy:
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
 
     def start(self) -> WorldProxy:
-        """Listens on both ports and serves in background threads."""
+        """Listens on both ports and serves in background threads.
+
+        Raises:
+            OSError: a port is taken or the address is not this machine's.
+            RuntimeError: started already.
+        """
+        if self._servers:
+            raise RuntimeError("the world proxy is started already")
         host, port, socks_port = self._address
         try:
             self._servers = [

@@ -187,8 +187,9 @@ class CertificateAuthority:
                     serialization.NoEncryption(),
                 )
             )
+            # The leaf alone: clients hold the CA, and a chain that carries its own root is
+            # what "self-signed certificate in certificate chain" complains about.
             out.write(leaf.public_bytes(serialization.Encoding.PEM))
-            out.write(self._cert.public_bytes(serialization.Encoding.PEM))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         context.load_cert_chain(path)
