@@ -2,7 +2,7 @@
 emulator through the real SDK, then replayed with nothing to answer but the cassettes.
 
 A replay has no key, no model script and an ``ANTHROPIC_BASE_URL`` that points at a closed port,
-so a request that went anywhere would fail its run; it also never imports the SDK.
+so a request that went anywhere would fail its run; it imports neither the SDK nor the emulator.
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
         "import json, sys\n"
         "from skilltest.cli import main\n"
         "code = main(sys.argv[1:])\n"
-        "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'anthropic', 'httpx2'})\n"
+        "heavy = {'anthropic', 'httpx2', 'skilltest.emulator'}\n"
+        "loaded = sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy)\n"
         "print(json.dumps({'code': code, 'loaded': loaded}))\n"
     )
     replayed = tmp_path / "replayed.json"

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltest.cli.options import tcp_port
-from skilltest.emulator import EmulatorServer, ModelScript, RecordedRequest
 from skilltest.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from skilltest.emulator import RecordedRequest
 
 
 def register(subparsers: Any) -> None:
@@ -56,6 +58,9 @@ def _describe(request: RecordedRequest) -> str:
 
 def serve_command(args: argparse.Namespace) -> int:
     """Loads the script, serves it, and returns 0 when interrupted."""
+    # Imported here: every other command starts without loading the emulator.
+    from skilltest.emulator import EmulatorServer, ModelScript
+
     script = ModelScript.load(args.script)
 
     def log(request: RecordedRequest) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltest.cli import EXIT_BAD_INPUT, interrupted_exit_code
+from skilltest.cli import EXIT_BAD_INPUT, interrupted_exit_code, run_async
 
 if TYPE_CHECKING:
     from skilltest.replay.match import Miss
@@ -50,6 +50,12 @@ from skilltest.runners.base import TurnRunner
 from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
+
+SAVE_EVERY_S = 1.0
+"""While a suite runs, the results file is rewritten after a finished scenario at most once in
+this many seconds (and always at the end, or when interrupted). Each rewrite holds every finished
+scenario: after each of hundreds of replayed scenarios, the rewrites would cost more than the
+replay."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -151,7 +157,11 @@ def run(args: argparse.Namespace) -> int:
     cassettes = PressureCassettes(suites) if tape.replaying else None
     replayers: dict[Path, ReplayTurnRunner] = {}
 
+    saved_at = 0.0
+
     def save(complete: bool, interrupted: bool = False) -> None:
+        nonlocal saved_at
+        saved_at = time.monotonic()
         results = _in_suite_order(suites, state.results)
         if results_path is not None:
             document = results_document(
@@ -199,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
     def finished(result: ScenarioResult) -> None:
         if recording is not None:
             recording.finished(result)
-        save(False)
+        if time.monotonic() - saved_at >= SAVE_EVERY_S:
+            save(False)
 
     save(False)  # an unwritable --results or --junit fails now, before any model call
     progress = Progress(total_runs(suites, args.skill_only, plan), "pressure")
@@ -225,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
                 recording.close()
 
     try:
-        asyncio.run(run_all())
+        run_async(run_all())
     except KeyboardInterrupt as exc:
         progress.close()
         save(False, interrupted=True)

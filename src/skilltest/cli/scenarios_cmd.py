@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import sys
 from pathlib import Path
@@ -11,7 +10,14 @@ from typing import Any
 
 from skilltest.claude.binary import find_claude
 from skilltest.claude.isolation import unconfined_bash
-from skilltest.cli import EXIT_BAD_INPUT, EXIT_CANARY, EXIT_FAILED, EXIT_OK, interrupted_exit_code
+from skilltest.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_CANARY,
+    EXIT_FAILED,
+    EXIT_OK,
+    interrupted_exit_code,
+    run_async,
+)
 from skilltest.cli.options import (
     Tape,
     add_common_run_options,
@@ -201,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     save(complete=False)  # an unwritable --results or --junit fails now, before any run
     progress = Progress(sum(p.run_count for p in planned), "scenarios")
     try:
-        asyncio.run(
+        run_async(
             run_suites(
                 suites,
                 runner,

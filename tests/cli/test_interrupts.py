@@ -1,0 +1,51 @@
+"""Interrupts inside a command's event loop: they reach the command, never stderr as a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+import signal
+
+import pytest
+
+from skilltest.cli import Terminated, run_async, stop_signals_interrupt
+
+
+async def signalled_while_a_task_computes() -> int:
+    async def busy() -> None:
+        await asyncio.sleep(0)
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives while this task runs Python code
+        for _ in range(10**6):
+            pass
+
+    await asyncio.gather(busy(), asyncio.sleep(30))
+    return 0
+
+
+async def signalled_while_the_loop_waits() -> int:
+    asyncio.get_running_loop().call_later(0.05, os.kill, os.getpid(), signal.SIGTERM)
+    await asyncio.sleep(30)
+    return 0
+
+
+@pytest.mark.parametrize(
+    "main", [signalled_while_a_task_computes, signalled_while_the_loop_waits], ids=["task", "loop"]
+)
+def test_sigterm_in_the_loop_is_raised_once_and_nothing_is_logged(main, caplog):
+    caplog.set_level(logging.DEBUG, logger="asyncio")
+    with pytest.raises(Terminated) as raised, stop_signals_interrupt():
+        run_async(main())
+    assert raised.value.signum == signal.SIGTERM
+    del raised  # its traceback holds the task alive
+    gc.collect()  # asyncio reports an exception nobody retrieved when its task is collected
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def test_the_coroutine_result_is_returned():
+    async def answer() -> int:
+        await asyncio.sleep(0)
+        return 42
+
+    assert run_async(answer()) == 42
