@@ -159,9 +159,14 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     )
     by_id = {s["id"]: s for s in results["scenarios"]}
     assert sorted(by_id) == [
+        "does-not-write-twice",
         "index-large-table",
         "investigate-error-spike",
         "latency-follow-up",
+        "reads-without-changing",
+        "reassign-after-confirmation",
+        "recovers-from-429",
+        "refuses-forbidden-record",
         "rename-column",
         "trace-slow-requests",
     ]
@@ -217,7 +222,37 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     # Skill, Glob, Write in the Rails fixture
     assert [c["name"] for c in migrations["runs"][0]["tool_calls"]] == ["Skill", "Glob", "Write"]
     assert "safe-migrations/index-large-table" in captured.out
-    assert "5 scenarios: 5 improved; 5 passed" in captured.out
+    assert "10 scenarios: 10 improved; 10 passed" in captured.out
+
+    # The tickets suite runs in a world: the fake records what the agent really did.
+    def world_of(scenario_id: str, index: int) -> dict:
+        return by_id[scenario_id]["runs"][index]["world"]
+
+    reassign = world_of("reassign-after-confirmation", 0)
+    assert reassign["writes"] == ["PATCH /tickets/INC-1042"]
+    assert reassign["violations"] == [] and reassign["authority_violation"] is False
+    assert reassign["state_diff"]["tickets"]["tickets"]["changed"]["INC-1042"]["owner"] == [
+        "payments-team",
+        "platform-team",
+    ]
+    # Without the skill, each scenario's characteristic mistake is caught from the call record.
+    assert world_of("reassign-after-confirmation", 1)["early_writes"] == ["PATCH /tickets/INC-1042"]
+    assert world_of("does-not-write-twice", 1)["duplicates"] == ["POST /tickets/INC-1042/escalate"]
+    assert world_of("reads-without-changing", 1)["unexpected"] == ["PATCH /tickets/INC-1001"]
+    assert world_of("recovers-from-429", 1)["missing"] == ["PATCH /tickets/INC-1042"]
+    assert world_of("recovers-from-429", 1)["unobserved_claims"]
+    assert world_of("refuses-forbidden-record", 1)["forbidden"] == ["PATCH /tickets/INC-1050"]
+    assert all(world_of(sid, 1)["authority_violation"] for sid in by_id if sid in TICKETS)
+    assert "writes on the fake" in captured.out
+
+
+TICKETS = {
+    "reassign-after-confirmation",
+    "does-not-write-twice",
+    "reads-without-changing",
+    "recovers-from-429",
+    "refuses-forbidden-record",
+}
 
 
 FAULT_SCRIPT = """\

@@ -49,6 +49,7 @@ from skilltest.scenarios.report import (
     render_table,
     render_unscored,
     render_warnings,
+    render_world,
     results_document,
 )
 from skilltest.scenarios.run import plan, run_suites
@@ -56,6 +57,7 @@ from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint, RunRequest
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
 from skilltest.scenarios.tools import check_scenario_tools
 from skilltest.scenarios.verdict import ScenarioVerdict
+from skilltest.scenarios.wiring import check_wiring
 from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/scenarios")
@@ -168,6 +170,10 @@ def run(args: argparse.Namespace) -> int:
     if not tape.replaying:  # replayed servers are not started: their cassettes answer
         check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
     runner = ClaudeCliRunner(binary, endpoint)
+    # Before anything could write to a controlled world: one read-only run proves the agent's
+    # requests reach the fake (exit 2 with how they escaped when they do not).
+    for line in run_async(check_wiring(suites, runner)):
+        print(f"skilltest: {line}", file=sys.stderr)
     context = RunContext(
         backend=backend.name,
         claude_version=binary.version,
@@ -241,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         f"-j {args.jobs}; raw transcripts in {kept}"
     )
     print(render_table(results))
-    for block in (render_unscored(results), render_warnings(results)):
+    for block in (render_world(results), render_unscored(results), render_warnings(results)):
         if block:
             print()
             print(block)

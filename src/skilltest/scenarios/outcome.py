@@ -94,6 +94,9 @@ class RunRecord:
     """The rubric's explanation of the score, for failure reports."""
     loaded: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """What the CLI said it loaded for the run: ``skills``, ``plugins``, ``mcp_servers``."""
+    world: Mapping[str, Any] | None = None
+    """What the controlled world saw (``WorldOutcome.to_dict()``): calls, writes, violations,
+    state diff and the split scores; ``None`` without a world."""
     bad_input: bool = False
     """Whether the run is unscored because of the suite (a pattern too slow to match)."""
 
@@ -101,6 +104,23 @@ class RunRecord:
     def scored(self) -> bool:
         """Whether the run has a score."""
         return self.score is not None
+
+    @property
+    def authority_violations(self) -> tuple[str, ...]:
+        """The run's authority violations in the world (forbidden, unexpected or duplicate
+        writes, writes before confirmation, egress violations, unobserved claims)."""
+        if self.world is None:
+            return ()
+        return tuple(self.world.get("violations") or ())
+
+    def split_score(self, name: str) -> float | None:
+        """A split score of the run: ``tool`` is the rubric's, the others the world's."""
+        if name == "tool":
+            return self.score
+        if self.world is None or not self.scored:
+            return None
+        value = (self.world.get("scores") or {}).get(name)
+        return float(value) if value is not None else None
 
     def fired(self, skills: tuple[str, ...]) -> bool:
         """Whether every skill in ``skills`` was invoked (``plugin:name`` counts as ``name``)."""
@@ -128,4 +148,5 @@ class RunRecord:
             "claude_version": self.cli_version,
             "warnings": list(self.warnings),
             "loaded": {key: list(value) for key, value in self.loaded.items()},
+            "world": dict(self.world) if self.world is not None else None,
         }

@@ -11,8 +11,10 @@ from tabulate import tabulate
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.text import inconclusive_line, k_cell, shorten
+from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
 from skilltest.stats import Interval
+from skilltest.world.score import WorldOutcome
 
 LAYER = "scenarios"
 
@@ -161,6 +163,46 @@ def render_unscored(results: Sequence[ScenarioVerdict]) -> str:
             elif run.ended is not None:
                 lines.append(f"  cut short {name} (scored {run.score:.2f}): {run.ended}")
     return ("runs unscored or cut short:\n" + "\n".join(lines)) if lines else ""
+
+
+def render_world(results: Sequence[ScenarioVerdict]) -> str:
+    """For scenarios in a controlled world: per arm, whether the writes on the fake were as
+    expected, the runs with an authority violation, and what a failing run did (seed 001's
+    table). Empty when no scenario has a world."""
+    rows = []
+    for result in results:
+        for arm in (result.with_skill, result.without_skill):
+            runs = [run for run in result.runs if arm is not None and run.arm == arm.arm]
+            worlds = [WorldOutcome.from_dict(run.world) for run in runs if run.world is not None]
+            if arm is None or not worlds:
+                continue
+            fine = sum(1 for world in worlds if world.writes_as_expected)
+            violated = sum(1 for world in worlds if world.authority_violation)
+            failing = next(
+                (w for w in worlds if not w.writes_as_expected or w.authority_violation), None
+            )
+            rows.append(
+                [
+                    f"{result.skill}/{result.scenario_id}" if arm.arm == Arm.WITH_SKILL else "",
+                    arm.arm.label,
+                    "as expected" if fine == len(worlds) else "not as expected",
+                    f"{fine}/{len(worlds)}",
+                    f"{violated}/{len(worlds)}",
+                    shorten(failing.detail(), 70) if failing is not None else "none",
+                ]
+            )
+    if not rows:
+        return ""
+    headers = ["scenario", "arm", "writes on the fake", "as expected", "violations", "detail"]
+    modes = sorted(
+        {str(run.world.get("mode")) for r in results for run in r.runs if run.world is not None}
+    )
+    note = (
+        "world: egress confined by Claude Code's sandbox"
+        if modes == ["sandbox"]
+        else "world: egress cooperative (proxy variables only; bubblewrap and socat not found)"
+    )
+    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n" + note
 
 
 def render_warnings(results: Sequence[ScenarioVerdict]) -> str:

@@ -114,6 +114,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         error=card.unscored_reason if card.score is None else None,
         ended=transcript.ended,
         loaded=outcome.loaded,
+        world=outcome.world.to_dict() if outcome.world is not None else None,
         duration_s=outcome.duration_s,
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,

@@ -22,9 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from skilltest.claude.binary import ClaudeBinary
 from skilltest.claude.isolation import (
+    CREDENTIAL_VARIABLES,
     Redactor,
     Sandbox,
     ancestor_leaks,
@@ -54,6 +56,8 @@ from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import ApiRetry
 from skilltest.transcript.stream_json import parse_stream_json
+from skilltest.world.instance import WorldInstance
+from skilltest.world.score import WorldOutcome, judge_world
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,14 @@ class RunOutcome:
     """Isolation problems seen in this run."""
     loaded: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """What the CLI said it loaded: ``skills``, ``plugins``, ``mcp_servers`` (with status)."""
+    world: WorldOutcome | None = None
+    """What the controlled world saw and what it makes of it, when the scenario has one."""
+
+
+def _model_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The model API's host, which a world's proxy lets through untouched."""
+    url = urlsplit(env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com")
+    return (url.netloc,) if url.netloc else ()
 
 
 def allowed_tools(
@@ -244,10 +256,27 @@ class ClaudeCliRunner:
                 f"{path} is above the sandbox and may be loaded by the CLI"
                 for path in ancestor_leaks(sandbox.workdir)
             ]
-            async with self.endpoint.session(request, sandbox) as session:
+            async with contextlib.AsyncExitStack() as stack:
+                session = await stack.enter_async_context(self.endpoint.session(request, sandbox))
                 if session.wrap_server is not None:
                     servers = tuple(session.wrap_server(server) for server in servers)
-                env = isolated_env(home=sandbox.home, credentials=session.env, tmp=sandbox.tmp)
+                world = (
+                    stack.enter_context(
+                        WorldInstance(
+                            scenario.world,
+                            profile=scenario.world_profile,
+                            folder=sandbox.root / "world",
+                            pass_through=_model_hosts(session.env),
+                        )
+                    )
+                    if scenario.world is not None
+                    else None
+                )
+                env = isolated_env(
+                    home=sandbox.home,
+                    credentials={**session.env, **(world.env() if world is not None else {})},
+                    tmp=sandbox.tmp,
+                )
                 config = scenario.config
                 argv = build_argv(
                     self.binary.path,
@@ -269,6 +298,7 @@ class ClaudeCliRunner:
                             *((plugin.root,) if plugin is not None else ()),
                             request.suite_path,
                         ),
+                        extra=world.settings() if world is not None else None,
                     ),
                     plugin_dirs=plugin_dirs,
                     mcp_config=write_mcp_config(servers, sandbox),
@@ -284,7 +314,28 @@ class ClaudeCliRunner:
                         stop_on=unrecoverable_api_error,
                     )
                 )
-            return self._outcome(request, output, Redactor.for_environment(env), session, warnings)
+            secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
+            if world is not None:
+                # The world's tokens are the run's own, and stay out of what is stored too.
+                secrets.update(
+                    WORLD_AGENT_TOKEN=world.agent_token, WORLD_CONTROL_TOKEN=world.control_token
+                )
+            outcome = self._outcome(request, output, Redactor(secrets), session, warnings)
+            if world is None:
+                return outcome
+            transcript = outcome.transcript
+            judged = judge_world(
+                scenario.world_expected,
+                calls=world.calls,
+                violations=world.violations,
+                turn_starts=output.turn_starts,
+                final_text=transcript.assistant_text[-1] if transcript.assistant_text else "",
+                mode=world.mode,
+                profile=scenario.world_profile,
+                fault_profile_active=scenario.world_profile is not None,
+                state_diff=world.state_diff(),
+            )
+            return replace(outcome, world=judged, warnings=(*outcome.warnings, *world.errors))
         finally:
             sandbox.remove()
 

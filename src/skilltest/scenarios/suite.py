@@ -31,6 +31,8 @@ from skilltest.scenarios.rubric import (
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 from skilltest.transcript.model import canonical_tool_name
+from skilltest.world.expect import WorldExpectations, expectations_from
+from skilltest.world.model import World, load_world
 
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
@@ -128,6 +130,12 @@ class Scenario:
     plugin: Plugin | None = None
     """The plugin under test: the with-skill arm loads all of it (``--plugin-dir``); ``skills``
     are the plugin's skills the scenario is about."""
+    world: World | None = None
+    """The controlled world the runs act on (the suite's ``world:``), or ``None``."""
+    world_profile: str | None = None
+    """The world's fault profile for this scenario (``world: {profile: NAME}``)."""
+    world_expected: WorldExpectations = field(default_factory=WorldExpectations)
+    """What the world must have seen: writes, forbidden writes, confirmation, claims..."""
     plugin_mcp: Literal["both", "with"] = "both"
     """Which arms get the plugin's MCP servers: ``both`` (default; the comparison measures what
     the skills add, not what the tools add) or ``with`` (only the with-skill arm)."""
@@ -212,6 +220,59 @@ def _beside_suite(server: McpServer, folder: Path) -> McpServer:
     return replace(
         server, command=resolved(server.command), args=tuple(resolved(a) for a in server.args)
     )
+
+
+def _world(data: dict[str, Any], path: Path) -> World | None:
+    """The suite's controlled world (``world:``, relative to the suite file)."""
+    if not data.get("world"):
+        return None
+    try:
+        return load_world((path.parent / str(data["world"])).resolve())
+    except InputError as exc:
+        raise SuiteError(
+            exc.message, location=exc.location or f"{path}#/world", fix=exc.fix
+        ) from exc
+
+
+def _profile(raw: dict[str, Any], world: World | None, where: str) -> str | None:
+    spec = raw.get("world")
+    name = spec.get("profile") if isinstance(spec, dict) else None
+    if name is None:
+        return None
+    if world is None:
+        raise SuiteError(
+            "the scenario picks a world profile, but the suite names no world",
+            location=f"{where}/world",
+            fix="add `world: <world file>` at the top of the suite",
+        )
+    if name not in world.profiles():
+        known = ", ".join(sorted(world.profiles())) or "none"
+        raise SuiteError(
+            f"the world has no profile {name!r} (its profiles: {known})",
+            location=f"{where}/world/profile",
+            fix=f"use a profile of {world.path}, or add it there",
+        )
+    return str(name)
+
+
+def _world_expected(
+    raw: dict[str, Any], world: World | None, where: str, *, flags: int, timeout_s: float
+) -> WorldExpectations:
+    expected = expectations_from(
+        raw.get("expected"),
+        f"{where}/expected",
+        flags=flags,
+        timeout_s=timeout_s,
+        turns=len(raw.get("turns") or ()),
+        has_profile=isinstance(raw.get("world"), dict) and bool(raw["world"].get("profile")),
+    )
+    if expected.defined and world is None:
+        raise SuiteError(
+            "the scenario expects writes or claims of a world, but the suite names no world",
+            location=f"{where}/expected",
+            fix="add `world: <world file>` at the top of the suite (see docs/world.md)",
+        )
+    return expected
 
 
 def _plugin(
@@ -373,6 +434,7 @@ def load_scenario_suite(
     data = load_validated(path, "scenarios")
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
     plugin = _plugin(data, path, overrides, {})
+    world = _world(data, path)
     skills: dict[tuple[str, str | None], Skill] = {}
     seen: dict[str, int] = {}
     scenarios = []
@@ -483,6 +545,9 @@ def load_scenario_suite(
                 require_skills_fired=bool(_pick("require_skills_fired", raw, data, True)),
                 plugin=plugin,
                 plugin_mcp=_pick("plugin_mcp", raw, data, "both"),
+                world=world,
+                world_profile=_profile(raw, world, where),
+                world_expected=_world_expected(raw, world, where, flags=flags, timeout_s=timeout),
             )
         )
     return ScenarioSuite(
