@@ -197,8 +197,13 @@ class WorldProxy:
     def close(self) -> None:
         """Stops listening and closes every open connection, hanging answers included."""
         self._closing.set()
+        # Both accept loops stop at their next poll; waiting for them side by side halves it.
+        stoppers = [threading.Thread(target=server.shutdown) for server in self._servers]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join()
         for server in self._servers:
-            server.shutdown()
             server.server_close()
         with self._lock:
             open_sockets = list(self._sockets)
