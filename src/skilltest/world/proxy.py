@@ -462,6 +462,8 @@ class WorldProxy:
                 readable, _, _ = select.select([sock], [], [], min(left, 0.5))
                 if readable and not sock.recv(65536):
                     return  # the client closed its side
+            except ssl.SSLWantReadError:
+                continue  # a TLS record that carried no data (a ticket, a key update)
             except (OSError, ValueError, ssl.SSLError):
                 return
 
