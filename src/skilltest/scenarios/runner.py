@@ -272,6 +272,9 @@ class ClaudeCliRunner:
                     if scenario.world is not None
                     else None
                 )
+                if world is not None:
+                    # Added after any replay wrapping: mocks are the world's, live in every mode.
+                    servers = (*servers, *world.mcp_servers(beside=servers))
                 env = isolated_env(
                     home=sandbox.home,
                     credentials={**session.env, **(world.env() if world is not None else {})},

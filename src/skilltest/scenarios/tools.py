@@ -163,6 +163,16 @@ def check_scenario_tools(
     listed = {name: tools.tools for name, tools in found.items()}
     for scenario in scenarios:
         own = {server.name: listed.get(server.name, ()) for server in scenario_servers(scenario)}
+        for mock in scenario.world.mcp if scenario.world is not None else ():
+            if mock.name in own:
+                raise SuiteError(
+                    f"the world's mock MCP server {mock.name!r} has the name of an MCP server "
+                    "the scenario starts (config.mcp_servers or its plugin's)",
+                    location=mock.location,
+                    fix=f"rename one of them: only one server can answer mcp__{mock.name}__* tools",
+                )
+            # A mock lists the tools its world file declares: nothing to start to learn them.
+            own[mock.name] = tuple(tool.name for tool in mock.tools)
         expected = scenario.expected
         check_rubric_tools(
             {

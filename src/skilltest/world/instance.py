@@ -8,6 +8,9 @@ never share state, tokens or certificates. What the instance gives the run:
   with loopback in ``NO_PROXY``, and the CA in ``NODE_EXTRA_CA_CERTS`` (Node adds it to its
   roots), ``SSL_CERT_FILE``, ``CURL_CA_BUNDLE`` and ``REQUESTS_CA_BUNDLE`` (which replace a
   client's roots, so they name the CA followed by the system's roots);
+* :meth:`WorldInstance.mcp_servers`: the world's mock MCP servers (``mcp:``) as ``--mcp-config``
+  entries; each runs :mod:`skilltest.world.mcp_mock` and records its calls in the run's folder,
+  which :attr:`WorldInstance.calls` merges with the fakes' calls;
 * :meth:`WorldInstance.settings`: what goes into the CLI's ``--settings``. In ``sandbox`` mode,
   Claude Code's own sandbox runs every Bash command in a network namespace whose only way out
   is this proxy (``sandbox.network.httpProxyPort`` and ``socksProxyPort``): a client that
@@ -29,15 +32,17 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from skilltest.errors import WorldError
+from skilltest.plugins import McpServer
 from skilltest.world.calls import Call, EgressViolation
 from skilltest.world.fake import FakeService
 from skilltest.world.http import HttpRequest, HttpResponse
+from skilltest.world.mcp_mock import read_calls, write_spec
 from skilltest.world.model import World
 from skilltest.world.policy import DestinationPolicy
 from skilltest.world.proxy import WorldProxy
@@ -48,6 +53,9 @@ SANDBOX = "sandbox"
 PROXY_ENV = "proxy-env"
 """Only the proxy variables point clients at the world's proxy: egress is cooperative."""
 MODES = (SANDBOX, PROXY_ENV)
+
+MCP_MOCK = (sys.executable, "-m", "skilltest.world.mcp_mock")
+"""How a run starts a mock MCP server."""
 
 LOOPBACK_NO_PROXY = "localhost,127.0.0.1,::1"
 """What goes direct: the emulator, a recording proxy and MCP servers on loopback."""
@@ -162,6 +170,8 @@ class WorldInstance:
             for service in world.services
         }
         """The fake of each service, by name."""
+        self.folder = folder
+        """The run's own folder: the CA files, the mock MCP servers' specs and calls."""
         self.ca = CertificateAuthority(folder)
         """The run's own CA."""
         self.violations: list[EgressViolation] = []
@@ -229,6 +239,56 @@ class WorldInstance:
         )
         return env
 
+    def mcp_servers(self, beside: Sequence[McpServer] = ()) -> tuple[McpServer, ...]:
+        """The world's mock MCP servers as the run's ``--mcp-config`` starts them.
+
+        Each is ``python -m skilltest.world.mcp_mock --spec SPEC --calls CALLS`` with this
+        interpreter; the spec is written into the run's folder now. Their
+        :meth:`~McpServer.to_config` entries are the ``mcpServers`` of the config.
+
+        Args:
+            beside: The run's other MCP servers (the suite's ``config.mcp_servers``, a
+                plugin's), whose names a mock may not take.
+
+        Raises:
+            WorldError: a mock has the name of one of ``beside``.
+        """
+        taken = {server.name: server for server in beside}
+        servers = []
+        for mock in self.world.mcp:
+            if mock.name in taken:
+                other = taken[mock.name].origin or "the run's MCP servers"
+                raise WorldError(
+                    f"the world's mock MCP server {mock.name!r} has the name of the MCP server "
+                    f"declared at {other}",
+                    location=mock.location,
+                    fix="rename one of them: both would be mcp__"
+                    f"{mock.name}__* to the agent, and only one could answer",
+                )
+            spec = write_spec(mock, self._mcp_folder / f"{mock.name}.json")
+            servers.append(
+                McpServer(
+                    name=mock.name,
+                    command=MCP_MOCK[0],
+                    args=(
+                        *MCP_MOCK[1:],
+                        "--spec",
+                        str(spec),
+                        "--calls",
+                        str(self._calls(mock.name)),
+                    ),
+                    origin=mock.location,
+                )
+            )
+        return tuple(servers)
+
+    @property
+    def _mcp_folder(self) -> Path:
+        return self.folder / "mcp"
+
+    def _calls(self, mock: str) -> Path:
+        return self._mcp_folder / f"{mock}.calls.jsonl"
+
     def settings(self) -> dict[str, Any]:
         """What to merge into the CLI's ``--settings``: the sandbox section in ``sandbox``
         mode, nothing in ``proxy-env`` mode."""
@@ -253,14 +313,17 @@ class WorldInstance:
 
     @property
     def calls(self) -> list[Call]:
-        """Every call any fake recorded (and any :meth:`record` added), by arrival time."""
+        """Every call any fake or mock MCP server recorded (and any :meth:`record` added), by
+        arrival time."""
         with self._lock:
             extra = list(self._extra_calls)
         merged = [call for fake in self.fakes.values() for call in list(fake.calls)] + extra
+        for mock in self.world.mcp:
+            merged += read_calls(self._calls(mock.name))
         return sorted(merged, key=lambda call: call.at)
 
     def record(self, call: Call) -> None:
-        """Adds a call seen elsewhere (a mock MCP server's tool call) to the record."""
+        """Adds a call seen elsewhere to the record."""
         with self._lock:
             self._extra_calls.append(call)
 
