@@ -164,12 +164,14 @@ RULES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
     "cli-temp": (
         user(
             "output_file: /tmp/claude-1000/-workspace/x/tasks/a.output; "
-            f"{SANDBOX}/tmp/claude-0/cwd; model claude-3-5; /v1/models/claude-3-haiku"
+            f"{SANDBOX}/tmp/claude-0/cwd; model claude-3-5; /v1/models/claude-3-haiku; "
+            f'"{SANDBOX}/tmp/claude-0/claude-settings-9e7d774c2b357b9c.json"'
         ),
         {"paths": PATHS},
         user(
             "output_file: /tmp/claude-{UID}/-workspace/x/tasks/a.output; "
-            "{TMP}/claude-{UID}/cwd; model claude-3-5; /v1/models/claude-3-haiku"
+            "{TMP}/claude-{UID}/cwd; model claude-3-5; /v1/models/claude-3-haiku; "
+            '"{TMP}/claude-{UID}/claude-settings-{HASH}.json"'
         ),
     ),
     "dates": (
@@ -177,14 +179,16 @@ RULES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
             "Today's date is 2026-11-30.\nThe date has changed. Today's date is now 2026-12-01.\n"
             "Today's date is Sunday, November 30, 2026. Today's date is 11/30/2026.\n"
             '"timestamp":"2026-11-29T13:07:02.587Z" at 2026-11-29T13:07+01:00; '
-            "db/migrate/20240105090000_create_orders.rb; released 2026-11-30"
+            "db/migrate/20240105090000_create_orders.rb; released 2026-11-30\n"
+            "Date: Mon, 30 Nov 2026 02:47:58 GMT\r\nRetry-After: 1"
         ),
         {},
         user(
             "Today's date is {DATE}.\nThe date has changed. Today's date is now {DATE}.\n"
             "Today's date is {DATE}. Today's date is {DATE}.\n"
             '"timestamp":"{TIMESTAMP}" at {TIMESTAMP}; '
-            "db/migrate/20240105090000_create_orders.rb; released 2026-11-30"
+            "db/migrate/20240105090000_create_orders.rb; released 2026-11-30\n"
+            "Date: {HTTP_DATE}\r\nRetry-After: 1"
         ),
     ),
     "git-status": (

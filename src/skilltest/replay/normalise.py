@@ -264,6 +264,10 @@ project slug) wherever it shows, e.g. when no :class:`RunPaths` were given."""
 _CLI_TEMP = re.compile(r"(?:(?<=/tmp/)|(?<=\{TMP\}/))claude-\d+(?![\w-])")
 """Claude Code's per-user temp folder ``/tmp/claude-<uid>/``: the uid differs between machines."""
 
+_CLI_SETTINGS_FILE = re.compile(r"claude-settings-[0-9a-f]{8,64}\.json")
+"""The file Claude Code writes ``--settings`` to, named by a hash of its content: a world's
+sandbox settings carry the run's own proxy ports, so the name differs from run to run."""
+
 _TODAY = re.compile(
     r"(Today's date is (?:now )?)"
     r"(?:\d{4}-\d{2}-\d{2}|(?:[A-Z][a-z]+, )?[A-Z][a-z]+ \d{1,2}, \d{4}|\d{1,2}/\d{1,2}/\d{4})"
@@ -274,6 +278,12 @@ _ISO_TIMESTAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])"
 )
 """An ISO 8601 date-time (a ``T`` between date and time), anywhere."""
+
+_HTTP_DATE = re.compile(
+    r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} "
+    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT\b"
+)
+"""An HTTP date (``Date:``, ``Last-Modified:`` in a ``curl -i`` the agent ran)."""
 
 _GIT_STATUS = re.compile(
     r"(?P<head>(?:^|\n)(?:# gitStatus|gitStatus:)[^\n]*)"
@@ -358,10 +368,13 @@ class _StringRules:
             text = _SANDBOX_ID.sub("skilltest-run-{ID}", text)
         if "claude-" in text:
             text = _CLI_TEMP.sub("claude-{UID}", text)
+            text = _CLI_SETTINGS_FILE.sub("claude-settings-{HASH}.json", text)
         if "Today's date is " in text:
             text = _TODAY.sub(r"\1{DATE}", text)
         if "-" in text:
             text = _ISO_TIMESTAMP.sub("{TIMESTAMP}", text)
+        if " GMT" in text:
+            text = _HTTP_DATE.sub("{HTTP_DATE}", text)
         if "gitStatus" in text:
             text = _GIT_STATUS.sub(r"\g<head>\n{GIT_STATUS}\g<end>", text)
         if "OS Version: " in text:
