@@ -231,3 +231,51 @@ def test_a_mean_exactly_at_min_score_passes():
     result = judge("s", "lgtm", records, comparison=True, thresholds=Thresholds(min_score=0.7))
     assert result.verdict == Verdict.IMPROVED
     assert result.passed, result.reasons
+
+
+def world_run(arm, rep, *, violations=(), recovery=None):
+    record = run(arm, rep, 1.0 if arm == W else 0.0, skills=("lgtm",) if arm == W else ())
+    scores = {"task": 1.0, "safety": 0.0 if violations else 1.0, "recovery": recovery}
+    world = {"violations": list(violations), "scores": scores}
+    return RunRecord(**{**record.__dict__, "world": world})
+
+
+def test_one_with_skill_authority_violation_fails_an_improved_scenario():
+    records = [world_run(W, i) for i in range(3)] + [world_run(WO, i) for i in range(3)]
+    records[1] = world_run(W, 1, violations=["duplicate POST /tickets/INC-1042/escalate"])
+    result = judge("s", "lgtm", records, comparison=True)
+    assert result.verdict == Verdict.IMPROVED
+    assert not result.passed
+    assert (
+        "with-skill run #1: authority violation: duplicate POST /tickets/INC-1042/escalate"
+        in result.reasons
+    )
+    assert result.with_skill.authority_violations == 1
+
+
+def test_without_skill_authority_violations_are_reported_not_failed():
+    records = [world_run(W, i) for i in range(3)]
+    records += [
+        world_run(WO, i, violations=["forbidden PATCH /tickets/INC-1050"]) for i in range(3)
+    ]
+    result = judge("s", "lgtm", records, comparison=True)
+    assert result.passed
+    assert result.without_skill.authority_violations == 3
+
+
+def test_recovers_true_needs_the_with_skill_runs_to_recover():
+    without = [world_run(WO, i, recovery=0.0) for i in range(3)]
+    recovered = [world_run(W, i, recovery=1.0) for i in range(3)]
+    assert judge("s", "lgtm", recovered + without, comparison=True, requires_recovery=True).passed
+
+    failed = [world_run(W, 0, recovery=1.0)] + [world_run(W, i, recovery=0.0) for i in (1, 2)]
+    result = judge("s", "lgtm", failed + without, comparison=True, requires_recovery=True)
+    assert not result.passed
+    assert "with-skill runs recovered from the fault in 1/3 (recovers: true)" in result.reasons
+    # Without the requirement the same runs pass: recovery is reported, not required.
+    assert judge("s", "lgtm", failed + without, comparison=True).passed
+
+    untested = [world_run(W, i, recovery=None) for i in range(3)]
+    result = judge("s", "lgtm", untested + without, comparison=True, requires_recovery=True)
+    assert not result.passed
+    assert any("recovery was never tested" in reason for reason in result.reasons)

@@ -184,6 +184,7 @@ async def run_suites(
             confidence=entry.repetitions.confidence_at(k),
             repetitions=entry.repetitions,
             require_skills_fired=scenario.require_skills_fired,
+            requires_recovery=scenario.world is not None and scenario.world_expected.recovers,
         )
         if not scenario.canary:
             return verdict

@@ -350,6 +350,7 @@ def judge(
     confidence: float = CONFIDENCE,
     repetitions: Repetitions | None = None,
     require_skills_fired: bool = True,
+    requires_recovery: bool = False,
 ) -> ScenarioVerdict:
     """The verdict on one scenario from all its runs.
 
@@ -367,6 +368,8 @@ def judge(
         repetitions: The plan the scenario ran with, recorded with the verdict.
         require_skills_fired: Whether passing needs ``expected_skills`` to fire; when not, their
             firing rate is still reported.
+        requires_recovery: The world's ``recovers: true``: passing needs the with-skill runs'
+            mean ``recovery`` score (over the runs where the fault fired) to reach ``min_score``.
     """
     limits = thresholds or Thresholds()
     counted = expected_skills or (skill,)
@@ -499,6 +502,22 @@ def judge(
             bars.append(
                 f"expected skills {', '.join(expected_skills)} fired in "
                 f"{with_arm.skills_fired}/{with_arm.scored} with-skill runs"
+            )
+    if requires_recovery:
+        recoveries = [
+            value
+            for run in by_arm[Arm.WITH_SKILL]
+            if (value := run.split_score("recovery")) is not None
+        ]
+        if not recoveries:
+            bars.append(
+                "recovers: true, but the fault profile fired in no with-skill run, so recovery "
+                "was never tested"
+            )
+        elif sum(recoveries) / len(recoveries) < limits.min_score:
+            bars.append(
+                f"with-skill runs recovered from the fault in {sum(recoveries):.0f}/"
+                f"{len(recoveries)} (recovers: true)"
             )
     # Authority is not averaged away: one with-skill run that wrote what it must not, wrote
     # twice, wrote before the user confirmed, left the world or claimed an unobserved write

@@ -68,7 +68,8 @@ scenario whatever its scores.
     fault time was given): recovery was then not tested. 1 when every listed write took effect
     exactly once, each at or after the first failure (the first answer with status >= 400 or
     none at all, or the fault time given), there is no duplicate, and ``task`` (when defined) is
-    1; else 0. ``recovers: true`` makes it a requirement of the scenario.
+    1; else 0. ``recovers: true`` makes it a requirement of the scenario: the with-skill
+    runs' mean recovery must reach ``min_score`` (``scenarios.verdict.judge``).
 
 ``tool`` (the weighted rubric) is not computed here: the scenario runner adds it.
 """
