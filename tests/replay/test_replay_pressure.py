@@ -275,7 +275,7 @@ def test_each_miss_is_the_run_error_in_the_results_file(lgtm, capsys, change, ar
     assert errors[0] in json.loads(results.read_text())["replay"]["misses"]
 
 
-def test_a_recording_stopped_by_sigterm_keeps_the_cassettes_that_finished(tmp_path):
+def test_a_recording_stopped_by_sigterm_keeps_every_repetition_that_finished(tmp_path):
     (tmp_path / "skills" / "demo").mkdir(parents=True)
     (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
     (tmp_path / "model.yaml").write_text(
@@ -291,36 +291,36 @@ def test_a_recording_stopped_by_sigterm_keeps_the_cassettes_that_finished(tmp_pa
     suite.write_text(
         "skill: demo\nmodel_script: model.yaml\nrepetitions: 2\nscenarios:\n" + scenarios
     )
-    cassettes = tmp_path / "cassettes"
+    cassettes, results = tmp_path / "cassettes", tmp_path / "results.json"
+    command = [sys.executable, "-m", "skilltest", "pressure", str(suite), "-j", "2"]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "skilltest",
-            "pressure",
-            str(suite),
-            "-j",
-            "2",
-            "--record",
-            str(cassettes),
-        ],
+        [*command, "--record", str(cassettes), "--results", str(results)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list(cassettes.rglob("*.yaml")):
+    while time.monotonic() < deadline and len(list(cassettes.rglob("*.yaml"))) < 3:
         time.sleep(0.05)
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 143, err
     assert "Traceback" not in err
-    written = sorted(cassettes.rglob("*.yaml"))
-    assert 2 <= len(written) < 12  # whole scenarios, not all of them
-    assert not list(cassettes.rglob("*.tmp*")) and not [
-        p for p in cassettes.rglob("*") if p.is_file() and p.suffix != ".yaml"
-    ]
-    for path in written:
+    assert not [p for p in cassettes.rglob("*") if p.is_file() and p.suffix != ".yaml"]
+    kept = {}
+    for path in cassettes.rglob("*.yaml"):
         cassette = Cassette.load(path)
-        assert sorted(cassette.repetitions) == [0, 1]
-        assert all(len(exchanges) == 1 for exchanges in cassette.repetitions.values())
+        for rep, exchanges in cassette.repetitions.items():
+            # One answer per run, as recorded.
+            assert [e.response["status"] for e in exchanges] == [200]
+            kept[(cassette.scenario, cassette.arm, rep)] = exchanges[0].response["body"]
+    document = json.loads(results.read_text())
+    assert (document["complete"], document["interrupted"]) == (False, True)
+    finished = {
+        (scenario["id"], run["arm"], run["rep"] - 1): run["output"]
+        for scenario in document["scenarios"]
+        for run in scenario["runs"]
+    }
+    assert 3 <= len(kept) < 24  # the runs that ended, not all of them
+    for run, output in finished.items():  # every finished scenario's runs among them
+        assert kept[run]["content"][0]["text"] == output

@@ -192,23 +192,30 @@ def run(args: argparse.Namespace) -> int:
     if backend.name != "replay":
         pool.check(suites)
 
+    live: dict[Path, TurnRunner] = {}
+
+    def live_runner(suite: PressureSuite) -> TurnRunner:
+        """The backend's runner; while recording, each of its runs is written as it ends."""
+        if suite.path not in live:
+            runner = pool.runner_for(suite)
+            live[suite.path] = recording.runner(runner) if recording is not None else runner
+        return live[suite.path]
+
     def runner_for(suite: PressureSuite) -> TurnRunner:
         if not tape.replaying:
-            return pool.runner_for(suite)
+            return live_runner(suite)
         if suite.path not in replayers:
             assert tape.directory is not None and cassettes is not None
             replayers[suite.path] = ReplayTurnRunner(
                 tape.directory,
                 key_of=cassettes.key_of,
                 rules_of=cassettes.rules_of,
-                fallback=pool.runner_for(suite) if tape.record_missing else None,
+                fallback=live_runner(suite) if tape.record_missing else None,
                 max_retries=pool.limits.get("max_retries", 4),
             )
         return replayers[suite.path]
 
     def finished(result: ScenarioResult) -> None:
-        if recording is not None:
-            recording.finished(result)
         if time.monotonic() - saved_at >= SAVE_EVERY_S:
             save(False)
 
@@ -239,6 +246,8 @@ def run(args: argparse.Namespace) -> int:
         run_async(run_all())
     except KeyboardInterrupt as exc:
         progress.close()
+        if recording is not None:
+            recording.recorder.flush()  # a run whose cassette the interrupt stopped writing
         save(False, interrupted=True)
         print(
             f"skilltest: interrupted; {len(state.results)} finished scenario(s) kept"

@@ -226,6 +226,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt as exc:
         progress.close()
+        recorder = getattr(endpoint, "recorder", None)
+        if recorder is not None:
+            recorder.flush()  # a run whose cassette the interrupt stopped writing
         save(complete=False, interrupted=True)
         if finished:
             print(render_table(in_order()))

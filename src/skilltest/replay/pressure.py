@@ -4,7 +4,8 @@ proxies in front of each upstream.
 A pressure run names itself ``<suite file>#<scenario>:<arm>`` (``TurnRequest.run``); its cassette
 is ``<root>/<skill>/<scenario>/<arm>.yaml`` and its repetition ``TurnRequest.rep``. While
 recording, the SDK runner sends every request through a :class:`RecordingProxy` with that name in
-a header; when a scenario's runs are all done, each repetition is written into its cassette.
+a header; as soon as a run has its answer, its repetition is written into its cassette, so an
+interrupted recording keeps every repetition that finished.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skilltest.pressure.suite import PressureSuite
-from skilltest.pressure.verdict import WITH_SKILL, WITHOUT_SKILL, ScenarioResult
+from skilltest.pressure.verdict import WITH_SKILL, WITHOUT_SKILL
 from skilltest.replay.normalise import Rules
 from skilltest.replay.proxy import RecordedExchange, RecordingProxy
 from skilltest.replay.recorder import CassetteKey, Recorder
+from skilltest.runners.base import TurnRequest, TurnRunner
+from skilltest.transcript import Transcript
 
 
 def run_name(suite: PressureSuite, scenario_id: str, arm: str) -> str:
@@ -71,29 +74,37 @@ class PressureRecording:
         if key is not None and rep.isdigit():
             self.recorder.add(key, int(rep), recorded, rules=self.cassettes.rules[run])
 
-    def finished(self, result: ScenarioResult) -> None:
-        """Writes the repetitions of a finished scenario into its cassettes."""
-        for run in result.runs:
-            name = next(
-                (
-                    name
-                    for name, key in self.cassettes.keys.items()
-                    if key == CassetteKey(result.skill, result.scenario.id, run.arm)
-                ),
-                None,
-            )
-            if name is None:
-                continue
-            suite = self.cassettes.suite_of[name]
-            self.recorder.finish(
-                self.cassettes.keys[name],
-                run.rep - 1,
-                suite=str(suite.path),
-                rules=self.cassettes.rules[name],
-            )
+    def runner(self, inner: TurnRunner) -> TurnRunner:
+        """``inner``, each run of which is written into its cassette as soon as it ends."""
+        return _WritingRunner(inner, self)
+
+    def ended(self, run: str | None, rep: int) -> None:
+        """Writes a run's repetition into its cassette (nothing when nothing was recorded)."""
+        key = self.cassettes.keys.get(run or "")
+        if key is None or run is None:
+            return
+        suite = self.cassettes.suite_of[run]
+        self.recorder.finish(key, rep, suite=str(suite.path), rules=self.cassettes.rules[run])
 
     def close(self) -> None:
         """Stops every proxy."""
         for proxy in self._proxies.values():
             proxy.close()
         self._proxies.clear()
+
+
+class _WritingRunner:
+    """A turn runner whose runs are written into their cassettes as they end."""
+
+    def __init__(self, inner: TurnRunner, recording: PressureRecording) -> None:
+        self.inner = inner
+        self.backend = inner.backend
+        self.recording = recording
+
+    async def run_turn(self, request: TurnRequest) -> Transcript:
+        transcript = await self.inner.run_turn(request)
+        self.recording.ended(request.run, request.rep)
+        return transcript
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -51,6 +51,8 @@ class _Run:
     paths: RunPaths | None
     rules: Rules
     exchanges: list[Exchange] = field(default_factory=list)
+    ended: tuple[str, Rules] | None = None
+    """The suite and its rules once the run has ended: its repetition is due in the cassette."""
 
 
 def channel_of(path: str) -> str:
@@ -170,45 +172,73 @@ class Recorder:
     def finish(
         self, key: CassetteKey, rep: int, *, suite: str, rules: Rules = NO_RULES
     ) -> Path | None:
-        """Writes the run's repetition into its cassette; ``None`` when nothing was recorded."""
-        with self._lock:
-            run = self._runs.pop((key, rep), None)
-            if run is None or not run.exchanges:
-                return None
-            cassette = self._cassettes.get(key)
-            if cassette is None:
-                path = self.path_for(key)
-                cassette = (
-                    Cassette.load(path)
-                    if path.is_file()
-                    else Cassette(
-                        path=path,
-                        layer=self.layer,
-                        suite=suite,
-                        skill=key.skill,
-                        scenario=key.scenario,
-                        arm=key.arm,
-                    )
-                )
-                if cassette.layer != self.layer:
-                    raise InputError(
-                        f"{path} holds a {cassette.layer} cassette of the same skill and scenario "
-                        f"id; this {self.layer} run would overwrite it",
-                        location=str(path),
-                        fix="give one of the two scenarios another id, or record this layer into "
-                        "another folder",
-                    )
-                self._cassettes[key] = cassette
-            from skilltest import __version__
+        """Writes the run's repetition into its cassette; ``None`` when nothing was recorded.
 
-            cassette.suite = suite
-            cassette.model = self.model or cassette.model
-            cassette.cli_version = self.cli_version or cassette.cli_version
-            cassette.skilltest_version = __version__
-            cassette.recorded_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-            cassette.rules = rules_in_force(rules)
-            cassette.redact = rules.secrets
-            cassette.repetitions[rep] = run.exchanges
-            cassette.save()
-            self.written.add(cassette.path)
-            return cassette.path
+        The run has ended from here on: when an interrupt (Ctrl-C, SIGTERM) stops the writing,
+        :meth:`flush` writes it.
+        """
+        with self._lock:
+            run = self._runs.get((key, rep))
+            if run is None or not run.exchanges:
+                self._runs.pop((key, rep), None)
+                return None
+            run.ended = (suite, rules)
+            try:
+                path = self._write(key, rep, run)
+            except Exception:
+                del self._runs[(key, rep)]  # a failure, not an interrupt: not written again
+                raise
+            del self._runs[(key, rep)]
+            return path
+
+    def flush(self) -> list[Path]:
+        """Writes the repetitions of the runs that ended but are not written yet (an interrupt
+        came while their cassette was written); the runs still going are left out."""
+        with self._lock:
+            written = []
+            for (key, rep), run in list(self._runs.items()):
+                if run.ended is not None:
+                    written.append(self._write(key, rep, run))
+                    del self._runs[(key, rep)]
+            return written
+
+    def _write(self, key: CassetteKey, rep: int, run: _Run) -> Path:
+        assert run.ended is not None
+        suite, rules = run.ended
+        cassette = self._cassettes.get(key)
+        if cassette is None:
+            path = self.path_for(key)
+            cassette = (
+                Cassette.load(path)
+                if path.is_file()
+                else Cassette(
+                    path=path,
+                    layer=self.layer,
+                    suite=suite,
+                    skill=key.skill,
+                    scenario=key.scenario,
+                    arm=key.arm,
+                )
+            )
+            if cassette.layer != self.layer:
+                raise InputError(
+                    f"{path} holds a {cassette.layer} cassette of the same skill and scenario "
+                    f"id; this {self.layer} run would overwrite it",
+                    location=str(path),
+                    fix="give one of the two scenarios another id, or record this layer into "
+                    "another folder",
+                )
+            self._cassettes[key] = cassette
+        from skilltest import __version__
+
+        cassette.suite = suite
+        cassette.model = self.model or cassette.model
+        cassette.cli_version = self.cli_version or cassette.cli_version
+        cassette.skilltest_version = __version__
+        cassette.recorded_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        cassette.rules = rules_in_force(rules)
+        cassette.redact = rules.secrets
+        cassette.repetitions[rep] = run.exchanges
+        cassette.save()
+        self.written.add(cassette.path)
+        return cassette.path
