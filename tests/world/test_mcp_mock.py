@@ -89,17 +89,19 @@ def test_the_mock_answers_tools_list_and_calls_and_records_every_call(instance, 
     assert lookup == (False, '{"id": "INC-1042", "owner": "payments-team", "version": 3}')
     assert assigned == (False, "INC-1042 now belongs to platform-team")
     where = f"{WORLD.resolve()}#/mcp/desk/tools/1/responses"
+    # The agent reads what a real server would say; the author's hint is a run warning.
     assert unmatched == (
         True,
+        'Not found: assign has no result for {"id": "INC-1042", "team": "sre"}',
+    )
+    assert unknown == (True, "Unknown tool: reopen")
+    assert instance.errors == [
         "no response of mock MCP server 'desk' matches the call of tool 'assign' with arguments "
         '{"id": "INC-1042", "team": "sre"} (the responses match: {"id": "INC-1042", "team": '
         f'"platform-team"}}); add a response whose match these arguments meet under {where}',
-    )
-    assert unknown == (
-        True,
         "mock MCP server 'desk' has no tool 'reopen' (called with {\"id\": \"INC-1042\"}); its "
         f"tools: lookup, assign, close; declare it under {WORLD.resolve()}#/mcp/desk/tools",
-    )
+    ]
 
     calls = instance.calls
     assert [(c.label(), c.host, c.status, c.write, c.body) for c in calls] == [

@@ -42,7 +42,7 @@ from skilltest.plugins import McpServer
 from skilltest.world.calls import Call, EgressViolation
 from skilltest.world.fake import FakeService
 from skilltest.world.http import HttpRequest, HttpResponse
-from skilltest.world.mcp_mock import read_calls, write_spec
+from skilltest.world.mcp_mock import MATCHED, answer, read_calls, write_spec
 from skilltest.world.model import World
 from skilltest.world.policy import DestinationPolicy
 from skilltest.world.proxy import WorldProxy
@@ -334,8 +334,18 @@ class WorldInstance:
 
     @property
     def errors(self) -> list[str]:
-        """What went wrong inside the proxy (failed TLS handshakes, a fake that raised)."""
-        return list(self.proxy.errors)
+        """What went wrong inside the proxy (failed TLS handshakes, a fake that raised), and
+        each mock MCP call no response answered, with where to add one."""
+        hints = []
+        for call in self.calls:
+            mock = next((m for m in self.world.mcp if call.host == f"mcp:{m.name}"), None)
+            if mock is None or call.status == MATCHED:
+                continue
+            tool = call.path.split("/", 1)[-1]
+            hint = answer(mock, tool, call.body if isinstance(call.body, dict) else {}, 0.0).hint
+            if hint and hint not in hints:
+                hints.append(hint)
+        return list(self.proxy.errors) + hints
 
     # -- the proxy's callbacks ---------------------------------------------------------------
 

@@ -10,8 +10,9 @@ Claude Code starts one per mock from the run's ``--mcp-config``
 description, input schema); ``tools/call`` answers the first response whose every ``match``
 argument equals the call's (JSON equality: ``"7"`` is not ``7``, ``true`` is not ``1``), its
 ``result`` sent as text (a result that is not a string as JSON text). A call no response
-matches, or a tool the mock does not have, is answered with a tool error (``isError``) that
-names the server, the tool and the arguments, and where in the world file to add a response.
+matches, or a tool the mock does not have, is answered with a tool error (``isError``) worded
+as a real server's; the run's warnings name the server, the tool and the arguments, and where in
+the world file to add a response (:attr:`McpAnswer.hint`).
 
 Every call, matched or not, is appended to ``CALLS.jsonl`` as one JSON line
 (:meth:`~skilltest.world.calls.Call.to_dict`) before it is answered, so a run that ends right
@@ -166,11 +167,15 @@ class McpAnswer:
     """What the mock answers one ``tools/call`` and how the call is recorded."""
 
     text: str
-    """The text content sent back: the matched result, or the error."""
+    """The text content sent back: the matched result, or an error worded as a real server's
+    (the agent is not told it talks to a mock)."""
     is_error: bool
     """Whether it is a tool error (no response matched, or no such tool)."""
     call: Call
     """The call as the world records it."""
+    hint: str = ""
+    """For the suite's author, when no response answered: the server, the tool, the arguments
+    and where in the world file to add a response (a run warning, never sent to the agent)."""
 
 
 def answer(mock: McpMock, name: str, arguments: Mapping[str, Any], at: float) -> McpAnswer:
@@ -187,10 +192,11 @@ def answer(mock: McpMock, name: str, arguments: Mapping[str, Any], at: float) ->
     shown = _shown(arguments)
     if tool is None:
         known = ", ".join(tool.name for tool in mock.tools) or "none"
-        text = (
+        hint = (
             f"mock MCP server {mock.name!r} has no tool {name!r} (called with {shown}); its "
             f"tools: {known}; declare it under {mock.location}/tools"
         )
+        text = f"Unknown tool: {name}"
         matched: Any = None
         status = UNMATCHED
     else:
@@ -206,15 +212,16 @@ def answer(mock: McpMock, name: str, arguments: Mapping[str, Any], at: float) ->
         )
         if found is None:
             matches = "; ".join(_shown(match) for match, _ in tool.responses) or "none"
-            text = (
+            hint = (
                 f"no response of mock MCP server {mock.name!r} matches the call of tool "
                 f"{name!r} with arguments {shown} (the responses match: {matches}); add a "
                 f"response whose match these arguments meet under {tool.location}/responses"
             )
+            text = f"Not found: {name} has no result for {shown}"
             status = UNMATCHED
         else:
             matched = found[0]
-            text = _text(matched)
+            text, hint = _text(matched), ""
             status = MATCHED
     call = Call(
         service=mock.name,
@@ -227,7 +234,7 @@ def answer(mock: McpMock, name: str, arguments: Mapping[str, Any], at: float) ->
         route=f"{METHOD} {mock.name}/{tool.name}" if tool is not None else None,
         body=dict(arguments),
     )
-    return McpAnswer(text=text, is_error=status != MATCHED, call=call)
+    return McpAnswer(text=text, is_error=status != MATCHED, call=call, hint=hint)
 
 
 # --- the call record --------------------------------------------------------------------------
