@@ -7,7 +7,12 @@ model API). What the fakes recorded (:class:`Call`) and what the proxy refused
 (:class:`EgressViolation`) are what a scenario is judged on.
 
 Modules, from data to I/O: ``model`` (the world file), ``http`` (plain requests and answers),
-``calls`` (the records), ``policy`` (where traffic may go), ``fake`` (one service's fake).
+``calls`` (the records), ``policy`` (where traffic may go), ``fake`` (one service's fake),
+``expect`` (a scenario's world expectations), ``score`` (judging a run's record against them),
+``tls`` (the run's CA), ``wire`` (HTTP/1.1 on a socket), ``proxy`` (the run's proxy),
+``mcp_mock`` (mock MCP servers), ``instance`` (one run's world: fakes, tokens, CA, proxy, mocks
+and the CLI's settings). The scenario runner builds a ``WorldInstance`` per run and judges it
+with ``score.judge_world``; ``skilltest world serve`` runs one on its own.
 """
 
 from __future__ import annotations
