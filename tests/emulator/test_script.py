@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from skilltest.emulator import ModelScript, Reply, ToolCall
+from skilltest.emulator.described import DescribedCondition
 from skilltest.emulator.script import model_script_schema
 from skilltest.errors import InputError, ModelScriptError
 
@@ -64,6 +65,9 @@ def test_every_key_of_the_format_loads() -> None:
     assert varied.fault.retry_after_ms == 10
     assert script.rules[3].when.side_request == "title"
     assert script.rules[4].when.side_request is True
+    described = script.rules[5]
+    assert described.when.described == DescribedCondition(min_overlap=2)
+    assert described.replies[0].tool_calls == (ToolCall("Skill", {"skill": "{described}"}),)
     assert script.default == Reply(text="default", stop_reason="max_tokens")
 
 
@@ -164,8 +168,42 @@ BAD_SCRIPTS = [
         "typo-in-when",
         f"schema_version: 1\n{RULE}    when: {{usr: hi}}\n    reply: {{text: x}}\n",
         "#/rules/0/when/usr: unknown key 'usr'\n"
-        "  fix: did you mean 'user'? allowed keys here: any_text, model, no_tools, "
+        "  fix: did you mean 'user'? allowed keys here: any_text, described, model, no_tools, "
         "side_request, skill, skill_loaded, system, tool_result, tools, turn, user",
+    ),
+    (
+        "described-as-a-number",
+        f"schema_version: 1\n{RULE}    when: {{described: 2}}\n    reply: {{text: x}}\n",
+        "#/rules/0/when/described: expected a mapping, got 2\n"
+        "  fix: write 'described: {min_overlap: 2}'",
+    ),
+    (
+        "described-without-min-overlap",
+        f"schema_version: 1\n{RULE}    when: {{described: {{}}}}\n    reply: {{text: x}}\n",
+        "#/rules/0/when/described: this 'described' condition is missing the required key "
+        "'min_overlap'\n  fix: say how many words must be shared, e.g. "
+        "'described: {min_overlap: 2}'",
+    ),
+    (
+        "described-min-overlap-zero",
+        f"schema_version: 1\n{RULE}    when: {{described: {{min_overlap: 0}}}}\n"
+        "    reply: {text: x}\n",
+        "#/rules/0/when/described/min_overlap: 0 is too small\n  fix: use a value at least 1",
+    ),
+    (
+        "placeholder-without-described",
+        f"schema_version: 1\n{RULE}    when: {{turn: 1}}\n"
+        "    reply: {tool_calls: [{name: Skill, input: {skill: '{described}'}}]}\n",
+        "#/rules/0/reply: {described} names the skill a 'described' condition chose, "
+        "but this reply has none\n"
+        "  fix: add 'described: {min_overlap: N}' to the rule's 'when', or write the skill's name",
+    ),
+    (
+        "placeholder-in-default",
+        "schema_version: 1\ndefault: {text: 'Loading {described}.'}\n",
+        "#/default: {described} names the skill a 'described' condition chose, "
+        "but this reply has none\n"
+        "  fix: add 'described: {min_overlap: N}' to the rule's 'when', or write the skill's name",
     ),
     (
         "typo-in-reply",

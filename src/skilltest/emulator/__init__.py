@@ -12,8 +12,9 @@ script (YAML) prescribes, with faults on demand. It is not a model: it never gen
         assert server.requests[0].rule_id == "call-bash"
 
 Modules: ``script`` (format, loading, rule selection), ``request_view`` (what rules see of a
-request), ``side_requests`` (Claude Code's helper requests), ``faults``, ``sse`` (wire
-encoding), ``scripted_model`` (per-request decisions) and ``server`` (HTTP).
+request), ``described`` (a skill chosen by how well its listed description fits the prompt),
+``side_requests`` (Claude Code's helper requests), ``faults``, ``sse`` (wire encoding),
+``scripted_model`` (per-request decisions) and ``server`` (HTTP).
 """
 
 from skilltest.emulator.faults import Fault, FaultDecision

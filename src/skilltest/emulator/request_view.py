@@ -52,6 +52,9 @@ class RequestView:
     """Names of the tools the request offers."""
     skills_listed: frozenset[str]
     """Skills the agent is told are available."""
+    skill_listing: tuple[tuple[str, str], ...]
+    """``(name, description)`` of every listed skill, in listing order (the latest listing of a
+    name wins)."""
     skills_loaded: frozenset[str]
     """Skills whose body was injected into the conversation."""
     side_request: SideRequestKind | None
@@ -71,6 +74,7 @@ class RequestView:
             for tool in body.get("tools") or []
             if isinstance(tool, Mapping) and tool.get("name")
         )
+        listing = dict(_listed_skills(system_parts, messages))
         return cls(
             model=str(body.get("model") or ""),
             system_text=system_text,
@@ -79,7 +83,8 @@ class RequestView:
             turn=1 + sum(1 for m in messages if m.get("role") == "assistant"),
             tool_result_text=_last_tool_results(messages),
             tool_names=tools,
-            skills_listed=frozenset(_listed_skills(system_parts, messages)),
+            skills_listed=frozenset(listing),
+            skill_listing=tuple(listing.items()),
             skills_loaded=frozenset(_loaded_skills(messages)),
             side_request=classify_side_request(body),
         )
@@ -162,7 +167,9 @@ def _last_tool_results(messages: Sequence[Mapping[str, Any]]) -> str | None:
 
 def _listed_skills(
     system_parts: Sequence[str], messages: Sequence[Mapping[str, Any]]
-) -> Iterable[str]:
+) -> Iterable[tuple[str, str]]:
+    """``(name, description)`` per listing line; a line that is not ``- NAME: ...`` continues
+    the description above it (a description written over several lines)."""
     texts = list(system_parts)
     for message in messages:
         if message.get("role") == "user":
@@ -172,8 +179,18 @@ def _listed_skills(
         while start >= 0:
             listing = text[start + len(_SKILL_LISTING_HEADER) :].lstrip("\n")
             end = listing.find("\n\n")
-            for match in _LISTED_SKILL.finditer(listing if end < 0 else listing[:end] + "\n"):
-                yield match.group(1)
+            name: str | None = None
+            lines: list[str] = []
+            for line in (listing if end < 0 else listing[:end]).splitlines():
+                match = _LISTED_SKILL.match(line)
+                if match:
+                    if name is not None:
+                        yield name, " ".join(lines)
+                    name, lines = match.group(1), [line[match.end() :].strip()]
+                elif name is not None:
+                    lines.append(line.strip())
+            if name is not None:
+                yield name, " ".join(lines)
             start = text.find(_SKILL_LISTING_HEADER, start + 1)
 
 

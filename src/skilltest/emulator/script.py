@@ -15,6 +15,13 @@ from typing import Any, Literal
 
 import jsonschema
 
+from skilltest.emulator.described import (
+    PLACEHOLDER,
+    DescribedCondition,
+    DescriptionMatch,
+    fill_placeholder,
+    mentions_placeholder,
+)
 from skilltest.emulator.faults import FAILURE_KINDS, Fault
 from skilltest.emulator.request_view import RequestView
 from skilltest.emulator.script_errors import describe_schema_error
@@ -70,6 +77,18 @@ class Reply:
             stop_reason=stop,
         )
 
+    def naming(self, skill: str) -> Reply:
+        """This reply with ``{described}`` in its text, thinking and tool inputs made ``skill``."""
+        return Reply(
+            text=None if self.text is None else self.text.replace(PLACEHOLDER, skill),
+            thinking=None if self.thinking is None else self.thinking.replace(PLACEHOLDER, skill),
+            tool_calls=tuple(
+                ToolCall(name=call.name, input=fill_placeholder(dict(call.input), skill))
+                for call in self.tool_calls
+            ),
+            stop_reason=self.stop_reason,
+        )
+
 
 @dataclass(frozen=True)
 class Conditions:
@@ -97,6 +116,8 @@ class Conditions:
     """Regex on the requested model."""
     side_request: bool | SideRequestKind = False
     """``False``: main requests only; ``True``: any side request; a kind: that kind only."""
+    described: DescribedCondition | None = None
+    """A listed skill whose description shares enough words with the user's prompt."""
 
     def holds(self, view: RequestView) -> bool:
         """Whether every set condition holds for ``view``.
@@ -127,6 +148,8 @@ class Conditions:
             view.tool_result_text is None or not self.tool_result.matches(view.tool_result_text)
         ):
             return False
+        if self.described is not None and self.described_skill(view) is None:
+            return False
         texts = (
             (self.model, view.model),
             (self.user, view.user_text),
@@ -134,6 +157,12 @@ class Conditions:
             (self.any_text, view.all_text),
         )
         return all(pattern is None or pattern.matches(text) for pattern, text in texts)
+
+    def described_skill(self, view: RequestView) -> DescriptionMatch | None:
+        """The listed skill the ``described`` condition chose for ``view``, if it holds."""
+        if self.described is None:
+            return None
+        return self.described.best(view.user_text, view.skill_listing)
 
 
 def _names_skill(names: frozenset[str], wanted: str) -> bool:
@@ -243,11 +272,18 @@ def _build(data: Mapping[str, Any], source: str) -> ModelScript:
     return ModelScript(
         source=source,
         rules=tuple(rules),
-        default=Reply.from_dict(data["default"]) if "default" in data else None,
+        default=_build_default(data, source),
         model=data.get("model"),
         seed=int(data.get("seed", 0)),
         faults=_build_fault(data["faults"], f"{source}#/faults") if "faults" in data else None,
     )
+
+
+def _build_default(data: Mapping[str, Any], source: str) -> Reply | None:
+    if "default" not in data:
+        return None
+    _refuse_placeholder(data["default"], f"{source}#/default")
+    return Reply.from_dict(data["default"])
 
 
 def _build_rule(raw: Mapping[str, Any], location: str) -> Rule:
@@ -266,6 +302,8 @@ def _build_rule(raw: Mapping[str, Any], location: str) -> Rule:
             fix="remove 'pick', or turn 'reply' into a list under 'replies'",
         )
     replies = raw["replies"] if has_replies else [raw["reply"]]
+    if "described" not in (raw.get("when") or {}):
+        _refuse_placeholder(replies, f"{location}/{'replies' if has_replies else 'reply'}")
     return Rule(
         id=raw["id"],
         when=_build_conditions(raw.get("when") or {}, f"{location}/when"),
@@ -293,7 +331,23 @@ def _build_conditions(raw: Mapping[str, Any], location: str) -> Conditions:
         skill_loaded=raw.get("skill_loaded"),
         model=pattern("model"),
         side_request=raw.get("side_request", False),
+        described=(
+            DescribedCondition(min_overlap=raw["described"]["min_overlap"])
+            if "described" in raw
+            else None
+        ),
     )
+
+
+def _refuse_placeholder(replies: object, location: str) -> None:
+    # Outside a rule with a `described` condition there is no chosen skill to put in its place;
+    # sending "{described}" to the agent verbatim would only surface as an unknown skill later.
+    if mentions_placeholder(replies):
+        raise ModelScriptError(
+            f"{PLACEHOLDER} names the skill a 'described' condition chose, but this reply has none",
+            location=location,
+            fix="add 'described: {min_overlap: N}' to the rule's 'when', or write the skill's name",
+        )
 
 
 def _build_fault(raw: Mapping[str, Any], location: str) -> Fault:

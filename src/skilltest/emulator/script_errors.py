@@ -113,6 +113,8 @@ def _kind_of(path: list[Any]) -> str:
         return "rule"
     if "tool_calls" in path:
         return "tool call"
+    if path[-1] == "described":
+        return "'described' condition"
     return str(path[-1])
 
 
@@ -121,6 +123,7 @@ def _required_fix(key: str) -> str:
         "schema_version": "add 'schema_version: 1' at the top of the script",
         "id": "give the rule a unique id, e.g. 'id: call-bash'",
         "name": "name the tool, e.g. 'name: Bash'",
+        "min_overlap": "say how many words must be shared, e.g. 'described: {min_overlap: 2}'",
     }.get(key, f"add {key!r}")
 
 
@@ -129,6 +132,8 @@ def _type_fix(path: list[Any], expected: object) -> str:
         return "write rules as a list: 'rules:' then '- id: ...' entries"
     if path and path[-1] == "tools":
         return "write tools as a list of names, e.g. 'tools: [Bash]'"
+    if path and path[-1] == "described":
+        return "write 'described: {min_overlap: 2}'"
     if expected == "string":
         return "quote the value in the YAML file"
     return f"write {_expected_type(expected)} here"

@@ -90,6 +90,9 @@ class ScriptedModel:
         if rule is not None:
             reply = self._pick(rule)
             rule_id: str | None = rule.id
+            described = rule.when.described_skill(view)
+            if described is not None:
+                reply = reply.naming(described.skill)
         elif view.side_request is not None:
             reply = Reply(
                 text=DEFAULT_ANSWERS[view.side_request],
