@@ -105,6 +105,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.score_cmd",
     "skilltest.cli.lint_cmd",
     "skilltest.cli.world_cmd",
+    "skilltest.cli.triggers_cmd",
 )
 
 

@@ -44,6 +44,7 @@ from skilltest.claude.isolation import (
 from skilltest.claude.process import (
     Invocation,
     ProcessOutput,
+    StopCheck,
     build_argv,
     run_conversation,
     unrecoverable_api_error,
@@ -76,6 +77,10 @@ class RunRequest:
     """Where this run's raw output is kept; ``None`` keeps nothing."""
     model_script: Path | None = None
     """The emulator's model script for this suite."""
+    stop_on: StopCheck | None = None
+    """A caller's own early stop (the trigger layer stops once it knows whether the skill
+    fired): checked after the unrecoverable-API-error check; a run it stops ends as
+    ``Transcript.ended`` with its reason, not as an error."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,25 @@ def retrying_at_end(stdout: str) -> ApiRetry | None:
             continue
         return None
     return None
+
+
+OWN_STOP = "stopped by the caller: "
+"""Marks a stop that :attr:`RunRequest.stop_on` asked for (behaviour, not an outage)."""
+
+
+def _stop_check(own: StopCheck | None) -> StopCheck:
+    """The API-error check, then the caller's own check, whose reasons are marked as its."""
+    if own is None:
+        return unrecoverable_api_error
+
+    def check(event: dict[str, Any]) -> str | None:
+        reason = unrecoverable_api_error(event)
+        if reason is not None:
+            return reason
+        asked = own(event)
+        return None if asked is None else OWN_STOP + asked
+
+    return check
 
 
 class ScenarioRunner(Protocol):
@@ -314,7 +338,7 @@ class ClaudeCliRunner:
                         timeout_s=config.timeout_s,
                         first_message=scenario.prompt if scenario.turns else None,
                         follow_ups=scenario.turns,
-                        stop_on=unrecoverable_api_error,
+                        stop_on=_stop_check(request.stop_on),
                     )
                 )
             secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
@@ -376,6 +400,12 @@ class ClaudeCliRunner:
         )
         if output.start_error is not None:
             transcript = replace(transcript, error=f"claude did not start: {output.start_error}")
+        elif output.stopped_reason is not None and request.stop_on is not None and (
+            output.stopped_reason.startswith(OWN_STOP)
+        ):
+            transcript = replace(
+                transcript, error=None, ended=output.stopped_reason.removeprefix(OWN_STOP)
+            )
         elif output.stopped_reason is not None:
             count = len(transcript.api_retries)
             transcript = replace(

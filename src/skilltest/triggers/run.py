@@ -1,0 +1,296 @@
+"""Running trigger suites through the scenario layer's runner.
+
+Each (query, repetition) is one with-skill run of a scenario made from the query (the query is
+the prompt; there is no rubric): the same sandbox, isolation, backends and ``claude`` binary as
+``skilltest scenarios``. The skill under test and the suite's distractors are installed side by
+side under ``.claude/skills/``; a :class:`~skilltest.triggers.watch.TriggerWatch` stops the run
+as soon as it is known whether the skill fired.
+
+Another description is tested on a copy of the skill folder whose ``SKILL.md`` front matter
+carries it; the skill's own folder is never edited. With two descriptions (``--compare-
+description``) the runs of both alternate per repetition, so that drift in the backend over the
+suite's wall time affects both alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import yaml
+
+from skilltest.errors import InputError, RunError
+from skilltest.scenarios.outcome import Arm
+from skilltest.scenarios.rubric import Expected
+from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
+from skilltest.scenarios.suite import RunConfig, Scenario
+from skilltest.skills import Skill
+from skilltest.suite.loader import parse_yaml
+from skilltest.transcript import Transcript
+from skilltest.triggers.suite import MAX_TURNS, TriggerQuery, TriggerSuite
+from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
+from skilltest.triggers.watch import Ended, TriggerWatch, fires
+
+DEFAULT_OUTPUT_FOLDER = "output"
+"""Raw transcripts go to ``output/`` beside the suite file."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One description a suite runs with."""
+
+    label: str
+    """``current`` or ``candidate``."""
+    description: str | None
+    """The description the installed copy gets; ``None`` keeps SKILL.md's (or the suite's
+    ``description:``)."""
+
+
+CURRENT = Variant("current", None)
+"""The skill as it is (with the suite's ``description:`` when it gives one)."""
+
+
+def with_description(text: str, description: str) -> str:
+    """``SKILL.md`` text with ``description`` in its front matter (added when it has none).
+
+    Raises:
+        InputError: the front matter is not a YAML mapping.
+    """
+    body, data = text, {}
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end >= 0:
+            parsed = parse_yaml(text[3:end], "SKILL.md front matter", error=InputError)
+            if parsed is not None and not isinstance(parsed, dict):
+                raise InputError(
+                    "the SKILL.md front matter is not a mapping",
+                    location="SKILL.md",
+                    fix="start SKILL.md with ---, name: and description: lines, then ---",
+                )
+            data = dict(parsed or {})
+            rest = text[end + 4 :]
+            body = rest[1:] if rest.startswith("\n") else rest
+    data["description"] = description
+    front = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1_000_000)
+    return f"---\n{front}---\n{body}"
+
+
+def skill_variant(skill: Skill, description: str, folder: Path) -> Skill:
+    """A copy of the skill's folder under ``folder`` with another description."""
+    target = folder / skill.name
+    shutil.copytree(
+        skill.directory,
+        target,
+        ignore=shutil.ignore_patterns("__pycache__", ".git", "*.pyc"),
+        symlinks=False,
+    )
+    text = with_description(skill.text, description)
+    (target / "SKILL.md").write_text(text, encoding="utf-8")
+    return replace(skill, skill_file=target / "SKILL.md", text=text, description=description)
+
+
+def scenario_of(suite: TriggerSuite, query: TriggerQuery, skill: Skill) -> Scenario:
+    """The scenario one query runs as: the query as the prompt, no rubric, the skill and the
+    distractors installed."""
+    return Scenario(
+        id=query.id,
+        name=None,
+        skill=skill,
+        prompt=query.query,
+        turns=(),
+        expected=Expected(),
+        expected_skills=(skill.name,),
+        config=RunConfig(
+            max_turns=MAX_TURNS,
+            timeout_s=suite.timeout_s,
+            allowed_tools=suite.allowed_tools,
+            model=suite.model,
+        ),
+        repetitions=suite.repetitions,
+        comparison=False,
+        min_score=0.0,
+        min_delta=0.0,
+        workspace=None,
+        location=query.location,
+        skills=(skill, *suite.distractors),
+    )
+
+
+def ending(watch: TriggerWatch, transcript: Transcript) -> tuple[Ended, str | None]:
+    """How a run ended, and what ended it."""
+    if watch.fired or (
+        transcript.error is None
+        and (
+            watch.skill in transcript.skills_invoked
+            or any(fires(watch.skill, c.name, c.input) for c in transcript.tool_calls)
+        )
+    ):
+        return "fired", transcript.ended
+    if watch.budget:
+        return "budget", transcript.ended
+    if transcript.error is not None:
+        return "error", transcript.error
+    if transcript.ended is not None and transcript.ended.startswith("timed out"):
+        return "timeout", transcript.ended
+    return "not-fired", transcript.ended
+
+
+def _request_count(outcome: RunOutcome) -> int | None:
+    if outcome.requests_path is None:
+        return None
+    try:
+        recorded = json.loads(outcome.requests_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return len(recorded) if isinstance(recorded, list) else None
+
+
+def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRun:
+    """One run's record from what the runner returned and what the watch saw."""
+    transcript = outcome.transcript
+    ended, reason = ending(watch, transcript)
+    usage = transcript.usage
+    return TriggerRun(
+        rep=rep,
+        ended=ended,
+        reason=reason,
+        first_calls=watch.first_calls,
+        duration_s=outcome.duration_s,
+        requests=_request_count(outcome),
+        tokens=usage.to_dict() if transcript.results or usage.input_tokens else None,
+        transcript=str(outcome.transcript_path) if outcome.transcript_path else None,
+        warnings=outcome.warnings,
+    )
+
+
+@dataclass(frozen=True)
+class _Job:
+    suite: int
+    variant: int
+    query: int
+    rep: int
+
+
+async def run_triggers(
+    suites: Sequence[TriggerSuite],
+    runner: ScenarioRunner,
+    *,
+    variants: Sequence[Variant] = (CURRENT,),
+    jobs: int = 4,
+    output_dir: Path | None = None,
+    on_result: Callable[[int, int, int, QueryResult], None] | None = None,
+    on_run: Callable[[TriggerRun], None] | None = None,
+) -> list[list[SuiteResult]]:
+    """Runs every query of every suite K times per description, ``jobs`` runs at once.
+
+    Args:
+        suites: The loaded suites.
+        runner: The scenario layer's runner.
+        variants: The descriptions to run with (in the order reported).
+        jobs: CLI processes at once.
+        output_dir: Where raw output is kept (default: ``output/`` beside each suite).
+        on_result: Called with (suite index, variant index, query index, result) as soon as a
+            query's last run finished.
+        on_run: Called after each run.
+
+    Returns:
+        Per suite, one result per variant.
+    """
+    with tempfile.TemporaryDirectory(prefix="skilltest-descriptions-") as tmp:
+        skills: dict[tuple[int, int], Skill] = {}
+        for s, suite in enumerate(suites):
+            for v, variant in enumerate(variants):
+                description = variant.description or suite.description
+                skills[s, v] = (
+                    skill_variant(suite.skill, description, Path(tmp) / f"{s}-{v}")
+                    if description is not None
+                    else suite.skill
+                )
+        queue: list[_Job] = [
+            _Job(s, v, q, rep)
+            for s, suite in enumerate(suites)
+            for q in range(len(suite.queries))
+            for rep in range(suite.repetitions)
+            for v in range(len(variants))
+        ]
+        queue.reverse()
+        runs: dict[tuple[int, int, int], list[TriggerRun]] = {}
+
+        async def one(job: _Job) -> None:
+            suite = suites[job.suite]
+            query = suite.queries[job.query]
+            skill = skills[job.suite, job.variant]
+            watch = TriggerWatch(skill.name, suite.max_tool_calls)
+            folder = output_dir or suite.path.parent / DEFAULT_OUTPUT_FOLDER
+            label = variants[job.variant].label
+            request = RunRequest(
+                scenario_of(suite, query, skill),
+                Arm.WITH_SKILL,
+                job.rep,
+                suite_path=suite.path,
+                output_dir=folder if label == CURRENT.label else folder / label,
+                model_script=suite.model_script,
+                stop_on=watch,
+            )
+            try:
+                outcome = await runner.run(request)
+            except (RunError, OSError) as exc:
+                # A run that cannot even start is unscored; the suite goes on.
+                outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
+            run = trigger_run(job.rep, watch, outcome)
+            if on_run is not None:
+                on_run(run)
+            key = (job.suite, job.variant, job.query)
+            done = runs.setdefault(key, [])
+            done.append(run)
+            if len(done) == suite.repetitions and on_result is not None:
+                on_result(*key, _query_result(suite, query, done))
+
+        async def worker() -> None:
+            while queue:
+                await one(queue.pop())
+
+        await asyncio.gather(*(worker() for _ in range(max(1, jobs))))
+        results = {
+            key: _query_result(suites[key[0]], suites[key[0]].queries[key[2]], done)
+            for key, done in runs.items()
+        }
+        return assemble(suites, variants, results)
+
+
+def assemble(
+    suites: Sequence[TriggerSuite],
+    variants: Sequence[Variant],
+    results: Mapping[tuple[int, int, int], QueryResult],
+) -> list[list[SuiteResult]]:
+    """Per suite, one result per variant, from the queries finished so far (keyed by suite,
+    variant and query index); a query not finished is left out."""
+    return [
+        [
+            SuiteResult(
+                suite=str(suite.path),
+                skill=suite.skill.name,
+                variant=variant.label,
+                description=variant.description or suite.description or suite.skill.description,
+                queries=tuple(
+                    results[s, v, q] for q in range(len(suite.queries)) if (s, v, q) in results
+                ),
+                threshold=suite.threshold,
+                max_tool_calls=suite.max_tool_calls,
+                distractors=tuple(d.name for d in suite.distractors),
+            )
+            for v, variant in enumerate(variants)
+        ]
+        for s, suite in enumerate(suites)
+    ]
+
+
+def _query_result(suite: TriggerSuite, query: TriggerQuery, runs: list[TriggerRun]) -> QueryResult:
+    return QueryResult(
+        query=query, runs=tuple(sorted(runs, key=lambda r: r.rep)), threshold=suite.threshold
+    )

@@ -1,0 +1,303 @@
+"""Judging trigger runs: per query, per suite, and between two descriptions.
+
+**How runs count.** A run ends ``fired``, ``not-fired`` (it ended on its own without the
+skill), ``budget`` (stopped at its tool-call budget), ``timeout`` or ``error`` (it could not run:
+the CLI crashed, the API failed). ``budget`` and ``timeout`` runs are *scored as not fired*: the
+agent had its chances and did not use the skill. They are still shown as such in each row, the
+summary and the results file, so that a too-small budget is visible, never a silent "did not
+fire". ``error`` runs are *unscored*: left out of every rate. A query with fewer than half of its
+runs scored is an ``error``, as in the other layers.
+
+**Per query.** The firing rate is fired / scored runs, with its Wilson interval. A
+should-trigger query *passes* when the rate is at least ``threshold``; a should-not query passes
+when the rate is below it. The observed rate decides, not the interval: K is small and the
+interval is shown beside the rate for the reader to weigh.
+
+**Per suite.** Counts are per run (every scored run is one trial): TP = fired runs of
+should-trigger queries, FN = their other scored runs, FP = fired runs of should-not queries, TN =
+their other scored runs. Precision = TP / (TP + FP), recall = TP / (TP + FN), accuracy = (TP +
+TN) / scored runs, each with the Wilson interval of that count. Runs of one query are not
+independent trials of the description (the query is the same), so these intervals are narrower
+than the truth when K is large and the queries few; more queries help more than more runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skilltest.stats import DIGITS, Interval, newcombe, wilson
+from skilltest.triggers.suite import TriggerQuery
+from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
+
+SCORED: frozenset[Ended] = frozenset({"fired", "not-fired", "budget", "timeout"})
+"""Endings that count in the rates (``error`` does not)."""
+
+
+@dataclass(frozen=True)
+class TriggerRun:
+    """One run of one query, as it ended."""
+
+    rep: int
+    """Repetition number, from 0."""
+    ended: Ended
+    """How it ended."""
+    reason: str | None = None
+    """What stopped it (the firing call, the budget, the time limit) or why it failed."""
+    first_calls: tuple[SeenCall, ...] = ()
+    """Its first tool calls."""
+    duration_s: float = 0.0
+    """Wall time of the CLI process."""
+    requests: int | None = None
+    """Model requests of the run, when the backend counts them (the emulator)."""
+    tokens: Mapping[str, int] | None = None
+    """Token usage the CLI reported, when it did."""
+    transcript: str | None = None
+    """The raw stream-json output, as kept."""
+    warnings: tuple[str, ...] = ()
+    """Isolation problems seen in the run."""
+
+    @property
+    def scored(self) -> bool:
+        """Whether the run counts in the rates."""
+        return self.ended in SCORED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as the results file lists it."""
+        return {
+            "rep": self.rep,
+            "ended": self.ended,
+            "reason": self.reason,
+            "duration_s": round(self.duration_s, 3),
+            "requests": self.requests,
+            "tokens": dict(self.tokens) if self.tokens is not None else None,
+            "first_tool_calls": [
+                {"name": c.name, "input": dict(c.input)} for c in self.first_calls
+            ],
+            "transcript": self.transcript,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """One query's runs, judged."""
+
+    query: TriggerQuery
+    """The query."""
+    runs: tuple[TriggerRun, ...]
+    """Its runs in repetition order."""
+    threshold: float
+    """The share of scored runs that decides it."""
+
+    @property
+    def fired(self) -> int:
+        """Runs that fired."""
+        return sum(run.ended == "fired" for run in self.runs)
+
+    @property
+    def scored(self) -> int:
+        """Runs that count in the rate."""
+        return sum(run.scored for run in self.runs)
+
+    @property
+    def endings(self) -> Counter[str]:
+        """How many runs ended each way."""
+        return Counter(run.ended for run in self.runs)
+
+    @property
+    def rate(self) -> Interval:
+        """The firing rate with its Wilson interval (empty without scored runs)."""
+        return wilson(self.fired, self.scored)
+
+    @property
+    def error(self) -> bool:
+        """Fewer than half of the runs scored: the query cannot be judged."""
+        return self.scored * 2 < len(self.runs) or self.scored == 0
+
+    @property
+    def passed(self) -> bool:
+        """Whether the query behaved as expected (see the module docstring)."""
+        if self.error:
+            return False
+        rate = round(self.fired / self.scored, DIGITS)
+        return rate >= self.threshold if self.query.should_trigger else rate < self.threshold
+
+    @property
+    def result(self) -> str:
+        """``pass``, ``miss`` (should fire, did not), ``false-trigger`` or ``error``."""
+        if self.error:
+            return "error"
+        if self.passed:
+            return "pass"
+        return "miss" if self.query.should_trigger else "false-trigger"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The query as the results file lists it."""
+        rate = self.rate
+        return {
+            "id": self.query.id,
+            "query": self.query.query,
+            "should_trigger": self.query.should_trigger,
+            "fired": self.fired,
+            "scored": self.scored,
+            "total": len(self.runs),
+            "rate": rate.value,
+            "ci_low": rate.low,
+            "ci_high": rate.high,
+            "passed": self.passed,
+            "result": self.result,
+            "ended": {ending: self.endings.get(ending, 0) for ending in ENDINGS},
+            "runs": [run.to_dict() for run in self.runs],
+        }
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Per-run counts of a suite (see the module docstring)."""
+
+    tp: int = 0
+    """Fired runs of should-trigger queries."""
+    fn: int = 0
+    """Scored runs of should-trigger queries that did not fire (budget and timeout included)."""
+    fp: int = 0
+    """Fired runs of should-not queries."""
+    tn: int = 0
+    """Scored runs of should-not queries that did not fire."""
+
+    @classmethod
+    def of(cls, queries: Sequence[QueryResult]) -> Confusion:
+        """The counts over every scored run of ``queries``."""
+        tp = fn = fp = tn = 0
+        for query in queries:
+            fired, missed = query.fired, query.scored - query.fired
+            if query.query.should_trigger:
+                tp, fn = tp + fired, fn + missed
+            else:
+                fp, tn = fp + fired, tn + missed
+        return cls(tp=tp, fn=fn, fp=fp, tn=tn)
+
+    @property
+    def precision(self) -> Interval:
+        """TP / (TP + FP): of the runs that fired, the share that should have."""
+        return wilson(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> Interval:
+        """TP / (TP + FN): of the should-trigger runs, the share that fired."""
+        return wilson(self.tp, self.tp + self.fn)
+
+    @property
+    def accuracy(self) -> Interval:
+        """(TP + TN) / scored runs."""
+        return wilson(self.tp + self.tn, self.tp + self.tn + self.fp + self.fn)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts and the three metrics as the results file lists them."""
+        return {
+            "tp": self.tp,
+            "fn": self.fn,
+            "fp": self.fp,
+            "tn": self.tn,
+            "precision": interval_dict(self.precision),
+            "recall": interval_dict(self.recall),
+            "accuracy": interval_dict(self.accuracy),
+        }
+
+
+def interval_dict(interval: Interval) -> dict[str, float | None]:
+    """``{"value", "ci_low", "ci_high"}``."""
+    return {"value": interval.value, "ci_low": interval.low, "ci_high": interval.high}
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """One suite under one description, judged."""
+
+    suite: str
+    """The suite file."""
+    skill: str
+    """The skill under test."""
+    variant: str
+    """``current`` (SKILL.md's description, or the suite's ``description:``) or ``other``
+    (``--description``)."""
+    description: str | None
+    """The description the runs saw."""
+    queries: tuple[QueryResult, ...]
+    """In file order."""
+    threshold: float = 0.5
+    """The suite's threshold."""
+    max_tool_calls: int = 3
+    """The suite's tool-call budget."""
+    distractors: tuple[str, ...] = ()
+    """Other skills installed beside it."""
+
+    @property
+    def confusion(self) -> Confusion:
+        """Per-run counts over every query."""
+        return Confusion.of(self.queries)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every query passed."""
+        return all(query.passed for query in self.queries)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The suite as the results file lists it."""
+        return {
+            "suite": self.suite,
+            "skill": self.skill,
+            "variant": self.variant,
+            "description": self.description,
+            "threshold": self.threshold,
+            "max_tool_calls": self.max_tool_calls,
+            "distractors": list(self.distractors),
+            "passed": self.passed,
+            "metrics": self.confusion.to_dict(),
+            "queries": [query.to_dict() for query in self.queries],
+        }
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One rate under the other description minus under the current one."""
+
+    name: str
+    """A query id, or ``precision``, ``recall``, ``accuracy``."""
+    current: Interval
+    """The rate under the current description."""
+    other: Interval
+    """The rate under the other description."""
+    difference: Interval = field(init=False)
+    """Other minus current, with Newcombe's interval."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "difference", newcombe(self.other, self.current))
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the results file lists it."""
+        return {
+            "name": self.name,
+            "current": interval_dict(self.current),
+            "other": interval_dict(self.other),
+            "difference": interval_dict(self.difference),
+        }
+
+
+def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
+    """Per-query firing-rate differences, then precision, recall and accuracy."""
+    by_id = {query.query.id: query for query in other.queries}
+    rows = [
+        Difference(query.query.id, query.rate, by_id[query.query.id].rate)
+        for query in current.queries
+        if query.query.id in by_id
+    ]
+    a, b = current.confusion, other.confusion
+    rows += [
+        Difference("precision", a.precision, b.precision),
+        Difference("recall", a.recall, b.recall),
+        Difference("accuracy", a.accuracy, b.accuracy),
+    ]
+    return tuple(rows)

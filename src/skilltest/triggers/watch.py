@@ -1,0 +1,123 @@
+"""Watching one trigger run's stream and stopping it as soon as the answer is known.
+
+A run *fires* when the agent calls the ``Skill`` tool for the skill under test (``{"skill":
+"NAME"}``, also ``/NAME`` and a plugin's ``PLUGIN:NAME``) or reads its ``SKILL.md``, at any point
+of the run: after other tool calls, or inside a subagent, it still counts. The call is taken when
+it is made (its ``tool_use``), before its result: a Skill call for an installed skill loads it.
+
+A run that has made ``max_tool_calls`` other tool calls and starts one more without the skill is
+stopped as a *budget* stop: the agent had that many chances and went its own way. With the
+default of 3, ``Bash, Bash, Bash, Skill`` fires and ``Bash, Bash, Bash, Bash`` is a budget stop
+at the fourth call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Ended = Literal["fired", "not-fired", "budget", "timeout", "error"]
+"""How one trigger run ended."""
+
+ENDINGS: tuple[Ended, ...] = ("fired", "not-fired", "budget", "timeout", "error")
+"""Every way a run can end, in report order."""
+
+FIRST_CALLS_KEPT = 5
+"""Tool calls kept per run for the report (the first ones)."""
+
+
+@dataclass(frozen=True)
+class SeenCall:
+    """A tool call as the watch saw it in the stream."""
+
+    name: str
+    """The tool's name."""
+    input: Mapping[str, Any]
+    """Its arguments."""
+
+    def short(self, width: int = 60) -> str:
+        """``Bash(ls -la)``, ``Skill(lgtm)``: the call in one short line."""
+        value = next(
+            (
+                self.input[key]
+                for key in ("skill", "command", "file_path", "pattern", "prompt", "url")
+                if isinstance(self.input.get(key), str)
+            ),
+            None,
+        )
+        shown = " ".join(str(value).split()) if value is not None else ""
+        if len(shown) > width:
+            shown = shown[: width - 1] + "…"
+        return f"{self.name}({shown})"
+
+
+def fires(name: str, tool: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether one tool call loads skill ``name``: the Skill tool for it, or a read of its
+    ``SKILL.md`` (under ``.../<name>/SKILL.md``, where Claude Code installs it)."""
+    if tool == "Skill":
+        called = arguments.get("skill", arguments.get("command"))
+        if not isinstance(called, str):
+            return False
+        called = called.strip().lstrip("/").split()[0] if called.strip() else ""
+        return called == name or called.rsplit(":", 1)[-1] == name
+    if tool == "Read":
+        path = arguments.get("file_path")
+        if not isinstance(path, str):
+            return False
+        parts = path.replace("\\", "/").rstrip("/").split("/")
+        return len(parts) >= 2 and parts[-1] == "SKILL.md" and parts[-2] == name
+    return False
+
+
+@dataclass
+class TriggerWatch:
+    """A stop check for one run (:data:`skilltest.claude.process.StopCheck`): called with every
+    stdout event; returns a reason once the skill fired or the tool-call budget ran out."""
+
+    skill: str
+    """The skill under test."""
+    max_tool_calls: int
+    """Other tool calls allowed before the skill."""
+    calls: list[SeenCall] = field(default_factory=list)
+    """Every tool call seen, in order."""
+    fired: bool = False
+    """Whether the skill fired."""
+    budget: bool = False
+    """Whether the run was stopped for its tool-call budget."""
+    _ids: set[str] = field(default_factory=set)
+
+    def __call__(self, event: dict[str, Any]) -> str | None:
+        if self.fired or self.budget or event.get("type") != "assistant":
+            return None
+        message = event.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            # A message split over several lines repeats its blocks: each call counts once.
+            call_id = block.get("id")
+            if isinstance(call_id, str):
+                if call_id in self._ids:
+                    continue
+                self._ids.add(call_id)
+            arguments = block.get("input")
+            call = SeenCall(
+                str(block.get("name")), arguments if isinstance(arguments, dict) else {}
+            )
+            self.calls.append(call)
+            if fires(self.skill, call.name, call.input):
+                self.fired = True
+                return f"the skill fired ({call.short()}, tool call {len(self.calls)})"
+            if len(self.calls) > self.max_tool_calls:
+                self.budget = True
+                return (
+                    f"tool-call budget: {self.max_tool_calls} tool call(s) without the skill, "
+                    f"then {call.short()}"
+                )
+        return None
+
+    @property
+    def first_calls(self) -> tuple[SeenCall, ...]:
+        """The first tool calls, for the report."""
+        return tuple(self.calls[:FIRST_CALLS_KEPT])
