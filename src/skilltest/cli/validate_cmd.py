@@ -11,7 +11,12 @@ from skilltest.cli.options import add_plugin_dir_option, check_unique_scenarios
 from skilltest.errors import InputError, ModelScriptError
 from skilltest.suite.loader import discover_suites, read_yaml
 
-DEFAULT_PATHS = (Path("tests/skill-pressure"), Path("tests/scenarios"), Path("tests/model-scripts"))
+DEFAULT_PATHS = (
+    Path("tests/skill-pressure"),
+    Path("tests/scenarios"),
+    Path("tests/triggers"),
+    Path("tests/model-scripts"),
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="PATH",
         help="files, folders or suite names (lgtm: every lgtm.yaml/.yml below the default "
-        "folders; default: tests/skill-pressure, tests/scenarios, tests/model-scripts)",
+        "folders; default: tests/skill-pressure, tests/scenarios, tests/triggers, "
+        "tests/model-scripts)",
     )
     parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
     add_plugin_dir_option(parser)
@@ -74,12 +80,15 @@ SCENARIOS_SCENARIO_KEYS = frozenset(
 
 
 def file_kind(data: Any, path: Path | None = None) -> str:
-    """``pressure``, ``scenarios``, ``model-script`` or ``world``, from a file's content.
+    """``pressure``, ``scenarios``, ``triggers``, ``model-script`` or ``world``, from a file's
+    content (a trigger suite has ``queries:``).
 
     A suite whose scenarios have no key of one layer only (a pressure scenario that lacks
     ``with_skill``) is taken for a pressure suite when a folder on its path says so, as
     ``tests/skill-pressure/`` does, so that the error is the one running it would give.
     """
+    if isinstance(data, dict) and "scenarios" not in data and "queries" in data:
+        return "triggers"
     if isinstance(data, dict) and "scenarios" not in data and data.keys() & MODEL_SCRIPT_KEYS:
         return "model-script"
     if isinstance(data, dict) and "scenarios" not in data and "services" in data:
@@ -128,6 +137,13 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
         check_scenario_tools([s for s in suite.scenarios if not s.skip])
         return suite
 
+    def triggers(path: Path) -> object:
+        from skilltest.triggers.suite import load_trigger_suite
+
+        suite = load_trigger_suite(path, skills_dir=args.skills_dir)
+        _check_model_script(path, suite.model_script)
+        return suite
+
     def model_script(path: Path) -> object:
         from skilltest.emulator import ModelScript
 
@@ -141,6 +157,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     return {
         "pressure": pressure,
         "scenarios": scenarios,
+        "triggers": triggers,
         "model-script": model_script,
         "world": world,
     }
