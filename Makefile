@@ -11,11 +11,12 @@ STAMP := $(VENV)/.installed-stamp
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude test-pressure test-scenarios test check lint lint-skills typecheck bench clean
+.PHONY: help install claude test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
 	@echo "make test-scenarios  scenario suites (multi-turn claude runs, weighted rubric)"
+	@echo "make test-triggers   trigger suites (does the description make the skill fire?)"
 	@echo "make test            the toolkit's own tests"
 	@echo "make check           ruff and mypy"
 	@echo "make lint-skills     skilltest lint: the example skills' front matter, links and scripts"
@@ -44,6 +45,9 @@ test-pressure: $(STAMP)
 
 test-scenarios: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest scenarios $(ARGS)
+
+test-triggers: $(STAMP) $(CLAUDE)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest triggers $(ARGS)
 
 test: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest $(ARGS)
