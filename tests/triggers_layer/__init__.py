@@ -1,0 +1,1 @@
+"""Tests of the trigger layer (the suites themselves live in tests/triggers/)."""

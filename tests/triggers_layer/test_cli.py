@@ -1,0 +1,204 @@
+"""``skilltest triggers`` end to end: the real claude CLI against the emulator on loopback.
+
+One small suite covers every way a run ends: the skill at once, the skill after another tool
+call (fired), a run that keeps calling Bash (a budget stop), a plain answer (not fired) and a
+should-not query that loads the skill (a false trigger).
+"""
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+
+pytestmark = pytest.mark.cli
+
+SUITE = """\
+skill: alpha
+repetitions: 1
+distractors: [beta]
+model_script: ../model-scripts/alpha.triggers.yaml
+queries:
+  - {id: direct, query: "Error spike: look at the logs", should_trigger: true}
+  - {id: late, query: "late: check the logs after a look around", should_trigger: true}
+  - {id: wander, query: "wander around the repository", should_trigger: true}
+  - {id: trivia, query: "trivia: what is the capital of France?", should_trigger: false}
+  - {id: overeager, query: "overeager: say hi", should_trigger: false}
+"""
+
+# The candidate description (a cooking skill) is seen in the skill listing, where Claude Code
+# puts `- alpha: <description>`: with it, the stand-in does not load the skill for logs.
+SCRIPT = """\
+schema_version: 1
+model: claude-test-emulated
+rules:
+  - id: candidate-looks-elsewhere
+    when: {user: "^Error spike", system: "alpha: Use for cooking", turn: 1}
+    reply: {text: "Let me look.", tool_calls: [{name: Bash, input: {command: "echo look"}}]}
+  - id: direct
+    when: {user: "^Error spike", turn: 1}
+    reply: {text: "Loading.", tool_calls: [{name: Skill, input: {skill: alpha}}]}
+  - id: late-bash
+    when: {user: "^late", turn: 1}
+    reply: {text: "Looking.", tool_calls: [{name: Bash, input: {command: "echo one"}}]}
+  - id: late-skill
+    when: {user: "^late", turn: 2}
+    reply: {text: "Loading.", tool_calls: [{name: Skill, input: {skill: alpha}}]}
+  - id: wander
+    when: {user: "^wander"}
+    reply: {text: "More.", tool_calls: [{name: Bash, input: {command: "echo wander"}}]}
+  - id: overeager
+    when: {user: "^overeager", turn: 1}
+    reply: {text: "Loading.", tool_calls: [{name: Skill, input: {skill: alpha}}]}
+  - id: answer
+    when: {turn: 1}
+    reply: {text: "Paris."}
+  - id: done
+    reply: {text: "Done."}
+"""
+
+ALPHA = "---\nname: alpha\ndescription: Use when investigating log error spikes.\n---\nBody\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, claude_bin: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / ".git").mkdir()
+    for name, text in (("alpha", ALPHA), ("beta", ALPHA.replace("alpha", "beta"))):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(text)
+    (tmp_path / "tests" / "triggers").mkdir(parents=True)
+    (tmp_path / "tests" / "model-scripts").mkdir()
+    (tmp_path / "tests" / "triggers" / "alpha.yaml").write_text(SUITE)
+    (tmp_path / "tests" / "model-scripts" / "alpha.triggers.yaml").write_text(SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKILLTEST_CLAUDE", str(claude_bin))
+    return tmp_path
+
+
+def rows(out: str) -> dict[str, str]:
+    return {line.split()[0]: line for line in out.splitlines() if line.startswith("alpha/")}
+
+
+def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys):
+    code = main(["triggers", "-j", "2", "--results", "out.json", "--junit", "out.xml"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    table = rows(out)
+    # The skill after another tool call still counts as fired.
+    assert table["alpha/late"].split()[1:] == ["fire", "1/1", "100%", "[21%–100%]", "pass"]
+    assert table["alpha/direct"].split()[-1] == "pass"
+    # A budget stop is reported as such, and counts as not fired.
+    assert table["alpha/wander"].split()[1:] == [
+        "fire", "0/1", "0%", "[0%–79%]", "1", "budget", "miss"
+    ]  # fmt: skip
+    assert table["alpha/trivia"].split()[-1] == "pass"
+    assert table["alpha/overeager"].split()[-1] == "false-trigger"
+    assert (
+        "alpha: precision 2/3 67% [21%–94%], recall 2/3 67% [21%–94%], "
+        "accuracy 3/5 60% [23%–88%]\n"
+        "  5 queries: 3 pass, 1 miss, 1 false-trigger; per run TP 2, FP 1, FN 1, TN 1; "
+        "runs stopped: 1 budget"
+    ) in out
+    assert (
+        "false triggers (fired, should not have):\n"
+        "alpha/overeager: fired in 1/1 scored runs: 'overeager: say hi'\n"
+        "  run 1 (fired): Skill(alpha)\n"
+    ) in out
+    assert (
+        "misses (did not fire, should have):\n"
+        "alpha/wander: fired in 0/1 scored runs: 'wander around the repository'\n"
+        "  run 1 (budget): Bash(echo wander), Bash(echo wander), Bash(echo wander), "
+        "Bash(echo wander)"
+    ) in out
+
+    results = json.loads((project / "out.json").read_text())
+    assert results["schema_version"] == 2
+    assert results["layer"] == "triggers"
+    assert results["complete"] is True and results["interrupted"] is False
+    assert results["comparison"] is None
+    [suite] = results["suites"]
+    assert suite["distractors"] == ["beta"]
+    metrics = suite["metrics"]
+    assert (metrics["tp"], metrics["fp"], metrics["fn"], metrics["tn"]) == (2, 1, 1, 1)
+    assert metrics["recall"]["value"] == pytest.approx(2 / 3)
+    queries = {q["id"]: q for q in suite["queries"]}
+    late = queries["late"]
+    assert (late["fired"], late["rate"], late["passed"]) == (1, 1.0, True)
+    assert late["ci_low"] == pytest.approx(0.2065, abs=1e-4) and late["ci_high"] == 1.0
+    [run] = late["runs"]
+    assert run["ended"] == "fired"
+    assert run["reason"] == "the skill fired (Skill(alpha), tool call 2)"
+    assert [c["name"] for c in run["first_tool_calls"]] == ["Bash", "Skill"]
+    assert run["duration_s"] > 0 and run["requests"] >= 2
+    assert run["tokens"]["output_tokens"] > 0
+    [wander] = queries["wander"]["runs"]
+    assert wander["ended"] == "budget"
+    assert wander["reason"].startswith("tool-call budget: 3 tool call(s) without the skill")
+    assert queries["wander"]["ended"]["budget"] == 1
+    assert queries["trivia"]["runs"][0]["ended"] == "not-fired"
+    # The distractor was listed beside the skill under test.
+    sent = Path(run["transcript"].replace(".ndjson", ".requests.json")).read_text()
+    assert "- alpha: Use when investigating" in sent and "- beta: Use when" in sent
+
+    cases = {
+        case.get("name"): case for case in ET.parse(project / "out.xml").getroot().iter("testcase")
+    }
+    assert set(cases) == {"direct", "late", "wander", "trivia", "overeager"}
+    assert cases["wander"].find("failure").get("message") == (
+        "miss: fired 0/1 0% [0%–79%], expected fire (1 budget)"
+    )
+    assert cases["overeager"].find("failure") is not None
+    assert cases["late"].find("failure") is None
+
+
+def test_compare_description_runs_both_and_prints_the_differences(project, capsys):
+    skill_md = project / "skills" / "alpha" / "SKILL.md"
+    code = main(
+        [
+            "triggers",
+            "--only",
+            "direct",
+            "-k",
+            "2",
+            "-j",
+            "2",
+            "--compare-description",
+            "--description",
+            "Use for cooking recipes.",
+            "--results",
+            "out.json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert skill_md.read_text() == ALPHA  # the user's skill is never edited
+    table = rows(out)
+    assert table["alpha/direct"].split()[2:4] == ["2/2", "100%"]
+    assert "alpha/direct (candidate)" in out
+    assert "candidate - current" in out
+    comparison = [line for line in out.splitlines() if line.startswith("alpha/direct ")][-1]
+    assert comparison.split()[1:] == [
+        "fire", "2/2", "100%", "[34%–100%]", "0/2", "0%", "[0%–66%]", "-100%", "[-100%,", "-7%]"
+    ]  # fmt: skip
+    assert "alpha recall" in out
+    results = json.loads((project / "out.json").read_text())
+    assert [(s["variant"], s["description"]) for s in results["suites"]] == [
+        ("current", "Use when investigating log error spikes."),
+        ("candidate", "Use for cooking recipes."),
+    ]
+    differences = {d["name"]: d for d in results["comparison"][0]["differences"]}
+    assert differences["direct"]["difference"]["value"] == -1.0
+    assert differences["recall"]["difference"]["ci_high"] < 0
+    # The candidate's runs saw the other description in the skill listing.
+    candidate = results["suites"][1]["queries"][0]["runs"][0]
+    assert "candidate" in candidate["transcript"]
+    sent = Path(candidate["transcript"].replace(".ndjson", ".requests.json")).read_text()
+    assert "- alpha: Use for cooking recipes." in sent
+
+
+def test_exit_0_when_every_query_passes(project, capsys):
+    assert main(["triggers", "--only", "trivia", "--only", "late"]) == 0
+    out = capsys.readouterr().out
+    assert "2 queries: 2 pass" in out

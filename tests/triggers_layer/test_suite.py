@@ -1,0 +1,129 @@
+"""Loading trigger suites: defaults, every refusal with its place and fix, other descriptions."""
+
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.errors import SuiteError
+from skilltest.triggers.run import with_description
+from skilltest.triggers.suite import load_trigger_suite
+
+
+def skill(root: Path, name: str, description: str) -> None:
+    folder = root / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody\n")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    skill(tmp_path, "alpha", "Use when investigating log error spikes.")
+    skill(tmp_path, "beta", "Use for database migrations.")
+    (tmp_path / "tests" / "triggers").mkdir(parents=True)
+    return tmp_path
+
+
+def write(project: Path, text: str) -> Path:
+    path = project / "tests" / "triggers" / "alpha.yaml"
+    path.write_text(text)
+    return path
+
+
+QUERIES = """\
+queries:
+  - {id: spike, query: "Error spike in the logs", should_trigger: true}
+  - {id: trivia, query: "Capital of France?", should_trigger: false}
+"""
+
+
+def test_a_suite_loads_with_its_defaults(project):
+    suite = load_trigger_suite(write(project, "skill: alpha\ndistractors: [beta]\n" + QUERIES))
+    assert suite.skill.name == "alpha"
+    assert [d.name for d in suite.distractors] == ["beta"]
+    assert [(q.id, q.should_trigger) for q in suite.queries] == [
+        ("spike", True),
+        ("trivia", False),
+    ]
+    assert (suite.repetitions, suite.threshold, suite.max_tool_calls) == (3, 0.5, 3)
+    assert suite.queries[1].location.endswith("alpha.yaml#/queries/1")
+
+
+def test_k_and_model_from_the_command_line_win(project):
+    path = write(project, "skill: alpha\nrepetitions: 5\nmodel: m-suite\n" + QUERIES)
+    suite = load_trigger_suite(path, repetitions=2, model="m-cli")
+    assert (suite.repetitions, suite.model) == (2, "m-cli")
+
+
+def test_a_distractor_named_like_the_skill_is_refused_at_load(project, capsys):
+    path = write(project, "skill: alpha\ndistractors: [beta, alpha]\n" + QUERIES)
+    code = main(["triggers", str(path), "--claude", str(project / "no-claude")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{path}#/distractors/1" in err
+    assert "distractor 'alpha' has the name of the skill under test" in err
+    assert "fix: a distractor is another skill" in err
+    assert "Traceback" not in err
+
+
+def test_a_distractor_named_twice_is_refused(project):
+    path = write(project, "skill: alpha\ndistractors: [beta, beta]\n" + QUERIES)
+    with pytest.raises(SuiteError) as caught:
+        load_trigger_suite(path)
+    assert caught.value.location == f"{path}#/distractors/1"
+    assert "named twice (first at /distractors/0)" in caught.value.message
+
+
+def test_duplicate_query_ids_are_refused(project):
+    path = write(
+        project,
+        "skill: alpha\nqueries:\n"
+        '  - {id: a, query: "x", should_trigger: true}\n'
+        '  - {id: a, query: "y", should_trigger: false}\n',
+    )
+    with pytest.raises(SuiteError) as caught:
+        load_trigger_suite(path)
+    assert caught.value.location == f"{path}#/queries/1/id"
+
+
+def test_a_query_without_should_trigger_is_a_schema_error(project, capsys):
+    path = write(project, 'skill: alpha\nqueries:\n  - {id: a, query: "x"}\n')
+    assert main(["validate", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert f"{path}#/queries/0" in out
+    assert "'should_trigger' is a required property" in out
+
+
+def test_validate_knows_trigger_suites(project, capsys):
+    path = write(project, "skill: alpha\n" + QUERIES)
+    assert main(["validate", str(path)]) == 0
+    assert f"ok   {path} (triggers)" in capsys.readouterr().out
+
+
+def test_another_description_replaces_only_the_front_matter_description():
+    text = "---\nname: alpha\ndescription: old one\nlicense: MIT\n---\n# Alpha\n\nBody: x\n"
+    changed = with_description(text, "New: with a colon")
+    assert changed == (
+        "---\nname: alpha\ndescription: 'New: with a colon'\nlicense: MIT\n---\n# Alpha\n\nBody: x\n"
+    )
+
+
+def test_a_description_is_added_to_a_skill_without_front_matter():
+    assert with_description("# Alpha\n", "Use it") == "---\ndescription: Use it\n---\n# Alpha\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--description", "x" * 1025], "the description has 1025 characters"),
+        (["--description", "  "], "the description has 0 characters"),
+        (["--compare-description"], "--compare-description needs the description"),
+        (["--description-file", "missing.txt"], "cannot read missing.txt"),
+    ],
+)
+def test_bad_descriptions_exit_2(project, capsys, args, message, monkeypatch):
+    monkeypatch.chdir(project)
+    write(project, "skill: alpha\n" + QUERIES)
+    assert main(["triggers", *args]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,83 @@
+"""Per-query results and suite metrics from hand-computed counts."""
+
+import pytest
+
+from skilltest.stats import newcombe, wilson
+from skilltest.triggers.suite import TriggerQuery
+from skilltest.triggers.verdict import Confusion, QueryResult, SuiteResult, TriggerRun, compare
+
+
+def query(qid: str, should: bool, *endings: str, threshold: float = 0.5) -> QueryResult:
+    return QueryResult(
+        query=TriggerQuery(qid, f"query {qid}", should, f"s.yaml#/queries/{qid}"),
+        runs=tuple(TriggerRun(rep=i, ended=e) for i, e in enumerate(endings)),  # type: ignore[arg-type]
+        threshold=threshold,
+    )
+
+
+def suite(*queries: QueryResult, variant: str = "current") -> SuiteResult:
+    return SuiteResult("s.yaml", "lgtm", variant, None, queries)
+
+
+# Hand-computed: should-trigger queries fire in 3+1 runs of 3+3 scored (the budget and timeout
+# runs count as not fired; the error run is left out), should-not queries in 1 of 3+2.
+HAND = suite(
+    query("a", True, "fired", "fired", "fired"),
+    query("b", True, "fired", "budget", "timeout", "error"),
+    query("c", False, "fired", "not-fired", "not-fired"),
+    query("d", False, "not-fired", "not-fired"),
+)
+
+
+def test_counts_are_per_scored_run():
+    assert HAND.confusion == Confusion(tp=4, fn=2, fp=1, tn=4)
+
+
+def test_precision_recall_accuracy_come_from_the_right_counts():
+    c = HAND.confusion
+    assert c.precision == wilson(4, 5)  # TP / (TP + FP)
+    assert c.recall == wilson(4, 6)  # TP / (TP + FN)
+    assert c.accuracy == wilson(8, 11)  # (TP + TN) / scored runs
+    assert c.precision.value == pytest.approx(0.8)
+    assert c.recall.value == pytest.approx(2 / 3)
+    assert c.accuracy.value == pytest.approx(8 / 11)
+
+
+@pytest.mark.parametrize(
+    ("should", "endings", "result"),
+    [
+        (True, ("fired", "fired", "not-fired"), "pass"),
+        (True, ("fired", "not-fired", "not-fired"), "miss"),
+        (True, ("fired", "budget", "timeout"), "miss"),  # budget and timeout: not fired
+        (True, ("fired", "error", "error"), "error"),  # fewer than half scored
+        (True, ("fired", "not-fired", "error", "error"), "pass"),  # half scored: 1/2 >= 0.5
+        (False, ("fired", "not-fired", "not-fired"), "pass"),  # 1/3 < 0.5
+        (False, ("fired", "fired", "not-fired"), "false-trigger"),
+        (False, ("fired", "not-fired"), "false-trigger"),  # 1/2 is not below 0.5
+        (False, ("error",), "error"),
+    ],
+)
+def test_a_query_passes_by_its_rate_against_the_threshold(should, endings, result):
+    assert query("q", should, *endings).result == result
+
+
+def test_the_rate_of_a_query_is_fired_over_scored_runs_with_wilson():
+    q = query("b", True, "fired", "budget", "timeout", "error")
+    assert (q.fired, q.scored) == (1, 3)
+    assert q.rate == wilson(1, 3)
+    row = q.to_dict()
+    assert row["ended"] == {"fired": 1, "not-fired": 0, "budget": 1, "timeout": 1, "error": 1}
+    assert (row["rate"], row["ci_low"], row["ci_high"]) == (q.rate.value, q.rate.low, q.rate.high)
+
+
+def test_compare_gives_candidate_minus_current_with_newcombe():
+    current = suite(query("a", True, "fired", "fired"), query("c", False, "not-fired"))
+    candidate = suite(
+        query("a", True, "not-fired", "fired"), query("c", False, "fired"), variant="candidate"
+    )
+    rows = {row.name: row for row in compare(current, candidate)}
+    assert rows["a"].difference == newcombe(wilson(1, 2), wilson(2, 2))
+    assert rows["a"].difference.value == pytest.approx(-0.5)
+    assert rows["recall"].difference == newcombe(wilson(1, 2), wilson(2, 2))
+    assert rows["precision"].difference == newcombe(wilson(1, 2), wilson(2, 2))
+    assert rows["accuracy"].difference == newcombe(wilson(1, 3), wilson(3, 3))

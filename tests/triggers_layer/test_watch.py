@@ -1,0 +1,64 @@
+"""The stop check: fired at any tool call, a budget stop after max_tool_calls other calls."""
+
+import pytest
+
+from skilltest.triggers.watch import TriggerWatch, fires
+
+
+def call(tool_id: str, name: str, **arguments: object) -> dict:
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": arguments}
+    return {"type": "assistant", "message": {"id": "m", "content": [block]}}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("Skill", {"skill": "lgtm"}, True),
+        ("Skill", {"skill": "/lgtm"}, True),
+        ("Skill", {"skill": "observability:lgtm"}, True),
+        ("Skill", {"command": "lgtm"}, True),
+        ("Skill", {"skill": "lgtm-extra"}, False),
+        ("Skill", {"skill": "safe-migrations"}, False),
+        ("Read", {"file_path": "/tmp/x/work/.claude/skills/lgtm/SKILL.md"}, True),
+        ("Read", {"file_path": "/tmp/x/work/.claude/skills/other/SKILL.md"}, False),
+        ("Read", {"file_path": "/tmp/lgtm/README.md"}, False),
+        ("Bash", {"command": "cat .claude/skills/lgtm/SKILL.md"}, False),
+    ],
+)
+def test_what_counts_as_firing(tool, arguments, expected):
+    assert fires("lgtm", tool, arguments) is expected
+
+
+def test_the_skill_after_other_tool_calls_fires():
+    watch = TriggerWatch("lgtm", max_tool_calls=3)
+    assert watch(call("t1", "Bash", command="ls")) is None
+    assert watch(call("t2", "Grep", pattern="error")) is None
+    reason = watch(call("t3", "Skill", skill="lgtm"))
+    assert reason == "the skill fired (Skill(lgtm), tool call 3)"
+    assert watch.fired and not watch.budget
+    assert [c.short() for c in watch.first_calls] == ["Bash(ls)", "Grep(error)", "Skill(lgtm)"]
+
+
+def test_the_call_after_the_budget_stops_the_run_as_budget():
+    watch = TriggerWatch("lgtm", max_tool_calls=3)
+    for n in range(3):
+        assert watch(call(f"t{n}", "Bash", command=f"echo {n}")) is None
+    reason = watch(call("t3", "Bash", command="echo 3"))
+    assert reason == "tool-call budget: 3 tool call(s) without the skill, then Bash(echo 3)"
+    assert watch.budget and not watch.fired
+
+
+def test_the_skill_as_the_call_after_the_budget_still_fires():
+    watch = TriggerWatch("lgtm", max_tool_calls=3)
+    for n in range(3):
+        watch(call(f"t{n}", "Bash", command="ls"))
+    assert watch(call("t3", "Skill", skill="lgtm")) is not None
+    assert watch.fired
+
+
+def test_a_repeated_line_counts_its_call_once():
+    watch = TriggerWatch("lgtm", max_tool_calls=1)
+    event = call("t1", "Bash", command="ls")
+    assert watch(event) is None
+    assert watch(event) is None
+    assert len(watch.calls) == 1
