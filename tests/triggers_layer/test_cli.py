@@ -6,6 +6,10 @@ should-not query that loads the skill (a false trigger).
 """
 
 import json
+import os
+import signal
+import threading
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -202,3 +206,38 @@ def test_exit_0_when_every_query_passes(project, capsys):
     assert main(["triggers", "--only", "trivia", "--only", "late"]) == 0
     out = capsys.readouterr().out
     assert "2 queries: 2 pass" in out
+
+
+def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
+    script = project / "tests" / "model-scripts" / "alpha.triggers.yaml"
+    script.write_text(SCRIPT.replace('command: "echo wander"', 'command: "sleep 60"', 1))
+    results = project / "out.json"
+
+    def finished() -> int:
+        try:
+            document = json.loads(results.read_text())
+        except (OSError, ValueError):
+            return 0
+        return sum(len(suite["queries"]) for suite in document["suites"])
+
+    def stop_after_the_first_query() -> None:
+        deadline = time.monotonic() + 60
+        while finished() < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # the wander run is asleep in its Bash call by now
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    watcher = threading.Thread(target=stop_after_the_first_query, daemon=True)
+    watcher.start()
+    started = time.monotonic()
+    code = main(
+        ["triggers", "--only", "direct", "--only", "wander", "-j", "1", "--results", str(results)]
+    )
+    watcher.join()
+    assert code == 143
+    assert time.monotonic() - started < 30
+    document = json.loads(results.read_text())
+    assert (document["complete"], document["interrupted"]) == (False, True)
+    [suite] = document["suites"]
+    assert [q["id"] for q in suite["queries"]] == ["direct"]
+    assert "interrupted; 1 query result(s) finished" in capsys.readouterr().err
