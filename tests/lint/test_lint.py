@@ -396,7 +396,7 @@ def test_a_path_that_does_not_exist_is_bad_input(tmp_path, capsys, monkeypatch):
 
 def test_the_example_skills_are_clean(capsys, monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
-    assert run_lint(capsys, "skills") == (0, "2 skills, 0 plugins: no findings\n")
+    assert run_lint(capsys, "skills") == (0, "3 skills, 0 plugins: no findings\n")
 
 
 def test_a_finding_reads_as_place_message_and_fix():
