@@ -342,17 +342,21 @@ class _StringRules:
     request, so a tool_use and its tool_result get the same number)."""
 
     def __init__(self, paths: RunPaths | None, rules: Rules) -> None:
+        # Each pattern comes with text every match of it contains: a string without that text
+        # is not scanned (a request of Claude Code is some 300 strings, 60 kB of them in the
+        # system prompt and the tools, and a replay normalises each request on its way).
         self._paths = [
-            (re.compile(re.escape(path) + r"(?![A-Za-z0-9_-])"), placeholder)
+            (path, re.compile(re.escape(path) + r"(?![A-Za-z0-9_-])"), placeholder)
             for path, placeholder in (paths.replacements() if paths else [])
         ]
         numbering = _Numbering()
-        self._ids: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-            (_UUID, numbering.rule("uuid", "{{UUID_{}}}")),
-            (_MESSAGE_ID, numbering.rule("msg", "msg_{}")),
-            (_REQUEST_ID, numbering.rule("req", "req_{}")),
-            (_TOOL_USE_ID, numbering.rule("toolu", "toolu_{}")),
-            (_AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
+        self._ids: list[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]]]
+        self._ids = [
+            (("-",), _UUID, numbering.rule("uuid", "{{UUID_{}}}")),
+            (("msg_",), _MESSAGE_ID, numbering.rule("msg", "msg_{}")),
+            (("req_",), _REQUEST_ID, numbering.rule("req", "req_{}")),
+            (("toolu_",), _TOOL_USE_ID, numbering.rule("toolu", "toolu_{}")),
+            (("agentId: ", "/tasks/"), _AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
         ]
         self._suite = [(re.compile(p), r) for p, r in rules.normalise]
         self._secrets = rules.secrets
@@ -362,8 +366,9 @@ class _StringRules:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        for pattern, placeholder in self._paths:
-            text = pattern.sub(placeholder, text)
+        for path, pattern, placeholder in self._paths:
+            if path in text:
+                text = pattern.sub(placeholder, text)
         if "skilltest-run-" in text:
             text = _SANDBOX_ID.sub("skilltest-run-{ID}", text)
         if "claude-" in text:
@@ -379,8 +384,9 @@ class _StringRules:
             text = _GIT_STATUS.sub(r"\g<head>\n{GIT_STATUS}\g<end>", text)
         if "OS Version: " in text:
             text = _OS_VERSION.sub(r"\1{OS_VERSION}", text)
-        for pattern, replace in self._ids:
-            text = pattern.sub(replace, text)
+        for markers, pattern, replace in self._ids:
+            if any(marker in text for marker in markers):
+                text = pattern.sub(replace, text)
         for compiled, replacement in self._suite:
             text = compiled.sub(replacement, text)
         return text
