@@ -210,7 +210,9 @@ def test_exit_0_when_every_query_passes(project, capsys):
 
 def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
     script = project / "tests" / "model-scripts" / "alpha.triggers.yaml"
-    script.write_text(SCRIPT.replace('command: "echo wander"', 'command: "sleep 60"', 1))
+    # Claude Code refuses a bare long `sleep`; a program that takes its time is let through.
+    slow = "command: \"python3 -c 'import time; time.sleep(60)'\""
+    script.write_text(SCRIPT.replace('command: "echo wander"', slow, 1))
     results = project / "out.json"
 
     def finished() -> int:
@@ -227,13 +229,21 @@ def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
         time.sleep(1.0)  # the wander run is asleep in its Bash call by now
         os.kill(os.getpid(), signal.SIGTERM)
 
+    # Should the signal come after main() returned, it must not end the test session.
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
     watcher = threading.Thread(target=stop_after_the_first_query, daemon=True)
     watcher.start()
     started = time.monotonic()
-    code = main(
-        ["triggers", "--only", "direct", "--only", "wander", "-j", "1", "--results", str(results)]
-    )
-    watcher.join()
+    try:
+        code = main(
+            [
+                *("triggers", "--only", "direct", "--only", "wander", "-j", "1"),
+                *("--results", str(results)),
+            ]
+        )
+        watcher.join()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert code == 143
     assert time.monotonic() - started < 30
     document = json.loads(results.read_text())

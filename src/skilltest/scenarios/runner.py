@@ -400,8 +400,10 @@ class ClaudeCliRunner:
         )
         if output.start_error is not None:
             transcript = replace(transcript, error=f"claude did not start: {output.start_error}")
-        elif output.stopped_reason is not None and request.stop_on is not None and (
-            output.stopped_reason.startswith(OWN_STOP)
+        elif (
+            output.stopped_reason is not None
+            and request.stop_on is not None
+            and (output.stopped_reason.startswith(OWN_STOP))
         ):
             transcript = replace(
                 transcript, error=None, ended=output.stopped_reason.removeprefix(OWN_STOP)
