@@ -127,3 +127,13 @@ def test_bad_descriptions_exit_2(project, capsys, args, message, monkeypatch):
     write(project, "skill: alpha\n" + QUERIES)
     assert main(["triggers", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_another_description_for_suites_of_two_skills_is_refused(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    write(project, "skill: alpha\n" + QUERIES)
+    (project / "tests" / "triggers" / "beta.yaml").write_text("skill: beta\n" + QUERIES)
+    assert main(["triggers", "--description", "Use it"]) == 2
+    err = capsys.readouterr().err
+    assert "another description is for one skill, and these suites test alpha, beta" in err
+    assert "skilltest triggers alpha --description" in err

@@ -81,3 +81,11 @@ def test_compare_gives_candidate_minus_current_with_newcombe():
     assert rows["recall"].difference == newcombe(wilson(1, 2), wilson(2, 2))
     assert rows["precision"].difference == newcombe(wilson(1, 2), wilson(2, 2))
     assert rows["accuracy"].difference == newcombe(wilson(1, 3), wilson(3, 3))
+
+
+def test_the_results_file_cuts_long_tool_arguments():
+    from skilltest.triggers.watch import SeenCall
+
+    run = TriggerRun(rep=0, ended="fired", first_calls=(SeenCall("Write", {"content": "x" * 900}),))
+    [call] = run.to_dict()["first_tool_calls"]
+    assert len(call["input"]["content"]) == 500 and call["input"]["content"].endswith("…")

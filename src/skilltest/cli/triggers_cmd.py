@@ -209,6 +209,14 @@ def run(args: argparse.Namespace) -> int:
     ]
     suites = select_queries(suites, args.only)
     check_unique_scenarios([(s.skill.name, q.id, q.location) for s in suites for q in s.queries])
+    tested = sorted({suite.skill.name for suite in suites})
+    if candidate is not None and len(tested) > 1:
+        raise InputError(
+            f"another description is for one skill, and these suites test {', '.join(tested)}",
+            location="--description-file" if args.description_file else "--description",
+            fix="name the suite of the skill whose description you are tuning, e.g. "
+            f"skilltest triggers {tested[0]} --description ...",
+        )
     if candidate is None:
         variants: tuple[Variant, ...] = (CURRENT,)
     elif args.compare_description:

@@ -74,11 +74,26 @@ class TriggerRun:
             "requests": self.requests,
             "tokens": dict(self.tokens) if self.tokens is not None else None,
             "first_tool_calls": [
-                {"name": c.name, "input": dict(c.input)} for c in self.first_calls
+                {"name": c.name, "input": _shortened(dict(c.input))} for c in self.first_calls
             ],
             "transcript": self.transcript,
             "warnings": list(self.warnings),
         }
+
+
+SHOWN_INPUT_CHARS = 500
+"""Longest string argument of a tool call the results file keeps whole."""
+
+
+def _shortened(value: Any) -> Any:
+    """A tool call's arguments with long strings cut (a Write's content is not the point)."""
+    if isinstance(value, str) and len(value) > SHOWN_INPUT_CHARS:
+        return value[: SHOWN_INPUT_CHARS - 1] + "…"
+    if isinstance(value, dict):
+        return {key: _shortened(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shortened(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
