@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
+from skilltest.report.files import read_results
 
 pytestmark = pytest.mark.cli
 
@@ -117,7 +118,7 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
         "Bash(echo wander)"
     ) in out
 
-    results = json.loads((project / "out.json").read_text())
+    results = read_results(project / "out.json", "triggers")
     assert results["schema_version"] == 2
     assert results["layer"] == "triggers"
     assert results["complete"] is True and results["interrupted"] is False
@@ -251,3 +252,22 @@ def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
     [suite] = document["suites"]
     assert [q["id"] for q in suite["queries"]] == ["direct"]
     assert "interrupted; 1 query result(s) finished" in capsys.readouterr().err
+
+
+def test_a_run_that_outlasts_its_time_limit_is_reported_as_timeout(project, capsys):
+    suite = project / "tests" / "triggers" / "alpha.yaml"
+    suite.write_text(SUITE.replace("repetitions: 1\n", "repetitions: 1\ntimeout_ms: 4000\n"))
+    script = project / "tests" / "model-scripts" / "alpha.triggers.yaml"
+    slow = "command: \"python3 -c 'import time; time.sleep(60)'\""
+    script.write_text(SCRIPT.replace('command: "echo wander"', slow, 1))
+    started = time.monotonic()
+    assert main(["triggers", "--only", "wander", "--results", "out.json"]) == 1
+    assert time.monotonic() - started < 30
+    out = capsys.readouterr().out
+    assert rows(out)["alpha/wander"].split()[1:] == [
+        "fire", "0/1", "0%", "[0%–79%]", "1", "timeout", "miss"
+    ]  # fmt: skip
+    assert "runs stopped: 1 timeout" in out
+    [run] = json.loads((project / "out.json").read_text())["suites"][0]["queries"][0]["runs"]
+    assert run["ended"] == "timeout"
+    assert run["reason"].startswith("timed out after 4s")
