@@ -168,3 +168,55 @@ def median(values: Sequence[float]) -> float | None:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+# Consistency over k runs. A mean says how often a run passes; these say what a user who runs the
+# skill k times sees: pass@k, that at least one of the k runs passes (best of k), and pass^k,
+# that all k pass (every time). With n >= k judged runs of which c passed, both are estimated
+# without bias by counting the k-subsets of the n runs (Chen et al. 2021, "Evaluating Large
+# Language Models Trained on Code", for pass@k; the same argument gives pass^k):
+#   pass@k = 1 - C(n-c, k) / C(n, k)      pass^k = C(c, k) / C(n, k)
+# With n == k they are simply "some run passed" and "every run passed".
+
+
+def _check_counts(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or k < 1:
+        raise ValueError(f"need 0 <= c <= n and k >= 1 (n={n}, c={c}, k={k})")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float | None:
+    """The chance that at least one of ``k`` runs passes, from ``c`` passes in ``n`` runs.
+
+    Args:
+        n: Judged runs.
+        c: Runs among them that passed.
+        k: Runs a user makes; estimated from ``min(k, n)`` when fewer runs were judged.
+
+    Returns:
+        The unbiased estimate, or ``None`` without runs.
+    """
+    _check_counts(n, c, k)
+    if n == 0:
+        return None
+    k = min(k, n)
+    return round(1 - math.comb(n - c, k) / math.comb(n, k), DIGITS)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float | None:
+    """The chance that all of ``k`` runs pass, from ``c`` passes in ``n`` runs (see
+    :func:`pass_at_k` for the arguments)."""
+    _check_counts(n, c, k)
+    if n == 0:
+        return None
+    k = min(k, n)
+    return round(math.comb(c, k) / math.comb(n, k), DIGITS)
+
+
+def consistency(n: int, c: int, k: int) -> dict[str, float | int | None]:
+    """``k``, ``pass_at_k`` and ``pass_hat_k`` as a results file stores them per arm (``k`` is
+    the one used: at most ``n``)."""
+    return {
+        "k": min(k, n) if n else k,
+        "pass_at_k": pass_at_k(n, c, k),
+        "pass_hat_k": pass_hat_k(n, c, k),
+    }

@@ -13,6 +13,7 @@ from skilltest.pressure.verdict import (
     NO_STEER,
     NOT_RED,
     SKIPPED,
+    STEERS,
     WITH_SKILL,
     WITHOUT_SKILL,
     ArmStats,
@@ -22,7 +23,7 @@ from skilltest.pressure.verdict import (
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.text import inconclusive_line, k_cell, shorten
-from skilltest.stats import Interval
+from skilltest.stats import Interval, consistency, pass_hat_k
 from skilltest.transcript import Usage
 
 
@@ -68,11 +69,28 @@ def _k_cell(result: ScenarioResult) -> str:
     return k_cell(result.k, None if result.verdict == SKIPPED else result.repetitions)
 
 
+CONSISTENT = 0.5
+"""Below this pass^k a scenario that steers gets a note in the table (see _consistency_note)."""
+
 TABLE_LEGEND = (
     "pass and RED rates: runs [Wilson interval]; lift: with-skill pass rate minus baseline pass "
     "rate [Newcombe interval];\n95% intervals (with -k auto, the level of the look that "
     "decided); K: runs per arm (taken/most with -k auto)"
 )
+
+
+def _consistency_note(result: ScenarioResult) -> str:
+    """pass^k where it tells another story than the pass rate: the scenario steers (its rate
+    clears the threshold) yet k runs in a row all pass less than half the time. Elsewhere the
+    rate and its interval say enough, and the results file always has both figures."""
+    stats, k = result.with_skill, consistency_k(result)
+    if result.verdict != STEERS or k < 2 or not stats.runs:
+        return ""
+    every = pass_hat_k(stats.runs, stats.passed, k)
+    if every is None or every >= CONSISTENT:
+        return ""
+    k = min(k, stats.runs)
+    return f"pass^{k} {_percent(every)}: all of {k} runs pass less than half the time"
 
 
 def render_table(results: Sequence[ScenarioResult]) -> str:
@@ -89,7 +107,7 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
                 _lift_cell(result),
                 _k_cell(result),
                 expected,
-                shorten(result.detail, 70),
+                shorten("; ".join(filter(None, (result.detail, _consistency_note(result)))), 70),
             ]
         )
     headers = [
@@ -218,6 +236,12 @@ def _run_dict(run: PressureRun) -> dict[str, Any]:
     }
 
 
+def consistency_k(result: ScenarioResult) -> int:
+    """The k of pass@k and pass^k: the fixed K, or with ``-k auto`` the runs of the first round
+    (every scenario takes them), so scenarios that stopped at different K stay comparable."""
+    return result.repetitions.first if result.repetitions is not None else max(result.k, 1)
+
+
 def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
     """One scenario of the results file."""
     with_stats = result.with_skill
@@ -241,6 +265,7 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
             "passed": with_stats.passed,
             "pass_rate": with_stats.rate.value,
             **_interval_dict(with_stats.rate),
+            **consistency(with_stats.runs, with_stats.passed, consistency_k(result)),
         },
         "without_skill": None,
         "runs": [_run_dict(run) for run in result.runs],
@@ -254,6 +279,8 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
             "red_rate": base.rate.value,
             **_interval_dict(base.rate),
             "expected_rate": base.expected.value,
+            # A baseline run "passes" when it is not RED.
+            **consistency(base.runs, base.passed, consistency_k(result)),
         }
     return data
 
