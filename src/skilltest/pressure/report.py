@@ -22,8 +22,8 @@ from skilltest.pressure.verdict import (
 )
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
-from skilltest.report.text import inconclusive_line, k_cell, shorten
-from skilltest.stats import Interval, consistency, pass_hat_k
+from skilltest.report.text import consistency_note, inconclusive_line, k_cell, shorten
+from skilltest.stats import Interval, consistency
 from skilltest.transcript import Usage
 
 
@@ -69,9 +69,6 @@ def _k_cell(result: ScenarioResult) -> str:
     return k_cell(result.k, None if result.verdict == SKIPPED else result.repetitions)
 
 
-CONSISTENT = 0.5
-"""Below this pass^k a scenario that steers gets a note in the table (see _consistency_note)."""
-
 TABLE_LEGEND = (
     "pass and RED rates: runs [Wilson interval]; lift: with-skill pass rate minus baseline pass "
     "rate [Newcombe interval];\n95% intervals (with -k auto, the level of the look that "
@@ -80,17 +77,11 @@ TABLE_LEGEND = (
 
 
 def _consistency_note(result: ScenarioResult) -> str:
-    """pass^k where it tells another story than the pass rate: the scenario steers (its rate
-    clears the threshold) yet k runs in a row all pass less than half the time. Elsewhere the
-    rate and its interval say enough, and the results file always has both figures."""
-    stats, k = result.with_skill, consistency_k(result)
-    if result.verdict != STEERS or k < 2 or not stats.runs:
+    """pass^k of a scenario that steers, where it tells another story (see consistency_note)."""
+    if result.verdict != STEERS:
         return ""
-    every = pass_hat_k(stats.runs, stats.passed, k)
-    if every is None or every >= CONSISTENT:
-        return ""
-    k = min(k, stats.runs)
-    return f"pass^{k} {_percent(every)}: all of {k} runs pass less than half the time"
+    stats = result.with_skill
+    return consistency_note(stats.runs, stats.passed, consistency_k(result))
 
 
 def render_table(results: Sequence[ScenarioResult]) -> str:

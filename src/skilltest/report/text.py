@@ -35,3 +35,27 @@ def inconclusive_line(count: int, *, allowed: bool) -> str:
         f"{count} inconclusive: the intervals do not decide yet; run more repetitions "
         "(-k N, or -k auto --max-k N)" + (" (not failing: --allow-inconclusive)" if allowed else "")
     )
+
+
+CONSISTENT = 0.5
+"""Below this pass^k, a scenario that passes on its mean gets a note in the table."""
+
+
+def consistency_note(runs: int, passes: int, k: int) -> str:
+    """A note for the table when pass^k tells another story than the mean: the scenario passes
+    on its rate or mean, yet ``k`` runs in a row all pass less than half the time. The caller
+    asks only for scenarios that pass; elsewhere the mean and its interval say enough, and the
+    results file always holds pass@k and pass^k.
+
+    Args:
+        runs: Judged (scored) runs of the with-skill arm.
+        passes: Those that passed on their own.
+        k: The k of pass^k (used up to ``runs``).
+    """
+    from skilltest.stats import pass_hat_k
+
+    k = min(k, runs)
+    every = pass_hat_k(runs, passes, k) if runs else None
+    if k < 2 or every is None or every >= CONSISTENT:
+        return ""
+    return f"pass^{k} {100 * every:.0f}%: all of {k} runs pass less than half the time"

@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
-from skilltest.report.text import inconclusive_line, k_cell, shorten
+from skilltest.report.text import consistency_note, inconclusive_line, k_cell, shorten
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
 from skilltest.stats import Interval
@@ -104,6 +104,12 @@ def _calls_cell(result: ScenarioVerdict) -> str:
     return " | ".join(parts) if parts else "-"
 
 
+def _consistency(result: ScenarioVerdict) -> str:
+    """pass^k of a passing scenario where it tells another story than the mean."""
+    arm = result.with_skill
+    return consistency_note(arm.scored, arm.passes, arm.pass_k) if result.passed else ""
+
+
 def render_table(results: Sequence[ScenarioVerdict]) -> str:
     """One row per scenario: verdict, means with intervals, delta, skills fired, tool calls."""
     rows = []
@@ -119,7 +125,7 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
                 _fired_cell(result),
                 _calls_cell(result),
                 result_label(result),
-                shorten(result.reasons[0], 60) if result.reasons else "",
+                shorten(result.reasons[0], 60) if result.reasons else _consistency(result),
             ]
         )
     headers = [

@@ -43,6 +43,7 @@ from skilltest.stats import (
     EMPTY,
     Interval,
     bounded_mean,
+    consistency,
     level,
     median,
     newcombe,
@@ -136,6 +137,12 @@ class ArmSummary:
     """With a controlled world: scored runs with an authority violation."""
     authority_rate: Interval = EMPTY
     """With a controlled world: the share of scored runs with an authority violation."""
+    passes: int = 0
+    """Scored runs that pass on their own: a score of at least ``min_score`` and no authority
+    violation (the runs pass@k and pass^k count)."""
+    pass_k: int = 1
+    """The k of pass@k and pass^k: the fixed K, or with ``-k auto`` the runs of the first round
+    (every scenario takes them), so scenarios that stopped at different K stay comparable."""
 
     @property
     def unscored(self) -> int:
@@ -160,6 +167,8 @@ class ArmSummary:
             "tool_calls_worst": self.tool_calls_worst,
             "errors": list(self.errors),
             "cost_usd": self.cost_usd,
+            "passes": self.passes,
+            **consistency(self.scored, self.passes, self.pass_k),
             **(
                 {
                     "split_scores": {
@@ -265,8 +274,14 @@ def summarise_arm(
     expected_skills: tuple[str, ...],
     components: dict[str, float | None] | None = None,
     confidence: float = CONFIDENCE,
+    min_score: float = Thresholds.min_score,
+    pass_k: int | None = None,
 ) -> ArmSummary:
-    """Mean score with its interval, skill firing rate and tool-call figures for one arm."""
+    """Mean score with its interval, skill firing rate and tool-call figures for one arm.
+
+    ``min_score`` decides which runs pass on their own and ``pass_k`` is the k of pass@k and
+    pass^k (default: the runs attempted).
+    """
     ordered = sorted(records, key=lambda r: r.rep)
     scored = [r for r in ordered if r.score is not None]
     scores = tuple(float(r.score) for r in scored if r.score is not None)
@@ -297,6 +312,14 @@ def summarise_arm(
         split=split,
         authority_violations=violated,
         authority_rate=wilson(violated, len(worlds)) if worlds else EMPTY,
+        passes=sum(
+            1
+            for r in scored
+            if r.score is not None
+            and round(r.score, DIGITS) >= min_score
+            and not r.authority_violations
+        ),
+        pass_k=max(1, pass_k if pass_k is not None else len(ordered)),
     )
 
 
@@ -378,7 +401,13 @@ def judge(
 
     def summary(arm: Arm) -> ArmSummary:
         return summarise_arm(
-            arm, by_arm[arm], counted, means.get((scenario_id, arm.value)), confidence
+            arm,
+            by_arm[arm],
+            counted,
+            means.get((scenario_id, arm.value)),
+            confidence,
+            min_score=limits.min_score,
+            pass_k=repetitions.first if repetitions is not None else None,
         )
 
     with_arm = summary(Arm.WITH_SKILL)
