@@ -241,6 +241,7 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
         "name": result.scenario.name,
         "skill": result.skill,
         "verdict": result.verdict,
+        "critical": result.scenario.critical,
         "detail": result.detail,
         "complete": result.complete,
         "threshold": result.scenario.threshold,

@@ -91,6 +91,9 @@ class PressureScenario:
     """Appended to the prompt after a blank line (``prompt_suffix``); empty: nothing."""
     baseline_red: str = RED_BY_CRITERIA
     """When a baseline run is RED: ``criteria`` or ``expected_patterns``."""
+    critical: bool = False
+    """``critical: true`` (on the scenario, or the suite's default): ``skilltest gate`` blocks a
+    release when its with-skill pass rate is credibly below the baseline's, or it is missing."""
 
     @property
     def message(self) -> str:
@@ -227,6 +230,7 @@ def load_pressure_suite(
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
                 prompt_suffix=str(_option("prompt_suffix", raw, data, None, "")),
                 baseline_red=baseline_red,
+                critical=bool(_option("critical", raw, data, None, False)),
             )
         )
     return PressureSuite(

@@ -267,6 +267,7 @@ def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
         "skill": result.skill,
         "verdict": result.verdict.value,
         "passed": result.passed,
+        "critical": result.critical,
         "result": result_label(result).lower(),
         "delta": delta.value,
         "delta_ci": None if delta.value is None else [delta.low, delta.high],

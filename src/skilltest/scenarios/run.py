@@ -186,14 +186,15 @@ async def run_suites(
             require_skills_fired=scenario.require_skills_fired,
             requires_recovery=scenario.world is not None and scenario.world_expected.recovers,
         )
-        if not scenario.canary:
-            return verdict
-        return judge_canary(
-            verdict,
-            min_score=scenario.min_score,
-            expected_skills=scenario.expected_skills,
-            require_skills_fired=scenario.require_skills_fired,
-        )
+        if scenario.canary:
+            verdict = judge_canary(
+                verdict,
+                min_score=scenario.min_score,
+                expected_skills=scenario.expected_skills,
+                require_skills_fired=scenario.require_skills_fired,
+            )
+        # The verdict does not depend on it; the release gate reads it from the results file.
+        return replace(verdict, critical=scenario.critical) if scenario.critical else verdict
 
     def decided(index: int, records: Sequence[RunRecord], k: int) -> bool:
         return planned[index].scenario.canary or judged(index, records, k).verdict in DECIDED

@@ -139,6 +139,9 @@ class Scenario:
     plugin_mcp: Literal["both", "with"] = "both"
     """Which arms get the plugin's MCP servers: ``both`` (default; the comparison measures what
     the skills add, not what the tools add) or ``with`` (only the with-skill arm)."""
+    critical: bool = False
+    """``critical: true`` (on the scenario, or the suite's default): ``skilltest gate`` blocks a
+    release when its with-skill pass rate is credibly below the baseline's, or it is missing."""
 
     def __post_init__(self) -> None:
         if not self.skills:
@@ -545,6 +548,7 @@ def load_scenario_suite(
                 require_skills_fired=bool(_pick("require_skills_fired", raw, data, True)),
                 plugin=plugin,
                 plugin_mcp=_pick("plugin_mcp", raw, data, "both"),
+                critical=bool(_pick("critical", raw, data, False)),
                 world=world,
                 world_profile=_profile(raw, world, where),
                 world_expected=_world_expected(raw, world, where, flags=flags, timeout_s=timeout),

@@ -221,6 +221,8 @@ class ScenarioVerdict:
     misses_a_bar: bool = False
     """Whether it misses a bar whatever more runs show (the with-skill mean below
     ``min_score``, the expected skills not firing): it fails even while inconclusive."""
+    critical: bool = False
+    """The scenario's ``critical: true``, carried to the results file for ``skilltest gate``."""
 
     @property
     def k(self) -> int:
