@@ -83,6 +83,10 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
         "pass_rate": 1.0,
         "ci_low": pytest.approx(0.3203, abs=1e-4),
         "ci_high": 1.0,
+        # k: the first round of -k auto (3 runs); all 4 runs passed.
+        "k": 3,
+        "pass_at_k": 1.0,
+        "pass_hat_k": 1.0,
     }
     assert scenario["lift"] == 1.0
     assert scenario["lift_ci"][0] > 0

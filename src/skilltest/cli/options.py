@@ -93,6 +93,30 @@ def add_plugin_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_markdown_option(parser: argparse.ArgumentParser) -> None:
+    """``--markdown FILE``: the run's summary in Markdown (see :func:`write_markdown`)."""
+    parser.add_argument(
+        "--markdown",
+        type=output_file,
+        metavar="FILE",
+        help="write a Markdown summary here after the run (default with GITHUB_STEP_SUMMARY "
+        "set: append it there)",
+    )
+
+
+def write_markdown(args: argparse.Namespace, document: dict[str, Any]) -> None:
+    """After a run: the Markdown summary of its results ``document`` to ``--markdown``, else
+    appended to ``$GITHUB_STEP_SUMMARY`` when set (a CI job's summary page)."""
+    from skilltest.report.markdown import write_summary
+
+    write_summary(
+        document,
+        markdown=args.markdown,
+        step_summary=os.environ.get("GITHUB_STEP_SUMMARY"),
+        cwd=Path.cwd(),
+    )
+
+
 def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
     """Options every suite-running command has."""
     parser.add_argument(
@@ -163,6 +187,7 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
         "--results", type=output_file, metavar="FILE", help="write results JSON here"
     )
     parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
+    add_markdown_option(parser)
     parser.add_argument(
         "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )

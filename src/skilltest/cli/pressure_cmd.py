@@ -24,6 +24,7 @@ from skilltest.cli.options import (
     select_scenarios,
     tape_mode,
     unit_interval,
+    write_markdown,
 )
 from skilltest.errors import InputError
 from skilltest.pressure.report import (
@@ -163,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
         nonlocal saved_at
         saved_at = time.monotonic()
         results = _in_suite_order(suites, state.results)
-        if results_path is not None:
+        final = complete or interrupted  # the Markdown summary is written once, at the end
+        if results_path is not None or final:
             document = results_document(
                 results,
                 backend=backend.name,
@@ -174,7 +176,10 @@ def run(args: argparse.Namespace) -> int:
                 suites=suite_names,
             )
             document["replay"] = tape.to_dict(misses=[m.message for m in _misses(replayers)])
-            write_json_atomic(results_path, document)
+            if results_path is not None:
+                write_json_atomic(results_path, document)
+            if final:
+                write_markdown(args, document)
         if args.junit is not None:
             cases = junit_cases(
                 results, strict=args.strict, allow_inconclusive=args.allow_inconclusive

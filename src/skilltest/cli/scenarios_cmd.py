@@ -28,6 +28,7 @@ from skilltest.cli.options import (
     select_scenarios,
     tape_mode,
     unit_interval,
+    write_markdown,
 )
 from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
@@ -194,14 +195,18 @@ def run(args: argparse.Namespace) -> int:
 
     def save(*, complete: bool, interrupted: bool = False) -> None:
         results = in_order()
-        if args.results is not None:
+        final = complete or interrupted  # the Markdown summary is written once, at the end
+        if args.results is not None or final:
             document = results_document(
                 results, context, complete=complete, interrupted=interrupted
             )
             report = canary_report(results, canaries)
             document["canary"] = report.to_dict() if report is not None else None
             document["replay"] = tape.to_dict(misses=[str(run.error) for run in _misses(results)])
-            write_json_atomic(args.results, document)
+            if args.results is not None:
+                write_json_atomic(args.results, document)
+            if final:
+                write_markdown(args, document)
         if args.junit is not None:
             cases = junit_cases(results, allow_inconclusive=args.allow_inconclusive)
             write_junit(args.junit, "skilltest scenarios", cases)

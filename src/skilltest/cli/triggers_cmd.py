@@ -13,10 +13,12 @@ from typing import Any
 from skilltest.claude.binary import find_claude
 from skilltest.cli import EXIT_FAILED, EXIT_OK, interrupted_exit_code, run_async
 from skilltest.cli.options import (
+    add_markdown_option,
     check_unique_scenarios,
     output_file,
     positive_int,
     repetition_count,
+    write_markdown,
 )
 from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
@@ -105,6 +107,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--results", type=output_file, metavar="FILE", help="write results JSON here"
     )
     parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
+    add_markdown_option(parser)
     parser.add_argument(
         "--output-dir",
         type=Path,
@@ -246,11 +249,11 @@ def run(args: argparse.Namespace) -> int:
 
     def save(*, complete: bool, interrupted: bool = False) -> None:
         results = current()
+        document = results_document(results, context, complete=complete, interrupted=interrupted)
         if args.results is not None:
-            write_json_atomic(
-                args.results,
-                results_document(results, context, complete=complete, interrupted=interrupted),
-            )
+            write_json_atomic(args.results, document)
+        if complete or interrupted:  # the Markdown summary is written once, at the end
+            write_markdown(args, document)
         if args.junit is not None:
             flat = [suite for each in results for suite in each]
             write_junit(args.junit, "skilltest triggers", junit_cases(flat))

@@ -1,0 +1,175 @@
+"""A Markdown summary of one or more results files, for pull requests and CI step summaries.
+
+Pure: it takes results documents (what ``--results`` writes) and returns text, so a run that
+just ended and ``skilltest report`` on files written earlier give the same summary. Per layer:
+the verdict counts, the failing scenarios with their reasons, and one table row per scenario
+(verdict, with and without the skill with their intervals, the delta, K, links to the kept
+transcripts). Links are relative to the folder of the Markdown file, so they work where the
+file is read (a repository browser, a CI artifact unpacked as a whole).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skilltest.errors import InputError
+from skilltest.report.files import write_text_atomic
+from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of
+
+NOUNS = {"pressure": "scenarios", "scenarios": "scenarios", "triggers": "queries"}
+TITLES = {
+    "pressure": "skill pressure",
+    "scenarios": "scenarios",
+    "triggers": "triggers",
+}
+LEGEND = {
+    "pressure": "with skill: pass rate; without skill: baseline pass rate (not RED); "
+    "delta: the lift",
+    "scenarios": "mean rubric scores; delta: with minus without",
+    "triggers": "fired: the share of the query's runs in which the skill fired",
+}
+TRANSCRIPT_LINKS = 6
+"""Most transcript links in one table cell; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """One results file read back."""
+
+    source: str
+    """Where it came from, for the report (a path, or ``-`` for the run that just ended)."""
+    data: dict[str, Any]
+    """The results document, as ``--results`` writes it."""
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell: no pipes, no line breaks."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _link(path: str, *, link_from: Path, cwd: Path) -> str:
+    target = Path(path) if Path(path).is_absolute() else cwd / path
+    return Path(os.path.relpath(target, link_from)).as_posix().replace(" ", "%20")
+
+
+def _transcripts(row: Row, *, link_from: Path, cwd: Path) -> str:
+    links = [
+        f"[{t.label}]({_link(t.path, link_from=link_from, cwd=cwd)})"
+        for t in row.transcripts[:TRANSCRIPT_LINKS]
+    ]
+    more = len(row.transcripts) - TRANSCRIPT_LINKS
+    return " ".join(links + ([f"+{more} more"] if more > 0 else [])) or "-"
+
+
+def _counts(layer: str, rows: Sequence[Row]) -> str:
+    verdicts = Counter(row.verdict for row in rows)
+    shown = ", ".join(f"{count} {verdict}" for verdict, count in verdicts.items())
+    failed = sum(1 for row in rows if row.failed)
+    noun = NOUNS[layer] if len(rows) != 1 else NOUNS[layer].removesuffix("s")
+    return f"**{len(rows)} {noun}**: {shown}; {len(rows) - failed} passed, {failed} failed"
+
+
+def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd: Path) -> str:
+    rows = merge([row for d in documents for row in rows_of(d.data, d.source)])
+    lines = [f"## skilltest {TITLES[layer]}", ""]
+    sources = [d.source for d in documents if d.source != "-"]
+    if sources:
+        lines += ["from " + ", ".join(f"`{s}`" for s in sources), ""]
+    if any(not d.data.get("complete", True) for d in documents):
+        lines += ["> **incomplete**: the run stopped before every scenario finished", ""]
+    lines += [_counts(layer, rows), ""]
+    failing = [row for row in rows if row.failed]
+    if failing:
+        lines += ["### Failing", ""]
+        for row in failing:
+            why = "; ".join(row.reasons) or "no reason recorded"
+            lines.append(f"- **{row.name}** ({row.verdict}): {_cell(why)}")
+        lines.append("")
+    compared = layer != "triggers"
+    headers = ["", "scenario" if compared else "query", "verdict" if compared else "result"]
+    headers += ["with skill", "without skill", "delta"] if compared else ["fired"]
+    headers += ["K", "transcripts"]
+    lines += ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
+    for row in rows:
+        cells = ["❌" if row.failed else "✅", f"`{row.name}`", row.verdict]
+        cells.append(figure(row.with_skill, percent=row.percent))
+        if compared:
+            cells.append(figure(row.without_skill, percent=row.percent))
+            cells.append(figure(row.delta, percent=row.percent, signed=True))
+        cells += [str(row.k), _transcripts(row, link_from=link_from, cwd=cwd)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"{LEGEND[layer]}; brackets: 95% intervals (with -k auto, the level of the look that "
+        "decided)",
+    ]
+    return "\n".join(lines)
+
+
+def render_markdown(documents: Sequence[Document], *, link_from: Path, cwd: Path) -> str:
+    """The summary of ``documents`` (any layers, shards of one layer combined), one section per
+    layer in the order pressure, scenarios, triggers.
+
+    Args:
+        documents: Results documents with where each came from.
+        link_from: The folder of the Markdown file: transcript links are relative to it.
+        cwd: The folder the runs were started from (results files record transcript paths
+            relative to it).
+
+    Raises:
+        InputError: a document is not a results file of a known layer.
+    """
+    by_layer: dict[str, list[Document]] = {}
+    for document in documents:
+        by_layer.setdefault(layer_of(document.data, document.source), []).append(document)
+    sections = [
+        _section(layer, by_layer[layer], link_from=link_from, cwd=cwd)
+        for layer in LAYERS
+        if layer in by_layer
+    ]
+    return "\n\n".join(sections) + "\n"
+
+
+def write_summary(
+    document: dict[str, Any],
+    *,
+    markdown: Path | None,
+    step_summary: str | None,
+    cwd: Path,
+) -> Path | None:
+    """Writes the summary of a run that just ended: to ``markdown`` (``--markdown FILE``,
+    replaced), else appended to ``step_summary`` (``GITHUB_STEP_SUMMARY``, which GitHub Actions
+    shows on the job's page; its folder is the runner's, so links there are relative to the
+    folder the run started from, as the results file records them). Neither: nothing.
+
+    Returns:
+        The file written, or ``None``.
+
+    Raises:
+        InputError: the file cannot be written.
+    """
+    if markdown is not None:
+        text = render_markdown(
+            [Document("-", document)], link_from=(cwd / markdown).parent, cwd=cwd
+        )
+        write_text_atomic(markdown, text)
+        return markdown
+    if not step_summary:
+        return None
+    path = Path(step_summary)
+    text = render_markdown([Document("-", document)], link_from=cwd, cwd=cwd)
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    except OSError as exc:
+        raise InputError(
+            f"cannot append the summary: {exc.strerror or exc}",
+            location=f"GITHUB_STEP_SUMMARY={step_summary}",
+            fix="unset GITHUB_STEP_SUMMARY or point it at a writable file",
+        ) from exc
+    return path

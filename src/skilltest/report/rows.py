@@ -1,0 +1,228 @@
+"""One row per scenario (or trigger query) read from any layer's results file. Pure.
+
+The Markdown summary, ``skilltest report`` and ``skilltest compare`` read results files, not the
+objects of a run, so the same views come from a run that just ended and from files written last
+week, from shards and from several layers. This module is the one place that knows how each
+layer lays its results out; what it returns is the same for all three:
+
+``pressure``   a row per scenario; the with-skill figure is the pass rate, the baseline figure
+               the baseline *pass* rate (1 - RED rate), the delta the lift
+``scenarios``  a row per scenario; the figures are mean rubric scores, the delta their difference
+``triggers``   a row per query (and per description); the with-skill figure is the firing rate,
+               there is no baseline and no delta
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skilltest.errors import InputError
+from skilltest.stats import EMPTY, Interval
+
+LAYERS = ("pressure", "scenarios", "triggers")
+"""Layers in the order reports show them."""
+
+PRESSURE_FAILING = frozenset({"no-steer", "error", "inconclusive"})
+"""Pressure verdicts that fail a run (``inconclusive`` unless --allow-inconclusive, which a
+results file does not record: a report counts it as failing, as a plain run does)."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A kept transcript of one run."""
+
+    label: str
+    """How a link names it: ``with #1``, ``without #2``."""
+    path: str
+    """The path as the results file records it (relative to where the run was started)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario or trigger query of a results file."""
+
+    layer: str
+    """``pressure``, ``scenarios`` or ``triggers``."""
+    name: str
+    """``skill/id`` (trigger queries of another description: ``skill/id (other)``)."""
+    verdict: str
+    """The layer's verdict (``steers``, ``improved``, ``pass``, ...)."""
+    failed: bool
+    """Whether the scenario fails the run."""
+    with_skill: Interval
+    """Pass rate (pressure), mean score (scenarios) or firing rate (triggers), with its
+    interval."""
+    without_skill: Interval
+    """The baseline's pass rate or mean score; empty for triggers and skill-only runs."""
+    delta: Interval
+    """With-skill minus without-skill (the lift in the pressure layer); empty without one."""
+    reasons: tuple[str, ...]
+    """Why it fails, errors or is inconclusive; for a passing scenario, any note."""
+    transcripts: tuple[Transcript, ...] = ()
+    """Kept transcripts (the scenario and trigger layers keep them)."""
+    k: int = 0
+    """Runs per arm taken."""
+    percent: bool = True
+    """Whether the figures are rates (shown in percent) rather than mean scores."""
+    pass_hat_k: float | None = None
+    """The with-skill arm's pass^k, when the results file has it."""
+
+
+def _interval(value: Any, low: Any, high: Any) -> Interval:
+    if value is None or low is None or high is None:
+        return EMPTY
+    return Interval(float(value), float(low), float(high))
+
+
+def _pair(value: Any, bounds: Any) -> Interval:
+    if not bounds:
+        return EMPTY
+    return _interval(value, bounds[0], bounds[1])
+
+
+def _pressure_rows(data: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    for scenario in data.get("scenarios") or []:
+        with_arm = scenario.get("with_skill") or {}
+        base = scenario.get("without_skill")
+        baseline = EMPTY
+        if base and base.get("red_rate") is not None:
+            # The file keeps the RED rate; a report compares pass rates.
+            baseline = _interval(1 - base["red_rate"], 1 - base["ci_high"], 1 - base["ci_low"])
+        verdict = str(scenario.get("verdict"))
+        rows.append(
+            Row(
+                layer="pressure",
+                name=f"{scenario.get('skill')}/{scenario.get('id')}",
+                verdict=verdict,
+                failed=verdict in PRESSURE_FAILING,
+                with_skill=_interval(
+                    with_arm.get("pass_rate"), with_arm.get("ci_low"), with_arm.get("ci_high")
+                ),
+                without_skill=baseline,
+                delta=_pair(scenario.get("lift"), scenario.get("lift_ci")),
+                reasons=(scenario["detail"],) if scenario.get("detail") else (),
+                k=int(scenario.get("k") or 0),
+                pass_hat_k=with_arm.get("pass_hat_k"),
+            )
+        )
+    return rows
+
+
+def _arm_label(arm: str) -> str:
+    return "with" if arm == "with_skill" else "without"
+
+
+def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    for scenario in data.get("scenarios") or []:
+        arms = {arm: scenario.get(arm) or {} for arm in ("with_skill", "without_skill")}
+        with_arm, base = arms["with_skill"], arms["without_skill"]
+        rows.append(
+            Row(
+                layer="scenarios",
+                name=f"{scenario.get('skill')}/{scenario.get('id')}",
+                verdict=str(scenario.get("verdict")),
+                failed=not scenario.get("passed"),
+                with_skill=_interval(
+                    with_arm.get("mean_score"), with_arm.get("ci_low"), with_arm.get("ci_high")
+                ),
+                without_skill=_interval(
+                    base.get("mean_score"), base.get("ci_low"), base.get("ci_high")
+                ),
+                delta=_pair(scenario.get("delta"), scenario.get("delta_ci")),
+                reasons=tuple(scenario.get("reasons") or ()),
+                transcripts=tuple(
+                    Transcript(f"{_arm_label(run.get('arm'))} #{run.get('rep')}", run["transcript"])
+                    for run in scenario.get("runs") or []
+                    if run.get("transcript")
+                ),
+                k=int(scenario.get("k") or 0),
+                percent=False,
+                pass_hat_k=with_arm.get("pass_hat_k"),
+            )
+        )
+    return rows
+
+
+def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    for suite in data.get("suites") or []:
+        variant = "" if suite.get("variant", "current") == "current" else f" ({suite['variant']})"
+        for query in suite.get("queries") or []:
+            expected = "fire" if query.get("should_trigger") else "no fire"
+            fired = f"fired {query.get('fired')}/{query.get('scored')}, expected {expected}"
+            rows.append(
+                Row(
+                    layer="triggers",
+                    name=f"{suite.get('skill')}/{query.get('id')}{variant}",
+                    verdict=str(query.get("result")),
+                    failed=not query.get("passed"),
+                    with_skill=_interval(
+                        query.get("rate"), query.get("ci_low"), query.get("ci_high")
+                    ),
+                    without_skill=EMPTY,
+                    delta=EMPTY,
+                    reasons=() if query.get("passed") else (fired,),
+                    transcripts=tuple(
+                        Transcript(f"run #{run.get('rep')}", run["transcript"])
+                        for run in query.get("runs") or []
+                        if run.get("transcript")
+                    ),
+                    k=int(query.get("total") or 0),
+                )
+            )
+    return rows
+
+
+READERS = {"pressure": _pressure_rows, "scenarios": _scenario_rows, "triggers": _trigger_rows}
+
+
+def layer_of(data: Mapping[str, Any], location: str) -> str:
+    """The layer a results document belongs to.
+
+    Raises:
+        InputError: the document names no layer this code reads.
+    """
+    layer = data.get("layer")
+    if layer not in READERS:
+        raise InputError(
+            f"not a skilltest results file (layer {layer!r}; expected one of {', '.join(LAYERS)})",
+            location=location,
+            fix="pass a file written by --results",
+        )
+    return str(layer)
+
+
+def rows_of(data: Mapping[str, Any], location: str = "results") -> list[Row]:
+    """The rows of one results document (what ``--results`` writes)."""
+    return READERS[layer_of(data, location)](data)
+
+
+def merge(rows: Sequence[Row]) -> list[Row]:
+    """Rows of several files of one layer (shards): a scenario in two files keeps the last."""
+    by_name: dict[str, Row] = {}
+    for row in rows:
+        by_name.pop(row.name, None)
+        by_name[row.name] = row
+    return list(by_name.values())
+
+
+def figure(interval: Interval, *, percent: bool, signed: bool = False) -> str:
+    """A value with its interval as the terminal tables show it: ``85% [61%–95%]`` for a rate,
+    ``0.85 [0.61, 0.95]`` for a mean score, ``+0.50 [+0.12, +0.76]`` for a difference; ``-``
+    without data."""
+    if interval.empty:
+        return "-"
+
+    def shown(value: float | None) -> str:
+        assert value is not None
+        if percent:
+            return f"{100 * value:+.0f}%" if signed else f"{100 * value:.0f}%"
+        return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+    low, high = shown(interval.low), shown(interval.high)
+    bounds = f"[{low}–{high}]" if percent and not signed else f"[{low}, {high}]"
+    return f"{shown(interval.value)} {bounds}"

@@ -1,0 +1,42 @@
+"""`--markdown FILE` and GITHUB_STEP_SUMMARY after a pressure run (emulator, in process)."""
+
+from __future__ import annotations
+
+from skilltest.cli import main
+from tests.pressure.test_pressure_cli import workspace
+
+WITH_TEXT = 'Aggregate first: sum(count_over_time({app=\\"checkout\\"}[5m])).'
+
+
+def test_markdown_file_is_written_after_the_run(tmp_path, capsys, monkeypatch):
+    suite = workspace(tmp_path, with_text=WITH_TEXT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    code = main(["pressure", str(suite), "-k", "3", "--markdown", "reports/summary.md"])
+    capsys.readouterr()
+    assert code == 0
+    lines = (tmp_path / "reports" / "summary.md").read_text().splitlines()
+    assert lines[:3] == [
+        "## skilltest skill pressure",
+        "",
+        "**1 scenario**: 1 steers; 1 passed, 0 failed",
+    ]
+    assert (
+        "| ✅ | `demo/aggregate` | steers | 100% [44%–100%] | 0% [0%–56%] "
+        "| +100% [+21%, +100%] | 3 | - |" in lines
+    )
+
+
+def test_github_step_summary_is_appended_to_when_no_markdown_file_is_given(
+    tmp_path, capsys, monkeypatch
+):
+    suite = workspace(tmp_path, with_text=WITH_TEXT)
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("# earlier step\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["pressure", str(suite), "-k", "5"]) == 0
+    capsys.readouterr()
+    text = summary.read_text()
+    assert text.startswith("# earlier step\n## skilltest skill pressure\n")
+    assert "**1 scenario**: 1 steers; 1 passed, 0 failed" in text
