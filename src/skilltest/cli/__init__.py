@@ -106,6 +106,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.lint_cmd",
     "skilltest.cli.world_cmd",
     "skilltest.cli.triggers_cmd",
+    "skilltest.cli.report_cmd",
     "skilltest.cli.gate_cmd",
 )
 

@@ -14,6 +14,9 @@ RESULTS_SCHEMA_VERSION = 2
 """Version of every results file skilltest writes (2: intervals are Wilson and Newcombe, verdicts
 may be ``inconclusive``, and each scenario records the K it took)."""
 
+RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
+"""The layers whose results files reports read."""
+
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Writes JSON to ``path`` through a temporary file in the same folder and a rename."""
@@ -70,3 +73,27 @@ def read_results(path: Path, layer: str) -> dict[str, Any]:
             fix="rerun the suite with this version of skilltest",
         )
     return data
+
+
+def read_any_results(path: Path) -> dict[str, Any]:
+    """Reads a results file of any layer (``skilltest report``, ``skilltest compare``).
+
+    Raises:
+        InputError: not JSON, not a results file, or a schema version this code cannot read.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(
+            f"cannot read results: {exc}",
+            location=str(path),
+            fix="pass a file written by --results",
+        ) from exc
+    layer = data.get("layer") if isinstance(data, dict) else None
+    if layer not in RESULTS_LAYERS:
+        raise InputError(
+            f"not a skilltest results file (no `layer:` of {', '.join(RESULTS_LAYERS)})",
+            location=str(path),
+            fix="pass a file written by --results",
+        )
+    return read_results(path, str(layer))

@@ -1,0 +1,56 @@
+"""``skilltest report``: the views of results files already written (shards or layers)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from skilltest.cli import EXIT_BAD_INPUT, EXIT_OK
+from skilltest.cli.options import output_file
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="views of results files already written (several combined: shards, layers)",
+        description=(
+            "Reads results files written by --results (any layer, shards of one run combined) "
+            "and writes their Markdown summary to --markdown FILE, or prints it."
+        ),
+    )
+    parser.add_argument(
+        "results", nargs="+", type=Path, metavar="RESULTS.json", help="results files"
+    )
+    parser.add_argument(
+        "--markdown",
+        type=output_file,
+        metavar="FILE",
+        help="write the Markdown summary here (transcript links relative to its folder); "
+        "default: print it",
+    )
+    # The HTML report is its own view, added beside the Markdown one.
+    parser.add_argument("--html", type=Path, metavar="FILE", help=argparse.SUPPRESS)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from skilltest.report.files import read_any_results, write_text_atomic
+    from skilltest.report.markdown import Document, render_markdown
+
+    if args.html is not None:
+        print(
+            "skilltest: error: --html: the HTML report is not available in this version; "
+            "use --markdown FILE",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    documents = [Document(str(path), read_any_results(path)) for path in args.results]
+    cwd = Path.cwd()
+    if args.markdown is None:
+        print(render_markdown(documents, link_from=cwd, cwd=cwd), end="")
+        return EXIT_OK
+    text = render_markdown(documents, link_from=(cwd / args.markdown).parent, cwd=cwd)
+    write_text_atomic(args.markdown, text)
+    print(f"wrote {args.markdown}")
+    return EXIT_OK
