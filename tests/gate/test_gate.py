@@ -62,11 +62,11 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == "gate: BLOCK (2 reasons)"
-    assert lines[3].startswith("BLOCK  regressions  no scenario may regress")
+    assert lines[3].startswith("BLOCK  regressions  no verdict regressed")
     assert lines[4] == (
         "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 4/4"
     )
-    assert lines[5].startswith("BLOCK  critical     every critical scenario must be in the new")
+    assert lines[5].startswith("BLOCK  critical     critical scenarios are there")
     assert lines[6] == (
         "         - demo/aggregate-first (pressure): with-skill pass rate 0/4 0% now vs 4/4 100% "
         "in the baseline: -100% [-100%, -31%], credibly lower"
@@ -158,7 +158,7 @@ def test_a_with_skill_authority_violation_blocks(tmp_path, capsys):
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == "gate: BLOCK (1 reason)"
-    assert lines[1].startswith("BLOCK  authority    no with-skill run in a controlled world")
+    assert lines[1].startswith("BLOCK  authority    no with-skill run in a world violates")
     assert lines[2] == (
         "         - tickets/reassign (scenarios): 1 of 2 with-skill runs violated authority "
         "(run #1: PATCH /tickets/INC-1042 before the user confirmed)"
@@ -186,7 +186,39 @@ def test_a_noisy_dip_within_the_interval_passes(tmp_path, capsys):
     ) in out.splitlines()
 
 
-def test_critical_scenario_scores_are_its_pass_rate(tmp_path, capsys):
+def test_critical_scenario_runs_pass_by_min_score(tmp_path, capsys):
+    def item(scores: list[float], passes: int) -> dict[str, Any]:
+        arm = {"runs": 8, "scored": 8, "unscored": 0, "scores": scores, "passes": passes}
+        return {
+            "id": "spike",
+            "skill": "lgtm",
+            "verdict": "improved",
+            "passed": True,
+            "critical": True,
+            "reasons": [],
+            "with_skill": arm,
+            "without_skill": None,
+        }
+
+    # Scores dropped from 1.0 to 0.7 but every run still reaches min_score: it passes as often.
+    old = write(tmp_path / "old.json", scenarios(item([1.0] * 8, 8)))
+    new = write(tmp_path / "new.json", scenarios(item([0.7] * 8, 8)))
+    code, out, _ = gate(capsys, new, "--baseline", old)
+    assert code == 0
+    assert (
+        "         lgtm/spike (scenarios): with-skill pass rate 8/8 100% now vs 8/8 100% in the "
+        "baseline: +0% [-32%, +32%]"
+    ) in out.splitlines()
+    new = write(tmp_path / "new.json", scenarios(item([0.7] * 2 + [0.3] * 6, 2)))
+    code, out, _ = gate(capsys, new, "--baseline", old)
+    assert code == 1
+    assert (
+        "         - lgtm/spike (scenarios): with-skill pass rate 2/8 25% now vs 8/8 100% in the "
+        "baseline: -75% [-93%, -28%], credibly lower"
+    ) in out.splitlines()
+
+
+def test_critical_scenario_scores_are_its_pass_rate_without_passes(tmp_path, capsys):
     def item(scores: list[float]) -> dict[str, Any]:
         arm = {"runs": len(scores), "scored": len(scores), "unscored": 0, "scores": scores}
         return {
