@@ -309,3 +309,65 @@ def test_bad_input_exits_2_with_file_and_fix(tmp_path, capsys, content, message)
     assert f"skilltest: error: {path}" in err
     assert message in err
     assert "fix: " in err
+
+
+def verdict_item(verdict: str, passed: bool, reason: str, *, critical: bool = False):
+    arm = {"runs": 3, "scored": 3, "unscored": 0, "scores": [0.2, 0.2, 0.2], "passes": 0}
+    return {
+        "id": "spike",
+        "skill": "lgtm",
+        "verdict": verdict,
+        "passed": passed,
+        "critical": critical,
+        "reasons": [reason] if reason else [],
+        "with_skill": arm,
+        "without_skill": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("item", "canary", "reason"),
+    [
+        (
+            verdict_item("regressed", False, "delta -0.80 [-0.95, -0.31] is credibly below -0.10"),
+            None,
+            "lgtm/spike (scenarios): regressed: delta -0.80 [-0.95, -0.31] is credibly below -0.10",
+        ),
+        (
+            verdict_item("skill-only", False, "with-skill mean 0.20 [0.04, 0.61] is credibly"),
+            None,
+            "lgtm/spike (scenarios): skill-only: with-skill mean 0.20 [0.04, 0.61] is credibly",
+        ),
+        (
+            verdict_item("skipped", True, "not today", critical=True),
+            None,
+            "lgtm/spike (scenarios): critical, but skipped in the new results",
+        ),
+        (
+            verdict_item("skill-only", True, ""),
+            {"passed": False, "scenarios": ["smoke"], "failed": ["smoke"], "meaningful": False},
+            "canary failed (smoke): the comparison results are not meaningful",
+        ),
+    ],
+)
+def test_each_blocking_verdict_is_a_reason(tmp_path, capsys, item, canary, reason):
+    results = write(tmp_path / "s.json", {**scenarios(item), "canary": canary})
+    code, out, _ = gate(capsys, results)
+    assert code == 1
+    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
+    assert any(
+        line.startswith("         - ") and line.endswith(reason) for line in out.splitlines()
+    )
+
+
+def test_inconclusive_and_not_red_do_not_block(tmp_path, capsys):
+    results = write(
+        tmp_path / "p.json",
+        pressure(
+            pscenario("a", 2, 4, critical=False, verdict="inconclusive"),
+            pscenario("b", 4, 4, critical=False, verdict="not-red"),
+        ),
+    )
+    code, out, _ = gate(capsys, results)
+    assert code == 0
+    assert "         2 scenarios checked, none regressed" in out.splitlines()
