@@ -220,3 +220,19 @@ def consistency(n: int, c: int, k: int) -> dict[str, float | int | None]:
         "pass_at_k": pass_at_k(n, c, k),
         "pass_hat_k": pass_hat_k(n, c, k),
     }
+
+
+def difference(a: Interval, b: Interval, bounds: tuple[float, float] = (-2.0, 2.0)) -> Interval:
+    """``a - b`` for two estimates that are themselves differences (a lift in one results file
+    minus the lift in another), by the same square-and-add recovery of variance estimates that
+    Newcombe's method uses for two rates (Zou and Donner 2008, "Construction of confidence
+    limits about effect measures", Statistics in Medicine 27:1693-1702), clipped to
+    ``bounds``."""
+    if a.empty or b.empty:
+        return EMPTY
+    assert a.value is not None and a.low is not None and a.high is not None
+    assert b.value is not None and b.low is not None and b.high is not None
+    diff = a.value - b.value
+    below = math.hypot(a.value - a.low, b.high - b.value)
+    above = math.hypot(a.high - a.value, b.value - b.low)
+    return Interval(diff, _clip(diff - below, *bounds), _clip(diff + above, *bounds))

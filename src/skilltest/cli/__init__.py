@@ -107,6 +107,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.world_cmd",
     "skilltest.cli.triggers_cmd",
     "skilltest.cli.report_cmd",
+    "skilltest.cli.compare_cmd",
     "skilltest.cli.gate_cmd",
 )
 

@@ -1,0 +1,50 @@
+"""``skilltest compare``: what changed between two results files of one layer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from skilltest.cli import EXIT_OK
+from skilltest.cli.options import output_file
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="what changed between two results files (a model or CLI upgrade, last week's run)",
+        description=(
+            "Matches the scenarios of two results files of one layer and shows, per scenario, "
+            "the verdict before and after and the change of the with-skill figure and of the "
+            "delta with intervals; scenarios that are new or vanished. Exit 0; 2 for bad input."
+        ),
+    )
+    parser.add_argument("old", type=Path, metavar="OLD.json", help="the earlier results file")
+    parser.add_argument("new", type=Path, metavar="NEW.json", help="the later results file")
+    view = parser.add_mutually_exclusive_group()
+    view.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    view.add_argument(
+        "--markdown", type=output_file, metavar="FILE", help="write the comparison as Markdown"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from skilltest.report.compare import compare, render_markdown, render_text, to_dict
+    from skilltest.report.files import read_any_results, write_text_atomic
+
+    comparison = compare(
+        read_any_results(args.old),
+        read_any_results(args.new),
+        old_name=str(args.old),
+        new_name=str(args.new),
+    )
+    if args.json:
+        print(json.dumps(to_dict(comparison), indent=2, ensure_ascii=False))
+    elif args.markdown is not None:
+        write_text_atomic(args.markdown, render_markdown(comparison))
+        print(f"wrote {args.markdown}")
+    else:
+        print(render_text(comparison))
+    return EXIT_OK
