@@ -87,3 +87,25 @@ def test_scenario_results_carry_critical():
     verdict = judge("marked", "demo", [], comparison=True, skip="not today")
     assert scenario_dict(verdict)["critical"] is False
     assert scenario_dict(replace(verdict, critical=True))["critical"] is True
+
+
+def test_scenario_results_file_carries_critical(tmp_path, fake_claude, capsys, monkeypatch):
+    workspace(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-only-not-a-key")
+    results = tmp_path / "results.json"
+    main(
+        [
+            "scenarios",
+            str(tmp_path / "scenarios.yaml"),
+            "--claude",
+            str(fake_claude),
+            "-k",
+            "1",
+            "--results",
+            str(results),
+        ]
+    )
+    capsys.readouterr()
+    scenarios = read_results(results, "scenarios")["scenarios"]
+    assert {s["id"]: s["critical"] for s in scenarios} == {"plain": False, "marked": True}
