@@ -251,4 +251,3 @@ def render_markdown(comparison: Comparison) -> str:
         lines += ["### Vanished", ""]
         lines += [f"- `{row.name}` ({_verdict(row)})" for row in comparison.vanished] + [""]
     return "\n".join(lines).rstrip("\n") + "\n"
-
