@@ -117,6 +117,9 @@ def test_triggers_have_a_fired_column_and_no_baseline():
     assert "**2 queries**: 1 pass, 1 false-trigger; 1 passed, 1 failed" in lines
     assert "- **lgtm/capital-of-france** (false-trigger): fired 2/3, expected no fire" in lines
     assert "|  | query | result | fired | K | transcripts |" in lines
+    assert lines[-1] == (
+        "fired: the share of the query's runs in which the skill fired; brackets: 95% intervals"
+    )
     assert (
         "| ❌ | `lgtm/capital-of-france` | false-trigger | 67% [21%–94%] | 3 | "
         "[run #0](../output/capital-of-france/with-skill-0.ndjson) |" in lines

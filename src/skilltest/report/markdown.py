@@ -103,11 +103,9 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
             cells.append(figure(row.delta, percent=row.percent, signed=True))
         cells += [str(row.k), _transcripts(row, link_from=link_from, cwd=cwd)]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        f"{LEGEND[layer]}; brackets: 95% intervals (with -k auto, the level of the look that "
-        "decided)",
-    ]
+    # Trigger runs have a fixed K: their intervals are always at 95%.
+    adaptive = "" if layer == "triggers" else " (with -k auto, the level of the look that decided)"
+    lines += ["", f"{LEGEND[layer]}; brackets: 95% intervals{adaptive}"]
     return "\n".join(lines)
 
 
