@@ -29,6 +29,12 @@ def _no_live_credentials(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_ci_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The toolkit's own test runs never append to the CI job's step summary."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 @pytest.fixture
 def claude_bin() -> Path:
     """The claude binary, found as the product finds it; skips with the reason when none.
