@@ -362,16 +362,7 @@ def read_confinement(
             folder above it with a ``.git``), or its own folder when there is none.
         home: The user's real home (``$HOME`` of this process by default).
     """
-    root = sandbox.root.resolve()
-    user_home = home if home is not None else Path(os.environ.get("HOME") or Path.home())
-    candidates = [_repository_of(path) for path in protected] + [user_home.resolve()]
-    denied: list[Path] = []
-    for folder in sorted(set(candidates), key=lambda path: (len(path.parts), str(path))):
-        if root.is_relative_to(folder) or folder.is_relative_to(root):
-            continue
-        if any(folder.is_relative_to(kept) for kept in denied) or _GLOB.search(str(folder)):
-            continue  # covered already; or a path no rule can spell
-        denied.append(folder)
+    denied = denied_folders(sandbox, protected, home=home)
     rules = [rule for folder in denied for rule in (f"Read(/{folder})", f"Read(/{folder}/**)")]
     return {
         "blockFileToolReadsOutsideWorkingDirectories": True,
@@ -381,6 +372,28 @@ def read_confinement(
 
 
 _GLOB = re.compile(r"[*?\[\]{}()!\\]")
+
+
+def user_home_folder(home: Path | None = None) -> Path:
+    """The user's real home (``$HOME`` of this process unless given), resolved."""
+    return (home if home is not None else Path(os.environ.get("HOME") or Path.home())).resolve()
+
+
+def denied_folders(
+    sandbox: Sandbox, protected: Iterable[Path] = (), *, home: Path | None = None
+) -> list[Path]:
+    """The folders :func:`read_confinement` denies: the repositories of ``protected`` and the
+    user's home, minus any that hold the sandbox (or lie in it) or that another one covers."""
+    root = sandbox.root.resolve()
+    candidates = [_repository_of(path) for path in protected] + [user_home_folder(home)]
+    denied: list[Path] = []
+    for folder in sorted(set(candidates), key=lambda path: (len(path.parts), str(path))):
+        if root.is_relative_to(folder) or folder.is_relative_to(root):
+            continue
+        if any(folder.is_relative_to(kept) for kept in denied) or _GLOB.search(str(folder)):
+            continue  # covered already; or a path no rule can spell
+        denied.append(folder)
+    return denied
 
 
 def _repository_of(path: Path) -> Path:

@@ -647,8 +647,11 @@ def _normaliser(paths_json: str | None, rules_json: str | None) -> Normalise:
     paths = None
     if paths_json:
         given = _json_object(paths_json, "--paths-json")
-        known = {"workdir", "home", "tmp", "root"}
-        paths = RunPaths(**{k: str(v) for k, v in given.items() if k in known and v})
+        known = {"workdir", "home", "tmp", "root", "user_home"}
+        paths = RunPaths(
+            **{k: str(v) for k, v in given.items() if k in known and v},
+            repos=tuple(str(r) for r in given.get("repos") or () if r),
+        )
     rules = Rules()
     if rules_json:
         rules = Rules.from_suite(_json_object(rules_json, "--rules-json"), "--rules-json#")

@@ -68,6 +68,7 @@ PLACEHOLDERS = {
     "home": "{HOME}",
     "tmp": "{TMP}",
     "root": "{SANDBOX}",
+    "user_home": "{USER_HOME}",
 }
 """The placeholder of each :class:`RunPaths` field."""
 
@@ -84,6 +85,12 @@ class RunPaths:
     """The run's ``$TMPDIR`` -> ``{TMP}``."""
     root: str | None = None
     """The run's sandbox root, holding the others -> ``{SANDBOX}``."""
+    user_home: str | None = None
+    """The user's real home, which the run's settings deny reading -> ``{USER_HOME}``."""
+    repos: tuple[str, ...] = ()
+    """The repositories the run's settings deny reading (the skill's, the suite's) ->
+    ``{REPO}``: Claude Code's sandbox lists its read rules to the model, and a clone elsewhere
+    must replay alike."""
 
     def replacements(self) -> list[tuple[str, str]]:
         """(path, placeholder) pairs, longest path first, each path also in the two other forms
@@ -91,8 +98,8 @@ class RunPaths:
         as the project slug Claude Code names its folders by (``/tmp/x/work`` -> ``-tmp-x-work``).
         """
         pairs: list[tuple[str, str]] = []
-        for name, placeholder in PLACEHOLDERS.items():
-            value = getattr(self, name)
+        named = [(getattr(self, name), placeholder) for name, placeholder in PLACEHOLDERS.items()]
+        for value, placeholder in [*named, *((repo, "{REPO}") for repo in self.repos)]:
             if not value:
                 continue
             value = value.rstrip("/") or value

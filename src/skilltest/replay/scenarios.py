@@ -22,14 +22,14 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from skilltest.claude.isolation import Sandbox
+from skilltest.claude.isolation import Sandbox, denied_folders, user_home_folder
 from skilltest.plugins import McpServer
 from skilltest.replay.cassette import Cassette
 from skilltest.replay.match import Miss, Player, missing_cassette
 from skilltest.replay.normalise import Rules, RunPaths, normalise_request, rules_in_force
 from skilltest.replay.proxy import RecordingProxy, upstream_of
 from skilltest.replay.recorder import CassetteKey, Recorder
-from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
+from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest, protected_paths
 
 REPLAY_API_KEY = "sk-skilltest-replay"
 """The key the CLI sends to the replaying proxy; never a real credential."""
@@ -43,15 +43,20 @@ def cassette_key(request: RunRequest) -> CassetteKey:
     return CassetteKey(request.scenario.skill.name, request.scenario.id, request.arm.value)
 
 
-def run_paths(sandbox: Sandbox | None) -> RunPaths | None:
-    """The run's own paths, which recordings hold as placeholders."""
+def run_paths(sandbox: Sandbox | None, request: RunRequest | None = None) -> RunPaths | None:
+    """The run's own paths, and the folders its settings deny reading (the user's home, the
+    skill's and the suite's repositories), which recordings hold as placeholders."""
     if sandbox is None:
         return None
+    user_home = user_home_folder()
+    denied = denied_folders(sandbox, protected_paths(request)) if request is not None else []
     return RunPaths(
         workdir=str(sandbox.workdir),
         home=str(sandbox.home),
         tmp=str(sandbox.tmp),
         root=str(sandbox.root),
+        user_home=str(user_home) if user_home in denied else None,
+        repos=tuple(str(folder) for folder in denied if folder != user_home),
     )
 
 
@@ -143,7 +148,11 @@ class RecordingEndpoint:
     async def session(
         self, request: RunRequest, sandbox: Sandbox | None = None
     ) -> AsyncIterator[EndpointSession]:
-        key, rules, paths = cassette_key(request), self.rules_of(request), run_paths(sandbox)
+        key, rules, paths = (
+            cassette_key(request),
+            self.rules_of(request),
+            run_paths(sandbox, request),
+        )
         self.recorder.begin(key, request.rep, paths=paths, rules=rules)
         logs: dict[str, Path] = {}
 
@@ -210,7 +219,11 @@ class ReplayEndpoint:
     async def session(
         self, request: RunRequest, sandbox: Sandbox | None = None
     ) -> AsyncIterator[EndpointSession]:
-        key, rules, paths = cassette_key(request), self.rules_of(request), run_paths(sandbox)
+        key, rules, paths = (
+            cassette_key(request),
+            self.rules_of(request),
+            run_paths(sandbox, request),
+        )
         cassette = self.cassette(key)
         recorded = cassette is not None and request.rep in cassette.repetitions
         if not recorded and self.fallback is not None and self.recorder is not None:

@@ -105,6 +105,17 @@ class RunOutcome:
     """What the controlled world saw and what it makes of it, when the scenario has one."""
 
 
+def protected_paths(request: RunRequest) -> tuple[Path, ...]:
+    """What a run's agent must not read: the skills' sources, the plugin's, and the suite's
+    repository (each denied through its git repository)."""
+    plugin = request.scenario.plugin
+    return (
+        *(s.directory for s in request.scenario.skills),
+        *((plugin.root,) if plugin is not None else ()),
+        request.suite_path,
+    )
+
+
 def _model_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
     """The model API's host, which a world's proxy lets through untouched."""
     url = urlsplit(env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com")
@@ -320,11 +331,7 @@ class ClaudeCliRunner:
                     isolation=isolation_flags(
                         self.binary.version,
                         sandbox=sandbox,
-                        protected=(
-                            *(s.directory for s in scenario.skills),
-                            *((plugin.root,) if plugin is not None else ()),
-                            request.suite_path,
-                        ),
+                        protected=protected_paths(request),
                         extra=world.settings() if world is not None else None,
                     ),
                     plugin_dirs=plugin_dirs,
