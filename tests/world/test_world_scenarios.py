@@ -293,7 +293,7 @@ MISDIRECTED_RULES = """\
 def test_a_canary_the_fake_never_saw_stops_the_suite(claude_bin, tmp_path, capsys):
     suite = write_suite(tmp_path, CANARY_SCENARIO, MISDIRECTED_RULES)
 
-    code = run_suite(claude_bin, suite, "-j", "2")
+    code = run_suite(claude_bin, suite, "-j", "2", "--output-dir", str(tmp_path / "kept"))
     captured = capsys.readouterr()
 
     assert code == 2, captured.err
@@ -309,6 +309,7 @@ def test_a_canary_the_fake_never_saw_stops_the_suite(claude_bin, tmp_path, capsy
     assert "$TICKETS_API_TOKEN" in message
     transcript = re.search(r"Transcript: (\S+)", message)
     assert transcript is not None and Path(transcript.group(1)).is_file()
-    assert "world-canary" in transcript.group(1)
+    # Kept where the suite's runs are kept (--output-dir), under the canary's own id.
+    assert Path(transcript.group(1)).parent == tmp_path / "kept" / "tickets" / "world-canary"
     # No scenario ran: no results were written.
     assert not (tmp_path / "results.json").exists()

@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     runner = ClaudeCliRunner(binary, endpoint)
     # Before anything could write to a controlled world: one read-only run proves the agent's
     # requests reach the fake (exit 2 with how they escaped when they do not).
-    for line in run_async(check_wiring(suites, runner)):
+    for line in run_async(check_wiring(suites, runner, args.output_dir)):
         print(f"skilltest: {line}", file=sys.stderr)
     context = RunContext(
         backend=backend.name,

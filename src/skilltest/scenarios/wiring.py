@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 
 from skilltest.errors import ConfigurationError
 from skilltest.scenarios.outcome import Arm
+from skilltest.scenarios.run import DEFAULT_OUTPUT_FOLDER
 from skilltest.scenarios.runner import RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import Scenario, ScenarioSuite
 
@@ -35,8 +37,13 @@ def canary_prompt(host: str, method: str, path: str) -> str:
     )
 
 
-async def check_wiring(suites: Sequence[ScenarioSuite], runner: ScenarioRunner) -> list[str]:
+async def check_wiring(
+    suites: Sequence[ScenarioSuite], runner: ScenarioRunner, output_dir: Path | None = None
+) -> list[str]:
     """Runs the canary of every suite that expects writes; returns one line per canary read.
+
+    ``output_dir`` keeps the canary's raw output as the suite's runs are kept (``output/``
+    beside the suite file by default).
 
     Raises:
         ConfigurationError: a canary read the fake never saw: the traffic went elsewhere.
@@ -67,7 +74,7 @@ async def check_wiring(suites: Sequence[ScenarioSuite], runner: ScenarioRunner) 
                     Arm.WITH_SKILL,
                     0,
                     suite_path=suite.path,
-                    output_dir=suite.path.parent / "output",
+                    output_dir=output_dir or suite.path.parent / DEFAULT_OUTPUT_FOLDER,
                     model_script=suite.model_script,
                 )
             )
