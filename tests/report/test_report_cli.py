@@ -50,22 +50,12 @@ def test_without_markdown_the_summary_is_printed(tmp_path, capsys, monkeypatch):
     assert "[with #0](output/investigate-error-spike/with-skill-0.ndjson)" in out
 
 
-def test_html_is_not_available_yet(tmp_path, capsys, monkeypatch):
+def test_html_writes_the_report_of_every_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "a.json", scenarios_document(IMPROVED))
-    assert main(["report", "a.json", "--html", "r.html"]) == 2
-    err = capsys.readouterr().err
-    assert "--html: the HTML report is not available in this version" in err
-    assert not (tmp_path / "r.html").exists()
-
-
-def test_a_file_that_is_not_results_is_bad_input(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "x.json").write_text('{"layer": "coverage"}')
-    (tmp_path / "old.json").write_text('{"layer": "scenarios", "schema_version": 1}')
-    assert main(["report", "x.json"]) == 2
-    assert "x.json: not a skilltest results file" in capsys.readouterr().err
-    assert main(["report", "old.json"]) == 2
-    assert "results schema_version 1 is not 2" in capsys.readouterr().err
-    assert main(["report", "missing.json"]) == 2
-    assert "missing.json: cannot read results" in capsys.readouterr().err
+    write(tmp_path / "t.json", triggers_document())
+    assert main(["report", "a.json", "t.json", "--html", "out/r.html"]) == 0
+    assert capsys.readouterr().out == "wrote out/r.html\n"
+    page = (tmp_path / "out" / "r.html").read_text()
+    assert "<h2>scenarios</h2>" in page and "<h2>triggers</h2>" in page
+    assert "lgtm/investigate-error-spike" in page

@@ -117,6 +117,28 @@ def write_markdown(args: argparse.Namespace, document: dict[str, Any]) -> None:
     )
 
 
+def add_report_option(parser: argparse.ArgumentParser) -> None:
+    """``--report FILE.html``: the run's HTML report (see :func:`write_report`)."""
+    parser.add_argument(
+        "--report",
+        type=output_file,
+        metavar="FILE.html",
+        help="write the HTML report here after the run (one self-contained file: tables, "
+        "plots, every run's transcript)",
+    )
+
+
+def write_report(args: argparse.Namespace, document: dict[str, Any]) -> None:
+    """After a run: the HTML report of its results ``document`` to ``--report``, when given."""
+    if getattr(args, "report", None) is None:
+        return
+    from skilltest.report.files import write_text_atomic
+    from skilltest.report.html import render_html
+    from skilltest.report.markdown import Document
+
+    write_text_atomic(args.report, render_html([Document("-", document)], cwd=Path.cwd()))
+
+
 def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
     """Options every suite-running command has."""
     parser.add_argument(
@@ -188,6 +210,7 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
     )
     parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
     add_markdown_option(parser)
+    add_report_option(parser)
     parser.add_argument(
         "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )

@@ -25,6 +25,7 @@ from skilltest.cli.options import (
     tape_mode,
     unit_interval,
     write_markdown,
+    write_report,
 )
 from skilltest.errors import InputError
 from skilltest.pressure.report import (
@@ -180,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
                 write_json_atomic(results_path, document)
             if final:
                 write_markdown(args, document)
+                write_report(args, document)
         if args.junit is not None:
             cases = junit_cases(
                 results, strict=args.strict, allow_inconclusive=args.allow_inconclusive

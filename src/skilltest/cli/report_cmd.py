@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from skilltest.cli import EXIT_BAD_INPUT, EXIT_OK
+from skilltest.cli import EXIT_OK
 from skilltest.cli.options import output_file
 
 
@@ -16,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="views of results files already written (several combined: shards, layers)",
         description=(
             "Reads results files written by --results (any layer, shards of one run combined) "
-            "and writes their Markdown summary to --markdown FILE, or prints it."
+            "and writes their Markdown summary to --markdown FILE (or prints it) and their "
+            "HTML report to --html FILE."
         ),
     )
     parser.add_argument(
@@ -29,8 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write the Markdown summary here (transcript links relative to its folder); "
         "default: print it",
     )
-    # The HTML report is its own view, added beside the Markdown one.
-    parser.add_argument("--html", type=Path, metavar="FILE", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--html",
+        type=output_file,
+        metavar="FILE",
+        help="write the HTML report here (one self-contained file: tables, plots, every run)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -38,15 +42,15 @@ def run(args: argparse.Namespace) -> int:
     from skilltest.report.files import read_any_results, write_text_atomic
     from skilltest.report.markdown import Document, render_markdown
 
-    if args.html is not None:
-        print(
-            "skilltest: error: --html: the HTML report is not available in this version; "
-            "use --markdown FILE",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
     documents = [Document(str(path), read_any_results(path)) for path in args.results]
     cwd = Path.cwd()
+    if args.html is not None:
+        from skilltest.report.html import render_html
+
+        write_text_atomic(args.html, render_html(documents, cwd=cwd))
+        print(f"wrote {args.html}")
+        if args.markdown is None:
+            return EXIT_OK
     if args.markdown is None:
         print(render_markdown(documents, link_from=cwd, cwd=cwd), end="")
         return EXIT_OK

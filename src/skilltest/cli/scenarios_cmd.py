@@ -29,6 +29,7 @@ from skilltest.cli.options import (
     tape_mode,
     unit_interval,
     write_markdown,
+    write_report,
 )
 from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
@@ -207,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
                 write_json_atomic(args.results, document)
             if final:
                 write_markdown(args, document)
+                write_report(args, document)
         if args.junit is not None:
             cases = junit_cases(results, allow_inconclusive=args.allow_inconclusive)
             write_junit(args.junit, "skilltest scenarios", cases)

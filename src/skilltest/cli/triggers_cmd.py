@@ -14,11 +14,13 @@ from skilltest.claude.binary import find_claude
 from skilltest.cli import EXIT_FAILED, EXIT_OK, interrupted_exit_code, run_async
 from skilltest.cli.options import (
     add_markdown_option,
+    add_report_option,
     check_unique_scenarios,
     output_file,
     positive_int,
     repetition_count,
     write_markdown,
+    write_report,
 )
 from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
@@ -108,6 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
     add_markdown_option(parser)
+    add_report_option(parser)
     parser.add_argument(
         "--output-dir",
         type=Path,
@@ -254,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
             write_json_atomic(args.results, document)
         if complete or interrupted:  # the Markdown summary is written once, at the end
             write_markdown(args, document)
+            write_report(args, document)
         if args.junit is not None:
             flat = [suite for each in results for suite in each]
             write_junit(args.junit, "skilltest triggers", junit_cases(flat))

@@ -1,0 +1,118 @@
+"""The HTML report of a real run, opened in headless Chromium: what a person sees.
+
+Drives the system's Chromium (Debian's ``chromium``) through Playwright; Playwright's own
+browser downloads are never used. The screenshot of each page is kept under pytest's temporary
+folder (its path is printed; ``pytest -s`` shows it) as the test's artifact.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from skilltest.cli import main
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def chromium_binary() -> str | None:
+    """The browser to drive: ``$SKILLTEST_CHROMIUM``, else the first Chromium on ``PATH``."""
+    if os.environ.get("SKILLTEST_CHROMIUM"):
+        return os.environ["SKILLTEST_CHROMIUM"]
+    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
+
+
+CHROMIUM = chromium_binary()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium binary (apt-get install chromium, or set SKILLTEST_CHROMIUM)",
+)
+
+
+@contextmanager
+def opened(report: Path) -> Iterator[tuple[Page, list[str]]]:
+    """The report in a headless Chromium page, with the URL of every request the page made.
+
+    Started only after the run: Playwright's synchronous API keeps an event loop running in
+    this thread, where the run's own ``asyncio.run`` could not start.
+    """
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # The report must work offline: any request leaving the page fails the test.
+            requests: list[str] = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(report.as_uri())
+            yield page, requests
+        finally:
+            browser.close()
+
+
+def test_pressure_report_in_a_browser(tmp_path, capsys):
+    report = tmp_path / "pressure.html"
+    code = main(
+        [
+            "pressure",
+            str(REPO / "tests" / "skill-pressure" / "lgtm.yaml"),
+            "--backend",
+            "emulator",
+            "-k",
+            "3",
+            "--results",
+            str(tmp_path / "pressure.json"),
+            "--report",
+            str(report),
+        ]
+    )
+    capsys.readouterr()
+    assert code in (0, 1)  # a verdict, not bad input: the report is what is under test
+    with opened(report) as (page, requests):
+        see_pressure_report(page, tmp_path, capsys)
+        assert requests == [report.as_uri()]
+
+
+def see_pressure_report(page: Page, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+
+    # The verdict rows: one per scenario of the suite, each with its verdict.
+    rows = page.locator("table.verdicts tr.passed, table.verdicts tr.failed")
+    assert rows.count() == 4
+    names = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
+    assert "lgtm/discovery-before-querying" in names
+    verdicts = {rows.nth(i).locator("td.verdict").inner_text() for i in range(rows.count())}
+    assert verdicts <= {"steers", "not-red", "no-steer", "inconclusive", "error"}
+    assert page.locator("table.verdicts").first.is_visible()
+
+    # A plot rendered: the forest plot has a real size and a dot per scenario.
+    plot = page.locator("svg.forest").first
+    box = plot.bounding_box()
+    assert box is not None and box["width"] > 100 and box["height"] > 50
+    assert plot.locator("circle").count() == 4
+
+    # A run expanded: its timeline is hidden until its summary is clicked.
+    run = page.locator("details.run").first
+    timeline = run.locator("ol.timeline")
+    assert not timeline.is_visible()
+    run.locator("summary").click()
+    assert timeline.is_visible()
+    assert timeline.locator("li.assistant").first.inner_text().startswith("assistant")
+
+    screenshot = tmp_path / "pressure-report.png"
+    page.screenshot(path=str(screenshot), full_page=True)
+    assert screenshot.stat().st_size > 10_000
+    with capsys.disabled():
+        print(f"\nscreenshot of the HTML report: {screenshot}")
