@@ -109,6 +109,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.report_cmd",
     "skilltest.cli.compare_cmd",
     "skilltest.cli.gate_cmd",
+    "skilltest.cli.show_cmd",
 )
 
 

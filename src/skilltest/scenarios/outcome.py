@@ -99,6 +99,8 @@ class RunRecord:
     state diff and the split scores; ``None`` without a world."""
     bad_input: bool = False
     """Whether the run is unscored because of the suite (a pattern too slow to match)."""
+    trace: str | None = None
+    """Where the run's trace is kept (:mod:`skilltest.trace`); ``None`` when no output is kept."""
 
     @property
     def scored(self) -> bool:
@@ -139,6 +141,7 @@ class RunRecord:
             "skills_invoked": list(self.skills_invoked),
             "skills_available": list(self.skills_available),
             "transcript": self.transcript,
+            "trace": self.trace,
             "stderr": self.stderr,
             "error": self.error,
             "ended": self.ended,

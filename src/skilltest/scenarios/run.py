@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from skilltest.errors import PatternError, RunError
 from skilltest.repetitions import Repetitions, plan_for
@@ -29,6 +30,13 @@ from skilltest.scenarios.suite import Scenario, ScenarioSuite
 from skilltest.scenarios.verdict import DECIDED, ScenarioVerdict, Thresholds, judge
 from skilltest.scheduler import Planned as Scheduled
 from skilltest.scheduler import run_rounds
+from skilltest.trace.record import (
+    build_trace,
+    fixture_checksum,
+    redact_strings,
+    trace_path,
+    write_trace,
+)
 from skilltest.transcript import Transcript
 
 DEFAULT_OUTPUT_FOLDER = "output"
@@ -80,6 +88,15 @@ def plan(
     ]
 
 
+def _world_dict(outcome: RunOutcome) -> dict[str, Any] | None:
+    """The world's outcome as stored, the run's secrets redacted (a token an agent put in a
+    request body is recorded by the fake as sent)."""
+    if outcome.world is None:
+        return None
+    world = outcome.world.to_dict()
+    return world if outcome.redact is None else redact_strings(world, outcome.redact)
+
+
 def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
     """Scores one run against its scenario's rubric (an errored run stays unscored)."""
     transcript = outcome.transcript
@@ -114,7 +131,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         error=card.unscored_reason if card.score is None else None,
         ended=transcript.ended,
         loaded=outcome.loaded,
-        world=outcome.world.to_dict() if outcome.world is not None else None,
+        world=_world_dict(outcome),
         duration_s=outcome.duration_s,
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,
@@ -123,6 +140,46 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         explanation=card.explain(),
         bad_input=bad_input,
     )
+
+
+def write_run_trace(
+    suite: ScenarioSuite,
+    request: RunRequest,
+    outcome: RunOutcome,
+    record: RunRecord,
+    transcript_path: Path,
+) -> Path:
+    """Writes the run's trace beside its kept transcript and returns its path."""
+    scenario = request.scenario
+    world_files: list[Path] = []
+    if scenario.world is not None:
+        world_files = [scenario.world.path]
+        world_files += [s.data_path for s in scenario.world.services if s.data_path is not None]
+    lines = build_trace(
+        header={
+            "suite": suite.path.stem,
+            "suite_path": str(suite.path),
+            "scenario": scenario.id,
+            "skill": scenario.skill.name,
+            "arm": request.arm.value,
+            "rep": request.rep,
+            "fixture_checksum": fixture_checksum(scenario.workspace, world_files),
+            "transcript": str(transcript_path),
+        },
+        transcript=outcome.transcript,
+        transcript_path=transcript_path,
+        prompts=(scenario.prompt, *scenario.turns),
+        world=record.world,
+        outcome={
+            "score": record.score,
+            "components": record.components,
+            "explanation": record.explanation,
+            "unscored_reason": record.error,
+            "duration_s": round(record.duration_s, 3),
+            "warnings": list(record.warnings),
+        },
+    )
+    return write_trace(trace_path(transcript_path), lines, outcome.redact)
 
 
 async def run_suites(
@@ -168,7 +225,11 @@ async def run_suites(
             # One run that cannot even start (a full disk, a sandbox that cannot be made)
             # is an unscored run; the suite goes on.
             outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
-        return score_outcome(request, outcome)
+        record = score_outcome(request, outcome)
+        if outcome.transcript_path is None:
+            return record
+        trace = write_run_trace(entry.suite, request, outcome, record, outcome.transcript_path)
+        return replace(record, trace=str(trace))
 
     def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
         entry = planned[index]

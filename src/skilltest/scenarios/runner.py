@@ -103,6 +103,9 @@ class RunOutcome:
     """What the CLI said it loaded: ``skills``, ``plugins``, ``mcp_servers`` (with status)."""
     world: WorldOutcome | None = None
     """What the controlled world saw and what it makes of it, when the scenario has one."""
+    redact: Callable[[str], str] | None = None
+    """The run's redaction (credentials and the world's tokens), for what is written from the
+    outcome later: the world's calls and the trace."""
 
 
 def protected_paths(request: RunRequest) -> tuple[Path, ...]:
@@ -461,4 +464,5 @@ class ClaudeCliRunner:
             duration_s=output.duration_s,
             warnings=tuple(warnings),
             loaded=loaded(init),
+            redact=redact,
         )

@@ -1,0 +1,66 @@
+"""Reading a trace file back, with errors that name the file, the line and the fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from skilltest.errors import InputError
+from skilltest.trace import SCHEMA_VERSION
+
+
+class TraceError(InputError):
+    """A trace file that cannot be read: missing, not JSONL, or of an unknown layout."""
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """The lines of a trace file, each a mapping; the first is the header.
+
+    Raises:
+        TraceError: the file is missing or unreadable, a line is not a JSON object, the first
+            line has no ``schema_version`` or one this version does not know.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TraceError(
+            f"cannot read the trace: {exc}",
+            location=str(path),
+            fix="give the .trace.jsonl file written beside a run's transcript",
+        ) from exc
+    lines: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise TraceError(
+                f"line {number} is not JSON: {exc.args[0] if exc.args else exc}",
+                location=f"{path}:{number}",
+                fix="a trace has one JSON object per line; write it again by rerunning the run",
+            ) from exc
+        if not isinstance(value, dict):
+            raise TraceError(
+                f"line {number} is not a JSON object",
+                location=f"{path}:{number}",
+                fix="a trace has one JSON object per line; write it again by rerunning the run",
+            )
+        lines.append(value)
+    if not lines:
+        raise TraceError(
+            "the trace is empty",
+            location=str(path),
+            fix="give the .trace.jsonl file written beside a run's transcript",
+        )
+    version = lines[0].get("schema_version")
+    if version != SCHEMA_VERSION:
+        found = "no schema_version" if version is None else f"schema_version {version!r}"
+        raise TraceError(
+            f"line 1 has {found}; this skilltest reads trace schema_version {SCHEMA_VERSION}",
+            location=f"{path}:1",
+            fix="show it with the skilltest version that wrote it, or rerun the run to write "
+            "it again",
+        )
+    return lines

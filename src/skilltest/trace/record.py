@@ -1,0 +1,257 @@
+"""Building a run's trace from its parsed transcript, raw output and score, and writing it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from skilltest import __version__
+from skilltest.claude.isolation import Redactor
+from skilltest.report.files import write_text_atomic
+from skilltest.trace import SCHEMA_VERSION
+from skilltest.transcript import Transcript
+
+LONG_RESULT = 4000
+"""Tool results longer than this are cut in the trace (the raw transcript keeps them whole)."""
+
+
+def trace_path(transcript_path: Path) -> Path:
+    """Where the trace of a run whose raw output is ``transcript_path`` goes."""
+    return transcript_path.with_name(transcript_path.stem + ".trace.jsonl")
+
+
+def fixture_checksum(workspace: Path | None, world_files: Sequence[Path]) -> str | None:
+    """A SHA-256 over the scenario's workspace folder and world files, ``None`` without either.
+
+    Every file's relative path and bytes go in, in sorted order, so a fixture edit (a renamed
+    file, a changed record) changes the checksum and a reviewer sees that the world moved.
+    """
+    files: list[tuple[str, Path]] = []
+    if workspace is not None and workspace.is_dir():
+        files += [
+            (f"workspace/{p.relative_to(workspace).as_posix()}", p)
+            for p in workspace.rglob("*")
+            if p.is_file()
+        ]
+    files += [(f"world/{p.name}", p) for p in world_files if p.is_file()]
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for name, path in sorted(files):
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def _cut(text: str | None, limit: int = LONG_RESULT) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"… [{len(text) - limit} more characters]"
+
+
+def _raw_events(transcript_path: Path | None) -> list[dict[str, Any]]:
+    if transcript_path is None or not transcript_path.is_file():
+        return []
+    events = []
+    for line in transcript_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def conversation_events(
+    transcript: Transcript, transcript_path: Path | None, prompts: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The run's timeline: user turns, model responses, assistant text, tool calls with their
+    results, API retries and results, in the order the CLI printed them."""
+    results = {call.id: call for call in transcript.tool_calls}
+    events: list[dict[str, Any]] = []
+    turn = 0
+    if prompts:
+        events.append({"type": "user", "turn": 1, "text": prompts[0]})
+    seen_messages: set[str | None] = set()
+    for event in _raw_events(transcript_path):
+        kind = event.get("type")
+        if kind == "assistant":
+            message = event.get("message") or {}
+            message_id = message.get("id")
+            if message_id not in seen_messages:
+                seen_messages.add(message_id)
+                events.append(
+                    {
+                        "type": "model_response",
+                        "message_id": message_id,
+                        "model": message.get("model"),
+                        "stop_reason": message.get("stop_reason"),
+                        "usage": message.get("usage"),
+                        "subagent": event.get("parent_tool_use_id"),
+                    }
+                )
+            for block in message.get("content") or []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text":
+                    events.append({"type": "assistant_text", "text": block.get("text", "")})
+                elif block.get("type") == "tool_use":
+                    call = results.get(block.get("id", ""))
+                    events.append(
+                        {
+                            "type": "tool_call",
+                            "id": block.get("id"),
+                            "name": block.get("name"),
+                            "input": block.get("input"),
+                            "result": _cut(call.result) if call is not None else None,
+                            "is_error": call.is_error if call is not None else False,
+                            "subagent": event.get("parent_tool_use_id"),
+                        }
+                    )
+        elif kind == "system" and event.get("subtype") == "api_retry":
+            events.append(
+                {
+                    "type": "api_retry",
+                    "attempt": event.get("attempt"),
+                    "status": event.get("error_status"),
+                    "error": event.get("error"),
+                }
+            )
+        elif kind == "result":
+            turn += 1
+            events.append(
+                {
+                    "type": "result",
+                    "subtype": event.get("subtype"),
+                    "is_error": event.get("is_error"),
+                    "num_turns": event.get("num_turns"),
+                    "cost_usd": event.get("total_cost_usd"),
+                    "duration_ms": event.get("duration_ms"),
+                }
+            )
+            if turn < len(prompts):
+                events.append({"type": "user", "turn": turn + 1, "text": prompts[turn]})
+    for message in transcript.api_errors:
+        events.append({"type": "error", "text": message})
+    if transcript.error:
+        events.append({"type": "error", "text": transcript.error})
+    return events
+
+
+def http_events(world: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The HTTP calls the world's fakes received, in the order they received them."""
+    if world is None:
+        return []
+    return [
+        {
+            "type": "http",
+            "service": call.get("service"),
+            "method": call.get("method"),
+            "host": call.get("host"),
+            "path": call.get("path"),
+            "query": call.get("query"),
+            "status": call.get("status"),
+            "turn": call.get("turn"),
+            "write": call.get("write"),
+            "body": call.get("body"),
+        }
+        for call in world.get("calls") or []
+    ]
+
+
+def build_trace(
+    *,
+    header: Mapping[str, Any],
+    transcript: Transcript,
+    transcript_path: Path | None,
+    prompts: Sequence[str],
+    world: Mapping[str, Any] | None,
+    outcome: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Every line of a run's trace: the header, the numbered events, the outcome."""
+    usage = transcript.usage
+    head = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "header",
+        "toolkit_version": __version__,
+        "cli_version": transcript.cli_version,
+        "model": transcript.model,
+        "backend": transcript.source,
+        **header,
+        "prompts": list(prompts),
+        "profile": world.get("profile") if world is not None else None,
+    }
+    events = [
+        *conversation_events(transcript, transcript_path, prompts),
+        *http_events(world),
+    ]
+    tail = {
+        "kind": "outcome",
+        **outcome,
+        "world": (
+            {
+                "mode": world.get("mode"),
+                "profile": world.get("profile"),
+                "scores": world.get("scores"),
+                "violations": world.get("violations"),
+                "authority_violation": world.get("authority_violation"),
+                "state_diff": world.get("state_diff"),
+                "answer_failures": world.get("answer_failures"),
+            }
+            if world is not None
+            else None
+        ),
+        "tokens": {
+            "input": usage.input_tokens,
+            "output": usage.output_tokens,
+            "cache_read": usage.cache_read_input_tokens,
+            "cache_write": usage.cache_creation_input_tokens,
+        },
+        "cost_usd": transcript.cost_usd,
+        "latency_ms": transcript.latency_ms,
+        "retries": len(transcript.api_retries),
+        "ended": transcript.ended,
+        "error": transcript.error,
+    }
+    return [
+        head,
+        *({"kind": "event", "n": n, **event} for n, event in enumerate(events, start=1)),
+        tail,
+    ]
+
+
+def redact_strings(value: Any, rule: Callable[[str], str]) -> Any:
+    """``value`` (JSON-ready data) with every string passed through ``rule``."""
+    if isinstance(value, str):
+        return rule(value)
+    if isinstance(value, dict):
+        return {key: redact_strings(item, rule) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_strings(item, rule) for item in value]
+    return value
+
+
+def write_trace(
+    path: Path, lines: Sequence[Mapping[str, Any]], redact: Callable[[str], str] | None = None
+) -> Path:
+    """Writes the trace, every string through ``redact`` first.
+
+    The transcript a trace is built from is redacted already; this is the second line of
+    defence for what the trace adds (world request bodies, the environment's credentials),
+    by default :meth:`Redactor.for_environment` of this process's environment.
+    """
+    environment = Redactor.for_environment(os.environ)
+
+    def rule(text: str) -> str:
+        return environment(redact(text) if redact is not None else text)
+
+    text = "".join(
+        json.dumps(redact_strings(dict(line), rule), ensure_ascii=False, default=str) + "\n"
+        for line in lines
+    )
+    write_text_atomic(path, text)
+    return path

@@ -1,0 +1,107 @@
+"""A trace as a readable timeline: header, numbered events, and the outcome."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+TRIM = 160
+"""Texts, inputs and results longer than this are cut on their line (the trace keeps more)."""
+
+
+def _trim(value: Any, limit: int = TRIM) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _number(value: Any, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _event(event: Mapping[str, Any]) -> str | None:
+    kind = event.get("type")
+    if kind == "user":
+        return f"user (turn {event.get('turn')}): {_trim(event.get('text', ''))}"
+    if kind == "model_response":
+        usage = event.get("usage") or {}
+        return (
+            f"model response {event.get('message_id') or '?'}"
+            f" ({event.get('model') or 'model unknown'}):"
+            f" {usage.get('input_tokens', 0)} in, {usage.get('output_tokens', 0)} out"
+        )
+    if kind == "assistant_text":
+        return f"assistant: {_trim(event.get('text', ''))}"
+    if kind == "tool_call":
+        result = event.get("result")
+        shown = "(no result)" if result is None else _trim(result, TRIM // 2)
+        flag = " [error]" if event.get("is_error") else ""
+        return f"tool {event.get('name')} {_trim(event.get('input'), TRIM // 2)} -> {shown}{flag}"
+    if kind == "http":
+        query = f"?{event['query']}" if event.get("query") else ""
+        write = " (write)" if event.get("write") else ""
+        return (
+            f"http {event.get('method')} {event.get('host')}{event.get('path')}{query}"
+            f" -> {event.get('status')}{write}"
+        )
+    if kind == "api_retry":
+        return f"API retry {event.get('attempt')}: {event.get('status')} {event.get('error')}"
+    if kind == "result":
+        return f"result: {event.get('subtype')} after {event.get('num_turns')} turn(s)" + (
+            " [error]" if event.get("is_error") else ""
+        )
+    if kind == "error":
+        return f"ERROR: {_trim(event.get('text', ''), TRIM * 2)}"
+    return None
+
+
+def render(lines: Sequence[Mapping[str, Any]]) -> str:
+    """The trace as text: a header, one numbered line per event, a footer with the outcome."""
+    head = lines[0]
+    events = [line for line in lines[1:] if line.get("kind") == "event"]
+    outcome = next((line for line in lines if line.get("kind") == "outcome"), {})
+    out = [
+        f"{head.get('suite')}/{head.get('scenario')}  {str(head.get('arm')).replace('_', '-')}"
+        f" run {head.get('rep')}",
+        f"model {head.get('model') or 'unknown'}, claude {head.get('cli_version') or 'unknown'}, "
+        f"skilltest {head.get('toolkit_version')}, {head.get('backend')} backend",
+    ]
+    if head.get("fixture_checksum"):
+        out.append(f"fixture {head['fixture_checksum']}")
+    if head.get("profile"):
+        out.append(f"profile {head['profile']}")
+    out.append("")
+    width = len(str(len(events)))
+    for event in events:
+        text = _event(event)
+        if text is not None:
+            out.append(f"{event.get('n', '?'):>{width}}. {text}")
+    out.append("")
+    score = outcome.get("score")
+    if score is None:
+        out.append(f"unscored: {outcome.get('unscored_reason') or outcome.get('error')}")
+    else:
+        out.append(f"score {score:.2f}")
+    components = outcome.get("components") or {}
+    shown = [f"{name} {value:.2f}" for name, value in components.items() if value is not None]
+    if shown:
+        out.append("components: " + ", ".join(shown))
+    world = outcome.get("world")
+    if world:
+        violations = world.get("violations") or []
+        scores = world.get("scores") or {}
+        out.append(
+            "world: "
+            + ", ".join(f"{name} {_number(value)}" for name, value in scores.items())
+            + (f"; violations: {'; '.join(violations)}" if violations else "; no violations")
+        )
+    tokens = outcome.get("tokens") or {}
+    cost = outcome.get("cost_usd")
+    out.append(
+        f"tokens: {tokens.get('input', 0):,} in, {tokens.get('output', 0):,} out; "
+        + ("cost unknown" if cost is None else f"cost ${cost:.4f}")
+        + f"; duration {_number(outcome.get('duration_s'), 1)} s"
+        + f"; {outcome.get('retries', 0)} retries"
+    )
+    return "\n".join(out)
