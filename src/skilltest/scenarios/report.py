@@ -155,7 +155,37 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
     undecided = counts.get(Verdict.INCONCLUSIVE.value, 0)
     if undecided:
         line += "\n" + inconclusive_line(undecided, allowed=allow_inconclusive)
-    return line
+    cost = cost_line(results)
+    return line + ("\n" + cost if cost else "")
+
+
+def cost_line(results: Sequence[ScenarioVerdict]) -> str:
+    """What a passing run costs per arm over all scenarios: the arm's whole cost (failing runs
+    included) over its passing runs; says so when the backend reported no cost or a cost of 0
+    (the emulator's runs are free), or when no run passed. Empty without runs."""
+    parts = []
+    for arm in Arm:
+        summaries = [
+            summary
+            for result in results
+            if (summary := result.with_skill if arm == Arm.WITH_SKILL else result.without_skill)
+            is not None
+            and summary.runs
+        ]
+        if not summaries:
+            continue
+        costs = [s.cost_usd for s in summaries if s.cost_usd is not None]
+        passes = sum(s.passes for s in summaries)
+        if not costs:
+            parts.append(f"{arm.label} cost unknown (no run reported one)")
+        elif passes == 0:
+            parts.append(f"{arm.label} no passing run (${sum(costs):.4f} spent)")
+        elif sum(costs) == 0:
+            parts.append(f"{arm.label} $0 (the backend reported a cost of 0, as the emulator does)")
+        else:
+            runs = "run" if passes == 1 else "runs"
+            parts.append(f"{arm.label} ${sum(costs) / passes:.4f} ({passes} passing {runs})")
+    return ("cost per passing run: " + "; ".join(parts)) if parts else ""
 
 
 def render_unscored(results: Sequence[ScenarioVerdict]) -> str:

@@ -149,6 +149,14 @@ class ArmSummary:
         """Runs without a score."""
         return self.runs - self.scored
 
+    @property
+    def cost_per_pass(self) -> float | None:
+        """What the arm's runs cost per passing run (every run's cost, failing ones included,
+        over the passes); ``None`` when no run passed or no run reported a cost."""
+        if self.cost_usd is None or self.passes == 0:
+            return None
+        return self.cost_usd / self.passes
+
     def to_dict(self) -> dict[str, Any]:
         """The arm as the results file stores it."""
         return {
@@ -168,6 +176,7 @@ class ArmSummary:
             "errors": list(self.errors),
             "cost_usd": self.cost_usd,
             "passes": self.passes,
+            "cost_per_pass": self.cost_per_pass,
             **consistency(self.scored, self.passes, self.pass_k),
             **(
                 {
