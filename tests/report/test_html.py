@@ -135,6 +135,7 @@ def test_a_run_shows_its_transcript_as_a_timeline_in_order(tmp_path):
         "HTTP",
     ]
     assert "orders GET /orders/7 200" in run
+    assert "violation" not in run.split("</details>")[0]
     assert 'aria-label="split scores"' in run
 
 
@@ -176,3 +177,16 @@ def test_the_page_loads_nothing_from_a_network(tmp_path):
     page = render_html([Document("s.json", document)], cwd=tmp_path)
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert "@import" not in page and "url(" not in page
+
+
+def test_authority_violations_show_in_the_run(tmp_path):
+    document = scenarios_document(IMPROVED)
+    document["scenarios"][0]["runs"][0]["world"] = {
+        "calls": [{"method": "DELETE", "host": "api.tickets.example.com", "path": "/t/1"}],
+        "violations": ["forbidden DELETE /t/1"],
+    }
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    run = page.split('<details class="run">', 2)[1].split("</details>")[0]
+    assert "DELETE api.tickets.example.com /t/1" in run
+    assert '<li class="error"><span class="kind">authority violation</span>' in run
+    assert "forbidden DELETE /t/1" in run

@@ -116,3 +116,54 @@ def see_pressure_report(page: Page, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert screenshot.stat().st_size > 10_000
     with capsys.disabled():
         print(f"\nscreenshot of the HTML report: {screenshot}")
+
+
+def test_scenarios_report_with_a_world_in_a_browser(tmp_path, capsys, claude_bin):
+    # One run per arm of a world scenario through the real claude CLI on the emulator: the
+    # report shows its transcript and the HTTP calls the fake ticket service saw.
+    report = tmp_path / "scenarios.html"
+    code = main(
+        [
+            "scenarios",
+            str(REPO / "tests" / "scenarios" / "tickets.yaml"),
+            "--only",
+            "reassign-after-confirmation",
+            "--claude",
+            str(claude_bin),
+            "-k",
+            "1",
+            "-j",
+            "2",
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--results",
+            str(tmp_path / "scenarios.json"),
+            "--report",
+            str(report),
+        ]
+    )
+    capsys.readouterr()
+    assert code in (0, 1)
+    with opened(report) as (page, requests):
+        rows = page.locator("table.verdicts tr.passed, table.verdicts tr.failed")
+        assert rows.count() == 1
+        assert rows.first.locator("td").first.inner_text() == "tickets/reassign-after-confirmation"
+        box = page.locator("svg.forest").first.bounding_box()
+        assert box is not None and box["width"] > 100
+        bars = page.locator("svg.bars").first.bounding_box()
+        assert bars is not None and bars["height"] > 20
+
+        run = page.locator("details.run").first
+        assert run.locator("summary").inner_text().startswith("with skill run #0 (score")
+        http = run.locator("li.http").first
+        assert not http.is_visible()
+        run.locator("summary").click()
+        assert http.is_visible()
+        assert "api.tickets.example.com" in http.inner_text()
+        assert run.locator("li.tool").count() >= 1
+
+        screenshot = tmp_path / "scenarios-report.png"
+        page.screenshot(path=str(screenshot), full_page=True)
+        with capsys.disabled():
+            print(f"\nscreenshot of the HTML report: {screenshot}")
+        assert requests == [report.as_uri()]

@@ -226,10 +226,12 @@ def _world_calls(world: Mapping[str, Any] | None) -> Iterator[str]:
             continue
         head = " ".join(
             str(call[key])
-            for key in ("service", "method", "path", "url", "status")
+            for key in ("service", "method", "host", "path", "url", "status")
             if call.get(key)
         )
         yield _entry("HTTP", "http", _pre(head or call))
+    for violation in (world or {}).get("violations") or []:
+        yield _entry("authority violation", "error", _pre(violation))
 
 
 def _run_details(layer: str, run: Mapping[str, Any], *, cwd: Path) -> str:
