@@ -190,3 +190,14 @@ def test_authority_violations_show_in_the_run(tmp_path):
     assert "DELETE api.tickets.example.com /t/1" in run
     assert '<li class="error"><span class="kind">authority violation</span>' in run
     assert "forbidden DELETE /t/1" in run
+
+
+def test_trigger_runs_say_how_they_ended(tmp_path):
+    document = triggers_document()
+    document["suites"][0]["queries"][0]["runs"] = [
+        {"rep": 1, "ended": "fired", "reason": "Skill lgtm called", "transcript": None},
+    ]
+    page = render_html([Document("t.json", document)], cwd=tmp_path)
+    assert "<summary>run #1 (fired)</summary>" in page
+    assert '<p class="note">Skill lgtm called</p>' in page
+    assert 'class="error"' not in page

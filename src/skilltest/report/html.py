@@ -235,6 +235,8 @@ def _world_calls(world: Mapping[str, Any] | None) -> Iterator[str]:
 
 
 def _run_details(layer: str, run: Mapping[str, Any], *, cwd: Path) -> str:
+    entries: list[str] = []
+    notes: list[str] = []
     arm = run.get("arm") or ""
     arm_label = {"with_skill": "with skill", "without_skill": "without skill"}.get(arm, arm)
     if layer == "pressure":
@@ -243,12 +245,12 @@ def _run_details(layer: str, run: Mapping[str, Any], *, cwd: Path) -> str:
         score = run.get("score")
         status = "unscored" if score is None else f"score {float(score):.2f}"
     else:
-        status = "fired" if run.get("fired") else "did not fire"
+        status = str(run.get("ended") or "-")  # fired, not-fired, budget, timeout, error
+        if run.get("reason"):
+            notes.append(str(run["reason"]))
     summary = " ".join(
         part for part in (arm_label, f"run #{run.get('rep')}", f"({status})") if part
     )
-    entries: list[str] = []
-    notes: list[str] = []
     if layer == "pressure":
         entries.append(_entry("assistant", "assistant", _pre(run.get("output") or "")))
         for key in ("matched", "missing", "anti_matched"):
@@ -264,7 +266,7 @@ def _run_details(layer: str, run: Mapping[str, Any], *, cwd: Path) -> str:
     entries.extend(_world_calls(run.get("world")))
     if run.get("error"):
         entries.append(_entry("error", "error", _pre(run["error"])))
-    if run.get("ended"):
+    if run.get("ended") and layer == "scenarios":  # a trigger run's ending is its outcome
         entries.append(_entry("ended", "error", _pre(run["ended"])))
     splits = _split_scores(run)
     chart = bar_chart(splits, title="split scores") if len(splits) > 1 else ""
