@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from skilltest.replay.match import Miss
     from skilltest.replay.turns import ReplayTurnRunner
 from skilltest.cli.options import (
+    Tape,
     add_common_run_options,
     check_unique_scenarios,
     miss_summary,
@@ -41,6 +43,7 @@ from skilltest.pressure.verdict import INCONCLUSIVE, NOT_RED, ScenarioResult
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
+from skilltest.revision import previous_skill
 from skilltest.runners.backends import (
     BACKENDS,
     PRESSURE_EMULATOR_NOTICE,
@@ -49,6 +52,7 @@ from skilltest.runners.backends import (
     choose_backend,
 )
 from skilltest.runners.base import TurnRunner
+from skilltest.skills import Skill
 from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
@@ -99,6 +103,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="retries of a request that failed with 429, 529, 5xx or a time-out (default 4)",
     )
     parser.add_argument(
+        "--against",
+        metavar="REF",
+        help="also run the skill as it was at REF (a git revision of the skill's repository, or "
+        "a folder) as an arm 'previous', and say per scenario whether the edit improved it",
+    )
+    parser.add_argument(
         "--strict", action="store_true", help="fail on not-red scenarios too (they measure nothing)"
     )
     parser.set_defaults(handler=run)
@@ -126,6 +136,40 @@ def run(args: argparse.Namespace) -> int:
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
     tape = tape_mode(args, layer="pressure")
+    if args.against is not None and tape.directory is not None:
+        raise InputError(
+            "--against runs the previous revision live; it does not record or replay",
+            location=f"--against {args.against}",
+            fix="drop the cassette options for a revision A/B run",
+        )
+    with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
+        previous = _previous_skills(suites, args.against, Path(scratch))
+        return _run(args, paths, suites, tape, previous)
+
+
+def _previous_skills(
+    suites: list[PressureSuite], ref: str | None, scratch: Path
+) -> dict[Path, Skill]:
+    """Each suite's skill as it was at ``ref`` (by the current SKILL.md's path), read once."""
+    if ref is None:
+        return {}
+    previous: dict[Path, Skill] = {}
+    for suite in suites:
+        current = suite.skill
+        if current.skill_file not in previous:
+            into = scratch / str(len(previous))
+            into.mkdir()
+            previous[current.skill_file] = previous_skill(current, ref, into)
+    return previous
+
+
+def _run(
+    args: argparse.Namespace,
+    paths: list[Path],
+    suites: list[PressureSuite],
+    tape: Tape,
+    previous: dict[Path, Skill],
+) -> int:
     # Replay is imported only when asked for: a plain run pays nothing for it.
     if tape.directory is not None:
         from skilltest.replay.pressure import PressureCassettes, PressureRecording
@@ -227,7 +271,9 @@ def run(args: argparse.Namespace) -> int:
             save(False)
 
     save(False)  # an unwritable --results or --junit fails now, before any model call
-    progress = Progress(total_runs(suites, args.skill_only, plan), "pressure")
+    progress = Progress(
+        total_runs(suites, args.skill_only, plan, against=args.against is not None), "pressure"
+    )
 
     async def run_all() -> None:
         try:
@@ -241,6 +287,8 @@ def run(args: argparse.Namespace) -> int:
                 state=state,
                 on_result=finished,
                 plan=plan,
+                against=args.against,
+                previous=lambda suite: previous[suite.skill.skill_file],
             )
         finally:
             for replayer in replayers.values():

@@ -23,6 +23,7 @@ from skilltest.pressure.verdict import (
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.text import consistency_note, inconclusive_line, k_cell, shorten
+from skilltest.revision import BAND, summary_line
 from skilltest.stats import Interval, consistency
 from skilltest.transcript import Usage
 
@@ -63,6 +64,18 @@ def _lift_cell(result: ScenarioResult) -> str:
     return (
         f"{_signed_percent(lift.value)} [{_signed_percent(lift.low)}, {_signed_percent(lift.high)}]"
     )
+
+
+def _against_cell(result: ScenarioResult) -> str:
+    """``improved +100% [+52%, +100%]``: the verdict against REF and the delta it read."""
+    against = result.against
+    if against is None:
+        return "-"
+    if against.delta.empty:
+        return against.verdict
+    delta = against.delta
+    shown = f"[{_signed_percent(delta.low)}, {_signed_percent(delta.high)}]"
+    return f"{against.verdict} {_signed_percent(delta.value)} {shown}"
 
 
 def _k_cell(result: ScenarioResult) -> str:
@@ -111,8 +124,23 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
         "expected",
         "detail",
     ]
+    legend = TABLE_LEGEND
+    refs = [r.against.ref for r in results if r.against is not None]
+    if refs:
+        # --against REF: the previous revision's pass rate and the edit's delta, before K.
+        for row, result in zip(rows, results, strict=True):
+            previous = result.previous
+            row[5:5] = [
+                "-" if previous is None else _with_cell(previous),
+                _against_cell(result),
+            ]
+        headers[5:5] = [f"{refs[0]}: pass", f"vs {refs[0]}"]
+        legend += (
+            f"\nvs {refs[0]}: with-skill pass rate minus the pass rate of the skill at {refs[0]} "
+            f"[Newcombe interval], read against the band {BAND}"
+        )
     table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
-    return table + "\n" + TABLE_LEGEND
+    return table + "\n" + legend
 
 
 def _not_red(run: PressureRun) -> bool:
@@ -191,6 +219,9 @@ def render_summary(
             f"{usage.output_tokens:,} out, {usage.cache_read_input_tokens:,} read from the "
             f"prompt cache, {usage.cache_creation_input_tokens:,} written to it"
         )
+    against = [r.against for r in results if r.against is not None]
+    if against:
+        line += "\n" + summary_line(against[0].ref, [a.verdict for a in against])
     if counts.get(NOT_RED):
         line += (
             f"\nwarning: {counts[NOT_RED]} scenario(s) not RED: the model already passes "
@@ -274,6 +305,18 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
             # A baseline run "passes" when it is not RED.
             **consistency(base.runs, base.passed, consistency_k(result)),
         }
+    previous = result.previous
+    if previous is not None:
+        data["previous"] = {
+            "runs": previous.runs,
+            "errors": previous.errors,
+            "passed": previous.passed,
+            "pass_rate": previous.rate.value,
+            **_interval_dict(previous.rate),
+            **consistency(previous.runs, previous.passed, consistency_k(result)),
+        }
+    if result.against is not None:
+        data["against"] = result.against.to_dict()
     return data
 
 

@@ -25,8 +25,10 @@ from skilltest.pressure.verdict import (
 )
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.report.progress import Progress
+from skilltest.revision import PREVIOUS
 from skilltest.runners.base import TurnRequest, TurnRunner
 from skilltest.scheduler import Planned, run_rounds
+from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 
 DEFAULT_MODEL = os.environ.get("SKILLTEST_MODEL", "claude-sonnet-5-5")
@@ -76,16 +78,22 @@ async def run_suites(
     state: SuiteProgress | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
     plan: Callable[[PressureScenario], Repetitions] | None = None,
+    against: str | None = None,
+    previous: Callable[[PressureSuite], Skill] | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
     ``runner_for`` gives the runner of each suite (suites may need different model scripts);
     at most ``jobs`` requests are in flight at once across all suites, and runs are started
     lazily (:mod:`skilltest.scheduler`). ``plan`` gives each scenario's repetitions (default:
-    the suite's ``repetitions``, else adaptive).
+    the suite's ``repetitions``, else adaptive). With ``against`` (the REF of ``--against``),
+    ``previous`` gives each suite's skill as it was there, run as a third arm ``previous``.
     """
     state = state if state is not None else SuiteProgress()
-    arms = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
+    arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
+    if against is not None:
+        assert previous is not None
+        arms += (PREVIOUS,)
     plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
     entries: list[Entry] = [(suite, scenario) for suite in suites for scenario in suite.scenarios]
     plans = {id(entry[1]): plan_of(entry[1]) for entry in entries}
@@ -99,7 +107,7 @@ async def run_suites(
         suite, scenario = entry
         request = TurnRequest(
             prompt=scenario.message,
-            system=suite.skill.text if arm == WITH_SKILL else None,
+            system=_system(suite, arm, previous),
             model=scenario.model or default_model,
             max_tokens=scenario.max_tokens,
             temperature=scenario.temperature,
@@ -118,6 +126,7 @@ async def run_suites(
             skill_only=skill_only,
             confidence=repetitions.confidence_at(k),
             repetitions=repetitions,
+            against=against,
         )
 
     def decided(entry: Entry, runs: Sequence[PressureRun], k: int) -> bool:
@@ -147,12 +156,25 @@ async def run_suites(
     return [finished[index] for index in sorted(finished)]
 
 
+def _system(
+    suite: PressureSuite, arm: str, previous: Callable[[PressureSuite], Skill] | None
+) -> str | None:
+    """The system prompt of an arm: the skill, the previous revision's skill, or none."""
+    if arm == WITH_SKILL:
+        return suite.skill.text
+    if arm == PREVIOUS:
+        assert previous is not None
+        return previous(suite).text
+    return None
+
+
 def total_runs(
     suites: Sequence[PressureSuite],
     skill_only: bool,
     plan: Callable[[PressureScenario], Repetitions] | None = None,
+    against: bool = False,
 ) -> int:
     """The most model requests the suites can make (adaptive plans may stop sooner)."""
-    arms = 1 if skill_only else 2
+    arms = (1 if skill_only else 2) + (1 if against else 0)
     plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
     return sum(plan_of(s).most * arms for suite in suites for s in suite.scenarios if not s.skip)

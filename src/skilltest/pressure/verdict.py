@@ -35,6 +35,7 @@ from skilltest.pressure.suite import (
     PressureScenario,
 )
 from skilltest.repetitions import Repetitions
+from skilltest.revision import PREVIOUS, Against, compare
 from skilltest.stats import CONFIDENCE, DIGITS, EMPTY, Interval, newcombe, wilson
 from skilltest.transcript import Transcript
 
@@ -52,6 +53,8 @@ FAILING_VERDICTS = frozenset({NO_STEER, ERROR})
 ``not-red`` only with --strict)."""
 DECIDED = frozenset({STEERS, NOT_RED, NO_STEER, ERROR})
 """Verdicts that end adaptive repetitions."""
+_ARM_ORDER = {WITH_SKILL: 0, WITHOUT_SKILL: 1, PREVIOUS: 2}
+"""Runs are kept in this arm order, then by repetition."""
 JUDGED_SHARE_NEEDED = 0.5
 """An arm with fewer than this share of its runs judged gives ``error``."""
 
@@ -63,7 +66,7 @@ class PressureRun:
     scenario_id: str
     """The scenario."""
     arm: str
-    """``with_skill`` or ``without_skill``."""
+    """``with_skill``, ``without_skill`` or ``previous`` (the skill at ``--against REF``)."""
     rep: int
     """Repetition number, from 1."""
     transcript: Transcript
@@ -130,6 +133,10 @@ class ScenarioResult:
     if the rates stayed as they are; ``None`` when more runs are unlikely to."""
     repetitions: Repetitions | None = None
     """The repetition plan the scenario ran with."""
+    previous: ArmStats | None = None
+    """Figures of the previous revision's skill (``--against REF``); ``None`` without it."""
+    against: Against | None = None
+    """With-skill pass rate minus the previous revision's, and its verdict (``--against``)."""
 
     @property
     def failed(self) -> bool:
@@ -141,7 +148,10 @@ class ScenarioResult:
     def k(self) -> int:
         """Runs per arm taken (the most of either arm)."""
         return max(
-            (sum(1 for r in self.runs if r.arm == arm) for arm in (WITH_SKILL, WITHOUT_SKILL)),
+            (
+                sum(1 for r in self.runs if r.arm == arm)
+                for arm in (WITH_SKILL, WITHOUT_SKILL, PREVIOUS)
+            ),
             default=0,
         )
 
@@ -171,9 +181,11 @@ def _arm_stats(frame: pd.DataFrame, arm: str, confidence: float) -> ArmStats:
     rows = frame[frame["arm"] == arm]
     done = rows[rows["completed"]]
     completed = len(done)
-    # A baseline run passes when it is not RED (baseline_red decides which runs are).
-    passed = int(done["passed"].sum()) if arm == WITH_SKILL else completed - int(done["red"].sum())
-    successes = passed if arm == WITH_SKILL else completed - passed
+    # A baseline run passes when it is not RED (baseline_red decides which runs are); the
+    # previous revision's skill is judged as the current one is.
+    skilled = arm != WITHOUT_SKILL
+    passed = int(done["passed"].sum()) if skilled else completed - int(done["red"].sum())
+    successes = passed if skilled else completed - passed
     expected_rows = done[done["expected_defined"]]
     return ArmStats(
         runs=completed,
@@ -290,6 +302,7 @@ def aggregate(
     complete: bool = True,
     confidence: float = CONFIDENCE,
     repetitions: Repetitions | None = None,
+    against: str | None = None,
 ) -> ScenarioResult:
     """Turns a scenario's runs into its figures and verdict.
 
@@ -301,6 +314,7 @@ def aggregate(
         complete: False when the suite was interrupted before every run finished.
         confidence: The intervals' confidence level (adaptive repetitions raise it).
         repetitions: The plan the scenario ran with, recorded with the result.
+        against: The REF of ``--against``: the runs hold a ``previous`` arm to compare with.
     """
     frame = runs_frame(runs)
     with_stats = _arm_stats(frame, WITH_SKILL, confidence)
@@ -341,17 +355,30 @@ def aggregate(
             scenario.baseline_red,
         )
     )
+    previous, moved = None, None
+    if against is not None:
+        previous = _arm_stats(frame, PREVIOUS, confidence)
+        if scenario.skip:
+            moved = None
+        elif any(
+            a.runs < JUDGED_SHARE_NEEDED * (a.runs + a.errors) for a in (with_stats, previous)
+        ):
+            moved = compare(against, EMPTY, EMPTY)  # too few judged runs to compare: error
+        else:
+            moved = compare(against, with_stats.rate, previous.rate)
     return ScenarioResult(
         scenario=scenario,
         skill=skill,
         verdict=verdict,
         with_skill=with_stats,
         without_skill=without_stats,
-        runs=tuple(sorted(runs, key=lambda r: (r.arm != WITH_SKILL, r.rep))),
+        runs=tuple(sorted(runs, key=lambda r: (_ARM_ORDER.get(r.arm, 3), r.rep))),
         detail=detail,
         complete=complete,
         lift=lift,
         confidence=confidence,
         runs_to_decide=needed,
         repetitions=repetitions,
+        previous=previous,
+        against=moved,
     )

@@ -1,0 +1,1 @@
+"""Revision A/B: --against REF."""

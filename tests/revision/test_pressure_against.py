@@ -1,0 +1,221 @@
+"""`skilltest pressure --against REF`: the skill at a git revision or in a folder as a third arm.
+
+A test repository holds two commits of one skill; the emulator answers from the skill text in
+the system prompt, so each scenario's outcome depends on which revision's SKILL.md it sees.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.report.files import read_results
+from skilltest.revision import compare
+from skilltest.stats import wilson
+
+OLD_SKILL = "DEMO SKILL. OLD HINT: pipe the JSON through jq.\n"
+NEW_SKILL = "DEMO SKILL. NEW RULE: aggregate with count_over_time first.\n"
+
+SUITE = """\
+skill: demo
+model_script: model.yaml
+repetitions: 5
+scenarios:
+  - id: aggregate
+    prompt: "How do you aggregate the errors?"
+    with_skill: {required_patterns: ["count_over_time"]}
+  - id: steady
+    prompt: "Which labels exist? Be steady."
+    with_skill: {required_patterns: ["labels first"]}
+  - id: extract
+    prompt: "How do you extract the fields?"
+    with_skill: {required_patterns: ["jq"]}
+"""
+
+SCRIPT = """\
+schema_version: 1
+rules:
+  - id: new-rule
+    when: {system: "NEW RULE", user: "aggregate"}
+    reply: {text: "Aggregate with count_over_time first."}
+  - id: old-hint
+    when: {system: "OLD HINT", user: "extract"}
+    reply: {text: "Pipe it through jq."}
+  - id: any-revision
+    when: {system: "DEMO SKILL", user: "steady"}
+    reply: {text: "Discover the labels first."}
+default: {text: "I would grep the logs."}
+"""
+
+Z2 = 1.959963984540054**2
+K = 5
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """Three commits: no skill yet, the old SKILL.md, the new one (HEAD)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "demo.yaml").write_text(SUITE)
+    (root / "model.yaml").write_text(SCRIPT)
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "suite")
+    skill = root / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(OLD_SKILL)
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old skill")
+    skill.write_text(NEW_SKILL)
+    git(root, "commit", "-q", "-am", "new skill")
+    return root
+
+
+def table_rows(out: str) -> list[list[str]]:
+    """The table's scenario rows, split into cells (two spaces or more apart)."""
+    return [
+        re.split(r"\s{2,}", line.strip()) for line in out.splitlines() if line.startswith("demo/")
+    ]
+
+
+def all_or_nothing_delta(n: int) -> tuple[float, float]:
+    """Newcombe's interval for n/n minus 0/n, from the Wilson bounds n/(n+z²) and z²/(n+z²)."""
+    half = math.hypot(Z2 / (n + Z2), Z2 / (n + Z2))
+    return 1 - half, 1.0
+
+
+def test_against_a_revision_reports_how_the_edit_moved_each_scenario(repo, tmp_path, capsys):
+    results = tmp_path / "results.json"
+    before = git(repo, "status", "--porcelain")
+    code = main(
+        ["pressure", str(repo / "demo.yaml"), "--against", "HEAD~1", "--results", str(results)]
+    )
+    out = capsys.readouterr().out
+    # extract lost its hint with the edit: the current skill no longer steers it.
+    assert code == 1
+    assert re.search(r"demo/extract\s+no-steer\s", out)
+    rows = {cells[0]: cells[1:] for cells in table_rows(out)}
+    # with skill, baseline RED, lift, previous revision's pass rate, vs HEAD~1 (hand-computed
+    # below from the Wilson bounds), K
+    assert rows["demo/aggregate"][:7] == [
+        "steers",
+        "5/5 100% [57%–100%]",
+        "5/5 100% [57%–100%]",
+        "+100% [+39%, +100%]",
+        "0/5 0% [0%–43%]",
+        "improved +100% [+39%, +100%]",
+        "5",
+    ]
+    assert rows["demo/steady"][4:6] == ["5/5 100% [57%–100%]", "inconclusive +0% [-43%, +43%]"]
+    assert rows["demo/extract"][4:6] == ["5/5 100% [57%–100%]", "regressed -100% [-100%, -39%]"]
+    assert "against HEAD~1: 1 improved, 0 neutral, 1 regressed, 1 inconclusive" in out
+    assert "vs HEAD~1: with-skill pass rate minus the pass rate of the skill at HEAD~1" in out
+    # The user's work tree and index are as they were: the revision was read with git archive.
+    assert git(repo, "status", "--porcelain") == before
+    assert (repo / "skills" / "demo" / "SKILL.md").read_text() == NEW_SKILL
+
+    document = read_results(results, "pressure")
+    scenarios = {s["id"]: s for s in document["scenarios"]}
+    low, high = all_or_nothing_delta(K)
+    aggregate = scenarios["aggregate"]
+    assert aggregate["against"]["ref"] == "HEAD~1"
+    assert aggregate["against"]["verdict"] == "improved"
+    assert aggregate["against"]["delta"] == pytest.approx(1.0)
+    assert aggregate["against"]["ci"] == pytest.approx([low, high])
+    assert aggregate["previous"]["runs"] == K
+    assert (aggregate["previous"]["passed"], aggregate["previous"]["pass_rate"]) == (0, 0.0)
+    assert aggregate["previous"]["ci_high"] == pytest.approx(Z2 / (K + Z2))
+    previous_runs = [r for r in aggregate["runs"] if r["arm"] == "previous"]
+    assert [r["rep"] for r in previous_runs] == [1, 2, 3, 4, 5]
+    assert {r["output"] for r in previous_runs} == {"I would grep the logs."}
+    assert scenarios["extract"]["against"] == {
+        "ref": "HEAD~1",
+        "delta": pytest.approx(-1.0),
+        "ci": pytest.approx([-high, -low]),
+        "verdict": "regressed",
+    }
+    steady = scenarios["steady"]["against"]
+    half = Z2 / (K + Z2)  # 5/5 against 5/5: each side's Wilson half-width below 1
+    assert (steady["delta"], steady["verdict"]) == (0.0, "inconclusive")
+    assert steady["ci"] == pytest.approx([-half, half])
+
+
+def test_a_folder_holding_the_previous_skill_works_like_a_revision(repo, tmp_path, capsys):
+    old = tmp_path / "old-demo"
+    old.mkdir()
+    (old / "SKILL.md").write_text(OLD_SKILL)
+    results = tmp_path / "results.json"
+    main(["pressure", str(repo / "demo.yaml"), "--against", str(old), "--results", str(results)])
+    assert f"against {old}: 1 improved, 0 neutral, 1 regressed, 1 inconclusive" in (
+        capsys.readouterr().out
+    )
+    verdicts = {
+        s["id"]: s["against"]["verdict"] for s in read_results(results, "pressure")["scenarios"]
+    }
+    assert verdicts == {"aggregate": "improved", "steady": "inconclusive", "extract": "regressed"}
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        ("no-such-branch", "'no-such-branch' is not a folder nor a revision of the repository"),
+        ("HEAD~2", "the skill folder skills/demo has no SKILL.md at HEAD~2"),
+        ("{empty}", "no SKILL.md in {empty} (nor in {empty}/demo)"),
+    ],
+)
+def test_a_bad_ref_is_bad_input(repo, tmp_path, capsys, ref, message):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    ref, message = ref.format(empty=empty), message.format(empty=empty)
+    assert main(["pressure", str(repo / "demo.yaml"), "--against", ref]) == 2
+    err = capsys.readouterr().err
+    assert f"--against {ref}: {message}" in err
+    assert "fix:" in err
+
+
+def test_the_skill_in_no_repository_needs_a_folder(repo, tmp_path, capsys):
+    elsewhere = tmp_path / "plain"
+    (elsewhere / "skills" / "demo").mkdir(parents=True)
+    (elsewhere / "skills" / "demo" / "SKILL.md").write_text(NEW_SKILL)
+    for name in ("demo.yaml", "model.yaml"):
+        (elsewhere / name).write_text((repo / name).read_text())
+    assert main(["pressure", str(elsewhere / "demo.yaml"), "--against", "HEAD~1"]) == 2
+    assert "is in no git repository to read a revision from" in capsys.readouterr().err
+
+
+def test_a_large_sample_with_no_change_is_neutral():
+    """The band is the with-vs-without verdict's: 80/80 on both sides lies within [-10%, +5%]."""
+    against = compare("v1", wilson(80, 80), wilson(80, 80))
+    half = Z2 / (80 + Z2)
+    assert against.to_dict() == {
+        "ref": "v1",
+        "delta": 0.0,
+        "ci": pytest.approx([-half, half]),
+        "verdict": "neutral",
+    }
+    assert compare("v1", wilson(72, 72), wilson(72, 72)).verdict == "inconclusive"
+    assert compare("v1", wilson(73, 73), wilson(73, 73)).verdict == "neutral"
+    assert compare("v1", wilson(35, 40), wilson(40, 40)).verdict == "inconclusive"
+
+
+def test_against_is_refused_with_cassettes(repo, tmp_path, capsys):
+    argv = ["pressure", str(repo / "demo.yaml"), "--against", "HEAD~1"]
+    assert main([*argv, "--record", str(tmp_path / "tapes")]) == 2
+    assert "--against runs the previous revision live; it does not record or replay" in (
+        capsys.readouterr().err
+    )
