@@ -177,3 +177,29 @@ def test_fixture_checksum_changes_with_a_fixture_edit(tmp_path):
     (tmp_path / "w" / "a.txt").write_text("two")
     assert fixture_checksum(tmp_path / "w", [world]) != before
     assert fixture_checksum(None, []) is None
+
+
+def test_markdown_summary_gives_the_cost_per_passing_run(project, fake_claude, capsys):
+    options = ["--results", "results.json", "--markdown", "summary.md"]
+    code = main(["scenarios", "--claude", str(fake_claude), *options])
+    capsys.readouterr()
+    assert code == 1
+    assert (
+        "cost per passing run: with skill $0.0010 (1 passing run); "
+        "without skill $0.0010 (1 passing run)"
+    ) in (project / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("costs", "passes", "shown"),
+    [
+        ([], 2, "with-skill cost unknown (no run reported one)"),
+        ([0.5, 0.25], 0, "with-skill no passing run ($0.7500 spent)"),
+        ([0.0, 0.0], 2, "with-skill $0 (the backend reported a cost of 0)"),
+        ([0.5, 0.25], 3, "with-skill $0.2500 (3 passing runs)"),
+    ],
+)
+def test_cost_per_pass_says_what_is_known(costs, passes, shown):
+    from skilltest.report.text import cost_per_pass
+
+    assert cost_per_pass("with-skill", costs, passes) == shown

@@ -20,6 +20,7 @@ from typing import Any
 from skilltest.errors import InputError
 from skilltest.report.files import write_text_atomic
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of
+from skilltest.report.text import cost_per_pass
 
 NOUNS = {"pressure": "scenarios", "scenarios": "scenarios", "triggers": "queries"}
 TITLES = {
@@ -74,6 +75,24 @@ def _counts(layer: str, rows: Sequence[Row]) -> str:
     return f"**{len(rows)} {noun}**: {shown}; {len(rows) - failed} passed, {failed} failed"
 
 
+def _cost_line(documents: Sequence[Document]) -> str:
+    """Per arm, over every scenario of the documents: the cost per passing run; empty when no
+    run reported a cost (results files of older versions, backends without one)."""
+    parts, known = [], False
+    for arm, label in (("with_skill", "with skill"), ("without_skill", "without skill")):
+        arms = [
+            scenario[arm]
+            for d in documents
+            for scenario in d.data.get("scenarios") or []
+            if scenario.get(arm) and scenario[arm].get("runs")
+        ]
+        if arms:
+            costs = [float(a["cost_usd"]) for a in arms if a.get("cost_usd") is not None]
+            known = known or bool(costs)
+            parts.append(cost_per_pass(label, costs, sum(int(a.get("passes") or 0) for a in arms)))
+    return "cost per passing run: " + "; ".join(parts) if known else ""
+
+
 def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd: Path) -> str:
     rows = merge([row for d in documents for row in rows_of(d.data, d.source)])
     lines = [f"## skilltest {TITLES[layer]}", ""]
@@ -83,6 +102,9 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     if any(not d.data.get("complete", True) for d in documents):
         lines += ["> **incomplete**: the run stopped before every scenario finished", ""]
     lines += [_counts(layer, rows), ""]
+    cost = _cost_line(documents) if layer == "scenarios" else ""
+    if cost:
+        lines += [cost, ""]
     failing = [row for row in rows if row.failed]
     if failing:
         lines += ["### Failing", ""]

@@ -29,6 +29,20 @@ def k_cell(k: int, plan: Repetitions | None) -> str:
     return str(k)
 
 
+def cost_per_pass(label: str, costs: list[float], passes: int) -> str:
+    """One arm's cost per passing run: its runs' whole cost (failing runs included) over its
+    passes; says so when no run reported a cost, none passed, or the cost was 0 (the backend
+    charged nothing)."""
+    if not costs:
+        return f"{label} cost unknown (no run reported one)"
+    if passes == 0:
+        return f"{label} no passing run (${sum(costs):.4f} spent)"
+    if sum(costs) == 0:
+        return f"{label} $0 (the backend reported a cost of 0)"
+    runs = "run" if passes == 1 else "runs"
+    return f"{label} ${sum(costs) / passes:.4f} ({passes} passing {runs})"
+
+
 def inconclusive_line(count: int, *, allowed: bool) -> str:
     """The summary line for ``count`` inconclusive scenarios."""
     return (

@@ -10,7 +10,13 @@ from tabulate import tabulate
 
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
-from skilltest.report.text import consistency_note, inconclusive_line, k_cell, shorten
+from skilltest.report.text import (
+    consistency_note,
+    cost_per_pass,
+    inconclusive_line,
+    k_cell,
+    shorten,
+)
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
 from skilltest.stats import Interval
@@ -160,9 +166,8 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
 
 
 def cost_line(results: Sequence[ScenarioVerdict]) -> str:
-    """What a passing run costs per arm over all scenarios: the arm's whole cost (failing runs
-    included) over its passing runs; says so when the backend reported no cost or a cost of 0
-    (the emulator's runs are free), or when no run passed. Empty without runs."""
+    """What a passing run costs per arm over all scenarios (:func:`cost_per_pass`); empty
+    without runs."""
     parts = []
     for arm in Arm:
         summaries = [
@@ -175,16 +180,7 @@ def cost_line(results: Sequence[ScenarioVerdict]) -> str:
         if not summaries:
             continue
         costs = [s.cost_usd for s in summaries if s.cost_usd is not None]
-        passes = sum(s.passes for s in summaries)
-        if not costs:
-            parts.append(f"{arm.label} cost unknown (no run reported one)")
-        elif passes == 0:
-            parts.append(f"{arm.label} no passing run (${sum(costs):.4f} spent)")
-        elif sum(costs) == 0:
-            parts.append(f"{arm.label} $0 (the backend reported a cost of 0, as the emulator does)")
-        else:
-            runs = "run" if passes == 1 else "runs"
-            parts.append(f"{arm.label} ${sum(costs) / passes:.4f} ({passes} passing {runs})")
+        parts.append(cost_per_pass(arm.label, costs, sum(s.passes for s in summaries)))
     return ("cost per passing run: " + "; ".join(parts)) if parts else ""
 
 
