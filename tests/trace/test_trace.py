@@ -203,3 +203,20 @@ def test_cost_per_pass_says_what_is_known(costs, passes, shown):
     from skilltest.report.text import cost_per_pass
 
     assert cost_per_pass("with-skill", costs, passes) == shown
+
+
+def test_a_trace_that_cannot_be_written_is_a_warning_on_the_run(
+    project, fake_claude, capsys, monkeypatch
+):
+    import skilltest.scenarios.run as run_module
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(run_module, "write_trace", full_disk)
+    code, out = run_suite(fake_claude, capsys)
+    assert code == 1, out  # inconclusive, as with the trace: the runs are still scored
+    (scenario,) = read_results(project / "results.json", "scenarios")["scenarios"]
+    for run in scenario["runs"]:
+        assert run["score"] == 1.0 and run["trace"] is None
+        assert run["warnings"] == ["trace not written: [Errno 28] No space left on device"]

@@ -228,7 +228,12 @@ async def run_suites(
         record = score_outcome(request, outcome)
         if outcome.transcript_path is None:
             return record
-        trace = write_run_trace(entry.suite, request, outcome, record, outcome.transcript_path)
+        try:
+            trace = write_run_trace(entry.suite, request, outcome, record, outcome.transcript_path)
+        except OSError as exc:
+            # The run itself is scored; a trace that cannot be written (a full disk) is a
+            # warning on it, not a reason to stop the suite.
+            return replace(record, warnings=(*record.warnings, f"trace not written: {exc}"))
         return replace(record, trace=str(trace))
 
     def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
