@@ -60,7 +60,7 @@ def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[st
     document.pop("replay")
     for scenario in document["scenarios"]:
         for run in scenario["runs"]:
-            for key in ("duration_s", "transcript", "stderr"):
+            for key in ("duration_s", "transcript", "trace", "stderr"):
                 run.pop(key)
     return document
 
