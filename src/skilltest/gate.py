@@ -86,6 +86,8 @@ class ScenarioEntry:
     """The first violation of the first violating with-skill run, for the evidence."""
     reason: str
     """Its first reason or detail, as written."""
+    against: dict[str, Any] | None = None
+    """Its ``against`` entry (``--against REF``: ``ref``, ``delta``, ``ci``, ``verdict``)."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -278,6 +280,7 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         in_world="authority_violations" in arm,
         first_violation=first,
         reason=reason,
+        against=item["against"] if isinstance(item.get("against"), dict) else None,
     )
 
 
@@ -314,12 +317,27 @@ def _authority(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
 
 
 def _regressions(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
-    rule = "no verdict regressed, no-steer, or skill-only credibly below min_score"
+    rule = (
+        "no verdict regressed, no-steer, or skill-only credibly below min_score, and none "
+        "regressed against the previous revision (--against REF)"
+    )
     blocks = tuple(
         f"{e.name}: {e.verdict}" + (f": {e.reason}" if e.reason else "")
         for e in entries
         if e.verdict in REGRESSED[e.layer]
         or (e.layer == "scenarios" and e.verdict == "skill-only" and not e.passed)
+    )
+    # The edit made the scenario credibly worse than the skill at REF: a regression too.
+    blocks += tuple(
+        f"{e.name}: regressed against {e.against.get('ref')}: delta "
+        f"{_pct(e.against.get('delta'), signed=True)}"
+        + (
+            f" [{_pct(ci[0], signed=True)}, {_pct(ci[1], signed=True)}]"
+            if isinstance(ci := e.against.get("ci"), list) and len(ci) == 2
+            else ""
+        )
+        for e in entries
+        if e.against is not None and e.against.get("verdict") == "regressed"
     )
     evidence = (f"{len(entries)} scenarios checked, none regressed",)
     return RuleOutcome("regressions", rule, blocks, () if blocks else evidence)

@@ -1,0 +1,32 @@
+"""`skilltest gate` blocks on a scenario that regressed against the previous revision."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gate.test_gate import gate, pressure, pscenario, scenarios, verdict_item, write
+
+REGRESSED = {"ref": "HEAD~1", "delta": -0.8, "ci": [-0.95, -0.31], "verdict": "regressed"}
+
+
+@pytest.mark.parametrize("layer", ["pressure", "scenarios"])
+def test_regressed_against_ref_blocks_on_either_layer(tmp_path, capsys, layer):
+    if layer == "pressure":
+        item = {**pscenario("spike", 4, 4, critical=False), "against": REGRESSED}
+        data, name = pressure(item), "demo/spike (pressure)"
+    else:
+        item = {**verdict_item("improved", True, ""), "against": REGRESSED}
+        data, name = scenarios(item), "lgtm/spike (scenarios)"
+    code, out, _ = gate(capsys, write(tmp_path / "r.json", data))
+    assert code == 1
+    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
+    assert f"         - {name}: regressed against HEAD~1: delta -80% [-95%, -31%]" in (
+        out.splitlines()
+    )
+
+
+@pytest.mark.parametrize("move", ["improved", "neutral", "inconclusive", "error"])
+def test_other_moves_against_ref_do_not_block(tmp_path, capsys, move):
+    item = {**pscenario("spike", 4, 4, critical=False), "against": {**REGRESSED, "verdict": move}}
+    code, out, _ = gate(capsys, write(tmp_path / "r.json", pressure(item)))
+    assert code == 0, out
