@@ -100,7 +100,7 @@ def test_only_the_with_skill_arm_sees_the_skill(claude_bin, tmp_path, monkeypatc
                         model_script=suite.model_script,
                     )
                 )
-                for arm in Arm
+                for arm in (Arm.WITH_SKILL, Arm.WITHOUT_SKILL)
             )
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from skilltest.errors import InputError
 from skilltest.report.files import write_json_atomic
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
+from skilltest.revision import previous_skill
 from skilltest.runners.backends import BackendChoice, choose_backend
 from skilltest.scenarios.canary import canary_report, render_canary
 from skilltest.scenarios.endpoints import (
@@ -60,6 +62,7 @@ from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_su
 from skilltest.scenarios.tools import check_scenario_tools
 from skilltest.scenarios.verdict import ScenarioVerdict
 from skilltest.scenarios.wiring import check_wiring
+from skilltest.skills import Skill
 from skilltest.suite.loader import discover_suites
 
 DEFAULT_SUITE_DIR = Path("tests/scenarios")
@@ -112,6 +115,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=_delta,
         help="lowest passing with-minus-without delta (default: the suite's, else -0.1)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REF",
+        help="also run the skill as it was at REF (a git revision of the skill's repository, or "
+        "a folder) as an arm 'previous', and say per scenario whether the edit improved it",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -146,6 +155,50 @@ def run(args: argparse.Namespace) -> int:
         [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
     tape = tape_mode(args, layer="scenarios")
+    if args.against is not None and tape.directory is not None:
+        raise InputError(
+            "--against runs the previous revision live; it does not record or replay",
+            location=f"--against {args.against}",
+            fix="drop the cassette options for a revision A/B run",
+        )
+    with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
+        previous = _previous_skills(suites, args.against, Path(scratch))
+        return _run(args, paths, suites, tape, previous)
+
+
+def _previous_skills(
+    suites: list[ScenarioSuite], ref: str | None, scratch: Path
+) -> dict[Path, Skill]:
+    """Each scenario's skill under test as it was at ``ref`` (by its SKILL.md's path), read
+    once."""
+    if ref is None:
+        return {}
+    previous: dict[Path, Skill] = {}
+    for suite in suites:
+        for scenario in suite.scenarios:
+            if scenario.plugin is not None:
+                raise InputError(
+                    f"scenario {scenario.id!r} tests the plugin {scenario.plugin.name!r}; "
+                    "--against compares revisions of a skill, not of a plugin",
+                    location=scenario.location,
+                    fix="run --against on suites of skills, or compare two results files with "
+                    "skilltest compare",
+                )
+            current = scenario.skill
+            if current.skill_file not in previous:
+                into = scratch / str(len(previous))
+                into.mkdir()
+                previous[current.skill_file] = previous_skill(current, ref, into)
+    return previous
+
+
+def _run(
+    args: argparse.Namespace,
+    paths: list[Path],
+    suites: list[ScenarioSuite],
+    tape: Tape,
+    previous: dict[Path, Skill],
+) -> int:
     binary = find_claude(args.claude)
     if tape.replaying and not tape.record_missing:
         backend = BackendChoice("replay")
@@ -186,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         skill_only=args.skill_only,
     )
     repetitions = repetition_plan(args)
-    planned = plan(suites, repetitions)
+    planned = plan(suites, repetitions, args.against, lambda s: previous[s.skill.skill_file])
     finished: list[tuple[int, ScenarioVerdict]] = []
     ids = {(p.scenario.skill.name, p.scenario.id): i for i, p in enumerate(planned)}
     canaries = {(p.scenario.skill.name, p.scenario.id) for p in planned if p.scenario.canary}
@@ -229,6 +282,8 @@ def run(args: argparse.Namespace) -> int:
                 on_verdict=on_verdict,
                 progress=progress,
                 repetitions=repetitions,
+                against=args.against,
+                previous=lambda scenario: previous[scenario.skill.skill_file],
             )
         )
     except KeyboardInterrupt as exc:

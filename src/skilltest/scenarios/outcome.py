@@ -12,10 +12,15 @@ from skilltest.transcript import ToolCall
 
 
 class Arm(StrEnum):
-    """The two sides of the comparison; they differ only by the installed skill."""
+    """The sides of the comparison; they differ only by the installed skill.
+
+    ``previous`` runs only with ``--against REF``: the skill as it was at REF, installed as the
+    with-skill arm installs the current one.
+    """
 
     WITH_SKILL = "with_skill"
     WITHOUT_SKILL = "without_skill"
+    PREVIOUS = "previous"
 
     @property
     def label(self) -> str:

@@ -17,8 +17,9 @@ from skilltest.report.text import (
     k_cell,
     shorten,
 )
+from skilltest.revision import summary_line
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.verdict import ArmSummary, ScenarioVerdict, Verdict
+from skilltest.scenarios.verdict import IMPROVED_ABOVE, ArmSummary, ScenarioVerdict, Verdict
 from skilltest.stats import Interval
 from skilltest.world.score import WorldOutcome
 
@@ -77,6 +78,16 @@ def _delta_cell(delta: Interval) -> str:
     if delta.value is None:
         return "-"
     return f"{_signed(delta.value)} [{_signed(delta.low)}, {_signed(delta.high)}]"
+
+
+def _against_cell(result: ScenarioVerdict) -> str:
+    """``improved +1.00 [+0.34, +1.00]``: the verdict against REF and the delta it read."""
+    against = result.against
+    if against is None:
+        return "-"
+    if against.delta.empty:
+        return against.verdict
+    return f"{against.verdict} {_delta_cell(against.delta)}"
 
 
 def _k_cell(result: ScenarioVerdict) -> str:
@@ -146,8 +157,19 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
         "result",
         "reason",
     ]
+    legend = TABLE_LEGEND
+    refs = [r.against.ref for r in results if r.against is not None]
+    if refs:
+        # --against REF: the previous revision's mean and the edit's delta, before K.
+        for row, result in zip(rows, results, strict=True):
+            row[5:5] = [_mean_cell(result.previous), _against_cell(result)]
+        headers[5:5] = [refs[0], f"vs {refs[0]}"]
+        legend += (
+            f"\nvs {refs[0]}: with-skill mean minus the mean of the skill at {refs[0]} "
+            f"[Newcombe interval], read against the scenario's min_delta and {IMPROVED_ABOVE:+.2f}"
+        )
     table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
-    return table + "\n" + TABLE_LEGEND
+    return table + "\n" + legend
 
 
 def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bool = False) -> str:
@@ -161,8 +183,17 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
     undecided = counts.get(Verdict.INCONCLUSIVE.value, 0)
     if undecided:
         line += "\n" + inconclusive_line(undecided, allowed=allow_inconclusive)
+    against = [r.against for r in results if r.against is not None]
+    if against:
+        line += "\n" + summary_line(against[0].ref, [a.verdict for a in against])
     cost = cost_line(results)
     return line + ("\n" + cost if cost else "")
+
+
+def _arm_of(result: ScenarioVerdict, arm: Arm) -> ArmSummary | None:
+    if arm == Arm.WITH_SKILL:
+        return result.with_skill
+    return result.without_skill if arm == Arm.WITHOUT_SKILL else result.previous
 
 
 def cost_line(results: Sequence[ScenarioVerdict]) -> str:
@@ -173,9 +204,7 @@ def cost_line(results: Sequence[ScenarioVerdict]) -> str:
         summaries = [
             summary
             for result in results
-            if (summary := result.with_skill if arm == Arm.WITH_SKILL else result.without_skill)
-            is not None
-            and summary.runs
+            if (summary := _arm_of(result, arm)) is not None and summary.runs
         ]
         if not summaries:
             continue
@@ -306,6 +335,8 @@ def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
         "expected_skills": list(result.expected_skills),
         "with_skill": _arm_dict(result.with_skill),
         "without_skill": _arm_dict(result.without_skill),
+        **({} if result.previous is None else {"previous": _arm_dict(result.previous)}),
+        **({} if result.against is None else {"against": result.against.to_dict()}),
         "warnings": sorted({w for run in result.runs for w in run.warnings}),
         "loaded": {
             arm.value: {

@@ -30,6 +30,7 @@ from skilltest.scenarios.suite import Scenario, ScenarioSuite
 from skilltest.scenarios.verdict import DECIDED, ScenarioVerdict, Thresholds, judge
 from skilltest.scheduler import Planned as Scheduled
 from skilltest.scheduler import run_rounds
+from skilltest.skills import Skill
 from skilltest.trace.record import (
     build_trace,
     fixture_checksum,
@@ -53,13 +54,20 @@ class Planned:
     """The scenario."""
     repetitions: Repetitions = field(default_factory=Repetitions)
     """How many runs per arm."""
+    against: str | None = None
+    """The REF of ``--against``: the previous revision's skill runs as a third arm."""
+    previous: Skill | None = None
+    """The skill under test as it was at ``against``."""
 
     @property
     def arms(self) -> tuple[Arm, ...]:
-        """The arms that run."""
+        """The arms that run (a canary runs the skill only)."""
+        arms: tuple[Arm, ...] = (Arm.WITH_SKILL,)
         if self.scenario.comparison:
-            return (Arm.WITH_SKILL, Arm.WITHOUT_SKILL)
-        return (Arm.WITH_SKILL,)
+            arms += (Arm.WITHOUT_SKILL,)
+        if self.previous is not None and not self.scenario.canary:
+            arms += (Arm.PREVIOUS,)
+        return arms
 
     @property
     def run_count(self) -> int:
@@ -74,15 +82,24 @@ class Planned:
 def plan(
     suites: Sequence[ScenarioSuite],
     repetitions: Callable[[Scenario], Repetitions] | None = None,
+    against: str | None = None,
+    previous: Callable[[Scenario], Skill] | None = None,
 ) -> list[Planned]:
     """Every scenario of every suite, in file order, with its repetition plan.
 
     ``repetitions`` gives each scenario's plan (default: the suite's ``repetitions``, else
-    adaptive).
+    adaptive). With ``against`` (the REF of ``--against``), ``previous`` gives each scenario's
+    skill under test as it was there, run as a third arm ``previous``.
     """
     plan_of = repetitions or (lambda scenario: plan_for(None, scenario.repetitions))
     return [
-        Planned(suite, scenario, plan_of(scenario))
+        Planned(
+            suite,
+            scenario,
+            plan_of(scenario),
+            against=against,
+            previous=previous(scenario) if against is not None and previous else None,
+        )
         for suite in suites
         for scenario in suite.scenarios
     ]
@@ -191,6 +208,8 @@ async def run_suites(
     on_verdict: Callable[[ScenarioVerdict], None] | None = None,
     progress: Progress | None = None,
     repetitions: Callable[[Scenario], Repetitions] | None = None,
+    against: str | None = None,
+    previous: Callable[[Scenario], Skill] | None = None,
 ) -> list[ScenarioVerdict]:
     """Runs every scenario's arms K times (or adaptively), at most ``jobs`` CLI processes at once.
 
@@ -202,11 +221,14 @@ async def run_suites(
         on_verdict: Called with each scenario's verdict as soon as it is known.
         progress: Counts finished runs.
         repetitions: Each scenario's plan (default: the suite's ``repetitions``, else adaptive).
+        against: The REF of ``--against``: each scenario also runs the previous revision's
+            skill (``previous``) as an arm ``previous``, as many rounds as the others.
+        previous: Each scenario's skill under test as it was at ``against``.
 
     Returns:
         The verdicts in file order (``on_verdict`` sees them in completion order).
     """
-    planned = plan(suites, repetitions)
+    planned = plan(suites, repetitions, against, previous)
     verdicts: dict[int, ScenarioVerdict] = {}
 
     async def one_run(index: int, arm: str, rep: int) -> RunRecord:
@@ -218,6 +240,7 @@ async def run_suites(
             suite_path=entry.suite.path,
             output_dir=output_dir or entry.suite.path.parent / DEFAULT_OUTPUT_FOLDER,
             model_script=entry.suite.model_script,
+            previous=entry.previous,
         )
         try:
             outcome = await runner.run(request)
@@ -251,6 +274,7 @@ async def run_suites(
             repetitions=entry.repetitions,
             require_skills_fired=scenario.require_skills_fired,
             requires_recovery=scenario.world is not None and scenario.world_expected.recovers,
+            against=entry.against if entry.previous is not None and not scenario.canary else None,
         )
         if scenario.canary:
             verdict = judge_canary(

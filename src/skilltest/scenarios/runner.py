@@ -81,6 +81,25 @@ class RunRequest:
     """A caller's own early stop (the trigger layer stops once it knows whether the skill
     fired): checked after the unrecoverable-API-error check; a run it stops ends as
     ``Transcript.ended`` with its reason, not as an error."""
+    previous: Skill | None = None
+    """The previous revision's skill (``--against REF``): the ``previous`` arm installs it in
+    place of the skill under test, as the with-skill arm installs the current one."""
+
+    @property
+    def installed(self) -> tuple[Skill, ...]:
+        """The skills this run installs (not a plugin's): the scenario's skills for the
+        with-skill arm, the same with the previous revision's skill under test for
+        ``previous``, none for the without-skill arm."""
+        scenario = self.scenario
+        if self.arm == Arm.WITH_SKILL:
+            return scenario.skills
+        if self.arm == Arm.PREVIOUS and self.previous is not None:
+            under_test = scenario.skill.skill_file
+            return tuple(
+                self.previous if skill.skill_file == under_test else skill
+                for skill in scenario.skills
+            )
+        return ()
 
 
 @dataclass(frozen=True)
@@ -280,10 +299,9 @@ class ClaudeCliRunner:
 
     async def run(self, request: RunRequest) -> RunOutcome:
         scenario = request.scenario
-        with_skill = request.arm == Arm.WITH_SKILL
         plugin = scenario.plugin
         sandbox = create_sandbox(
-            skills=scenario.skills if with_skill and plugin is None else (),
+            skills=request.installed if plugin is None else (),
             workspace=scenario.workspace,
             base=self.sandbox_base,
         )
@@ -437,6 +455,8 @@ class ClaudeCliRunner:
         installed: list[Skill] = []
         if with_skill:
             installed = list(plugin.skills if plugin is not None else scenario.skills)
+        elif plugin is None:
+            installed = list(request.installed)
         init = init_event(stdout.splitlines())
         warnings = [
             *warnings,

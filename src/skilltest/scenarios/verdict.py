@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -37,6 +37,9 @@ from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.rubric import COMPONENTS
+
+if TYPE_CHECKING:
+    from skilltest.revision import Against
 from skilltest.stats import (
     CONFIDENCE,
     DIGITS,
@@ -232,11 +235,15 @@ class ScenarioVerdict:
     ``min_score``, the expected skills not firing): it fails even while inconclusive."""
     critical: bool = False
     """The scenario's ``critical: true``, carried to the results file for ``skilltest gate``."""
+    previous: ArmSummary | None = None
+    """The previous revision's skill (``--against REF``); ``None`` without it."""
+    against: Against | None = None
+    """With-skill mean minus the previous revision's, and its verdict (``--against REF``)."""
 
     @property
     def k(self) -> int:
-        """Runs per arm taken (the most of either arm)."""
-        arms = [a for a in (self.with_skill, self.without_skill) if a is not None]
+        """Runs per arm taken (the most of any arm)."""
+        arms = [a for a in (self.with_skill, self.without_skill, self.previous) if a is not None]
         return max((a.runs for a in arms), default=0)
 
     @property
@@ -385,6 +392,7 @@ def judge(
     repetitions: Repetitions | None = None,
     require_skills_fired: bool = True,
     requires_recovery: bool = False,
+    against: str | None = None,
 ) -> ScenarioVerdict:
     """The verdict on one scenario from all its runs.
 
@@ -404,7 +412,13 @@ def judge(
             firing rate is still reported.
         requires_recovery: The world's ``recovers: true``: passing needs the with-skill runs'
             mean ``recovery`` score (over the runs where the fault fired) to reach ``min_score``.
+        against: The REF of ``--against``: the records hold a ``previous`` arm, compared with
+            the with-skill arm (delta of the means, Newcombe's interval, the same band). The
+            comparison is reported beside the verdict and does not change it.
     """
+    # Imported here: revision reads this module's band, so it cannot be imported at the top.
+    from skilltest.revision import compare
+
     limits = thresholds or Thresholds()
     counted = expected_skills or (skill,)
     means = component_means(tidy_table(records))
@@ -424,7 +438,22 @@ def judge(
     with_arm = summary(Arm.WITH_SKILL)
     without_arm = summary(Arm.WITHOUT_SKILL) if comparison else None
     arms = [a for a in (with_arm, without_arm) if a is not None]
-    ordered = tuple(sorted(records, key=lambda r: (r.rep, r.arm != Arm.WITH_SKILL)))
+    order = {Arm.WITH_SKILL: 0, Arm.WITHOUT_SKILL: 1, Arm.PREVIOUS: 2}
+    ordered = tuple(sorted(records, key=lambda r: (r.rep, order[r.arm])))
+    previous_arm = summary(Arm.PREVIOUS) if against is not None else None
+    moved: Against | None = None
+    if against is not None and skip is None:
+        assert previous_arm is not None
+        too_few = any(
+            a.runs == 0 or a.scored == 0 or a.scored < SCORED_SHARE_NEEDED * a.runs
+            for a in (with_arm, previous_arm)
+        )
+        # An arm with too few scored runs cannot be compared: the against-verdict is an error.
+        moved = (
+            compare(against, EMPTY, EMPTY)
+            if too_few
+            else compare(against, with_arm.mean, previous_arm.mean, limits.min_delta)
+        )
 
     def verdict(
         kind: Verdict,
@@ -452,6 +481,8 @@ def judge(
             runs_to_decide=needed,
             repetitions=repetitions,
             misses_a_bar=misses_a_bar,
+            previous=previous_arm,
+            against=moved,
         )
 
     if skip is not None:
