@@ -21,6 +21,7 @@ from skilltest.errors import InputError
 from skilltest.report.files import write_text_atomic
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of
 from skilltest.report.text import cost_per_pass
+from skilltest.revision import summary_line
 
 NOUNS = {"pressure": "scenarios", "scenarios": "scenarios", "triggers": "queries"}
 TITLES = {
@@ -75,6 +76,17 @@ def _counts(layer: str, rows: Sequence[Row]) -> str:
     return f"**{len(rows)} {noun}**: {shown}; {len(rows) - failed} passed, {failed} failed"
 
 
+def _versus(row: Row, *, named: bool) -> str:
+    """The ``vs REF`` cell: the against-verdict and the delta with its interval; ``-`` for a
+    scenario run without ``--against``."""
+    if row.against is None:
+        return "-"
+    shown = row.against.verdict
+    if not row.against.delta.empty:
+        shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
+    return f"{row.against.ref}: {shown}" if named else shown
+
+
 def _cost_line(documents: Sequence[Document]) -> str:
     """Per arm, over every scenario of the documents: the cost per passing run; empty when no
     run reported a cost (results files of older versions, backends without one)."""
@@ -102,6 +114,11 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     if any(not d.data.get("complete", True) for d in documents):
         lines += ["> **incomplete**: the run stopped before every scenario finished", ""]
     lines += [_counts(layer, rows), ""]
+    # Shards or layers run against different revisions: one count per revision.
+    refs = list(dict.fromkeys(row.against.ref for row in rows if row.against))
+    for ref in refs:
+        moves = [row.against.verdict for row in rows if row.against and row.against.ref == ref]
+        lines += [summary_line(ref, moves), ""]
     cost = _cost_line(documents) if layer == "scenarios" else ""
     if cost:
         lines += [cost, ""]
@@ -112,9 +129,24 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
             why = "; ".join(row.reasons) or "no reason recorded"
             lines.append(f"- **{row.name}** ({row.verdict}): {_cell(why)}")
         lines.append("")
+    for ref in refs:
+        regressed = [
+            row
+            for row in rows
+            if row.against and row.against.ref == ref and row.against.verdict == "regressed"
+        ]
+        if regressed:
+            lines += [f"### Regressed against {ref}", ""]
+            for row in regressed:
+                assert row.against is not None
+                delta = figure(row.against.delta, percent=row.percent, signed=True)
+                lines.append(f"- **{row.name}** ({row.verdict}): {delta} against {ref}")
+            lines.append("")
     compared = layer != "triggers"
     headers = ["", "scenario" if compared else "query", "verdict" if compared else "result"]
     headers += ["with skill", "without skill", "delta"] if compared else ["fired"]
+    if refs:
+        headers.append(f"vs {refs[0]}" if len(refs) == 1 else "vs previous revision")
     headers += ["K", "transcripts"]
     lines += ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
     for row in rows:
@@ -123,11 +155,18 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
         if compared:
             cells.append(figure(row.without_skill, percent=row.percent))
             cells.append(figure(row.delta, percent=row.percent, signed=True))
+        if refs:
+            cells.append(_versus(row, named=len(refs) > 1))
         cells += [str(row.k), _transcripts(row, link_from=link_from, cwd=cwd)]
         lines.append("| " + " | ".join(cells) + " |")
     # Trigger runs have a fixed K: their intervals are always at 95%.
     adaptive = "" if layer == "triggers" else " (with -k auto, the level of the look that decided)"
     lines += ["", f"{LEGEND[layer]}; brackets: 95% intervals{adaptive}"]
+    if refs:
+        lines.append(
+            "vs REF: with skill minus the skill at REF [Newcombe interval], read against the "
+            "band of the with-versus-without verdict"
+        )
     return "\n".join(lines)
 
 

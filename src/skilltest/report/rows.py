@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.revision import Against
 from skilltest.stats import EMPTY, Interval
 
 LAYERS = ("pressure", "scenarios", "triggers")
@@ -68,6 +69,8 @@ class Row:
     """Whether the figures are rates (shown in percent) rather than mean scores."""
     pass_hat_k: float | None = None
     """The with-skill arm's pass^k, when the results file has it."""
+    against: Against | None = None
+    """How the skill compares with a previous revision (``--against REF``); ``None`` without."""
 
 
 def _interval(value: Any, low: Any, high: Any) -> Interval:
@@ -80,6 +83,15 @@ def _pair(value: Any, bounds: Any) -> Interval:
     if not bounds:
         return EMPTY
     return _interval(value, bounds[0], bounds[1])
+
+
+def _against(scenario: Mapping[str, Any]) -> Against | None:
+    entry = scenario.get("against")
+    if not entry:
+        return None
+    return Against(
+        str(entry.get("ref")), _pair(entry.get("delta"), entry.get("ci")), str(entry.get("verdict"))
+    )
 
 
 def _pressure_rows(data: Mapping[str, Any]) -> list[Row]:
@@ -106,6 +118,7 @@ def _pressure_rows(data: Mapping[str, Any]) -> list[Row]:
                 reasons=(scenario["detail"],) if scenario.get("detail") else (),
                 k=int(scenario.get("k") or 0),
                 pass_hat_k=with_arm.get("pass_hat_k"),
+                against=_against(scenario),
             )
         )
     return rows
@@ -142,6 +155,7 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
                 k=int(scenario.get("k") or 0),
                 percent=False,
                 pass_hat_k=with_arm.get("pass_hat_k"),
+                against=_against(scenario),
             )
         )
     return rows
