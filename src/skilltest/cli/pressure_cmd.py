@@ -111,6 +111,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="fail on not-red scenarios too (they measure nothing)"
     )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep a trace of every run in DIR/<skill>/<scenario>/<arm>-<rep>.trace.jsonl "
+        "(default: none; the results file holds each answer and its judgement)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -289,6 +296,11 @@ def _run(
                 plan=plan,
                 against=args.against,
                 previous=lambda suite: previous[suite.skill.skill_file],
+                trace_dir=(
+                    None
+                    if args.output_dir is None
+                    else lambda suite: args.output_dir / suite.skill.name
+                ),
             )
         finally:
             for replayer in replayers.values():

@@ -255,6 +255,7 @@ def _run_dict(run: PressureRun) -> dict[str, Any]:
         "stop_reason": transcript.stop_reason,
         "latency_ms": None if transcript.latency_ms is None else round(transcript.latency_ms, 1),
         "error": run.error,
+        "trace": run.trace,
     }
 
 

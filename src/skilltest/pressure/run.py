@@ -8,9 +8,11 @@ each round at the confidence level of that look, and stop it once its verdict is
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from skilltest.errors import PatternError
 from skilltest.pressure.judge import is_red, judge
@@ -80,6 +82,7 @@ async def run_suites(
     plan: Callable[[PressureScenario], Repetitions] | None = None,
     against: str | None = None,
     previous: Callable[[PressureSuite], Skill] | None = None,
+    trace_dir: Callable[[PressureSuite], Path] | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
@@ -88,6 +91,7 @@ async def run_suites(
     lazily (:mod:`skilltest.scheduler`). ``plan`` gives each scenario's repetitions (default:
     the suite's ``repetitions``, else adaptive). With ``against`` (the REF of ``--against``),
     ``previous`` gives each suite's skill as it was there, run as a third arm ``previous``.
+    With ``trace_dir``, each run's trace is written under the folder it gives for its suite.
     """
     state = state if state is not None else SuiteProgress()
     arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
@@ -114,8 +118,23 @@ async def run_suites(
             run=f"{suite.path}#{scenario.id}:{arm}",
             rep=rep,
         )
-        transcript = await runner_for(suite).run_turn(request)
-        return _judge_run(scenario, arm, rep + 1, transcript)
+        runner = runner_for(suite)
+        transcript = await runner.run_turn(request)
+        run = _judge_run(scenario, arm, rep + 1, transcript)
+        if trace_dir is None:
+            return run
+        from skilltest.trace.pressure import write_pressure_trace
+
+        path = write_pressure_trace(
+            trace_dir(suite),
+            run,
+            suite=suite.path.stem,
+            skill=suite.skill.name,
+            prompt=request.prompt,
+            system=request.system,
+            backend=runner.backend,
+        )
+        return dataclasses.replace(run, trace=str(path))
 
     def judged(entry: Entry, runs: Sequence[PressureRun], k: int) -> ScenarioResult:
         repetitions = plans[id(entry[1])]

@@ -80,6 +80,8 @@ class PressureRun:
     red: bool | None = None
     """Baseline only: whether the run is RED under the scenario's ``baseline_red`` rule;
     ``None`` for the with-skill arm (a judged baseline run without it: RED when not passed)."""
+    trace: str | None = None
+    """The run's trace file (``--output-dir``), ``None`` when no trace was kept."""
 
     @property
     def completed(self) -> bool:

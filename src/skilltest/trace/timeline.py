@@ -26,10 +26,17 @@ def _event(event: Mapping[str, Any]) -> str | None:
         return f"user (turn {event.get('turn')}): {_trim(event.get('text', ''))}"
     if kind == "model_response":
         usage = event.get("usage") or {}
+        message = f" {event['message_id']}" if event.get("message_id") else ""
+        extra = ""
+        if "latency_ms" in event:
+            # A pressure run's one request: its stop reason and latency are the run's.
+            extra = f", stop {event.get('stop_reason') or 'unknown'}, latency " + (
+                "unknown" if event["latency_ms"] is None else f"{event['latency_ms'] / 1000:.1f} s"
+            )
         return (
-            f"model response {event.get('message_id') or '?'}"
+            f"model response{message}"
             f" ({event.get('model') or 'model unknown'}):"
-            f" {usage.get('input_tokens', 0)} in, {usage.get('output_tokens', 0)} out"
+            f" {usage.get('input_tokens', 0)} in, {usage.get('output_tokens', 0)} out{extra}"
         )
     if kind == "assistant_text":
         return f"assistant: {_trim(event.get('text', ''))}"
@@ -87,6 +94,24 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
     shown = [f"{name} {value:.2f}" for name, value in components.items() if value is not None]
     if shown:
         out.append("components: " + ", ".join(shown))
+    judgement = outcome.get("judgement")
+    if judgement:
+        # A pressure run: its score is its patterns' judgement.
+        out.append(
+            ("passed" if judgement.get("passed") else "not passed")
+            + f"; matched: {', '.join(judgement.get('matched') or []) or '-'}"
+            + f"; missing: {', '.join(judgement.get('missing') or []) or '-'}"
+            + f"; anti-patterns hit: {', '.join(judgement.get('anti_matched') or []) or '-'}"
+            + (
+                ""
+                if judgement.get("red") is None
+                else "; baseline RED"
+                if judgement["red"]
+                else "; baseline not RED"
+            )
+        )
+    if head.get("system_checksum"):
+        out.insert(2, f"system prompt {head['system_checksum']}")
     world = outcome.get("world")
     if world:
         violations = world.get("violations") or []

@@ -1,0 +1,141 @@
+"""Traces of pressure runs (the real SDK against the emulator, in process): one file per run
+under ``--output-dir``, listed in the results file, free of secrets, shown by ``skilltest show``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.report.files import read_results
+
+KEY = "sk-test-pressure-0123456789abcdefghij"
+
+SUITE = """\
+skill: demo
+model_script: model.yaml
+repetitions: 1
+scenarios:
+  - id: aggregate
+    prompt: "Error spike in checkout. How do you investigate?"
+    without_skill: {expected_patterns: ["(?i)grep"]}
+    with_skill: {required_patterns: ["(?i)count_over_time"], anti_patterns: ["(?i)rm -rf"]}
+"""
+
+SCRIPT = f"""\
+schema_version: 1
+rules:
+  - id: with-skill
+    when: {{system: "DEMO SKILL"}}
+    reply: {{text: "Run count_over_time first; the key is {KEY}."}}
+default: {{text: "I would grep the error logs."}}
+"""
+
+SKILL = "DEMO SKILL: aggregate first."
+
+
+@pytest.fixture
+def suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text(SKILL)
+    (tmp_path / "model.yaml").write_text(SCRIPT)
+    (tmp_path / "demo.yaml").write_text(SUITE)
+    monkeypatch.chdir(tmp_path)
+    # The scripted answer repeats this key: the trace must not.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    return tmp_path / "demo.yaml"
+
+
+def run_pressure(suite: Path, *extra: str) -> dict:
+    results = suite.parent / "results.json"
+    args = [
+        "pressure",
+        str(suite),
+        "--backend",
+        "emulator",
+        "--results",
+        str(results),
+        "--allow-inconclusive",
+        *extra,
+    ]
+    assert main(args) == 0
+    return read_results(results, "pressure")
+
+
+def test_each_run_writes_a_trace_listed_in_the_results(suite: Path) -> None:
+    out_dir = suite.parent / "traces"
+    document = run_pressure(suite, "--output-dir", str(out_dir))
+
+    runs = {run["arm"]: run for run in document["scenarios"][0]["runs"]}
+    with_path = out_dir / "demo" / "aggregate" / "with-skill-1.trace.jsonl"
+    without_path = out_dir / "demo" / "aggregate" / "without-skill-1.trace.jsonl"
+    assert runs["with_skill"]["trace"] == str(with_path)
+    assert runs["without_skill"]["trace"] == str(without_path)
+
+    text = with_path.read_text()
+    assert KEY not in text
+    assert KEY[-12:] not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    head, events, outcome = lines[0], lines[1:-1], lines[-1]
+    assert head["schema_version"] == 1
+    assert head["layer"] == "pressure"
+    assert (head["suite"], head["scenario"], head["skill"]) == ("demo", "aggregate", "demo")
+    assert (head["arm"], head["rep"], head["backend"]) == ("with_skill", 1, "emulator")
+    assert head["system_checksum"] == "sha256:" + hashlib.sha256(SKILL.encode()).hexdigest()
+    assert head["prompts"] == ["Error spike in checkout. How do you investigate?"]
+    assert [event["type"] for event in events] == ["user", "model_response", "assistant_text"]
+    response = events[1]
+    assert response["usage"]["output_tokens"] > 0
+    assert response["stop_reason"] == "end_turn"
+    assert response["latency_ms"] is not None
+    assert events[2]["text"].startswith("Run count_over_time first; the key is [REDACTED:")
+    assert outcome["kind"] == "outcome"
+    assert outcome["judgement"]["passed"] is True
+    assert outcome["judgement"]["matched"] == ["(?i)count_over_time"]
+    assert outcome["judgement"]["missing"] == []
+    assert outcome["judgement"]["anti_matched"] == []
+    assert outcome["tokens"]["output"] > 0
+
+    baseline = [json.loads(line) for line in without_path.read_text().splitlines()]
+    assert baseline[0]["system_checksum"] is None
+    assert baseline[-1]["judgement"]["passed"] is False
+    assert baseline[-1]["judgement"]["red"] is True
+    assert baseline[-1]["judgement"]["missing"] == ["(?i)count_over_time"]
+
+
+def test_show_prints_a_pressure_trace(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = suite.parent / "traces"
+    run_pressure(suite, "--output-dir", str(out_dir))
+    capsys.readouterr()
+
+    trace = out_dir / "demo" / "aggregate" / "with-skill-1.trace.jsonl"
+    assert main(["show", str(trace)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "demo/aggregate  with-skill run 1"
+    checksum = hashlib.sha256(SKILL.encode()).hexdigest()
+    assert lines[2] == f"system prompt sha256:{checksum}"
+    assert lines[4] == "1. user (turn 1): Error spike in checkout. How do you investigate?"
+    assert lines[5].startswith("2. model response (")
+    assert ", stop end_turn, latency " in lines[5]
+    assert lines[6].startswith("3. assistant: Run count_over_time first; the key is [REDACTED:")
+    assert "score 1.00" in lines
+    assert "passed; matched: (?i)count_over_time; missing: -; anti-patterns hit: -" in lines
+    assert all(KEY not in line for line in lines)
+
+    baseline = out_dir / "demo" / "aggregate" / "without-skill-1.trace.jsonl"
+    assert main(["show", str(baseline)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "system prompt" not in "\n".join(lines)
+    assert (
+        "not passed; matched: -; missing: (?i)count_over_time; anti-patterns hit: -; baseline RED"
+        in lines
+    )
+
+
+def test_no_trace_without_output_dir(suite: Path) -> None:
+    document = run_pressure(suite)
+    assert all(run["trace"] is None for run in document["scenarios"][0]["runs"])
+    assert not list(suite.parent.rglob("*.trace.jsonl"))
