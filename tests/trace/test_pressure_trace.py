@@ -78,6 +78,12 @@ def test_each_run_writes_a_trace_listed_in_the_results(suite: Path) -> None:
     text = with_path.read_text()
     assert KEY not in text
     assert KEY[-12:] not in text
+    # The results file holds the answer too, redacted the same way.
+    results_text = (suite.parent / "results.json").read_text()
+    assert KEY not in results_text and KEY[-12:] not in results_text
+    assert runs["with_skill"]["output"].startswith(
+        "Run count_over_time first; the key is [REDACTED:"
+    )
     lines = [json.loads(line) for line in text.splitlines()]
     head, events, outcome = lines[0], lines[1:-1], lines[-1]
     assert head["schema_version"] == 1

@@ -40,7 +40,7 @@ from skilltest.pressure.report import (
 from skilltest.pressure.run import DEFAULT_MODEL, SuiteProgress, run_suites, total_runs
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.pressure.verdict import INCONCLUSIVE, NOT_RED, ScenarioResult
-from skilltest.report.files import write_json_atomic
+from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
 from skilltest.revision import previous_skill
@@ -229,7 +229,7 @@ def _run(
             )
             document["replay"] = tape.to_dict(misses=[m.message for m in _misses(replayers)])
             if results_path is not None:
-                write_json_atomic(results_path, document)
+                write_results(results_path, document)
             if final:
                 write_markdown(args, document)
                 write_report(args, document)

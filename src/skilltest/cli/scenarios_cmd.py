@@ -33,7 +33,7 @@ from skilltest.cli.options import (
     write_report,
 )
 from skilltest.errors import InputError
-from skilltest.report.files import write_json_atomic
+from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
 from skilltest.revision import previous_skill
@@ -258,7 +258,7 @@ def _run(
             document["canary"] = report.to_dict() if report is not None else None
             document["replay"] = tape.to_dict(misses=[str(run.error) for run in _misses(results)])
             if args.results is not None:
-                write_json_atomic(args.results, document)
+                write_results(args.results, document)
             if final:
                 write_markdown(args, document)
                 write_report(args, document)

@@ -23,7 +23,7 @@ from skilltest.cli.options import (
     write_report,
 )
 from skilltest.errors import InputError
-from skilltest.report.files import write_json_atomic
+from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
 from skilltest.runners.backends import choose_backend
@@ -254,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
         results = current()
         document = results_document(results, context, complete=complete, interrupted=interrupted)
         if args.results is not None:
-            write_json_atomic(args.results, document)
+            write_results(args.results, document)
         if complete or interrupted:  # the Markdown summary is written once, at the end
             write_markdown(args, document)
             write_report(args, document)

@@ -18,6 +18,25 @@ RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
 """The layers whose results files reports read."""
 
 
+def write_results(path: Path, document: Any) -> None:
+    """Writes a results file, every string with the environment's credentials redacted: a model
+    answer or a tool result that repeats a key never reaches a file a CI job uploads."""
+    from skilltest.claude.isolation import Redactor
+
+    redact = Redactor.for_environment(os.environ)
+    write_json_atomic(path, _redacted(document, redact))
+
+
+def _redacted(value: Any, redact: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item, redact) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item, redact) for item in value]
+    return value
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     """Writes JSON to ``path`` through a temporary file in the same folder and a rename."""
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
