@@ -357,6 +357,11 @@ def junit_cases(
     for result in results:
         latency = sum((run.transcript.latency_ms or 0.0) for run in result.runs) / 1000
         line = f"{result.verdict}: {result.detail}".rstrip(": ")
+        versus = (
+            ()
+            if result.against is None
+            else ((f"against {result.against.ref}", _against_cell(result)),)
+        )
         failing = (
             result.verdict == NO_STEER
             or (strict and result.verdict == NOT_RED)
@@ -370,7 +375,8 @@ def junit_cases(
                 failure=line if failing else None,
                 error=line if result.verdict == ERROR else None,
                 skipped=result.detail or "skipped" if result.verdict == SKIPPED else None,
-                output=line,
+                output="\n".join([line, *(f"{name}: {value}" for name, value in versus)]),
+                properties=versus,
             )
         )
     return cases

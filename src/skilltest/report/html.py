@@ -4,7 +4,8 @@ Pure apart from reading the kept transcripts the results name: it takes results 
 ``--results`` writes) and returns one HTML page with everything inline (styles, plots; no
 script, no font, no request to any network), so the file can be mailed, attached to a CI run or
 opened from disk. Per layer: a table of the scenarios (verdict, figures with intervals, pass@k
-and pass^k), a forest plot of the deltas; per scenario: pass rates or mean scores per arm,
+and pass^k, and with ``--against REF`` the verdict and delta against that revision), a forest
+plot of the deltas; per scenario: pass rates or mean scores per arm,
 component and split-score bars, and every run, in a ``<details>`` element: the answer (pressure)
 or the transcript as a timeline (user turns, assistant text, tool calls with their inputs and
 results, errors) with the HTTP calls the controlled world saw.
@@ -29,6 +30,7 @@ from typing import Any
 
 from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of
+from skilltest.revision import summary_line
 
 TEXT_LIMIT = 4000
 """Most characters of one text shown in a timeline (a tool result can be megabytes)."""
@@ -359,6 +361,17 @@ def _scenario_section(
     )
 
 
+def _versus(row: Row, *, named: bool) -> str:
+    """The ``vs REF`` cell: the against-verdict and the delta with its interval; ``-`` for a
+    scenario run without ``--against``."""
+    if row.against is None:
+        return "-"
+    shown = row.against.verdict
+    if not row.against.delta.empty:
+        shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
+    return f"{row.against.ref}: {shown}" if named else shown
+
+
 def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> str:
     pairs: list[tuple[Row, Mapping[str, Any]]] = []
     for document in documents:
@@ -368,9 +381,17 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
     rows = [row for row, _ in pairs]
     counts = Counter(row.verdict for row in rows)
     failing = sum(row.failed for row in rows)
+    # Shards or layers run against different revisions: one count line per revision, and the
+    # column names the revision in each cell.
+    refs = list(dict.fromkeys(row.against.ref for row in rows if row.against))
+    versus_head = ""
+    if refs:
+        versus_head = (
+            f"<th>{_e(f'vs {refs[0]}' if len(refs) == 1 else 'vs previous revision')}</th>"
+        )
     table = [
         '<table class="verdicts"><tr><th>scenario</th><th>verdict</th><th>with skill</th>'
-        "<th>without skill</th><th>delta</th><th>K</th><th>pass@k / pass^k</th>"
+        f"<th>without skill</th><th>delta</th>{versus_head}<th>K</th><th>pass@k / pass^k</th>"
         "<th>reasons</th></tr>"
     ]
     for index, (row, item) in enumerate(pairs):
@@ -381,10 +402,15 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
             f"<td>{_e(figure(row.with_skill, percent=row.percent))}</td>"
             f"<td>{_e(figure(row.without_skill, percent=row.percent))}</td>"
             f"<td>{_e(figure(row.delta, percent=row.percent, signed=True))}</td>"
-            f"<td>{row.k}</td><td>{_e(_pass_k(item))}</td>"
+            + (f"<td>{_e(_versus(row, named=len(refs) > 1))}</td>" if refs else "")
+            + f"<td>{row.k}</td><td>{_e(_pass_k(item))}</td>"
             f"<td>{_e('; '.join(row.reasons))}</td></tr>"
         )
     table.append("</table>")
+    against_lines = [
+        summary_line(ref, [r.against.verdict for r in rows if r.against and r.against.ref == ref])
+        for ref in refs
+    ]
     count_text = ", ".join(f"{number} {verdict}" for verdict, number in sorted(counts.items()))
     sources = ", ".join(document.source for document in documents if document.source != "-")
     plot_title = (
@@ -396,7 +422,8 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
         f'<section class="layer" id="layer-{_e(layer)}"><h2>{_e(TITLES[layer])}</h2>'
         f'<p class="counts">{len(rows)} {_e(NOUNS[layer])}: {_e(count_text)}; '
         f"{failing} failing</p>"
-        f'<p class="note">{_e(LEGEND[layer])}.{_e(f" From {sources}." if sources else "")}</p>'
+        + "".join(f'<p class="counts against">{_e(line)}</p>' for line in against_lines)
+        + f'<p class="note">{_e(LEGEND[layer])}.{_e(f" From {sources}." if sources else "")}</p>'
         + "".join(table)
         + forest_plot(rows, title=plot_title)
         + "".join(

@@ -28,6 +28,9 @@ class JUnitCase:
     """Why it was skipped."""
     output: str = ""
     """Text shown with the case (the verdict line and the figures)."""
+    properties: tuple[tuple[str, str], ...] = ()
+    """Name and value pairs shown as the case's ``<properties>`` (``against HEAD~1`` and the
+    verdict against that revision with its delta)."""
 
 
 def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
@@ -47,6 +50,11 @@ def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
         element = ET.SubElement(
             suite, "testcase", name=case.name, classname=case.classname, time=f"{case.time_s:.3f}"
         )
+        if case.properties:
+            # Inside the test case, before failure and output, as the JUnit schema orders them.
+            properties = ET.SubElement(element, "properties")
+            for name, value in case.properties:
+                ET.SubElement(properties, "property", name=name, value=value)
         if case.failure is not None:
             ET.SubElement(
                 element, "failure", message=case.failure.splitlines()[0]

@@ -406,6 +406,11 @@ def junit_cases(
             f"without {_mean_cell(result.without_skill)}, delta {_delta_cell(result.delta)}, "
             f"K {_k_cell(result)}"
         )
+        versus = (
+            ()
+            if result.against is None
+            else ((f"against {result.against.ref}", _against_cell(result)),)
+        )
         reasons = "\n".join(result.reasons)
         message = f"{figures}\n{reasons}".strip()
         is_error = result.verdict == Verdict.ERROR
@@ -425,7 +430,8 @@ def junit_cases(
                 skipped=(result.reasons[0] if result.reasons else "skipped")
                 if result.verdict == Verdict.SKIPPED
                 else None,
-                output=figures,
+                output="\n".join([figures, *(f"{name}: {value}" for name, value in versus)]),
+                properties=versus,
             )
         )
     return cases
