@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import fnmatch
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from skilltest.errors import InputError
 from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
+from skilltest.revision import PREVIOUS, previous_skill
 from skilltest.runners.backends import choose_backend
 from skilltest.scenarios.endpoints import (
     BACKENDS,
@@ -34,9 +36,11 @@ from skilltest.scenarios.endpoints import (
     LiveEndpoint,
 )
 from skilltest.scenarios.runner import ClaudeCliRunner, Endpoint
+from skilltest.skills import Skill
 from skilltest.suite.loader import discover_suites
 from skilltest.triggers.report import (
     junit_cases,
+    render_against,
     render_comparison,
     render_costs,
     render_failures,
@@ -47,7 +51,7 @@ from skilltest.triggers.report import (
 )
 from skilltest.triggers.run import CURRENT, Variant, assemble, run_triggers
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
-from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
+from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun, against_previous
 
 DEFAULT_SUITE_DIR = Path("tests/triggers")
 MAX_DESCRIPTION = 1024
@@ -135,6 +139,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --description or --description-file: run the current description and the "
         "candidate side by side and report their differences",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REF",
+        help="also run the skill as it was at REF (a git revision of the skill's repository, or "
+        "a folder) and say per query whether the edit improved its firing",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -206,7 +216,36 @@ def _endpoint(backend: str, args: argparse.Namespace, suites: list[TriggerSuite]
     return endpoint
 
 
+def _previous_skills(suites: list[TriggerSuite], ref: str, scratch: Path) -> dict[Path, Skill]:
+    """Each suite's skill as it was at ``ref`` (by the current SKILL.md's path), read once."""
+    previous: dict[Path, Skill] = {}
+    for suite in suites:
+        current = suite.skill
+        if current.skill_file not in previous:
+            into = scratch / str(len(previous))
+            into.mkdir()
+            previous[current.skill_file] = previous_skill(current, ref, into)
+    return previous
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.against is not None and (
+        args.description is not None
+        or args.description_file is not None
+        or args.compare_description
+    ):
+        raise InputError(
+            "--against compares the skill with a previous revision; it does not take another "
+            "description",
+            location=f"--against {args.against}",
+            fix="drop --description, --description-file and --compare-description, or drop "
+            "--against",
+        )
+    with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
+        return _run(args, Path(scratch))
+
+
+def _run(args: argparse.Namespace, scratch: Path) -> int:
     candidate = candidate_description(args)
     paths = discover_suites(args.suites, DEFAULT_SUITE_DIR, example="tests/triggers/<skill>.yaml")
     suites = [
@@ -223,8 +262,12 @@ def run(args: argparse.Namespace) -> int:
             fix="name the suite of the skill whose description you are tuning, e.g. "
             f"skilltest triggers {tested[0]} --description ...",
         )
-    if candidate is None:
-        variants: tuple[Variant, ...] = (CURRENT,)
+    if args.against is not None:
+        # The skill at REF runs as the second arm, alternating with the current one.
+        previous = _previous_skills(suites, args.against, scratch)
+        variants: tuple[Variant, ...] = (CURRENT, Variant(PREVIOUS, None, skills=previous))
+    elif candidate is None:
+        variants = (CURRENT,)
     elif args.compare_description:
         variants = (CURRENT, Variant("candidate", candidate))
     else:
@@ -248,7 +291,10 @@ def run(args: argparse.Namespace) -> int:
     finished: dict[tuple[int, int, int], QueryResult] = {}
 
     def current() -> list[list[SuiteResult]]:
-        return assemble(suites, variants, finished)
+        results = assemble(suites, variants, finished)
+        if args.against is None:
+            return results
+        return [[against_previous(args.against, now, before), before] for now, before in results]
 
     def save(*, complete: bool, interrupted: bool = False) -> None:
         results = current()
@@ -317,8 +363,11 @@ def run(args: argparse.Namespace) -> int:
     if failures:
         print()
         print(failures)
+    if args.against is not None:
+        print()
+        print(render_against(args.against, [(now, before) for now, before in results]))
     for each in results:
-        if len(each) == 2:
+        if len(each) == 2 and args.against is None:
             print()
             print(render_comparison(*each))
     warnings = warnings_of(flat)
@@ -326,4 +375,6 @@ def run(args: argparse.Namespace) -> int:
         print()
         for warning in warnings:
             print(f"warning: {warning}")
-    return EXIT_OK if all(suite.passed for suite in flat) else EXIT_FAILED
+    # The skill at REF is the yardstick: its own misses do not fail the run.
+    judged = [suite for suite in flat if suite.variant != PREVIOUS]
+    return EXIT_OK if all(suite.passed for suite in judged) else EXIT_FAILED

@@ -164,6 +164,8 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
 def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
     rows = []
     for suite in data.get("suites") or []:
+        if suite.get("variant") == "previous":
+            continue  # the skill at --against REF is the yardstick, read in each row's against
         variant = "" if suite.get("variant", "current") == "current" else f" ({suite['variant']})"
         for query in suite.get("queries") or []:
             expected = "fire" if query.get("should_trigger") else "no fire"
@@ -186,6 +188,7 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
                         if run.get("transcript")
                     ),
                     k=int(query.get("total") or 0),
+                    against=_against(query),
                 )
             )
     return rows

@@ -1,5 +1,6 @@
 """What ``skilltest triggers`` prints and writes: rows per query, suite metrics, misses and
-false triggers, differences between two descriptions, the results file and JUnit cases."""
+false triggers, differences between two descriptions or against a previous revision, the results
+file and JUnit cases."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.text import shorten
+from skilltest.revision import BAND, PREVIOUS, summary_line
 from skilltest.stats import Interval
 from skilltest.triggers.verdict import QueryResult, SuiteResult, compare
 from skilltest.triggers.watch import ENDINGS
@@ -97,6 +99,8 @@ def render_suite_line(suite: SuiteResult) -> str:
     }
     stopped = ", ".join(f"{count} {name}" for name, count in stops.items() if count)
     label = f" ({suite.variant} description)" if suite.variant != "current" else ""
+    if suite.variant == PREVIOUS:
+        label = " (previous revision)"
     return (
         f"{suite.skill}{label}: precision {rate_cell(c.tp, c.tp + c.fp, c.precision)}, "
         f"recall {rate_cell(c.tp, c.tp + c.fn, c.recall)}, "
@@ -178,6 +182,37 @@ def render_comparison(current: SuiteResult, other: SuiteResult) -> str:
     )
 
 
+def render_against(ref: str, pairs: Sequence[tuple[SuiteResult, SuiteResult]]) -> str:
+    """``--against REF``: per query the rate now and at REF, the delta and its verdict, then the
+    summary line ``against REF: N improved, ...``."""
+    rows, verdicts = [], []
+    for current, previous in pairs:
+        before = {query.query.id: query for query in previous.queries}
+        for query in current.queries:
+            old = before.get(query.query.id)
+            if query.against is None or old is None:
+                continue
+            verdicts.append(query.against.verdict)
+            moved = query.against.verdict
+            if not query.against.delta.empty:
+                moved += " " + difference_cell(query.against.delta)
+            rows.append(
+                [
+                    f"{current.skill}/{query.query.id}",
+                    "fire" if query.query.should_trigger else "no fire",
+                    rate_cell(query.fired, query.scored, query.rate),
+                    rate_cell(old.fired, old.scored, old.rate),
+                    moved,
+                ]
+            )
+    header = ["query", "expected", "current", ref, f"vs {ref}"]
+    legend = (
+        f"vs {ref}: firing rate minus the rate of the skill at {ref} [95% Newcombe interval], "
+        f"read against the band {BAND}; a should-not query improves when it fires less"
+    )
+    return _columns(header, rows) + "\n" + legend + "\n" + summary_line(ref, verdicts)
+
+
 def _metric_cell(suite: SuiteResult, name: str, interval: Interval) -> str:
     c = suite.confusion
     count, runs = {
@@ -236,7 +271,7 @@ def results_document(
     suite metrics; with two descriptions, their differences."""
     comparisons = []
     for variants in results:
-        if len(variants) == 2:
+        if len(variants) == 2 and variants[1].variant != PREVIOUS:
             current, other = variants
             comparisons.append(
                 {

@@ -9,7 +9,8 @@ as soon as it is known whether the skill fired.
 Another description is tested on a copy of the skill folder whose ``SKILL.md`` front matter
 carries it; the skill's own folder is never edited. With two descriptions (``--compare-
 description``) the runs of both alternate per repetition, so that drift in the backend over the
-suite's wall time affects both alike.
+suite's wall time affects both alike. With ``--against REF`` the second arm is the skill as it
+was at REF (its own folder and description, read by :mod:`skilltest.revision`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import RunConfig, Scenario
 from skilltest.skills import Skill
 from skilltest.suite.loader import parse_yaml
+from skilltest.trace.triggers import write_trigger_trace
 from skilltest.transcript import Transcript
 from skilltest.triggers.suite import MAX_TURNS, TriggerQuery, TriggerSuite
 from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
@@ -49,6 +51,9 @@ class Variant:
     description: str | None
     """The description the installed copy gets; ``None`` keeps SKILL.md's (or the suite's
     ``description:``)."""
+    skills: Mapping[Path, Skill] | None = None
+    """``--against REF``: the skill to install instead, by the current SKILL.md's path (the
+    skill as it was at REF, with its own description); ``None`` installs the current one."""
 
 
 CURRENT = Variant("current", None)
@@ -205,6 +210,9 @@ async def run_triggers(
         skills: dict[tuple[int, int], Skill] = {}
         for s, suite in enumerate(suites):
             for v, variant in enumerate(variants):
+                if variant.skills is not None:
+                    skills[s, v] = variant.skills[suite.skill.skill_file]
+                    continue
                 description = variant.description or suite.description
                 skills[s, v] = (
                     skill_variant(suite.skill, description, Path(tmp) / f"{s}-{v}")
@@ -243,6 +251,7 @@ async def run_triggers(
                 # A run that cannot even start is unscored; the suite goes on.
                 outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
             run = trigger_run(job.rep, watch, outcome)
+            run = _with_trace(suite, query, skill, label, run, outcome)
             if on_run is not None:
                 on_run(run)
             key = (job.suite, job.variant, job.query)
@@ -276,7 +285,11 @@ def assemble(
                 suite=str(suite.path),
                 skill=suite.skill.name,
                 variant=variant.label,
-                description=variant.description or suite.description or suite.skill.description,
+                description=(
+                    variant.skills[suite.skill.skill_file].description
+                    if variant.skills is not None
+                    else variant.description or suite.description or suite.skill.description
+                ),
                 queries=tuple(
                     results[s, v, q] for q in range(len(suite.queries)) if (s, v, q) in results
                 ),
@@ -288,6 +301,25 @@ def assemble(
         ]
         for s, suite in enumerate(suites)
     ]
+
+
+def _with_trace(
+    suite: TriggerSuite,
+    query: TriggerQuery,
+    skill: Skill,
+    variant: str,
+    run: TriggerRun,
+    outcome: RunOutcome,
+) -> TriggerRun:
+    """The run with its trace, written beside its kept transcript."""
+    try:
+        path = write_trigger_trace(
+            suite, query, description=skill.description, variant=variant, run=run, outcome=outcome
+        )
+    except OSError as exc:
+        # The run itself counts; a trace that cannot be written (a full disk) is a warning.
+        return replace(run, warnings=(*run.warnings, f"trace not written: {exc}"))
+    return run if path is None else replace(run, trace=str(path))
 
 
 def _query_result(suite: TriggerSuite, query: TriggerQuery, runs: list[TriggerRun]) -> QueryResult:

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from skilltest.stats import DIGITS, Interval, newcombe, wilson
+from skilltest.revision import ERROR, MIN_DELTA, Against
+from skilltest.scenarios.verdict import delta_verdict
+from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -58,6 +60,8 @@ class TriggerRun:
     """The raw stream-json output, as kept."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in the run."""
+    trace: str | None = None
+    """The run's trace, written beside the kept transcript; ``None`` when none was kept."""
 
     @property
     def scored(self) -> bool:
@@ -77,6 +81,7 @@ class TriggerRun:
                 {"name": c.name, "input": _shortened(dict(c.input))} for c in self.first_calls
             ],
             "transcript": self.transcript,
+            "trace": self.trace,
             "warnings": list(self.warnings),
         }
 
@@ -106,6 +111,9 @@ class QueryResult:
     """Its runs in repetition order."""
     threshold: float
     """The share of scored runs that decides it."""
+    against: Against | None = None
+    """``--against REF``: the firing rate minus the rate of the skill at REF, and its verdict
+    (see :func:`against_previous`); ``None`` without it."""
 
     @property
     def fired(self) -> int:
@@ -166,6 +174,7 @@ class QueryResult:
             "result": self.result,
             "ended": {ending: self.endings.get(ending, 0) for ending in ENDINGS},
             "runs": [run.to_dict() for run in self.runs],
+            **({} if self.against is None else {"against": self.against.to_dict()}),
         }
 
 
@@ -316,3 +325,31 @@ def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
         Difference("accuracy", a.accuracy, b.accuracy),
     ]
     return tuple(rows)
+
+
+def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Against:
+    """The firing rate minus the rate at REF, read per the query's kind.
+
+    The delta is always current minus previous. A should-trigger query improved when it fires
+    more; a should-not query improved when it fires less, so its verdict reads the delta with
+    the sign turned (previous minus current) against the same band as the other layers.
+    """
+    delta = newcombe(current.rate, previous.rate)
+    if delta.empty:
+        return Against(ref, EMPTY, ERROR)
+    better = delta if current.query.should_trigger else newcombe(previous.rate, current.rate)
+    return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))
+
+
+def against_previous(ref: str, current: SuiteResult, previous: SuiteResult) -> SuiteResult:
+    """The current suite with each query's ``against`` (queries REF has not finished keep none)."""
+    by_id = {query.query.id: query for query in previous.queries}
+    return replace(
+        current,
+        queries=tuple(
+            replace(query, against=against_query(ref, query, by_id[query.query.id]))
+            if query.query.id in by_id
+            else query
+            for query in current.queries
+        ),
+    )

@@ -1,0 +1,139 @@
+"""`skilltest triggers --against REF`: the skill at a git revision as the comparison arm.
+
+A test repository holds two commits of one skill. The emulator's ``described`` condition loads
+the skill whose listed description fits the query, so whether a query fires depends on which
+revision's SKILL.md the sandbox installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.report.files import read_results
+
+from .test_pressure_against import git
+
+OLD_SKILL = "---\nname: demo\ndescription: Format markdown tables neatly.\n---\nBody.\n"
+NEW_SKILL = "---\nname: demo\ndescription: Aggregate loki error counts by service.\n---\nBody.\n"
+
+# aggregate fits only the new description (it should fire: higher is better); tables fits only
+# the old one (it should not fire: lower is better).
+SUITE = """\
+skill: demo
+model_script: model.yaml
+repetitions: 3
+queries:
+  - {id: aggregate, query: "Aggregate the loki error counts", should_trigger: true}
+  - {id: tables, query: "Format these markdown tables", should_trigger: false}
+"""
+
+SCRIPT = """\
+schema_version: 1
+rules:
+  - id: fire-by-description
+    when: {described: {min_overlap: 2}, turn: 1}
+    reply:
+      text: "Loading {described}."
+      tool_calls: [{name: Skill, input: {skill: "{described}"}}]
+default: {text: "A plain answer."}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "demo.yaml").write_text(SUITE)
+    (root / "model.yaml").write_text(SCRIPT)
+    skill = root / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(OLD_SKILL)
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old skill")
+    skill.write_text(NEW_SKILL)
+    git(root, "commit", "-q", "-am", "new skill")
+    return root
+
+
+@pytest.mark.cli
+def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys, claude_bin):
+    results = tmp_path / "results.json"
+    markdown = tmp_path / "summary.md"
+    before = git(repo, "status", "--porcelain")
+    code = main(
+        [
+            "triggers",
+            str(repo / "demo.yaml"),
+            "--claude",
+            str(claude_bin),
+            "--backend",
+            "emulator",
+            "-j",
+            "2",
+            "--against",
+            "HEAD~1",
+            "--output-dir",
+            str(tmp_path / "output"),
+            "--results",
+            str(results),
+            "--markdown",
+            str(markdown),
+        ]
+    )
+    out = capsys.readouterr().out
+    # Both queries pass under the current skill; the old one's misses do not fail the run.
+    assert code == 0, out
+    # 3/3 minus 0/3: Newcombe's interval [+0.21, +1.00] lies above the band, improved. The
+    # should-not query fires 0/3 now and 3/3 at HEAD~1: delta -100%, improved too.
+    against_lines = [line for line in out.splitlines() if "improved" in line]
+    assert any(
+        line.startswith("demo/aggregate") and "improved +100% [+21%, +100%]" in line
+        for line in against_lines
+    ), out
+    assert any(
+        line.startswith("demo/tables") and "improved -100% [-100%, -21%]" in line
+        for line in against_lines
+    ), out
+    assert "against HEAD~1: 2 improved, 0 neutral, 0 regressed" in out.splitlines()
+
+    data = read_results(results, "triggers")
+    current, previous = data["suites"]
+    assert (current["variant"], previous["variant"]) == ("current", "previous")
+    assert previous["description"] == "Format markdown tables neatly."
+    by_id = {q["id"]: q for q in current["queries"]}
+    assert by_id["aggregate"]["against"]["verdict"] == "improved"
+    assert by_id["aggregate"]["against"]["delta"] == 1.0
+    assert by_id["tables"]["against"]["verdict"] == "improved"
+    assert by_id["tables"]["against"]["delta"] == -1.0
+    assert by_id["tables"]["against"]["ci"][1] == pytest.approx(-0.205, abs=1e-3)
+    assert data["comparison"] is None
+    # The Markdown summary counts the revision deltas as for the other layers.
+    summary = markdown.read_text()
+    assert "against HEAD~1: 2 improved" in summary
+    assert "| `demo/tables` | pass | 0% [0%–56%] | improved -100% [-100%, -21%] |" in summary
+    # The skill at REF is the yardstick, not a result: its misses are not listed as failing.
+    assert "**2 queries**: 2 pass" in summary
+    assert "(previous)" not in summary
+    # The revision was read with git archive: the work tree is as it was.
+    assert git(repo, "status", "--porcelain") == before
+
+
+def test_a_bad_ref_is_bad_input(repo, capsys):
+    code = main(["triggers", str(repo / "demo.yaml"), "--against", "no-such-ref"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--against no-such-ref" in err
+    assert "not a folder nor a revision" in err
+
+
+def test_against_refuses_another_description(repo, capsys):
+    code = main(
+        ["triggers", str(repo / "demo.yaml"), "--against", "HEAD~1", "--description", "Other."]
+    )
+    assert code == 2
+    assert "does not take another description" in capsys.readouterr().err
