@@ -68,12 +68,21 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
     head = lines[0]
     events = [line for line in lines[1:] if line.get("kind") == "event"]
     outcome = next((line for line in lines if line.get("kind") == "outcome"), {})
+    triggers = head.get("layer") == "triggers"
+    if triggers:
+        should = "should trigger" if head.get("should_trigger") else "should not trigger"
+        title = f"{head.get('suite')}/{head.get('query')}  {head.get('variant')} ({should})"
+    else:
+        title = (
+            f"{head.get('suite')}/{head.get('scenario')}  {str(head.get('arm')).replace('_', '-')}"
+        )
     out = [
-        f"{head.get('suite')}/{head.get('scenario')}  {str(head.get('arm')).replace('_', '-')}"
-        f" run {head.get('rep')}",
+        f"{title} run {head.get('rep')}",
         f"model {head.get('model') or 'unknown'}, claude {head.get('cli_version') or 'unknown'}, "
         f"skilltest {head.get('toolkit_version')}, {head.get('backend')} backend",
     ]
+    if head.get("description_checksum"):
+        out.append(f"description {head['description_checksum']}")
     if head.get("fixture_checksum"):
         out.append(f"fixture {head['fixture_checksum']}")
     if head.get("profile"):
@@ -86,7 +95,13 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
             out.append(f"{event.get('n', '?'):>{width}}. {text}")
     out.append("")
     score = outcome.get("score")
-    if score is None:
+    if triggers:
+        # A trigger run is not scored: it fired, did not, or ended before it was known.
+        reason = outcome.get("reason")
+        out.append(f"{outcome.get('ended')}" + (f": {reason}" if reason else ""))
+        calls = [str(call.get("name")) for call in outcome.get("first_tool_calls") or []]
+        out.append("first tool calls: " + (", ".join(calls) or "none"))
+    elif score is None:
         out.append(f"unscored: {outcome.get('unscored_reason') or outcome.get('error')}")
     else:
         out.append(f"score {score:.2f}")
