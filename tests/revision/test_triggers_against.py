@@ -13,6 +13,8 @@ import pytest
 
 from skilltest.cli import main
 from skilltest.report.files import read_results
+from skilltest.triggers.suite import TriggerQuery
+from skilltest.triggers.verdict import QueryResult, TriggerRun, against_query
 
 from .test_pressure_against import git
 
@@ -137,3 +139,28 @@ def test_against_refuses_another_description(repo, capsys):
     )
     assert code == 2
     assert "does not take another description" in capsys.readouterr().err
+
+
+def _query(should_trigger: bool, fired: int, k: int = 3) -> QueryResult:
+    runs = tuple(
+        TriggerRun(rep=rep, ended="fired" if rep < fired else "not-fired") for rep in range(k)
+    )
+    query = TriggerQuery(id="q", query="q", should_trigger=should_trigger, location="suite#/q")
+    return QueryResult(query=query, runs=runs, threshold=0.5)
+
+
+@pytest.mark.parametrize(
+    ("should_trigger", "now", "before", "verdict"),
+    [
+        (True, 3, 0, "improved"),
+        (True, 0, 3, "regressed"),
+        (False, 0, 3, "improved"),
+        (False, 3, 0, "regressed"),
+        (False, 1, 2, "inconclusive"),
+    ],
+)
+def test_the_verdict_reads_the_delta_by_the_query_kind(should_trigger, now, before, verdict):
+    against = against_query("HEAD~1", _query(should_trigger, now), _query(should_trigger, before))
+    assert against.verdict == verdict
+    # The delta is always current minus REF, whatever the kind.
+    assert against.delta.value == pytest.approx((now - before) / 3)
