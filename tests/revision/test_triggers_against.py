@@ -7,6 +7,7 @@ revision's SKILL.md the sandbox installed.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ def repo(tmp_path: Path) -> Path:
 def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys, claude_bin):
     results = tmp_path / "results.json"
     markdown = tmp_path / "summary.md"
+    junit = tmp_path / "junit.xml"
     before = git(repo, "status", "--porcelain")
     code = main(
         [
@@ -85,6 +87,8 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
             str(results),
             "--markdown",
             str(markdown),
+            "--junit",
+            str(junit),
         ]
     )
     out = capsys.readouterr().out
@@ -121,6 +125,10 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     # The skill at REF is the yardstick, not a result: its misses are not listed as failing.
     assert "**2 queries**: 2 pass" in summary
     assert "(previous)" not in summary
+    # JUnit has the current skill's queries only, all passing.
+    cases = ET.parse(junit).getroot().iter("testcase")
+    assert sorted(case.get("name") for case in cases) == ["aggregate", "tables"]
+    assert 'failures="0"' in junit.read_text()
     # The revision was read with git archive: the work tree is as it was.
     assert git(repo, "status", "--porcelain") == before
 
