@@ -18,6 +18,9 @@ from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.report import junit_cases as scenario_junit_cases
 from skilltest.scenarios.verdict import judge
 from skilltest.stats import EMPTY, Interval, wilson
+from skilltest.triggers.report import junit_cases as trigger_junit_cases
+from skilltest.triggers.suite import TriggerQuery
+from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
 from tests.report.documents import pressure_document, pressure_scenario
 from tests.report.test_markdown_against import DOCUMENT, against
 
@@ -163,3 +166,18 @@ def test_junit_of_a_pressure_run_against_a_revision_carries_the_against_verdict(
         "steers",
         "against HEAD~1: improved +100% [+39%, +100%]",
     ]
+
+
+def test_junit_of_a_trigger_run_against_a_revision_carries_the_against_verdict():
+    query = QueryResult(
+        query=TriggerQuery("direct", "Error spike", True, "t.yaml#/queries/0"),
+        runs=(TriggerRun(rep=0, ended="fired"),),
+        threshold=0.5,
+        against=Against("HEAD~1", Interval(1.0, 0.2, 1.0), "improved"),
+    )
+    suite = SuiteResult(
+        suite="t.yaml", skill="alpha", variant="current", description=None, queries=(query,)
+    )
+    xml = render_junit("t", trigger_junit_cases([suite]))
+    assert properties(xml) == {"against HEAD~1": "improved +100% [+20%, +100%]"}
+    assert system_out(xml).splitlines()[-1] == "against HEAD~1: improved +100% [+20%, +100%]"

@@ -305,6 +305,12 @@ def junit_cases(results: Sequence[SuiteResult]) -> list[JUnitCase]:
             endings = endings_cell(query)
             if endings:
                 figures += f" ({endings})"
+            versus: tuple[tuple[str, str], ...] = ()
+            if query.against is not None:
+                moved = query.against.verdict
+                if not query.against.delta.empty:
+                    moved += " " + difference_cell(query.against.delta)
+                versus = ((f"against {query.against.ref}", moved),)
             cases.append(
                 JUnitCase(
                     name=query.query.id,
@@ -312,7 +318,8 @@ def junit_cases(results: Sequence[SuiteResult]) -> list[JUnitCase]:
                     time_s=sum(run.duration_s for run in query.runs),
                     failure=figures if query.result in ("miss", "false-trigger") else None,
                     error=figures if query.result == "error" else None,
-                    output=figures,
+                    output="\n".join([figures, *(f"{name}: {value}" for name, value in versus)]),
+                    properties=versus,
                 )
             )
     return cases
