@@ -44,11 +44,17 @@ from skilltest.errors import InputError
 from skilltest.report.files import read_results
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, level, newcombe, wilson
 
-LAYERS = ("pressure", "scenarios")
+LAYERS = ("pressure", "scenarios", "triggers")
 """The results files the gate reads."""
 PASS = "PASS"
 BLOCK = "BLOCK"
-REGRESSED = {"scenarios": frozenset({"regressed"}), "pressure": frozenset({"no-steer"})}
+REGRESSED = {
+    "scenarios": frozenset({"regressed"}),
+    "pressure": frozenset({"no-steer"}),
+    # A miss or false trigger is one observed rate against a threshold, not credibly worse;
+    # a trigger query blocks when it regressed against --against REF.
+    "triggers": frozenset(),
+}
 """Verdicts that block, per layer (a failed ``skill-only`` scenario blocks too)."""
 RERUN = "rerun the suite with this version of skilltest and pass its --results file"
 
@@ -178,7 +184,7 @@ class Decision:
 
 
 def load_results(path: Path) -> ResultsFile:
-    """Reads a pressure or scenario results file for the gate.
+    """Reads a pressure, scenario or trigger results file for the gate.
 
     Raises:
         InputError: unreadable, not JSON, another layer, another schema version, or a
@@ -195,12 +201,14 @@ def load_results(path: Path) -> ResultsFile:
     layer = data.get("layer") if isinstance(data, dict) else None
     if layer not in LAYERS:
         raise InputError(
-            f"not a pressure or scenarios results file (layer: {layer!r})",
+            f"not a pressure, scenarios or triggers results file (layer: {layer!r})",
             location=f"{path}#/layer",
-            fix="the gate reads what skilltest pressure and skilltest scenarios write with "
+            fix="the gate reads what skilltest pressure, scenarios and triggers write with "
             "--results; leave other files out",
         )
     data = read_results(path, str(layer))
+    if layer == "triggers":
+        return _trigger_file(path, data)
     raw = data.get("scenarios")
     if not isinstance(raw, list):
         raise InputError("no list of scenarios", location=f"{path}#/scenarios", fix=RERUN)
@@ -214,6 +222,46 @@ def load_results(path: Path) -> ResultsFile:
         scenarios=tuple(
             _entry(item, str(layer), f"{path}#/scenarios/{index}") for index, item in enumerate(raw)
         ),
+    )
+
+
+def _trigger_file(path: Path, data: dict[str, Any]) -> ResultsFile:
+    """A trigger results file: one entry per query of the current skill (the ``previous`` suite
+    of ``--against REF`` is the yardstick, read in each query's ``against``)."""
+    entries = []
+    for s, suite in enumerate(data.get("suites") or []):
+        if not isinstance(suite, dict) or suite.get("variant", "current") != "current":
+            continue
+        for q, query in enumerate(suite.get("queries") or []):
+            where = f"{path}#/suites/{s}/queries/{q}"
+            if not isinstance(query, dict) or not isinstance(query.get("id"), str):
+                raise InputError("expected a query with an id", location=where, fix=RERUN)
+            scored, total = int(query.get("scored") or 0), int(query.get("total") or 0)
+            entries.append(
+                ScenarioEntry(
+                    layer="triggers",
+                    skill=str(suite.get("skill")),
+                    id=query["id"],
+                    verdict=str(query.get("result")),
+                    passed=bool(query.get("passed")),
+                    critical=False,
+                    passes=None,
+                    score_sum=float(query.get("fired") or 0),
+                    judged=scored,
+                    unscored=total - scored,
+                    violations=0,
+                    in_world=False,
+                    first_violation="",
+                    reason="",
+                    against=query["against"] if isinstance(query.get("against"), dict) else None,
+                )
+            )
+    return ResultsFile(
+        path=path,
+        layer="triggers",
+        complete=bool(data.get("complete")) and not data.get("interrupted"),
+        canary_failed=(),
+        scenarios=tuple(entries),
     )
 
 

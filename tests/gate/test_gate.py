@@ -289,8 +289,8 @@ def test_json_output(tmp_path, capsys):
         (None, "cannot read results"),
         ("{not json", "cannot read results"),
         (
-            json.dumps({"schema_version": 2, "layer": "triggers", "queries": []}),
-            "#/layer: not a pressure or scenarios results file (layer: 'triggers')",
+            json.dumps({"schema_version": 2, "layer": "lint", "queries": []}),
+            "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
         (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 2"),
         (

@@ -14,8 +14,17 @@ import pytest
 
 from skilltest.cli import main
 from skilltest.report.files import read_results
+from skilltest.revision import PREVIOUS
+from skilltest.triggers.report import results_document
 from skilltest.triggers.suite import TriggerQuery
-from skilltest.triggers.verdict import QueryResult, TriggerRun, against_query
+from skilltest.triggers.verdict import (
+    QueryResult,
+    SuiteResult,
+    TriggerRun,
+    against_previous,
+    against_query,
+)
+from tests.gate.test_gate import gate, write
 
 from .test_pressure_against import git
 
@@ -125,6 +134,8 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     # The skill at REF is the yardstick, not a result: its misses are not listed as failing.
     assert "**2 queries**: 2 pass" in summary
     assert "(previous)" not in summary
+    # The gate reads the trigger results: nothing regressed against HEAD~1.
+    assert main(["gate", str(results)]) == 0, capsys.readouterr().out
     # JUnit has the current skill's queries only, all passing.
     cases = ET.parse(junit).getroot().iter("testcase")
     assert sorted(case.get("name") for case in cases) == ["aggregate", "tables"]
@@ -172,3 +183,19 @@ def test_the_verdict_reads_the_delta_by_the_query_kind(should_trigger, now, befo
     assert against.verdict == verdict
     # The delta is always current minus REF, whatever the kind.
     assert against.delta.value == pytest.approx((now - before) / 3)
+
+
+def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys):
+    now, before = _query(False, 3), _query(False, 0)
+    current = SuiteResult("demo.yaml", "demo", "current", "New.", (now,))
+    previous = SuiteResult("demo.yaml", "demo", PREVIOUS, "Old.", (before,))
+    document = results_document(
+        [[against_previous("HEAD~1", current, previous), previous]], {}, complete=True
+    )
+    code, out, _ = gate(capsys, write(tmp_path / "r.json", document))
+    assert code == 1, out
+    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
+    # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.
+    assert "         - demo/q (triggers): regressed against HEAD~1: delta +100% [+21%, +100%]" in (
+        out.splitlines()
+    )
