@@ -179,15 +179,17 @@ def test_fixture_checksum_changes_with_a_fixture_edit(tmp_path):
     assert fixture_checksum(None, []) is None
 
 
-def test_markdown_summary_gives_the_cost_per_passing_run(project, fake_claude, capsys):
-    options = ["--results", "results.json", "--markdown", "summary.md"]
+def test_markdown_and_html_give_the_cost_per_passing_run(project, fake_claude, capsys):
+    options = ["--results", "results.json", "--markdown", "summary.md", "--report", "r.html"]
     code = main(["scenarios", "--claude", str(fake_claude), *options])
     capsys.readouterr()
     assert code == 1
-    assert (
+    line = (
         "cost per passing run: with skill $0.0010 (1 passing run); "
         "without skill $0.0010 (1 passing run)"
-    ) in (project / "summary.md").read_text()
+    )
+    assert line in (project / "summary.md").read_text()
+    assert f'<p class="counts cost">{line}</p>' in (project / "r.html").read_text()
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document
+from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document, cost_line
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of
 from skilltest.revision import summary_line
 
@@ -423,6 +423,11 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
         f'<p class="counts">{len(rows)} {_e(NOUNS[layer])}: {_e(count_text)}; '
         f"{failing} failing</p>"
         + "".join(f'<p class="counts against">{_e(line)}</p>' for line in against_lines)
+        + (
+            f'<p class="counts cost">{_e(cost)}</p>'
+            if layer == "scenarios" and (cost := cost_line(documents))
+            else ""
+        )
         + f'<p class="note">{_e(LEGEND[layer])}.{_e(f" From {sources}." if sources else "")}</p>'
         + "".join(table)
         + forest_plot(rows, title=plot_title)

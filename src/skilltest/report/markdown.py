@@ -87,7 +87,7 @@ def _versus(row: Row, *, named: bool) -> str:
     return f"{row.against.ref}: {shown}" if named else shown
 
 
-def _cost_line(documents: Sequence[Document]) -> str:
+def cost_line(documents: Sequence[Document]) -> str:
     """Per arm, over every scenario of the documents: the cost per passing run; empty when no
     run reported a cost (results files of older versions, backends without one)."""
     parts, known = [], False
@@ -119,7 +119,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     for ref in refs:
         moves = [row.against.verdict for row in rows if row.against and row.against.ref == ref]
         lines += [summary_line(ref, moves), ""]
-    cost = _cost_line(documents) if layer == "scenarios" else ""
+    cost = cost_line(documents) if layer == "scenarios" else ""
     if cost:
         lines += [cost, ""]
     failing = [row for row in rows if row.failed]
