@@ -28,7 +28,8 @@ from skilltest.suite.loader import discover_suites
 from skilltest.transcript.stream_json import parse_stream_json
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "claude-code-2.1.328"
+CORPUS = ROOT / "tests" / "fixtures" / "claude-code-2.1.328"
+"""The repository's copy of the real Claude Code 2.1.328 stream-json corpus."""
 
 
 def corpus_text(target_mb: float) -> tuple[str, int]:
