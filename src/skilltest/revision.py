@@ -140,3 +140,15 @@ def previous_skill(skill: Skill, ref: str, into: Path) -> Skill:
         # The "data" filter refuses absolute paths, links out of the folder and device files.
         tar.extractall(into, filter="data")
     return load_skill(into / relative / "SKILL.md", skill.name)
+
+
+def previous_skills(skills: Iterable[Skill], ref: str, scratch: Path) -> dict[Path, Skill]:
+    """Each skill as it was at ``ref``, keyed by its current SKILL.md's path, each read once
+    into its own folder below ``scratch``."""
+    previous: dict[Path, Skill] = {}
+    for current in skills:
+        if current.skill_file not in previous:
+            into = scratch / str(len(previous))
+            into.mkdir()
+            previous[current.skill_file] = previous_skill(current, ref, into)
+    return previous

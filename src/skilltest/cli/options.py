@@ -247,6 +247,21 @@ class Tape:
         }
 
 
+def refuse_against_with_tape(against: str | None, tape: Tape) -> None:
+    """``--against`` with ``--record``/``--replay`` is refused: the previous revision's requests
+    are in no cassette, so it always runs live.
+
+    Raises:
+        InputError: both were given.
+    """
+    if against is not None and tape.directory is not None:
+        raise InputError(
+            "--against runs the previous revision live; it does not record or replay",
+            location=f"--against {against}",
+            fix="drop the cassette options for a revision A/B run",
+        )
+
+
 def tape_mode(args: argparse.Namespace, *, layer: str) -> Tape:
     """``--record``, ``--replay`` and ``--record-missing``, checked.
 

@@ -22,6 +22,7 @@ from skilltest.cli.options import (
     non_negative_int,
     positive_float,
     positive_int,
+    refuse_against_with_tape,
     repetition_plan,
     select_scenarios,
     tape_mode,
@@ -43,7 +44,7 @@ from skilltest.pressure.verdict import INCONCLUSIVE, NOT_RED, ScenarioResult
 from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
-from skilltest.revision import previous_skill
+from skilltest.revision import previous_skills
 from skilltest.runners.backends import (
     BACKENDS,
     PRESSURE_EMULATOR_NOTICE,
@@ -143,12 +144,7 @@ def run(args: argparse.Namespace) -> int:
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
     tape = tape_mode(args, layer="pressure")
-    if args.against is not None and tape.directory is not None:
-        raise InputError(
-            "--against runs the previous revision live; it does not record or replay",
-            location=f"--against {args.against}",
-            fix="drop the cassette options for a revision A/B run",
-        )
+    refuse_against_with_tape(args.against, tape)
     with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
         previous = _previous_skills(suites, args.against, Path(scratch))
         return _run(args, paths, suites, tape, previous)
@@ -160,14 +156,7 @@ def _previous_skills(
     """Each suite's skill as it was at ``ref`` (by the current SKILL.md's path), read once."""
     if ref is None:
         return {}
-    previous: dict[Path, Skill] = {}
-    for suite in suites:
-        current = suite.skill
-        if current.skill_file not in previous:
-            into = scratch / str(len(previous))
-            into.mkdir()
-            previous[current.skill_file] = previous_skill(current, ref, into)
-    return previous
+    return previous_skills((suite.skill for suite in suites), ref, scratch)
 
 
 def _run(

@@ -25,6 +25,7 @@ from skilltest.cli.options import (
     check_unique_scenarios,
     miss_summary,
     number,
+    refuse_against_with_tape,
     repetition_plan,
     select_scenarios,
     tape_mode,
@@ -36,7 +37,7 @@ from skilltest.errors import InputError
 from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
-from skilltest.revision import previous_skill
+from skilltest.revision import previous_skills
 from skilltest.runners.backends import BackendChoice, choose_backend
 from skilltest.scenarios.canary import canary_report, render_canary
 from skilltest.scenarios.endpoints import (
@@ -155,12 +156,7 @@ def run(args: argparse.Namespace) -> int:
         [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
     tape = tape_mode(args, layer="scenarios")
-    if args.against is not None and tape.directory is not None:
-        raise InputError(
-            "--against runs the previous revision live; it does not record or replay",
-            location=f"--against {args.against}",
-            fix="drop the cassette options for a revision A/B run",
-        )
+    refuse_against_with_tape(args.against, tape)
     with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
         previous = _previous_skills(suites, args.against, Path(scratch))
         return _run(args, paths, suites, tape, previous)
@@ -173,23 +169,17 @@ def _previous_skills(
     once."""
     if ref is None:
         return {}
-    previous: dict[Path, Skill] = {}
-    for suite in suites:
-        for scenario in suite.scenarios:
-            if scenario.plugin is not None:
-                raise InputError(
-                    f"scenario {scenario.id!r} tests the plugin {scenario.plugin.name!r}; "
-                    "--against compares revisions of a skill, not of a plugin",
-                    location=scenario.location,
-                    fix="run --against on suites of skills, or compare two results files with "
-                    "skilltest compare",
-                )
-            current = scenario.skill
-            if current.skill_file not in previous:
-                into = scratch / str(len(previous))
-                into.mkdir()
-                previous[current.skill_file] = previous_skill(current, ref, into)
-    return previous
+    scenarios = [scenario for suite in suites for scenario in suite.scenarios]
+    for scenario in scenarios:
+        if scenario.plugin is not None:
+            raise InputError(
+                f"scenario {scenario.id!r} tests the plugin {scenario.plugin.name!r}; "
+                "--against compares revisions of a skill, not of a plugin",
+                location=scenario.location,
+                fix="run --against on suites of skills, or compare two results files with "
+                "skilltest compare",
+            )
+    return previous_skills((scenario.skill for scenario in scenarios), ref, scratch)
 
 
 def _run(

@@ -27,7 +27,7 @@ from skilltest.errors import InputError
 from skilltest.report.files import write_results
 from skilltest.report.junit import write_junit
 from skilltest.report.progress import Progress
-from skilltest.revision import PREVIOUS, previous_skill
+from skilltest.revision import PREVIOUS, previous_skills
 from skilltest.runners.backends import choose_backend
 from skilltest.scenarios.endpoints import (
     BACKENDS,
@@ -218,14 +218,7 @@ def _endpoint(backend: str, args: argparse.Namespace, suites: list[TriggerSuite]
 
 def _previous_skills(suites: list[TriggerSuite], ref: str, scratch: Path) -> dict[Path, Skill]:
     """Each suite's skill as it was at ``ref`` (by the current SKILL.md's path), read once."""
-    previous: dict[Path, Skill] = {}
-    for suite in suites:
-        current = suite.skill
-        if current.skill_file not in previous:
-            into = scratch / str(len(previous))
-            into.mkdir()
-            previous[current.skill_file] = previous_skill(current, ref, into)
-    return previous
+    return previous_skills((suite.skill for suite in suites), ref, scratch)
 
 
 def run(args: argparse.Namespace) -> int:
