@@ -35,6 +35,7 @@ from skilltest.emulator.scripted_model import DEFAULT_MODEL, Answer, Responder, 
 from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_events
 from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
+from skilltest.http_body import read_request_body
 
 HEALTH_DESCRIPTION = (
     "skilltest emulator: a scripted stand-in for the Anthropic Messages API. "
@@ -130,7 +131,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path.rstrip("/")
-        raw = self._read_body()
+        raw = read_request_body(self)
         if path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._not_found(path)
             return
@@ -149,7 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._messages(path, body)
 
     def _other(self) -> None:
-        self._read_body()
+        read_request_body(self)
         self._not_found(urlsplit(self.path).path)
 
     do_PUT = do_PATCH = do_DELETE = _other
@@ -269,19 +270,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
-
-    def _read_body(self) -> bytes:
-        if self.headers.get("transfer-encoding", "").lower() == "chunked":
-            parts: list[bytes] = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    return b"".join(parts)
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("content-length") or 0)
-        return self.rfile.read(length) if length else b""
 
     def _record(
         self,

@@ -33,6 +33,8 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
+from skilltest.http_body import read_request_body
+
 RUN_HEADER = "x-skilltest-run"
 """The header naming the run a request belongs to (stripped before forwarding)."""
 
@@ -137,22 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_HEAD = do_PUT = do_PATCH = do_DELETE = do_POST
 
-    def _read_body(self) -> bytes:
-        if self.headers.get("transfer-encoding", "").lower() == "chunked":
-            parts: list[bytes] = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    return b"".join(parts)
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("content-length") or 0)
-        return self.rfile.read(length) if length else b""
-
     def _forward(self) -> None:
         proxy = self.server.proxy
-        raw = self._read_body()
+        raw = read_request_body(self)
         run = self.headers.get(RUN_HEADER) or proxy.run
         if proxy.player is not None and not proxy.live:
             if self._replay(raw, run):
