@@ -66,6 +66,23 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+def two_commit_repo(root: Path, suite: str, script: str, old_skill: str, new_skill: str) -> Path:
+    """A repository at ``root`` with a suite (demo.yaml), its model script (model.yaml) and two
+    commits of skills/demo/SKILL.md: ``old_skill``, then ``new_skill`` (HEAD)."""
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "demo.yaml").write_text(suite)
+    (root / "model.yaml").write_text(script)
+    skill = root / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(old_skill)
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old skill")
+    skill.write_text(new_skill)
+    git(root, "commit", "-q", "-am", "new skill")
+    return root
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """Three commits: no skill yet, the old SKILL.md, the new one (HEAD)."""

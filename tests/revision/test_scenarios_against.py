@@ -24,7 +24,7 @@ from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.skills import load_skill
 from skilltest.transcript import Transcript
 
-from .test_pressure_against import git
+from .test_pressure_against import git, two_commit_repo
 
 OLD_SKILL = "---\nname: demo\ndescription: Loki help. OLD HINT grep.\n---\nUse grep.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Loki help. NEW RULE aggregate.\n---\nAggregate first.\n"
@@ -54,19 +54,7 @@ Z2 = 1.959963984540054**2
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "demo.yaml").write_text(SUITE)
-    (root / "model.yaml").write_text(SCRIPT)
-    skill = root / "skills" / "demo" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(OLD_SKILL)
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "old skill")
-    skill.write_text(NEW_SKILL)
-    git(root, "commit", "-q", "-am", "new skill")
-    return root
+    return two_commit_repo(tmp_path / "repo", SUITE, SCRIPT, OLD_SKILL, NEW_SKILL)
 
 
 @pytest.mark.cli

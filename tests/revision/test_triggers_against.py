@@ -26,7 +26,7 @@ from skilltest.triggers.verdict import (
 )
 from tests.gate.test_gate import gate, write
 
-from .test_pressure_against import git
+from .test_pressure_against import git, two_commit_repo
 
 OLD_SKILL = "---\nname: demo\ndescription: Format markdown tables neatly.\n---\nBody.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Aggregate loki error counts by service.\n---\nBody.\n"
@@ -57,19 +57,7 @@ default: {text: "A plain answer."}
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "demo.yaml").write_text(SUITE)
-    (root / "model.yaml").write_text(SCRIPT)
-    skill = root / "skills" / "demo" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(OLD_SKILL)
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "old skill")
-    skill.write_text(NEW_SKILL)
-    git(root, "commit", "-q", "-am", "new skill")
-    return root
+    return two_commit_repo(tmp_path / "repo", SUITE, SCRIPT, OLD_SKILL, NEW_SKILL)
 
 
 @pytest.mark.cli
