@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.errors import InputError, SkillNotFoundError
+from skilltest.names import check_name, name_problem
 from skilltest.suite.loader import parse_yaml
 
 
@@ -44,8 +45,9 @@ def _frontmatter(text: str) -> dict[str, object]:
 
 def skill_name_from_file(skill_file: str) -> str | None:
     """The skill a ``skill_file:`` names: the folder holding its SKILL.md, as Claude Code
-    names an installed skill."""
-    return Path(skill_file).parent.name or None
+    names an installed skill; ``None`` when that folder's name could not be one (``..``)."""
+    name = Path(skill_file).parent.name
+    return name if name_problem(name) is None else None
 
 
 def repository_root(path: Path) -> Path | None:
@@ -98,8 +100,10 @@ def find_skill(
     the suite's repository root (:func:`search_folders`).
 
     Raises:
+        InputError: ``name`` cannot be a folder name (it becomes the skill's folder in a run).
         SkillNotFoundError: naming every place that was looked at.
     """
+    check_name(name, what="the skill name", location=location or str(suite_path))
     tried: list[Path] = []
     if skill_file:
         tried = _candidates(Path(skill_file), suite_path)
@@ -133,12 +137,15 @@ def load_skill(skill_file: Path, name: str | None = None) -> Skill:
     names a skill).
 
     Raises:
-        InputError: the file cannot be read or is not UTF-8.
+        InputError: the file cannot be read or is not UTF-8, or the name cannot be a folder name.
     """
     text = _read_skill(skill_file)
     description = _frontmatter(text).get("description")
+    name = check_name(
+        name or skill_file.resolve().parent.name, what="the skill name", location=str(skill_file)
+    )
     return Skill(
-        name=name or skill_file.parent.name,
+        name=name,
         skill_file=skill_file,
         text=text,
         description=str(description) if description is not None else None,

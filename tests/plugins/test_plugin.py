@@ -140,8 +140,8 @@ BROKEN = [
     (
         "name-with-spaces",
         {MANIFEST: '{"name": "my plugin"}'},
-        "{root}/.claude-plugin/plugin.json#/name: 'my plugin' does not match '^[^\\\\s\\\\u0000-\\\\u001f\\\\u007f]+$'\n"
-        '  fix: expected the plugin\'s name: non-empty, no spaces (kebab-case, e.g. "my-plugin"); skills are listed as <name>:<skill>',
+        "{root}/.claude-plugin/plugin.json#/name: 'my plugin' does not match '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'\n"
+        "  fix: expected the plugin's name, which becomes a folder name: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 (kebab-case, e.g. \"my-plugin\"); skills are listed as <name>:<skill>",
     ),
     (
         "skill-folder-without-skill-md",

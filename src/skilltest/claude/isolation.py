@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilltest.names import child
 from skilltest.skills import Skill
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ _IGNORED = shutil.ignore_patterns("__pycache__", ".git", ".DS_Store", "*.pyc")
 
 def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
     """Copies the whole skill folder (SKILL.md, references, scripts) into ``.claude/skills/``."""
-    target = sandbox.skills_dir / skill.name
+    target = child(sandbox.skills_dir, skill.name, what="the skill name")
     shutil.copytree(skill.directory, target, ignore=_IGNORED, symlinks=False)
     return target
 
@@ -190,7 +191,7 @@ def install_plugin(plugin: Plugin, sandbox: Sandbox) -> tuple[Path, tuple[McpSer
     hooks, as a user's install would, and the agent can read its skills' references inside its
     own working directory. Returns the copy and the plugin's MCP servers running from it.
     """
-    target = sandbox.workdir / ".claude" / "plugins" / plugin.name
+    target = child(sandbox.workdir / ".claude" / "plugins", plugin.name, what="the plugin name")
     shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
     return target, plugin_servers(plugin, target)
 
@@ -202,7 +203,7 @@ def install_plugin_servers(plugin: Plugin, sandbox: Sandbox) -> tuple[McpServer,
     skills, agents, commands or hooks: the copy leaves those folders out, and lives beside the
     working directory, not in it.
     """
-    target = sandbox.root / "mcp" / plugin.name
+    target = child(sandbox.root / "mcp", plugin.name, what="the plugin name")
     ignore = shutil.ignore_patterns(
         *PLUGIN_PARTS_OF_THE_SKILL_ARM, "__pycache__", ".git", ".DS_Store", "*.pyc"
     )

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError, PluginError
+from skilltest.names import NAME_RULE, name_problem
 from skilltest.plugins.hooks import check_hooks_file, check_inline_hooks
 from skilltest.plugins.json_file import read_json
 from skilltest.plugins.servers import McpServer, mcp_servers_from, mcp_servers_in_document
@@ -167,7 +168,7 @@ class _Reader:
             manifest = data
             name = str(manifest["name"])
         elif any((root / part).exists() for part in STANDARD_PARTS):
-            name = root.name  # as `claude --plugin-dir` names a plugin without a manifest
+            name = root.resolve().name  # as `claude --plugin-dir` names it without a manifest
         else:
             where = f"{self.location}: {root}" if self.location else str(root)
             self.add(
@@ -175,6 +176,15 @@ class _Reader:
                 "agents/, hooks/hooks.json or .mcp.json)",
                 where,
                 'create .claude-plugin/plugin.json with {"name": "<plugin>"}',
+            )
+            return PluginInspection(None, tuple(self.problems))
+        problem = name_problem(name)
+        if problem is not None:
+            # The name becomes a folder of the run's sandbox (.claude/plugins/<name>).
+            self.add(
+                f"the plugin name {name!r} {problem}",
+                self.at("name") if manifest else str(root),
+                f"name the plugin with {NAME_RULE}, e.g. my-plugin",
             )
             return PluginInspection(None, tuple(self.problems))
         hook_files = self.hook_files(manifest)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skilltest.errors import InputError, PluginError
+from skilltest.names import NAME_RULE, check_name
 from skilltest.suite.loader import json_pointer
 
 PLUGIN_ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
@@ -207,12 +208,14 @@ def mcp_servers_from(
         )
     servers = []
     for name, spec in mapping.items():
-        if not isinstance(name, str) or not name:
-            raise error(
-                f"{name!r} is not a server name",
-                location=_place(origin),
-                fix="name each server with a non-empty string",
-            )
+        # A server's name becomes file names of a run (its recorded exchanges, its log).
+        check_name(
+            name,
+            what="the MCP server name",
+            location=_place(origin, name) if isinstance(name, str) else _place(origin),
+            error=error,
+            fix=f"name each server with {NAME_RULE}, e.g. my-server",
+        )
         servers.append(_server(name, spec, origin, base, error))
     return tuple(servers)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.claude.isolation import Sandbox, denied_folders, user_home_folder
+from skilltest.names import child
 from skilltest.plugins import McpServer
 from skilltest.replay.cassette import Cassette
 from skilltest.replay.match import Miss, Player, missing_cassette
@@ -271,7 +272,9 @@ class ReplayEndpoint:
 
             def wrap(server: McpServer) -> McpServer:
                 assert sandbox is not None and misses_log is not None
-                exchanges = sandbox.root / f"mcp-recorded-{server.name}.json"
+                exchanges = child(
+                    sandbox.root, f"mcp-recorded-{server.name}.json", what="the MCP server name"
+                )
                 recorded_mcp = [
                     {
                         "method": exchange.request.get("method"),

@@ -49,6 +49,7 @@ from skilltest.claude.process import (
     run_conversation,
     unrecoverable_api_error,
 )
+from skilltest.names import child
 from skilltest.plugins import McpServer
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.scenarios.outcome import Arm
@@ -289,7 +290,8 @@ class ClaudeCliRunner:
     def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
         if request.output_dir is None:
             return None
-        folder = request.output_dir / request.scenario.skill.name / request.scenario.id
+        skill_folder = child(request.output_dir, request.scenario.skill.name, what="the skill name")
+        folder = child(skill_folder, request.scenario.id, what="the scenario id")
         stem = f"{request.arm.label}-{request.rep}"
         return (
             folder / f"{stem}.ndjson",

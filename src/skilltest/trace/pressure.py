@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
+from skilltest.names import child
 from skilltest.pressure.verdict import PressureRun
 from skilltest.trace import SCHEMA_VERSION
 from skilltest.trace.record import write_trace
@@ -24,7 +25,8 @@ def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -
     ``directory`` is the skill's folder under ``--output-dir``, as scenario runs keep theirs:
     two skills may both have a scenario of the same id.
     """
-    return directory / scenario_id / f"{arm.replace('_', '-')}-{rep}.trace.jsonl"
+    folder = child(directory, scenario_id, what="the scenario id")
+    return folder / f"{arm.replace('_', '-')}-{rep}.trace.jsonl"
 
 
 def system_checksum(system: str | None) -> str | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from skilltest.errors import InputError, RunError
+from skilltest.names import child
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
@@ -87,7 +88,7 @@ def with_description(text: str, description: str) -> str:
 
 def skill_variant(skill: Skill, description: str, folder: Path) -> Skill:
     """A copy of the skill's folder under ``folder`` with another description."""
-    target = folder / skill.name
+    target = child(folder, skill.name, what="the skill name")
     shutil.copytree(
         skill.directory,
         target,
