@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skilltest.report.compare import compare, render_markdown, render_text, to_dict
-    from skilltest.report.files import read_any_results, write_text_atomic
+    from skilltest.report.files import read_any_results, write_report
 
     comparison = compare(
         read_any_results(args.old),
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(to_dict(comparison), indent=2, ensure_ascii=False))
     elif args.markdown is not None:
-        write_text_atomic(args.markdown, render_markdown(comparison))
+        write_report(args.markdown, render_markdown(comparison))
         print(f"wrote {args.markdown}")
     else:
         print(render_text(comparison))

@@ -132,11 +132,11 @@ def write_report(args: argparse.Namespace, document: dict[str, Any]) -> None:
     """After a run: the HTML report of its results ``document`` to ``--report``, when given."""
     if getattr(args, "report", None) is None:
         return
-    from skilltest.report.files import write_text_atomic
+    from skilltest.report.files import write_report as write_redacted
     from skilltest.report.html import render_html
     from skilltest.report.markdown import Document
 
-    write_text_atomic(args.report, render_html([Document("-", document)], cwd=Path.cwd()))
+    write_redacted(args.report, render_html([Document("-", document)], cwd=Path.cwd()))
 
 
 def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:

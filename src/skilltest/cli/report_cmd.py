@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from skilltest.report.files import read_any_results, write_text_atomic
+    from skilltest.report.files import read_any_results, write_report
     from skilltest.report.markdown import Document, render_markdown
 
     documents = [Document(str(path), read_any_results(path)) for path in args.results]
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.html is not None:
         from skilltest.report.html import render_html
 
-        write_text_atomic(args.html, render_html(documents, cwd=cwd))
+        write_report(args.html, render_html(documents, cwd=cwd))
         print(f"wrote {args.html}")
         if args.markdown is None:
             return EXIT_OK
@@ -55,6 +55,6 @@ def run(args: argparse.Namespace) -> int:
         print(render_markdown(documents, link_from=cwd, cwd=cwd), end="")
         return EXIT_OK
     text = render_markdown(documents, link_from=(cwd / args.markdown).parent, cwd=cwd)
-    write_text_atomic(args.markdown, text)
+    write_report(args.markdown, text)
     print(f"wrote {args.markdown}")
     return EXIT_OK

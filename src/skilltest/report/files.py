@@ -27,6 +27,14 @@ def write_results(path: Path, document: Any) -> None:
     write_json_atomic(path, _redacted(document, redact))
 
 
+def write_report(path: Path, text: str) -> None:
+    """Writes a report a person reads or a CI job uploads (HTML, Markdown, JUnit) atomically,
+    with the environment's credentials redacted, whatever the results it was rendered from."""
+    from skilltest.claude.isolation import Redactor
+
+    write_text_atomic(path, Redactor.for_environment(os.environ)(text))
+
+
 def _redacted(value: Any, redact: Any) -> Any:
     if isinstance(value, str):
         return redact(value)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilltest.report.files import write_text_atomic
+from skilltest.report.files import write_report
 
 
 @dataclass(frozen=True)
@@ -71,4 +71,4 @@ def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
 
 def write_junit(path: Path, suite_name: str, cases: Sequence[JUnitCase]) -> None:
     """Writes JUnit XML to ``path`` atomically."""
-    write_text_atomic(path, render_junit(suite_name, cases))
+    write_report(path, render_junit(suite_name, cases))

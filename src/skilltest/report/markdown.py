@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.report.files import write_text_atomic
+from skilltest.report.files import write_report
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of
 from skilltest.report.text import cost_per_pass
 from skilltest.revision import summary_line
@@ -216,7 +216,7 @@ def write_summary(
         text = render_markdown(
             [Document("-", document)], link_from=(cwd / markdown).parent, cwd=cwd
         )
-        write_text_atomic(markdown, text)
+        write_report(markdown, text)
         return markdown
     if not step_summary:
         return None

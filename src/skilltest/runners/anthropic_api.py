@@ -8,6 +8,7 @@ import time
 import anthropic
 from anthropic.types import Message
 
+from skilltest.claude.isolation import CREDENTIAL_VARIABLES, Redactor
 from skilltest.errors import CredentialsError
 from skilltest.runners.base import TurnRequest
 from skilltest.runners.messages import api_error, wire_body
@@ -58,6 +59,12 @@ class AnthropicRunner:
                 "  fix: export ANTHROPIC_API_KEY=..., or run offline with --backend emulator"
             )
         self.max_retries = max_retries
+        # A model that repeats the key (a prompt-injected skill, an echoing proxy) must not
+        # carry it into answers, which are printed, judged and written to every report.
+        secrets = {name: os.environ[name] for name in CREDENTIAL_VARIABLES if os.environ.get(name)}
+        secrets.update({"ANTHROPIC_API_KEY": api_key} if api_key else {})
+        secrets.update({"ANTHROPIC_AUTH_TOKEN": auth_token} if auth_token else {})
+        self._redact = Redactor(secrets)
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             auth_token=auth_token,
@@ -113,7 +120,9 @@ class AnthropicRunner:
             message = await raw.parse()
             return Transcript(
                 source=self.backend,
-                assistant_text=tuple(b.text for b in message.content if b.type == "text"),
+                assistant_text=tuple(
+                    self._redact(b.text) for b in message.content if b.type == "text"
+                ),
                 usage=Usage.from_mapping(message.usage.model_dump()),
                 model=message.model,
                 stop_reason=message.stop_reason,
@@ -136,7 +145,9 @@ class AnthropicRunner:
 
     def _failed(self, started: float, error: str) -> Transcript:
         return Transcript(
-            source=self.backend, error=error, latency_ms=(time.monotonic() - started) * 1000
+            source=self.backend,
+            error=self._redact(error),
+            latency_ms=(time.monotonic() - started) * 1000,
         )
 
     async def aclose(self) -> None:
