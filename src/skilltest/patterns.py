@@ -143,3 +143,11 @@ def parse_flags(names: Iterable[str], location: str) -> int:
                 fix="use one of " + ", ".join(FLAG_NAMES),
             ) from None
     return flags
+
+
+def snippet(text: str, start: int, end: int, context: int = 30) -> str:
+    """The match ``text[start:end]`` with ``context`` characters around it, on one line."""
+    left = max(0, start - context)
+    right = min(len(text), end + context)
+    inner = text[left:right].replace("\n", " ")
+    return ("…" if left else "") + inner + ("…" if right < len(text) else "")

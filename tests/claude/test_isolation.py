@@ -10,7 +10,6 @@ import pytest
 
 from skilltest.claude import isolation
 from skilltest.claude.isolation import (
-    Redactor,
     ancestor_leaks,
     confinement_warnings,
     create_sandbox,
@@ -23,6 +22,7 @@ from skilltest.claude.isolation import (
     read_confinement,
     unconfined_bash,
 )
+from skilltest.redact import Redactor
 from skilltest.skills import Skill
 
 

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltest.names import child
+from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.skills import Skill
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ LATEST_KNOWN = "2.1.328"
 ALWAYS_PRESENT_SKILLS = frozenset({"doctor"})
 """Skills Claude Code lists in both arms even when bundled skills are disabled."""
 
-CREDENTIAL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
-"""Environment variables that carry credentials to the live API."""
 
 # Inherited from the caller's environment: what processes need to run (locale, temp dir, proxies
 # and CA bundles for corporate networks). Everything else, including the user's CLAUDE_* and
@@ -496,93 +495,6 @@ def live_credentials(environ: Mapping[str, str] | None = None) -> dict[str, str]
     source = os.environ if environ is None else environ
     names = (*CREDENTIAL_VARIABLES, "ANTHROPIC_BASE_URL")
     return {name: source[name] for name in names if source.get(name)}
-
-
-class Redactor:
-    """Replaces secret values, and any piece of one 12 characters or longer, in what is stored.
-
-    An agent that prints a key without its ``sk-ant-`` prefix, or a slice of it, still leaks
-    the part that matters: every run of 12 or more characters that also occurs in a secret is
-    replaced whole (the longest such run, not just 12 characters) by ``[REDACTED:<VARIABLE>]``.
-    Shorter values (8 to 11 characters) are replaced only where they occur whole.
-
-    Made for transcripts of megabytes: any run of :data:`FRAGMENT` characters of a secret holds
-    one of the secret's :data:`_BLOCK`-character blocks that start at a multiple of
-    ``_BLOCK``, so the text is searched for those few blocks (``str.find``, in C) and each hit
-    is widened to the longest run it belongs to.
-    """
-
-    MIN_LENGTH = 8
-    """Shorter values are not treated as secrets (they would redact ordinary words)."""
-
-    FRAGMENT = 12
-    """The shortest piece of a secret that is redacted wherever it occurs."""
-
-    _BLOCK = FRAGMENT // 2
-    """Any FRAGMENT-long slice of a secret holds a whole block starting at a multiple of this."""
-
-    def __init__(self, secrets: Mapping[str, str]) -> None:
-        pairs = [(v, k) for k, v in secrets.items() if v and len(v) >= self.MIN_LENGTH]
-        # Longest first, so a secret that contains another is named by the longer one.
-        pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
-        self._whole = [(value, name) for value, name in pairs if len(value) < self.FRAGMENT]
-        self._blocks: dict[str, list[tuple[str, str, int]]] = {}
-        for value, name in pairs:
-            if len(value) < self.FRAGMENT:
-                continue
-            for offset in range(0, len(value) - self._BLOCK + 1, self._BLOCK):
-                block = value[offset : offset + self._BLOCK]
-                self._blocks.setdefault(block, []).append((value, name, offset))
-
-    @classmethod
-    def for_environment(cls, env: Mapping[str, str]) -> Redactor:
-        """A redactor for the credential variables found in ``env``."""
-        return cls({name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)})
-
-    def __call__(self, text: str) -> str:
-        spans = self._fragment_spans(text)
-        if spans:
-            parts, last = [], 0
-            for start, end, name in spans:
-                parts += [text[last:start], f"[REDACTED:{name}]"]
-                last = end
-            text = "".join([*parts, text[last:]])
-        for value, name in self._whole:
-            if value in text:
-                text = text.replace(value, f"[REDACTED:{name}]")
-        return text
-
-    def _fragment_spans(self, text: str) -> list[tuple[int, int, str]]:
-        """The runs of the text shared with a secret (FRAGMENT or longer), merged, in order."""
-        found: list[tuple[int, int, str]] = []
-        for block, owners in self._blocks.items():
-            hit = text.find(block)
-            while hit >= 0:
-                for value, name, offset in owners:
-                    start, end = _common_run(text, hit, value, offset, len(block))
-                    if end - start >= self.FRAGMENT:
-                        found.append((start, end, name))
-                hit = text.find(block, hit + 1)
-        found.sort(key=lambda span: (span[0], -span[1]))
-        merged: list[tuple[int, int, str]] = []
-        for start, end, name in found:
-            if merged and start <= merged[-1][1]:
-                first_start, first_end, first_name = merged[-1]
-                merged[-1] = (first_start, max(first_end, end), first_name)
-            else:
-                merged.append((start, end, name))
-        return merged
-
-
-def _common_run(text: str, at: int, secret: str, offset: int, length: int) -> tuple[int, int]:
-    """Widens ``text[at:at+length] == secret[offset:offset+length]`` as far as both agree."""
-    start, low = at, offset
-    while start > 0 and low > 0 and text[start - 1] == secret[low - 1]:
-        start, low = start - 1, low - 1
-    end, high = at + length, offset + length
-    while end < len(text) and high < len(secret) and text[end] == secret[high]:
-        end, high = end + 1, high + 1
-    return start, end
 
 
 def init_event(lines: Iterable[str]) -> dict[str, object] | None:

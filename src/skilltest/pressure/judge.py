@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from skilltest.patterns import Pattern
-from skilltest.report.text import snippet
+from skilltest.patterns import Pattern, snippet
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from typing import Any
 import yaml
 
 from skilltest import __version__
-from skilltest.claude.isolation import Redactor
 from skilltest.errors import InputError
+from skilltest.redact import Redactor
 from skilltest.replay.normalise import (
     REDACTED,
     canonical_json,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.redact import Redactor
 
 RESULTS_SCHEMA_VERSION = 2
 """Version of every results file skilltest writes (2: intervals are Wilson and Newcombe, verdicts
@@ -21,8 +22,6 @@ RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
 def write_results(path: Path, document: Any) -> None:
     """Writes a results file, every string with the environment's credentials redacted: a model
     answer or a tool result that repeats a key never reaches a file a CI job uploads."""
-    from skilltest.claude.isolation import Redactor
-
     redact = Redactor.for_environment(os.environ)
     write_json_atomic(path, _redacted(document, redact))
 
@@ -30,8 +29,6 @@ def write_results(path: Path, document: Any) -> None:
 def write_report(path: Path, text: str) -> None:
     """Writes a report a person reads or a CI job uploads (HTML, Markdown, JUnit) atomically,
     with the environment's credentials redacted, whatever the results it was rendered from."""
-    from skilltest.claude.isolation import Redactor
-
     write_text_atomic(path, Redactor.for_environment(os.environ)(text))
 
 

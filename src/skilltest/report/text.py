@@ -14,14 +14,6 @@ def shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def snippet(text: str, start: int, end: int, context: int = 30) -> str:
-    """The match ``text[start:end]`` with ``context`` characters around it, on one line."""
-    left = max(0, start - context)
-    right = min(len(text), end + context)
-    inner = text[left:right].replace("\n", " ")
-    return ("…" if left else "") + inner + ("…" if right < len(text) else "")
-
-
 def k_cell(k: int, plan: Repetitions | None) -> str:
     """Runs per arm taken: ``4/10`` for an adaptive plan (taken of the most), ``3`` for fixed K."""
     if plan is not None and plan.adaptive and k:

@@ -8,8 +8,8 @@ import time
 import anthropic
 from anthropic.types import Message
 
-from skilltest.claude.isolation import CREDENTIAL_VARIABLES, Redactor
 from skilltest.errors import CredentialsError
+from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.runners.base import TurnRequest
 from skilltest.runners.messages import api_error, wire_body
 from skilltest.transcript import Transcript, Usage

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skilltest.claude.isolation import CREDENTIAL_VARIABLES
 from skilltest.errors import CredentialsError, InputError
+from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.runners.base import TurnRunner
 
 if TYPE_CHECKING:  # the emulator is imported only when the emulator backend is used

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from skilltest.claude.binary import ClaudeBinary, find_claude
 from skilltest.claude.isolation import (
-    Redactor,
     create_sandbox,
     isolated_env,
     isolation_flags,
     live_credentials,
 )
 from skilltest.claude.process import Invocation, run_conversation, unrecoverable_api_error
+from skilltest.redact import Redactor
 from skilltest.runners.base import TurnRequest
 from skilltest.transcript import Transcript
 from skilltest.transcript.stream_json import parse_stream_json

@@ -64,8 +64,7 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from skilltest.errors import InputError, SuiteError
-from skilltest.patterns import Pattern
-from skilltest.report.text import snippet
+from skilltest.patterns import Pattern, snippet
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
 from skilltest.transcript.stream_json import SKILL_TOOL

@@ -28,11 +28,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from skilltest.decision import (
+    IMPROVED_ABOVE,
+    MIN_DELTA,
+    Verdict,
+    delta_verdict,
+    mean_verdict,
+)
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions
 from skilltest.scenarios.outcome import Arm, RunRecord
@@ -54,8 +60,6 @@ from skilltest.stats import (
     wilson,
 )
 
-IMPROVED_ABOVE = 0.05
-"""The delta the whole interval must exceed for ``improved``."""
 SKILL_RATE_NEEDED = 0.5
 """The share of scored with-skill runs in which the expected skills must fire."""
 SCORED_SHARE_NEEDED = 0.5
@@ -75,18 +79,6 @@ REDUCERS: dict[str, Callable[[Sequence[float]], float | None]] = {
 """Named reductions over one arm's runs (``worst`` is the largest: tool calls, cost)."""
 
 
-class Verdict(StrEnum):
-    """What the comparison says about a scenario."""
-
-    IMPROVED = "improved"
-    NEUTRAL = "neutral"
-    REGRESSED = "regressed"
-    INCONCLUSIVE = "inconclusive"
-    ERROR = "error"
-    SKILL_ONLY = "skill-only"
-    SKIPPED = "skipped"
-
-
 DECIDED = frozenset(
     {Verdict.IMPROVED, Verdict.NEUTRAL, Verdict.REGRESSED, Verdict.ERROR, Verdict.SKILL_ONLY}
 )
@@ -99,7 +91,7 @@ class Thresholds:
 
     min_score: float = 0.6
     """The with-skill mean needed."""
-    min_delta: float = -0.1
+    min_delta: float = MIN_DELTA
     """The lower edge of the neutral band: a delta credibly below it is a regression."""
     skill_rate: float = SKILL_RATE_NEEDED
     """The share of scored with-skill runs in which the expected skills must fire."""
@@ -339,30 +331,6 @@ def summarise_arm(
         ),
         pass_k=max(1, pass_k if pass_k is not None else len(ordered)),
     )
-
-
-def delta_verdict(delta: Interval, min_delta: float) -> Verdict:
-    """``improved``, ``regressed``, ``neutral`` or ``inconclusive`` from the delta's interval."""
-    assert delta.low is not None and delta.high is not None
-    low, high = round(delta.low, DIGITS), round(delta.high, DIGITS)
-    if low > IMPROVED_ABOVE:
-        return Verdict.IMPROVED
-    if high < min_delta:
-        return Verdict.REGRESSED
-    if low >= min_delta and high <= IMPROVED_ABOVE:
-        return Verdict.NEUTRAL
-    return Verdict.INCONCLUSIVE
-
-
-def mean_verdict(mean: Interval, min_score: float) -> bool | None:
-    """Skill-only: ``True`` when the mean's interval lies at or above ``min_score``, ``False``
-    when it lies below, ``None`` while it straddles it."""
-    assert mean.low is not None and mean.high is not None
-    if round(mean.low, DIGITS) >= min_score:
-        return True
-    if round(mean.high, DIGITS) < min_score:
-        return False
-    return None
 
 
 def runs_to_decide(decides: Callable[[int], bool], taken: int) -> int | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
-from skilltest.claude.isolation import Redactor
+from skilltest.redact import Redactor
 from skilltest.report.files import write_text_atomic
 from skilltest.trace import SCHEMA_VERSION
 from skilltest.transcript import Transcript

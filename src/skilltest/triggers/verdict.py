@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from skilltest.decision import delta_verdict
 from skilltest.revision import ERROR, MIN_DELTA, Against
-from skilltest.scenarios.verdict import delta_verdict
 from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall

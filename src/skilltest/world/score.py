@@ -84,7 +84,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.report.text import snippet
+from skilltest.patterns import snippet
 from skilltest.stats import DIGITS
 from skilltest.world.calls import Call, EgressViolation
 from skilltest.world.expect import WorldExpectations

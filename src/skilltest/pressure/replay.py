@@ -23,7 +23,7 @@ from skilltest.transcript import Transcript
 
 
 def run_name(suite: PressureSuite, scenario_id: str, arm: str) -> str:
-    """The ``run`` a pressure request carries (see :mod:`skilltest.pressure.run`)."""
+    """The ``run`` a pressure request carries (see :mod:`skilltest.pressure.runs`)."""
     return f"{suite.path}#{scenario_id}:{arm}"
 
 
