@@ -32,7 +32,7 @@ import yaml
 
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.emulator.per_run import PerRunModel
-from skilltest.pressure.run import run_suites
+from skilltest.pressure.runs import run_suites
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.pressure.verdict import INCONCLUSIVE, _decide
 from skilltest.repetitions import Repetitions

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from skilltest.pressure.run import run_suites, total_runs
+from skilltest.pressure.runs import run_suites, total_runs
 from skilltest.pressure.suite import Overrides, load_pressure_suite
 from skilltest.runners.anthropic_api import AnthropicRunner
 

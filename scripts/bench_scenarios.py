@@ -20,8 +20,8 @@ from pathlib import Path
 
 from skilltest.claude.binary import find_claude
 from skilltest.scenarios.endpoints import EmulatorEndpoint
-from skilltest.scenarios.run import run_suites
 from skilltest.scenarios.runner import ClaudeCliRunner
+from skilltest.scenarios.runs import run_suites
 from skilltest.scenarios.suite import Overrides, load_scenario_suite
 from skilltest.scenarios.verdict import ScenarioVerdict
 from skilltest.suite.loader import discover_suites

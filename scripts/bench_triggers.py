@@ -26,7 +26,7 @@ from skilltest.claude.binary import find_claude
 from skilltest.scenarios.endpoints import EmulatorEndpoint
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest
-from skilltest.triggers.run import scenario_of, trigger_run
+from skilltest.triggers.runs import scenario_of, trigger_run
 from skilltest.triggers.suite import TriggerQuery, TriggerSuite, load_trigger_suite
 from skilltest.triggers.verdict import TriggerRun
 from skilltest.triggers.watch import TriggerWatch

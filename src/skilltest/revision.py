@@ -4,21 +4,23 @@ REF is a folder holding the previous skill, or a git revision of the repository 
 current one. A revision is read with ``git archive`` into a folder the caller owns, so the user's
 work tree and index are never touched. The comparison itself is pure: the with-skill rate minus
 the previous revision's rate, with Newcombe's interval, read against the same band as the
-with-vs-without verdict (:func:`skilltest.scenarios.verdict.delta_verdict`).
+with-vs-without verdict (:func:`skilltest.decision.delta_verdict`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import subprocess
 import tarfile
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skilltest.decision import IMPROVED_ABOVE, MIN_DELTA, delta_verdict
 from skilltest.errors import InputError
-from skilltest.scenarios.verdict import IMPROVED_ABOVE, Thresholds, delta_verdict
 from skilltest.skills import Skill, load_skill
 from skilltest.stats import EMPTY, Interval, newcombe
 
@@ -28,8 +30,6 @@ ERROR = "error"
 """The against-verdict when an arm has too few judged runs to compare."""
 MOVES = ("improved", "neutral", "regressed", "inconclusive", ERROR)
 """The against-verdicts, in the order the summary counts them."""
-MIN_DELTA = Thresholds().min_delta
-"""The lower edge of the neutral band, as for the with-vs-without verdict."""
 BAND = f"[{100 * MIN_DELTA:+.0f}%, {100 * IMPROVED_ABOVE:+.0f}%]"
 """The neutral band as the reports show it."""
 
@@ -152,3 +152,18 @@ def previous_skills(skills: Iterable[Skill], ref: str, scratch: Path) -> dict[Pa
             into.mkdir()
             previous[current.skill_file] = previous_skill(current, ref, into)
     return previous
+
+
+@contextlib.contextmanager
+def previous_revision(ref: str | None, skills: Iterable[Skill]) -> Iterator[dict[Path, Skill]]:
+    """While inside: each skill as it was at ``ref`` (:func:`previous_skills`), read into a
+    scratch folder that is removed afterwards; nothing when ``ref`` is ``None``.
+
+    Raises:
+        InputError: as :func:`previous_skill`.
+    """
+    if ref is None:
+        yield {}
+        return
+    with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
+        yield previous_skills(skills, ref, Path(scratch))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.pressure.run import run_suites
+from skilltest.pressure.runs import run_suites
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.runners.base import TurnRequest
 from skilltest.transcript import Transcript

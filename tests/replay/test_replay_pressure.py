@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from skilltest.cli import main
-from skilltest.pressure.run import DEFAULT_MODEL
 from skilltest.replay.cassette import Cassette
+from skilltest.runners.base import DEFAULT_MODEL
 
 from ..conftest import REPO_ROOT
 

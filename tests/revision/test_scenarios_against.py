@@ -18,8 +18,8 @@ from skilltest.cli import main
 from skilltest.repetitions import plan_for
 from skilltest.report.files import read_results
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.run import run_suites
 from skilltest.scenarios.runner import RunOutcome, RunRequest
+from skilltest.scenarios.runs import run_suites
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.skills import load_skill
 from skilltest.transcript import Transcript

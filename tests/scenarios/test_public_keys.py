@@ -14,8 +14,8 @@ from skilltest.errors import SkillNotFoundError, SuiteError
 from skilltest.repetitions import plan_for
 from skilltest.report.files import read_results
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.run import plan, run_suites
 from skilltest.scenarios.runner import RunOutcome, RunRequest
+from skilltest.scenarios.runs import plan, run_suites
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.scenarios.verdict import Verdict
 from skilltest.skills import find_skill

@@ -7,8 +7,8 @@ import pytest
 
 from skilltest.errors import RunError
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.run import run_suites
 from skilltest.scenarios.runner import RunOutcome, RunRequest
+from skilltest.scenarios.runs import run_suites
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.scenarios.verdict import Verdict
 from skilltest.transcript import ToolCall, Transcript

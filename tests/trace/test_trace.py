@@ -210,7 +210,7 @@ def test_cost_per_pass_says_what_is_known(costs, passes, shown):
 def test_a_trace_that_cannot_be_written_is_a_warning_on_the_run(
     project, fake_claude, capsys, monkeypatch
 ):
-    import skilltest.scenarios.run as run_module
+    import skilltest.scenarios.runs as run_module
 
     def full_disk(*args, **kwargs):
         raise OSError(28, "No space left on device")

@@ -6,7 +6,7 @@ import pytest
 
 from skilltest.cli import main
 from skilltest.errors import SuiteError
-from skilltest.triggers.run import with_description
+from skilltest.triggers.runs import with_description
 from skilltest.triggers.suite import load_trigger_suite
 
 

@@ -8,18 +8,17 @@ systems cancel a job), 129 hung up (SIGHUP), 141 the reader of the output went a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import importlib
 import os
 import signal
 import sys
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import Any, TypeVar
 
 from skilltest import __version__
 from skilltest.errors import ConfigurationError, InputError, SkilltestError
+from skilltest.flow.loop import run_async  # noqa: F401  (the commands run through it)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -45,32 +44,6 @@ class Terminated(KeyboardInterrupt):
 def interrupted_exit_code(interrupt: KeyboardInterrupt) -> int:
     """130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
     return 128 + interrupt.signum if isinstance(interrupt, Terminated) else EXIT_INTERRUPTED
-
-
-_T = TypeVar("_T")
-
-
-def run_async(main: Coroutine[Any, Any, _T]) -> _T:
-    """``asyncio.run`` for a command: an interrupt reaches the caller as itself, and only there.
-
-    Ctrl-C, SIGTERM and SIGHUP raise where Python happens to be. Raised while a task runs Python
-    code (an import, a parse) rather than while the loop waits, the interrupt also ends that
-    task, and asyncio would print it to stderr as a task exception never retrieved: a traceback
-    the person who pressed Ctrl-C should not see. The outermost task keeps it instead.
-    """
-    stopped: list[KeyboardInterrupt] = []
-
-    async def guarded() -> _T | None:
-        try:
-            return await main
-        except KeyboardInterrupt as exc:
-            stopped.append(exc)
-            return None
-
-    result = asyncio.run(guarded())
-    if stopped:
-        raise stopped[0]
-    return result  # type: ignore[return-value]  # None only when interrupted
 
 
 @contextlib.contextmanager

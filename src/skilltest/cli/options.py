@@ -1,20 +1,18 @@
-"""Options shared by the commands that run suites, and argparse value types."""
+"""The command line's options: argparse value types, the options every suite command has, and
+:func:`options_from`, the one function that turns parsed arguments into a layer's options."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import fnmatch
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from skilltest.errors import InputError
 from skilltest.limits import MAX_REPETITIONS
-from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K, Repetitions, plan_for
+from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K
 
 N = TypeVar("N", int, float)
 
@@ -93,59 +91,23 @@ def add_plugin_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_markdown_option(parser: argparse.ArgumentParser) -> None:
-    """``--markdown FILE``: the run's summary in Markdown (see :func:`write_markdown`)."""
+def add_suite_arguments(parser: argparse.ArgumentParser, *, default_dir: Path) -> None:
+    """The suites and where their answers come from: what every suite command takes first."""
     parser.add_argument(
-        "--markdown",
-        type=output_file,
-        metavar="FILE",
-        help="write a Markdown summary here after the run (default with GITHUB_STEP_SUMMARY "
-        "set: append it there)",
+        "suites",
+        nargs="*",
+        type=Path,
+        metavar="SUITE",
+        help=f"suite files, folders or names (lgtm: {default_dir}/**/lgtm.yaml; "
+        f"default: {default_dir}/)",
     )
-
-
-def write_markdown(args: argparse.Namespace, document: dict[str, Any]) -> None:
-    """After a run: the Markdown summary of its results ``document`` to ``--markdown``, else
-    appended to ``$GITHUB_STEP_SUMMARY`` when set (a CI job's summary page)."""
-    from skilltest.report.markdown import write_summary
-
-    write_summary(
-        document,
-        markdown=args.markdown,
-        step_summary=os.environ.get("GITHUB_STEP_SUMMARY"),
-        cwd=Path.cwd(),
-    )
-
-
-def add_report_option(parser: argparse.ArgumentParser) -> None:
-    """``--report FILE.html``: the run's HTML report (see :func:`write_report`)."""
-    parser.add_argument(
-        "--report",
-        type=output_file,
-        metavar="FILE.html",
-        help="write the HTML report here after the run (one self-contained file: tables, "
-        "plots, every run's transcript)",
-    )
-
-
-def write_report(args: argparse.Namespace, document: dict[str, Any]) -> None:
-    """After a run: the HTML report of its results ``document`` to ``--report``, when given."""
-    if getattr(args, "report", None) is None:
-        return
-    from skilltest.report.files import write_report as write_redacted
-    from skilltest.report.html import render_html
-    from skilltest.report.markdown import Document
-
-    write_redacted(args.report, render_html([Document("-", document)], cwd=Path.cwd()))
-
-
-def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
-    """Options every suite-running command has."""
     parser.add_argument(
         "--skills-dir", type=Path, help="folder holding <skill>/SKILL.md (default: nearest skills/)"
     )
-    add_plugin_dir_option(parser)
-    parser.add_argument("--skill", help="skill name for suites that do not name one")
+
+
+def add_backend_options(parser: argparse.ArgumentParser, *, backends: Sequence[str]) -> None:
+    """``--backend``, ``--script``, ``--claude``."""
     parser.add_argument(
         "--backend",
         choices=backends,
@@ -157,6 +119,53 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
     parser.add_argument(
         "--claude", type=Path, help="claude binary (default: $SKILLTEST_CLAUDE, .tools/, PATH)"
     )
+
+
+def add_output_options(parser: argparse.ArgumentParser, *, only: str, example: str) -> None:
+    """``-j``, ``--only`` and the files a run writes."""
+    parser.add_argument(
+        "-j", "--jobs", type=positive_int, default=4, metavar="N", help="runs in flight at once (4)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="ID",
+        help=f"run only {only} whose id matches this glob, e.g. '{example}' (repeatable)",
+    )
+    parser.add_argument(
+        "--results", type=output_file, metavar="FILE", help="write results JSON here"
+    )
+    parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
+    parser.add_argument(
+        "--markdown",
+        type=output_file,
+        metavar="FILE",
+        help="write a Markdown summary here after the run (default with GITHUB_STEP_SUMMARY "
+        "set: append it there)",
+    )
+    parser.add_argument(
+        "--report",
+        type=output_file,
+        metavar="FILE.html",
+        help="write the HTML report here after the run (one self-contained file: tables, "
+        "plots, every run's transcript)",
+    )
+
+
+def add_against_option(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """``--against REF``."""
+    parser.add_argument(
+        "--against",
+        metavar="REF",
+        help="also run the skill as it was at REF (a git revision of the skill's repository, or "
+        f"a folder){what}",
+    )
+
+
+def add_compared_options(parser: argparse.ArgumentParser) -> None:
+    """What the two layers that compare the skill with a baseline take besides."""
+    add_plugin_dir_option(parser)
+    parser.add_argument("--skill", help="skill name for suites that do not name one")
     parser.add_argument(
         "-k",
         "--repeat",
@@ -203,179 +212,36 @@ def add_common_run_options(parser: argparse.ArgumentParser, *, backends: Sequenc
         help="do not fail on inconclusive scenarios (their intervals do not decide yet)",
     )
     parser.add_argument(
-        "-j", "--jobs", type=positive_int, default=4, metavar="N", help="runs in flight at once (4)"
-    )
-    parser.add_argument(
-        "--results", type=output_file, metavar="FILE", help="write results JSON here"
-    )
-    parser.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML here")
-    add_markdown_option(parser)
-    add_report_option(parser)
-    parser.add_argument(
         "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )
-    parser.add_argument(
-        "--only",
-        action="append",
-        metavar="ID",
-        help="run only scenarios whose id matches this glob, e.g. 'index-*' (repeatable)",
+
+
+OptionsT = TypeVar("OptionsT")
+
+
+def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
+    """A layer's options (``PressureOptions``, ``ScenarioOptions``, ``TriggerOptions``) from the
+    parsed arguments: every field whose argument the command has, and the outputs.
+
+    ``--timeout`` fills ``timeout_s``, ``--report`` the HTML output, and a set
+    ``GITHUB_STEP_SUMMARY`` the file the Markdown summary is appended to.
+    """
+    from skilltest.report.outputs import Outputs
+
+    given = vars(args)
+    renamed = {"timeout_s": "timeout"}
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(kind):  # type: ignore[arg-type]
+        name = renamed.get(item.name, item.name)
+        value = given.get(name)
+        if value is not None:  # not given: the field's default
+            values[item.name] = tuple(value) if isinstance(value, list) else value
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    values["outputs"] = Outputs(
+        results=given.get("results"),
+        junit=given.get("junit"),
+        markdown=given.get("markdown"),
+        html=given.get("report"),
+        step_summary=Path(summary) if summary else None,
     )
-
-
-@dataclass(frozen=True)
-class Tape:
-    """What ``--record``, ``--replay`` and ``--record-missing`` ask of a run."""
-
-    directory: Path | None
-    """The cassette folder."""
-    recording: bool
-    """Model exchanges go to the backend through a recording point and into cassettes."""
-    replaying: bool
-    """Answers come from the cassettes first."""
-    record_missing: bool
-    """What the cassettes miss runs live and is recorded."""
-
-    def to_dict(self, *, misses: Sequence[str] = ()) -> dict[str, Any] | None:
-        """How a results file records it; ``None`` when nothing was recorded or replayed."""
-        if self.directory is None:
-            return None
-        mode = "record-missing" if self.record_missing else "replay" if self.replaying else "record"
-        return {
-            "mode": mode,
-            "directory": str(self.directory),
-            "misses": list(misses),
-        }
-
-
-def refuse_against_with_tape(against: str | None, tape: Tape) -> None:
-    """``--against`` with ``--record``/``--replay`` is refused: the previous revision's requests
-    are in no cassette, so it always runs live.
-
-    Raises:
-        InputError: both were given.
-    """
-    if against is not None and tape.directory is not None:
-        raise InputError(
-            "--against runs the previous revision live; it does not record or replay",
-            location=f"--against {against}",
-            fix="drop the cassette options for a revision A/B run",
-        )
-
-
-def tape_mode(args: argparse.Namespace, *, layer: str) -> Tape:
-    """``--record``, ``--replay`` and ``--record-missing``, checked.
-
-    Raises:
-        InputError: ``--record`` with ``--replay``, ``--record-missing`` without ``--replay``,
-            or a ``--replay`` folder that does not exist.
-    """
-    if args.record is not None and args.replay is not None:
-        raise InputError(
-            "--record and --replay exclude each other",
-            location="--record",
-            fix="record with --record DIR; replay with --replay DIR, adding --record-missing "
-            "to record what the cassettes lack",
-        )
-    if args.record_missing and args.replay is None:
-        raise InputError(
-            "--record-missing needs --replay DIR",
-            location="--record-missing",
-            fix="--replay DIR --record-missing replays what DIR holds and records the rest",
-        )
-    if args.replay is not None and not args.replay.is_dir():
-        raise InputError(
-            f"no cassette folder at {args.replay}",
-            location="--replay",
-            fix=f"record one first: skilltest {layer} --record {args.replay}",
-        )
-    return Tape(
-        directory=args.record or args.replay,
-        recording=args.record is not None or args.record_missing,
-        replaying=args.replay is not None,
-        record_missing=args.record_missing,
-    )
-
-
-def miss_summary(misses: Sequence[Any]) -> str:
-    """The closing line of a run whose cassettes missed requests."""
-    return (
-        f"{len(misses)} replay miss{'es' if len(misses) != 1 else ''}: re-record with --record "
-        "(or --record-missing)"
-    )
-
-
-class _HasRepetitions(Protocol):
-    @property
-    def repetitions(self) -> int | None: ...
-
-
-def repetition_plan(args: argparse.Namespace) -> Callable[[_HasRepetitions], Repetitions]:
-    """Each scenario's plan from ``-k``, ``--min-k``, ``--max-k`` and its suite.
-
-    Raises:
-        InputError: ``--min-k`` above ``--max-k``.
-    """
-    if args.min_k > args.max_k:
-        raise InputError(
-            f"--min-k {args.min_k} is above --max-k {args.max_k}",
-            location="--min-k",
-            fix="give --min-k at most --max-k",
-        )
-
-    def plan(scenario: _HasRepetitions) -> Repetitions:
-        return plan_for(args.repeat, scenario.repetitions, min_k=args.min_k, max_k=args.max_k)
-
-    return plan
-
-
-class _Suite(Protocol):
-    @property
-    def scenarios(self) -> tuple[Any, ...]: ...
-
-
-SuiteT = TypeVar("SuiteT", bound=_Suite)
-
-
-def select_scenarios(suites: Sequence[SuiteT], only: Sequence[str] | None) -> list[SuiteT]:
-    """The suites with only the scenarios whose id matches one of the ``--only`` globs.
-
-    Raises:
-        InputError: no scenario matches, naming the ids there are.
-    """
-    if not only:
-        return list(suites)
-    selected = []
-    for suite in suites:
-        kept = tuple(
-            s for s in suite.scenarios if any(fnmatch.fnmatchcase(s.id, glob) for glob in only)
-        )
-        if kept:
-            selected.append(dataclasses.replace(suite, scenarios=kept))  # type: ignore[type-var]
-    if not selected:
-        ids = sorted({s.id for suite in suites for s in suite.scenarios})
-        raise InputError(
-            "matches no scenario",
-            location="--only " + " ".join(only),
-            fix="use one of the ids (globs like 'index-*' work): " + ", ".join(ids),
-        )
-    return selected
-
-
-def check_unique_scenarios(entries: Sequence[tuple[str, str, str]]) -> None:
-    """Refuses one (skill, scenario id) in two suites: reports and kept output would mix them.
-
-    Args:
-        entries: ``(skill, scenario id, file#/pointer)`` of every scenario to run.
-
-    Raises:
-        InputError: naming both places.
-    """
-    seen: dict[tuple[str, str], str] = {}
-    for skill, scenario_id, location in entries:
-        first = seen.setdefault((skill, scenario_id), location)
-        if first != location:
-            raise InputError(
-                f"scenario {skill}/{scenario_id} is also defined at {first}",
-                location=location,
-                fix="give one of them another id, or run the suites separately",
-            )
+    return kind(**values)

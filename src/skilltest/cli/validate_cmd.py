@@ -7,8 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skilltest.cli.options import add_plugin_dir_option, check_unique_scenarios
+from skilltest.cli.options import add_plugin_dir_option
 from skilltest.errors import InputError, ModelScriptError
+from skilltest.flow.plan import check_unique_scenarios
 from skilltest.suite.loader import discover_suites, read_yaml
 
 DEFAULT_PATHS = (

@@ -7,10 +7,15 @@ transcript with ``error`` set rather than as an exception, so one bad run never 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Protocol
 
 from skilltest.transcript import Transcript
+
+DEFAULT_MODEL = os.environ.get("SKILLTEST_MODEL", "claude-sonnet-5-5")
+"""The model a one-turn request asks for when neither the suite nor the command names one
+(``SKILLTEST_MODEL`` sets another)."""
 
 
 @dataclass(frozen=True)

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skilltest.claude.isolation import Sandbox, live_credentials
 from skilltest.errors import InputError
-from skilltest.scenarios.runner import EndpointSession, RunRequest
+from skilltest.flow.tape import Tape
+from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
 
 if TYPE_CHECKING:
     from skilltest.emulator import EmulatorServer, ModelScript
+    from skilltest.replay.normalise import Rules
 
 BACKENDS = ("claude", "emulator")
 
@@ -128,3 +130,65 @@ class EmulatorEndpoint:
 def _recorded_requests(server: EmulatorServer) -> list[dict[str, Any]]:
     """The requests the emulator saw and which rule answered each, as JSON-ready data."""
     return [dataclasses.asdict(recorded) for recorded in server.requests]
+
+
+class _HasScript(Protocol):
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def model_script(self) -> Path | None: ...
+
+
+class _HasReplayRules(_HasScript, Protocol):
+    @property
+    def replay(self) -> Rules: ...
+
+
+def open_endpoint(backend: str, script: Path | None, suites: Sequence[_HasScript]) -> Endpoint:
+    """The endpoint of a live or emulated backend; every suite's model script is loaded now, so
+    that a bad or missing one is bad input before any run.
+
+    Raises:
+        InputError: the emulator and a suite without a model script.
+        ModelScriptError: a model script that is not valid.
+    """
+    if backend == "claude":
+        return LiveEndpoint()
+    endpoint = EmulatorEndpoint(script)
+    for suite in suites:
+        endpoint.load(suite.path, suite.model_script)
+    return endpoint
+
+
+def taped(
+    endpoint: Endpoint | None,
+    tape: Tape,
+    suites: Sequence[_HasReplayRules],
+    *,
+    model: str | None,
+    cli_version: str | None,
+) -> Endpoint:
+    """``endpoint`` behind the recording or replaying point the tape asks for (``endpoint`` is
+    ``None`` when the cassettes alone answer)."""
+    if tape.directory is None:
+        assert endpoint is not None
+        return endpoint
+    from skilltest.replay.normalise import Rules
+    from skilltest.replay.recorder import Recorder
+    from skilltest.scenarios.replay import RecordingEndpoint, ReplayEndpoint
+
+    rules = {suite.path: suite.replay for suite in suites}
+
+    def rules_of(request: RunRequest) -> Rules:
+        return rules.get(request.suite_path, Rules())
+
+    recorder = (
+        Recorder(tape.directory, layer="scenarios", model=model, cli_version=cli_version)
+        if tape.recording
+        else None
+    )
+    if not tape.replaying:
+        assert endpoint is not None and recorder is not None
+        return RecordingEndpoint(endpoint, recorder, rules_of=rules_of)
+    return ReplayEndpoint(tape.directory, rules_of=rules_of, fallback=endpoint, recorder=recorder)

@@ -26,8 +26,6 @@ from urllib.parse import urlsplit
 
 from skilltest.claude.binary import ClaudeBinary
 from skilltest.claude.isolation import (
-    CREDENTIAL_VARIABLES,
-    Redactor,
     Sandbox,
     ancestor_leaks,
     confinement_warnings,
@@ -51,6 +49,7 @@ from skilltest.claude.process import (
 )
 from skilltest.names import child
 from skilltest.plugins import McpServer
+from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario

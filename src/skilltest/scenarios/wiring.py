@@ -15,8 +15,8 @@ from pathlib import Path
 
 from skilltest.errors import ConfigurationError
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.run import DEFAULT_OUTPUT_FOLDER
 from skilltest.scenarios.runner import RunRequest, ScenarioRunner
+from skilltest.scenarios.runs import DEFAULT_OUTPUT_FOLDER
 from skilltest.scenarios.suite import Scenario, ScenarioSuite
 
 CANARY_ID = "world-canary"

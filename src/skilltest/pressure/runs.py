@@ -9,12 +9,12 @@ each round at the confidence level of that look, and stop it once its verdict is
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skilltest.errors import PatternError
+from skilltest.flow.options import Observer
 from skilltest.pressure.judge import is_red, judge
 from skilltest.pressure.suite import PressureScenario, PressureSuite
 from skilltest.pressure.verdict import (
@@ -26,14 +26,11 @@ from skilltest.pressure.verdict import (
     aggregate,
 )
 from skilltest.repetitions import Repetitions, plan_for
-from skilltest.report.progress import Progress
 from skilltest.revision import PREVIOUS
-from skilltest.runners.base import TurnRequest, TurnRunner
+from skilltest.runners.base import DEFAULT_MODEL, TurnRequest, TurnRunner
 from skilltest.scheduler import Planned, run_rounds
 from skilltest.skills import Skill
 from skilltest.transcript import Transcript
-
-DEFAULT_MODEL = os.environ.get("SKILLTEST_MODEL", "claude-sonnet-5-5")
 
 
 @dataclass
@@ -76,7 +73,7 @@ async def run_suites(
     jobs: int,
     skill_only: bool = False,
     default_model: str = DEFAULT_MODEL,
-    progress: Progress | None = None,
+    observer: Observer | None = None,
     state: SuiteProgress | None = None,
     on_result: Callable[[ScenarioResult], None] | None = None,
     plan: Callable[[PressureScenario], Repetitions] | None = None,
@@ -123,7 +120,7 @@ async def run_suites(
         run = _judge_run(scenario, arm, rep + 1, transcript)
         if trace_dir is None:
             return run
-        from skilltest.trace.pressure import write_pressure_trace
+        from skilltest.pressure.trace import write_pressure_trace
 
         path = write_pressure_trace(
             trace_dir(suite),
@@ -153,8 +150,8 @@ async def run_suites(
 
     def started(entry: Entry, run: PressureRun) -> None:
         state.partial.setdefault(key(entry), []).append(run)
-        if progress is not None:
-            progress.advance(error=not run.completed)
+        if observer is not None:
+            observer.run_finished(error=not run.completed)
 
     def done(entry: Entry, runs: list[PressureRun], k: int) -> None:
         state.partial.pop(key(entry), None)

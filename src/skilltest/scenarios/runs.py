@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import PatternError, RunError
+from skilltest.flow.options import Observer
 from skilltest.repetitions import Repetitions, plan_for
-from skilltest.report.progress import Progress
 from skilltest.scenarios.canary import judge_canary
 from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
 from skilltest.scenarios.rubric import COMPONENTS, score
@@ -206,7 +206,7 @@ async def run_suites(
     jobs: int,
     output_dir: Path | None = None,
     on_verdict: Callable[[ScenarioVerdict], None] | None = None,
-    progress: Progress | None = None,
+    observer: Observer | None = None,
     repetitions: Callable[[Scenario], Repetitions] | None = None,
     against: str | None = None,
     previous: Callable[[Scenario], Skill] | None = None,
@@ -219,7 +219,7 @@ async def run_suites(
         jobs: CLI processes at once.
         output_dir: Where raw output is kept (default: ``output/`` beside each suite file).
         on_verdict: Called with each scenario's verdict as soon as it is known.
-        progress: Counts finished runs.
+        observer: Told of each finished run.
         repetitions: Each scenario's plan (default: the suite's ``repetitions``, else adaptive).
         against: The REF of ``--against``: each scenario also runs the previous revision's
             skill (``previous``) as an arm ``previous``, as many rounds as the others.
@@ -290,8 +290,8 @@ async def run_suites(
         return planned[index].scenario.canary or judged(index, records, k).verdict in DECIDED
 
     def started(index: int, record: RunRecord) -> None:
-        if progress is not None:
-            progress.advance(error=not record.scored)
+        if observer is not None:
+            observer.run_finished(error=not record.scored)
 
     def finished(index: int, records: list[RunRecord], k: int) -> None:
         verdict = judged(index, records, k)

@@ -33,9 +33,9 @@ from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import RunConfig, Scenario
 from skilltest.skills import Skill
 from skilltest.suite.loader import parse_yaml
-from skilltest.trace.triggers import write_trigger_trace
 from skilltest.transcript import Transcript
 from skilltest.triggers.suite import MAX_TURNS, TriggerQuery, TriggerSuite
+from skilltest.triggers.trace import write_trigger_trace
 from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
 from skilltest.triggers.watch import Ended, TriggerWatch, fires
 

@@ -1,0 +1,99 @@
+"""The options every layer takes, the outputs a run writes, and how a caller watches it.
+
+The command line builds these from its arguments (``skilltest.cli.options.options_from``); a
+Python caller builds them directly::
+
+    from skilltest import PressureOptions, Outputs, pressure
+
+    results = pressure.run(
+        PressureOptions(suites=(Path("tests/skill-pressure/lgtm.yaml"),), repeat=5,
+                        outputs=Outputs(results=Path("out/pressure.json")))
+    )
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilltest.repetitions import DEFAULT_MAX_K, DEFAULT_MIN_K
+from skilltest.report.outputs import Outputs
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """What every layer's run takes."""
+
+    suites: tuple[Path, ...] = ()
+    """Suite files, folders or names (``lgtm``); none: the layer's default folder."""
+    skills_dir: Path | None = None
+    """The folder holding ``<skill>/SKILL.md`` (default: the nearest ``skills/``)."""
+    backend: str | None = None
+    """Where answers come from; ``None``: live when credentials are set, else the emulator."""
+    script: Path | None = None
+    """An emulator model script for every suite (default: each suite's ``model_script``)."""
+    claude: Path | None = None
+    """The ``claude`` binary (default: ``$SKILLTEST_CLAUDE``, ``.tools/``, ``PATH``)."""
+    model: str | None = None
+    """The model (default: the suite's)."""
+    repeat: int | str | None = None
+    """Runs per arm, or ``"auto"`` (default: the suite's ``repetitions``)."""
+    jobs: int = 4
+    """Runs in flight at once."""
+    only: tuple[str, ...] = ()
+    """Globs: only the scenarios (or queries) whose id matches one run."""
+    against: str | None = None
+    """A git revision or a folder: the skill as it was there runs as an arm ``previous``."""
+    output_dir: Path | None = None
+    """Where raw output and traces are kept (default per layer)."""
+    outputs: Outputs = field(default_factory=Outputs)
+    """The files to write."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparedOptions(RunOptions):
+    """What the two layers that compare a with-skill arm with a baseline take besides."""
+
+    plugin_dir: Path | None = None
+    """A plugin under test instead of each suite's skill or plugin."""
+    skill: str | None = None
+    """The skill of suites that name none."""
+    min_k: int = DEFAULT_MIN_K
+    """``repeat="auto"``: runs per arm before the first look."""
+    max_k: int = DEFAULT_MAX_K
+    """``repeat="auto"``: the most runs per arm."""
+    record: Path | None = None
+    """Record every model exchange into cassettes under this folder."""
+    replay: Path | None = None
+    """Answer from the cassettes under this folder only."""
+    record_missing: bool = False
+    """With ``replay``: run live and record what the cassettes do not hold."""
+    skill_only: bool = False
+    """Run only the with-skill arm."""
+    allow_inconclusive: bool = False
+    """An ``inconclusive`` verdict does not fail the run."""
+
+
+class Observer:
+    """What a caller sees of a run while it goes; every method does nothing here.
+
+    The command line's progress bar and its notices on stderr are an observer; a Python caller
+    passes its own subclass, or none.
+    """
+
+    def notice(self, text: str) -> None:
+        """A line for the person running the suites (the backend in use, a warning)."""
+
+    def started(self, runs: int) -> None:
+        """The run begins; ``runs`` is the most runs it can take (adaptive plans stop sooner)."""
+
+    def run_finished(self, *, error: bool) -> None:
+        """One run ended; ``error``: it could not be judged (an API or CLI failure)."""
+
+    def stopped(self) -> None:
+        """No more runs will finish (the suites ended, or were interrupted)."""
+
+    def interrupted(self, results: Any) -> None:
+        """The run was interrupted; ``results`` holds what had finished (already written to the
+        outputs, marked ``interrupted``). The interrupt is raised again after this."""

@@ -1,0 +1,96 @@
+"""Which scenarios run and how many times: ``only``, ``repeat``, no scenario twice."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+from skilltest.errors import InputError
+from skilltest.flow.options import ComparedOptions
+from skilltest.repetitions import Repetitions, plan_for
+
+
+class _HasRepetitions(Protocol):
+    @property
+    def repetitions(self) -> int | None: ...
+
+
+def repetition_plan(options: ComparedOptions) -> Callable[[_HasRepetitions], Repetitions]:
+    """Each scenario's plan from ``repeat``, ``min_k``, ``max_k`` and its suite.
+
+    Raises:
+        InputError: ``min_k`` above ``max_k``.
+    """
+    if options.min_k > options.max_k:
+        raise InputError(
+            f"--min-k {options.min_k} is above --max-k {options.max_k}",
+            location="--min-k",
+            fix="give --min-k at most --max-k",
+        )
+
+    def plan(scenario: _HasRepetitions) -> Repetitions:
+        return plan_for(
+            options.repeat, scenario.repetitions, min_k=options.min_k, max_k=options.max_k
+        )
+
+    return plan
+
+
+SuiteT = TypeVar("SuiteT")
+
+
+def select(
+    suites: Sequence[SuiteT],
+    only: Sequence[str],
+    *,
+    items: str = "scenarios",
+    noun: str = "scenario",
+    example: str = "index-*",
+) -> list[SuiteT]:
+    """The suites with only the items (``scenarios``, or a trigger suite's ``queries``) whose
+    id matches one of the ``only`` globs; a suite left with none is left out.
+
+    Raises:
+        InputError: nothing matches, naming the ids there are.
+    """
+    if not only:
+        return list(suites)
+    selected = []
+    for suite in suites:
+        kept = tuple(
+            item
+            for item in getattr(suite, items)
+            if any(fnmatch.fnmatchcase(item.id, glob) for glob in only)
+        )
+        if kept:
+            selected.append(dataclasses.replace(suite, **{items: kept}))  # type: ignore[type-var]
+    if not selected:
+        ids = sorted({item.id for suite in suites for item in getattr(suite, items)})
+        raise InputError(
+            f"matches no {noun}",
+            location="--only " + " ".join(only),
+            fix=f"use one of the ids (globs like '{example}' work): " + ", ".join(ids),
+        )
+    return selected
+
+
+def check_unique_scenarios(entries: Sequence[tuple[str, str, str]]) -> None:
+    """Refuses one (skill, scenario id) in two suites: reports and kept output would mix them.
+
+    Args:
+        entries: ``(skill, scenario id, file#/pointer)`` of every scenario to run.
+
+    Raises:
+        InputError: naming both places.
+    """
+    seen: dict[tuple[str, str], str] = {}
+    for skill, scenario_id, location in entries:
+        first = seen.setdefault((skill, scenario_id), location)
+        if first != location:
+            raise InputError(
+                f"scenario {skill}/{scenario_id} is also defined at {first}",
+                location=location,
+                fix="give one of them another id, or run the suites separately",
+            )

@@ -1,0 +1,365 @@
+"""The pressure layer's entry point: :func:`run` takes :class:`PressureOptions` and returns
+:class:`PressureResults`.
+
+The flow: load and select the suites, read the skill at ``against`` when asked, choose the
+backend (live, emulator, or cassettes), open the runners (through a recording proxy while
+recording), run every scenario's arms K times (or adaptively), and write the outputs as
+scenarios finish; an interrupted run writes what had finished, marked so, and re-raises.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from skilltest.errors import InputError
+from skilltest.flow.loop import run_async
+from skilltest.flow.options import ComparedOptions, Observer
+from skilltest.flow.plan import check_unique_scenarios, repetition_plan, select
+from skilltest.flow.tape import Tape, tape_of
+from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
+from skilltest.report.outputs import write_outputs
+from skilltest.revision import previous_revision
+from skilltest.suite.loader import discover_suites
+
+if TYPE_CHECKING:
+    from skilltest.pressure.verdict import ScenarioResult
+    from skilltest.report.junit import JUnitCase
+    from skilltest.runners.base import TurnRunner
+    from skilltest.runners.replay import ReplayTurnRunner
+    from skilltest.skills import Skill
+
+DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
+"""Where the suites are when none is named."""
+
+SAVE_EVERY_S = 1.0
+"""While a suite runs, the results file is rewritten after a finished scenario at most once in
+this many seconds (and always at the end, or when interrupted). Each rewrite holds every finished
+scenario: after each of hundreds of replayed scenarios, the rewrites would cost more than the
+replay."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PressureOptions(ComparedOptions):
+    """What a pressure run takes besides the options every layer takes."""
+
+    threshold: float | None = None
+    """The with-skill pass rate a scenario needs to steer (default: the suite's, else 0.8)."""
+    max_tokens: int | None = None
+    """The longest answer (default 1024)."""
+    temperature: float | None = None
+    """The sampling temperature (default: the API's)."""
+    timeout_s: float | None = None
+    """Seconds one request may take (default 120; the claude backend: one run, 300)."""
+    max_retries: int | None = None
+    """Retries of a request that failed with 429, 529, 5xx or a time-out (default 4)."""
+    strict: bool = False
+    """``not-red`` scenarios (the baseline already passes) fail the run too."""
+
+
+@dataclass(frozen=True)
+class PressureResults:
+    """A pressure run's results, finished or not."""
+
+    scenarios: tuple[ScenarioResult, ...]
+    """Each scenario's verdict and runs, in suite order."""
+    backend: str
+    """``anthropic``, ``claude``, ``emulator`` or ``replay``."""
+    model: str
+    """The model asked for."""
+    suites: tuple[str, ...]
+    """The suite files."""
+    skill_only: bool = False
+    """Only the with-skill arm ran."""
+    strict: bool = False
+    """``not-red`` fails."""
+    allow_inconclusive: bool = False
+    """``inconclusive`` does not fail."""
+    complete: bool = True
+    """Every scenario finished."""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGTERM)."""
+    tape: Tape = field(default_factory=Tape)
+    """What was recorded or replayed."""
+    misses: tuple[str, ...] = ()
+    """Requests the cassettes did not hold (replay), each explained."""
+    cassettes_written: int = 0
+    """Cassettes written (record)."""
+
+    junit_name: ClassVar[str] = "skilltest pressure"
+
+    @property
+    def bad_input(self) -> str | None:
+        """The first pattern that could not be matched in time (the suite must change)."""
+        return next(
+            (run.error for result in self.scenarios for run in result.runs if run.pattern_error),
+            None,
+        )
+
+    @property
+    def failed(self) -> bool:
+        """A scenario failed: a failing verdict, ``not-red`` with ``strict``, or ``inconclusive``
+        without ``allow_inconclusive``."""
+        from skilltest.pressure.verdict import INCONCLUSIVE, NOT_RED
+
+        return any(
+            r.failed
+            or (self.strict and r.verdict == NOT_RED)
+            or (r.verdict == INCONCLUSIVE and not self.allow_inconclusive)
+            for r in self.scenarios
+        )
+
+    def to_document(self) -> dict[str, Any]:
+        """The results file."""
+        from skilltest.pressure.report import results_document
+
+        document = results_document(
+            self.scenarios,
+            backend=self.backend,
+            model=self.model,
+            skill_only=self.skill_only,
+            complete=self.complete,
+            interrupted=self.interrupted,
+            suites=self.suites,
+        )
+        document["replay"] = self.tape.to_dict(misses=self.misses)
+        return document
+
+    def junit_cases(self) -> list[JUnitCase]:
+        """One JUnit case per scenario."""
+        from skilltest.pressure.report import junit_cases
+
+        return junit_cases(
+            self.scenarios, strict=self.strict, allow_inconclusive=self.allow_inconclusive
+        )
+
+
+def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuite]]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only``.
+
+    Raises:
+        InputError: a suite, a skill, a pattern or a name that is not valid.
+    """
+    overrides = Overrides(
+        model=options.model,
+        threshold=options.threshold,
+        max_tokens=options.max_tokens,
+        temperature=options.temperature,
+        plugin_dir=options.plugin_dir,
+    )
+    paths = discover_suites(
+        list(options.suites), DEFAULT_SUITE_DIR, example="tests/skill-pressure/<skill>.yaml"
+    )
+    suites = [
+        load_pressure_suite(
+            p, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
+        )
+        for p in paths
+    ]
+    suites = select(suites, options.only)
+    check_unique_scenarios(
+        [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
+    )
+    return paths, suites
+
+
+def run(
+    options: PressureOptions | None = None, *, observer: Observer | None = None
+) -> PressureResults:
+    """Runs pressure suites: each scenario's prompt with the skill as the system prompt and
+    without it, K times each, judged by the suite's patterns.
+
+    Args:
+        options: What to run and how (default: every suite under ``tests/skill-pressure/``).
+        observer: Sees notices and each finished run (default: nothing is shown).
+
+    Returns:
+        The results; the outputs ``options.outputs`` asks for are written.
+
+    Raises:
+        InputError: bad input (a suite, an option, a cassette folder), before any model call.
+        ConfigurationError: a live backend without credentials, no usable ``claude``.
+        KeyboardInterrupt: the run was interrupted; what had finished is written, marked so.
+    """
+    options = options or PressureOptions()
+    paths, suites = load_suites(options)
+    tape = tape_of(options, layer="pressure")
+    with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
+        return _PressureRun(options, observer or Observer(), paths, suites, tape, previous).go()
+
+
+class _PressureRun:
+    """One run of :func:`run`: its backend, runners, recording and results so far."""
+
+    def __init__(
+        self,
+        options: PressureOptions,
+        observer: Observer,
+        paths: Sequence[Path],
+        suites: list[PressureSuite],
+        tape: Tape,
+        previous: dict[Path, Skill],
+    ) -> None:
+        from skilltest.pressure.runs import SuiteProgress
+        from skilltest.runners.backends import (
+            PRESSURE_EMULATOR_NOTICE,
+            BackendChoice,
+            TurnRunnerPool,
+            choose_backend,
+        )
+        from skilltest.runners.base import DEFAULT_MODEL
+
+        self.options, self.observer, self.suites, self.tape = options, observer, suites, tape
+        self.previous = previous
+        self.paths = tuple(str(p) for p in paths)
+        if tape.replay_only:
+            # Answers come from the cassettes only: no credentials, no model script, no upstream.
+            self.backend = BackendChoice("replay")
+        else:
+            self.backend = choose_backend(
+                options.backend, live="anthropic", emulator_notice=PRESSURE_EMULATOR_NOTICE
+            )
+            if tape.recording and self.backend.name == "claude":
+                raise InputError(
+                    "pressure runs record and replay through the SDK backends only",
+                    location="--backend claude",
+                    fix="record with --backend anthropic (live) or the emulator",
+                )
+        self.model = options.model or DEFAULT_MODEL
+        if self.backend.notice:
+            observer.notice(self.backend.notice)
+        self.state = SuiteProgress()
+        # Replay is imported only when asked for: a plain run pays nothing for it.
+        self.recording = None
+        if tape.recording and tape.directory is not None:
+            from skilltest.pressure.replay import PressureRecording
+
+            self.recording = PressureRecording(tape.directory, suites, model=self.model)
+        self.cassettes = None
+        if tape.replaying:
+            from skilltest.pressure.replay import PressureCassettes
+
+            self.cassettes = PressureCassettes(suites)
+        self.replayers: dict[Path, ReplayTurnRunner] = {}
+        self.live: dict[Path, TurnRunner] = {}
+        self.pool = TurnRunnerPool(
+            self.backend,
+            script=options.script,
+            claude=options.claude,
+            timeout_s=options.timeout_s,
+            max_retries=options.max_retries,
+            via=self.recording.via if self.recording is not None else None,
+        )
+        if self.backend.name != "replay":
+            self.pool.check(suites)
+        self.saved_at = 0.0
+
+    def results(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
+        order = {
+            (suite.skill.name, scenario.id): index
+            for index, (suite, scenario) in enumerate(
+                (suite, scenario) for suite in self.suites for scenario in suite.scenarios
+            )
+        }
+        finished = sorted(
+            self.state.results, key=lambda r: order.get((r.skill, r.scenario.id), len(order))
+        )
+        written = self.recording.recorder.written if self.recording is not None else ()
+        return PressureResults(
+            scenarios=tuple(finished),
+            backend=self.backend.name,
+            model=self.model,
+            suites=self.paths,
+            skill_only=self.options.skill_only,
+            strict=self.options.strict,
+            allow_inconclusive=self.options.allow_inconclusive,
+            complete=complete,
+            interrupted=interrupted,
+            tape=self.tape,
+            misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
+            cassettes_written=len(written),
+        )
+
+    def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
+        self.saved_at = time.monotonic()
+        results = self.results(complete=complete, interrupted=interrupted)
+        write_outputs(results, self.options.outputs, final=complete or interrupted)
+        return results
+
+    def live_runner(self, suite: PressureSuite) -> TurnRunner:
+        """The backend's runner; while recording, each of its runs is written as it ends."""
+        if suite.path not in self.live:
+            runner = self.pool.runner_for(suite)
+            if self.recording is not None:
+                runner = self.recording.runner(runner)
+            self.live[suite.path] = runner
+        return self.live[suite.path]
+
+    def runner_for(self, suite: PressureSuite) -> TurnRunner:
+        if not self.tape.replaying:
+            return self.live_runner(suite)
+        if suite.path not in self.replayers:
+            from skilltest.runners.replay import ReplayTurnRunner
+
+            assert self.tape.directory is not None and self.cassettes is not None
+            self.replayers[suite.path] = ReplayTurnRunner(
+                self.tape.directory,
+                key_of=self.cassettes.key_of,
+                rules_of=self.cassettes.rules_of,
+                fallback=self.live_runner(suite) if self.tape.record_missing else None,
+                max_retries=self.pool.limits.get("max_retries", 4),
+            )
+        return self.replayers[suite.path]
+
+    def go(self) -> PressureResults:
+        from skilltest.pressure.runs import run_suites, total_runs
+
+        options = self.options
+        plan = repetition_plan(options)
+        self.save(complete=False)  # an unwritable results file fails now, before any model call
+        self.observer.started(
+            total_runs(self.suites, options.skill_only, plan, against=options.against is not None)
+        )
+
+        def finished(_: ScenarioResult) -> None:
+            if time.monotonic() - self.saved_at >= SAVE_EVERY_S:
+                self.save(complete=False)
+
+        traces = options.output_dir
+
+        async def run_all() -> None:
+            try:
+                await run_suites(
+                    self.suites,
+                    self.runner_for,
+                    jobs=options.jobs,
+                    skill_only=options.skill_only,
+                    default_model=self.model,
+                    observer=self.observer,
+                    state=self.state,
+                    on_result=finished,
+                    plan=plan,
+                    against=options.against,
+                    previous=lambda suite: self.previous[suite.skill.skill_file],
+                    trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
+                )
+            finally:
+                for replayer in self.replayers.values():
+                    await replayer.aclose()
+                await self.pool.aclose()
+                if self.recording is not None:
+                    self.recording.close()
+
+        try:
+            run_async(run_all())
+        except KeyboardInterrupt:
+            self.observer.stopped()
+            if self.recording is not None:
+                self.recording.recorder.flush()  # a run whose cassette the interrupt stopped
+            self.observer.interrupted(self.save(complete=False, interrupted=True))
+            raise
+        self.observer.stopped()
+        return self.save(complete=True)

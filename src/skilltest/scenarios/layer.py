@@ -1,0 +1,334 @@
+"""The scenario layer's entry point: :func:`run` takes :class:`ScenarioOptions` and returns
+:class:`ScenarioResults`.
+
+The flow: load and select the suites (the core subset with ``comparison_only``), read the skill
+at ``against`` when asked, find ``claude``, choose the backend (live, emulator, or cassettes),
+check every MCP server and the rubrics' tool names, prove a controlled world's wiring with its
+canary, run every scenario's arms K times (or adaptively; canary scenarios first), and write the
+outputs as each scenario's verdict is known; an interrupted run writes what had finished, marked
+so, and re-raises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from skilltest.errors import InputError
+from skilltest.flow.loop import run_async
+from skilltest.flow.options import ComparedOptions, Observer
+from skilltest.flow.plan import check_unique_scenarios, repetition_plan, select
+from skilltest.flow.tape import Tape, tape_of
+from skilltest.report.outputs import write_outputs
+from skilltest.revision import previous_revision
+from skilltest.scenarios.report import RunContext
+from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
+from skilltest.suite.loader import discover_suites
+
+if TYPE_CHECKING:
+    from skilltest.report.junit import JUnitCase
+    from skilltest.scenarios.canary import CanaryReport
+    from skilltest.scenarios.outcome import RunRecord
+    from skilltest.scenarios.verdict import ScenarioVerdict
+    from skilltest.skills import Skill
+
+DEFAULT_SUITE_DIR = Path("tests/scenarios")
+"""Where the suites are when none is named."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScenarioOptions(ComparedOptions):
+    """What a scenario run takes besides the options every layer takes."""
+
+    comparison_only: bool = False
+    """Run only the core subset (``comparison: true``) and the canaries."""
+    min_score: float | None = None
+    """The with-skill mean a scenario needs (default: the suite's, else 0.6)."""
+    min_delta: float | None = None
+    """The lowest passing with-minus-without delta (default: the suite's, else -0.1)."""
+
+
+@dataclass(frozen=True)
+class ScenarioResults:
+    """A scenario run's results, finished or not."""
+
+    verdicts: tuple[ScenarioVerdict, ...]
+    """Each finished scenario's verdict and runs, in suite order."""
+    context: RunContext
+    """The backend, the CLI's version and path, the suites, ``jobs``."""
+    planned: int = 0
+    """The scenarios the run set out to judge."""
+    canaries: frozenset[tuple[str, str]] = frozenset()
+    """``(skill, scenario id)`` of each canary scenario."""
+    allow_inconclusive: bool = False
+    """``inconclusive`` does not fail."""
+    complete: bool = True
+    """Every scenario finished."""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGTERM)."""
+    tape: Tape = field(default_factory=Tape)
+    """What was recorded or replayed."""
+    cassettes_written: int = 0
+    """Cassettes written (record)."""
+    output_dir: Path | None = None
+    """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
+
+    junit_name: ClassVar[str] = "skilltest scenarios"
+
+    @property
+    def canary(self) -> CanaryReport | None:
+        """What the canary scenarios say; ``None`` when none ran."""
+        from skilltest.scenarios.canary import canary_report
+
+        return canary_report(self.verdicts, self.canaries)
+
+    @property
+    def misses(self) -> list[RunRecord]:
+        """Runs whose requests the cassettes did not hold."""
+        return [
+            run
+            for result in self.verdicts
+            for run in result.runs
+            if run.error is not None and run.error.startswith("replay miss:")
+        ]
+
+    @property
+    def bad_input(self) -> bool:
+        """A run met a pattern that could not be matched in time (the suite must change)."""
+        return any(run.bad_input for result in self.verdicts for run in result.runs)
+
+    @property
+    def failing(self) -> list[ScenarioVerdict]:
+        """The scenarios that fail the run (``inconclusive`` only without
+        ``allow_inconclusive``)."""
+        return [
+            r
+            for r in self.verdicts
+            if not r.passed and not (r.inconclusive and self.allow_inconclusive)
+        ]
+
+    def to_document(self) -> dict[str, Any]:
+        """The results file."""
+        from skilltest.scenarios.report import results_document
+
+        document = results_document(
+            self.verdicts, self.context, complete=self.complete, interrupted=self.interrupted
+        )
+        canary = self.canary
+        document["canary"] = canary.to_dict() if canary is not None else None
+        document["replay"] = self.tape.to_dict(misses=[str(run.error) for run in self.misses])
+        return document
+
+    def junit_cases(self) -> list[JUnitCase]:
+        """One JUnit case per scenario."""
+        from skilltest.scenarios.report import junit_cases
+
+        return junit_cases(self.verdicts, allow_inconclusive=self.allow_inconclusive)
+
+
+def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuite]]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only`` (and to the
+    core subset with ``comparison_only``).
+
+    Raises:
+        InputError: a suite, a skill, a plugin, a pattern or a name that is not valid.
+    """
+    overrides = Overrides(
+        min_score=options.min_score,
+        min_delta=options.min_delta,
+        model=options.model,
+        skill_only=options.skill_only,
+        plugin_dir=options.plugin_dir,
+    )
+    paths = discover_suites(
+        list(options.suites), DEFAULT_SUITE_DIR, example="tests/scenarios/<skill>.yaml"
+    )
+    suites = [
+        load_scenario_suite(
+            p, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
+        )
+        for p in paths
+    ]
+    suites = select(suites, options.only)
+    if options.comparison_only:
+        suites = _comparison_only(suites)
+    check_unique_scenarios(
+        [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
+    )
+    return paths, suites
+
+
+def run(
+    options: ScenarioOptions | None = None, *, observer: Observer | None = None
+) -> ScenarioResults:
+    """Runs scenario suites through the real ``claude`` CLI, with the skill installed and
+    without it, K times each, and scores each run's tool calls with the scenario's rubric.
+
+    Args:
+        options: What to run and how (default: every suite under ``tests/scenarios/``).
+        observer: Sees notices and each finished run (default: nothing is shown).
+
+    Returns:
+        The results; the outputs ``options.outputs`` asks for are written.
+
+    Raises:
+        InputError: bad input (a suite, an option, a cassette folder), before any run.
+        ConfigurationError: no usable ``claude``, a live backend without credentials, an MCP
+            server that does not start, a world canary the fake never saw.
+        KeyboardInterrupt: the run was interrupted; what had finished is written, marked so.
+    """
+    options = options or ScenarioOptions()
+    observer = observer or Observer()
+    paths, suites = load_suites(options)
+    tape = tape_of(options, layer="scenarios")
+    scenarios = [scenario for suite in suites for scenario in suite.scenarios]
+    if options.against is not None:
+        for scenario in scenarios:
+            if scenario.plugin is not None:
+                raise InputError(
+                    f"scenario {scenario.id!r} tests the plugin {scenario.plugin.name!r}; "
+                    "--against compares revisions of a skill, not of a plugin",
+                    location=scenario.location,
+                    fix="run --against on suites of skills, or compare two results files with "
+                    "skilltest compare",
+                )
+    with previous_revision(options.against, (s.skill for s in scenarios)) as previous:
+        return _run(options, observer, paths, suites, tape, previous)
+
+
+def _run(
+    options: ScenarioOptions,
+    observer: Observer,
+    paths: Sequence[Path],
+    suites: list[ScenarioSuite],
+    tape: Tape,
+    previous: dict[Path, Skill],
+) -> ScenarioResults:
+    from skilltest.claude.binary import find_claude
+    from skilltest.claude.isolation import unconfined_bash
+    from skilltest.runners.backends import BackendChoice, choose_backend
+    from skilltest.scenarios.endpoints import EMULATOR_NOTICE, open_endpoint, taped
+    from skilltest.scenarios.runner import ClaudeCliRunner
+    from skilltest.scenarios.runs import plan, run_suites
+    from skilltest.scenarios.tools import check_scenario_tools
+    from skilltest.scenarios.wiring import check_wiring
+
+    binary = find_claude(options.claude)
+    if tape.replay_only:
+        backend = BackendChoice("replay")
+    else:
+        backend = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
+    endpoint = taped(
+        open_endpoint(backend.name, options.script, suites) if backend.name != "replay" else None,
+        tape,
+        suites,
+        model=options.model,
+        cli_version=binary.version,
+    )
+    if backend.notice:
+        observer.notice(backend.notice)
+    if binary.warning:
+        observer.notice(f"skilltest: warning: {binary.warning}")
+    notice = unconfined_bash(
+        rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
+    )
+    if notice:
+        observer.notice(f"skilltest: note: {notice}")
+    # Every MCP server answers initialize and tools/list before the first run, and the rubrics
+    # name only tools that exist: a broken server stops the suite here, with its stderr.
+    if not tape.replaying:  # replayed servers are not started: their cassettes answer
+        check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
+    runner = ClaudeCliRunner(binary, endpoint)
+    # Before anything could write to a controlled world: one read-only run proves the agent's
+    # requests reach the fake (exit 2 with how they escaped when they do not).
+    for line in run_async(check_wiring(suites, runner, options.output_dir)):
+        observer.notice(f"skilltest: {line}")
+    repetitions = repetition_plan(options)
+    planned = plan(suites, repetitions, options.against, lambda s: previous[s.skill.skill_file])
+    order = {(p.scenario.skill.name, p.scenario.id): i for i, p in enumerate(planned)}
+    finished: list[tuple[int, ScenarioVerdict]] = []
+    recorder = getattr(endpoint, "recorder", None)
+    base = ScenarioResults(
+        verdicts=(),
+        context=RunContext(
+            backend=backend.name,
+            claude_version=binary.version,
+            claude_path=str(binary.path),
+            known_version=binary.known,
+            suites=tuple(str(p) for p in paths),
+            jobs=options.jobs,
+            skill_only=options.skill_only,
+        ),
+        planned=len(planned),
+        canaries=frozenset(
+            (p.scenario.skill.name, p.scenario.id) for p in planned if p.scenario.canary
+        ),
+        allow_inconclusive=options.allow_inconclusive,
+        tape=tape,
+        output_dir=options.output_dir,
+    )
+
+    def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
+        written = getattr(recorder, "written", ())
+        results = dataclasses.replace(
+            base,
+            verdicts=tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0])),
+            complete=complete,
+            interrupted=interrupted,
+            cassettes_written=len(written),
+        )
+        write_outputs(results, options.outputs, final=complete or interrupted)
+        return results
+
+    def on_verdict(verdict: ScenarioVerdict) -> None:
+        finished.append((order.get((verdict.skill, verdict.scenario_id), len(order)), verdict))
+        save(complete=False)
+
+    save(complete=False)  # an unwritable results file fails now, before any run
+    observer.started(sum(p.run_count for p in planned))
+    try:
+        run_async(
+            run_suites(
+                suites,
+                runner,
+                jobs=options.jobs,
+                output_dir=options.output_dir,
+                on_verdict=on_verdict,
+                observer=observer,
+                repetitions=repetitions,
+                against=options.against,
+                previous=lambda scenario: previous[scenario.skill.skill_file],
+            )
+        )
+    except KeyboardInterrupt:
+        observer.stopped()
+        if recorder is not None:
+            recorder.flush()  # a run whose cassette the interrupt stopped writing
+        observer.interrupted(save(complete=False, interrupted=True))
+        raise
+    observer.stopped()
+    return save(complete=True)
+
+
+def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:
+    """The core subset (``comparison: true``) and the canaries that guard it.
+
+    Raises:
+        InputError: no scenario is marked ``comparison: true``.
+    """
+    kept = [
+        dataclasses.replace(suite, scenarios=core)
+        for suite in suites
+        if (core := tuple(s for s in suite.scenarios if s.core or s.canary))
+    ]
+    if not any(s.core for suite in kept for s in suite.scenarios):
+        raise InputError(
+            "no scenario is marked `comparison: true`, the core subset --comparison-only runs",
+            location=", ".join(str(suite.path) for suite in suites),
+            fix="add `comparison: true` to the core scenarios (or the suite), or leave out "
+            "--comparison-only",
+        )
+    return kept

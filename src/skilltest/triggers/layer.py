@@ -1,0 +1,298 @@
+"""The trigger layer's entry point: :func:`run` takes :class:`TriggerOptions` and returns
+:class:`TriggerResults`.
+
+The flow: check the description options, load and select the suites, read the skill at
+``against`` when asked, find ``claude``, choose the backend, run each query K times per
+description (stopping each run once it is known whether the skill fired), and write the outputs
+as queries finish; an interrupted run writes what had finished, marked so, and re-raises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from skilltest.errors import InputError
+from skilltest.flow.loop import run_async
+from skilltest.flow.options import Observer, RunOptions
+from skilltest.flow.plan import check_unique_scenarios, select
+from skilltest.report.outputs import write_outputs
+from skilltest.revision import PREVIOUS, previous_revision
+from skilltest.suite.loader import discover_suites
+from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
+
+if TYPE_CHECKING:
+    from skilltest.report.junit import JUnitCase
+    from skilltest.triggers.runs import Variant
+    from skilltest.triggers.verdict import QueryResult, SuiteResult
+
+DEFAULT_SUITE_DIR = Path("tests/triggers")
+"""Where the suites are when none is named."""
+MAX_DESCRIPTION = 1024
+"""The longest description the Agent Skills format allows."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TriggerOptions(RunOptions):
+    """What a trigger run takes besides the options every layer takes (``repeat`` is a number
+    of runs per query here: trigger runs are cheap and not adaptive)."""
+
+    description: str | None = None
+    """Test this description instead of the skill's own (SKILL.md is not edited)."""
+    description_file: Path | None = None
+    """Test the description in this file (its whole text) instead of the skill's own."""
+    compare_description: bool = False
+    """Run the current description and the other one side by side and report their
+    differences."""
+
+
+@dataclass(frozen=True)
+class TriggerResults:
+    """A trigger run's results, finished or not."""
+
+    suites: tuple[tuple[SuiteResult, ...], ...]
+    """Per suite, one result per description (or revision) it ran with."""
+    context: dict[str, Any]
+    """The backend, the CLI's version and path, the suite files, ``jobs``."""
+    against: str | None = None
+    """The REF of ``against``: each suite's second result is the skill as it was there."""
+    complete: bool = True
+    """Every query finished."""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGTERM)."""
+    finished_queries: int = 0
+    """Query results finished (per description)."""
+
+    junit_name: ClassVar[str] = "skilltest triggers"
+
+    @property
+    def flat(self) -> list[SuiteResult]:
+        """Every suite result, each suite's descriptions in turn."""
+        return [suite for each in self.suites for suite in each]
+
+    @property
+    def judged(self) -> list[SuiteResult]:
+        """The results that decide the run: the skill at ``against`` is the yardstick, its own
+        misses fail nothing."""
+        return [suite for suite in self.flat if suite.variant != PREVIOUS]
+
+    @property
+    def passed(self) -> bool:
+        """Every judged query passed."""
+        return all(suite.passed for suite in self.judged)
+
+    def to_document(self) -> dict[str, Any]:
+        """The results file."""
+        from skilltest.triggers.report import results_document
+
+        return results_document(
+            [list(each) for each in self.suites],
+            self.context,
+            complete=self.complete,
+            interrupted=self.interrupted,
+        )
+
+    def junit_cases(self) -> list[JUnitCase]:
+        """One JUnit case per query of the skill under test (and per description)."""
+        from skilltest.triggers.report import junit_cases
+
+        return junit_cases(self.judged)
+
+
+def candidate_description(options: TriggerOptions) -> str | None:
+    """``description`` or the text of ``description_file``, checked.
+
+    Raises:
+        InputError: an empty or too long description, an unreadable file, or
+            ``compare_description`` without a description.
+    """
+    if options.description_file is not None:
+        where = "--description-file"
+        try:
+            text: str | None = options.description_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(
+                f"cannot read {options.description_file}: {exc}",
+                location=where,
+                fix="give a readable UTF-8 text file holding the description",
+            ) from exc
+    else:
+        where, text = "--description", options.description
+    if text is None:
+        if options.compare_description:
+            raise InputError(
+                "--compare-description needs the description to compare with",
+                location="--compare-description",
+                fix="add --description TEXT or --description-file FILE",
+            )
+        return None
+    if not text.strip() or len(text) > MAX_DESCRIPTION:
+        raise InputError(
+            f"the description has {len(text.strip())} characters",
+            location=where,
+            fix=f"give a description of 1 to {MAX_DESCRIPTION} characters (the Agent Skills limit)",
+        )
+    return text.strip()
+
+
+def load_suites(options: TriggerOptions) -> tuple[list[Path], list[TriggerSuite]]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only``.
+
+    Raises:
+        InputError: a suite, a skill or a name that is not valid.
+    """
+    paths = discover_suites(
+        list(options.suites), DEFAULT_SUITE_DIR, example="tests/triggers/<skill>.yaml"
+    )
+    repeat = options.repeat if isinstance(options.repeat, int) else None
+    suites = [
+        load_trigger_suite(
+            p, skills_dir=options.skills_dir, repetitions=repeat, model=options.model
+        )
+        for p in paths
+    ]
+    suites = select(suites, options.only, items="queries", noun="query", example="loki-*")
+    check_unique_scenarios([(s.skill.name, q.id, q.location) for s in suites for q in s.queries])
+    return paths, suites
+
+
+def run(
+    options: TriggerOptions | None = None, *, observer: Observer | None = None
+) -> TriggerResults:
+    """Runs trigger suites: each query K times through the real ``claude`` CLI with the skill
+    (and the suite's distractors) installed, each run stopped as soon as it is known whether the
+    skill fired.
+
+    Args:
+        options: What to run and how (default: every suite under ``tests/triggers/``).
+        observer: Sees notices and each finished run (default: nothing is shown).
+
+    Returns:
+        The results; the outputs ``options.outputs`` asks for are written.
+
+    Raises:
+        InputError: bad input (a suite, a description, an option), before any run.
+        ConfigurationError: no usable ``claude``, a live backend without credentials.
+        KeyboardInterrupt: the run was interrupted; what had finished is written, marked so.
+    """
+    options = options or TriggerOptions()
+    observer = observer or Observer()
+    if options.against is not None and (
+        options.description is not None
+        or options.description_file is not None
+        or options.compare_description
+    ):
+        raise InputError(
+            "--against compares the skill with a previous revision; it does not take another "
+            "description",
+            location=f"--against {options.against}",
+            fix="drop --description, --description-file and --compare-description, or drop "
+            "--against",
+        )
+    candidate = candidate_description(options)
+    paths, suites = load_suites(options)
+    tested = sorted({suite.skill.name for suite in suites})
+    if candidate is not None and len(tested) > 1:
+        raise InputError(
+            f"another description is for one skill, and these suites test {', '.join(tested)}",
+            location="--description-file" if options.description_file else "--description",
+            fix="name the suite of the skill whose description you are tuning, e.g. "
+            f"skilltest triggers {tested[0]} --description ...",
+        )
+    with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
+        from skilltest.triggers.runs import CURRENT, Variant
+
+        if options.against is not None:
+            # The skill at REF runs as the second arm, alternating with the current one.
+            variants: tuple[Variant, ...] = (CURRENT, Variant(PREVIOUS, None, skills=previous))
+        elif candidate is None:
+            variants = (CURRENT,)
+        elif options.compare_description:
+            variants = (CURRENT, Variant("candidate", candidate))
+        else:
+            # Only the other description runs; it is reported as the one under test.
+            variants = (Variant("current", candidate),)
+        return _run(options, observer, paths, suites, variants)
+
+
+def _run(
+    options: TriggerOptions,
+    observer: Observer,
+    paths: Sequence[Path],
+    suites: list[TriggerSuite],
+    variants: tuple[Variant, ...],
+) -> TriggerResults:
+    from skilltest.claude.binary import find_claude
+    from skilltest.runners.backends import choose_backend
+    from skilltest.scenarios.endpoints import EMULATOR_NOTICE, open_endpoint
+    from skilltest.scenarios.runner import ClaudeCliRunner
+    from skilltest.triggers.runs import assemble, run_triggers
+    from skilltest.triggers.verdict import TriggerRun, against_previous
+
+    binary = find_claude(options.claude)
+    backend = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
+    endpoint = open_endpoint(backend.name, options.script, suites)
+    if backend.notice:
+        observer.notice(backend.notice)
+    if binary.warning:
+        observer.notice(f"skilltest: warning: {binary.warning}")
+    runner = ClaudeCliRunner(binary, endpoint)
+    base = TriggerResults(
+        suites=(),
+        context={
+            "backend": backend.name,
+            "claude_version": binary.version,
+            "claude_path": str(binary.path),
+            "suite_files": [str(p) for p in paths],
+            "jobs": options.jobs,
+        },
+        against=options.against,
+    )
+    finished: dict[tuple[int, int, int], QueryResult] = {}
+
+    def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
+        results = assemble(suites, variants, finished)
+        if options.against is not None:
+            results = [
+                [against_previous(options.against, now, before), before] for now, before in results
+            ]
+        current = dataclasses.replace(
+            base,
+            suites=tuple(tuple(each) for each in results),
+            complete=complete,
+            interrupted=interrupted,
+            finished_queries=len(finished),
+        )
+        write_outputs(current, options.outputs, final=complete or interrupted)
+        return current
+
+    def on_result(s: int, v: int, q: int, result: QueryResult) -> None:
+        finished[s, v, q] = result
+        save(complete=False)
+
+    def on_run(run: TriggerRun) -> None:
+        observer.run_finished(error=run.ended == "error")
+
+    save(complete=False)  # an unwritable results file fails now, before any run
+    observer.started(sum(len(s.queries) * s.repetitions for s in suites) * len(variants))
+    try:
+        run_async(
+            run_triggers(
+                suites,
+                runner,
+                variants=variants,
+                jobs=options.jobs,
+                output_dir=options.output_dir,
+                on_result=on_result,
+                on_run=on_run,
+            )
+        )
+    except KeyboardInterrupt:
+        observer.stopped()
+        observer.interrupted(save(complete=False, interrupted=True))
+        raise
+    observer.stopped()
+    return save(complete=True)
