@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,20 @@ def test_the_api_names_are_documented_and_importable():
     with pytest.raises(AttributeError):
         _ = skilltest.no_such_name  # type: ignore[attr-defined]
     assert Path(skilltest.__file__).name == "__init__.py"
+
+
+def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme[readme.index("## Python API") :]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start : section.index("\n```", start)]
+    for folder in ("skills", "tests/skill-pressure", "tests/model-scripts"):
+        shutil.copytree(REPO_ROOT / folder, tmp_path / folder)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    exec(compile(code, "README.md#python-api", "exec"), namespace)
+    results = namespace["results"]
+    assert isinstance(results, skilltest.PressureResults)
+    assert len(results.scenarios) == 4
+    assert json.loads((tmp_path / "out" / "pressure.json").read_text())["complete"] is True
+    assert (tmp_path / "out" / "report.html").is_file()
