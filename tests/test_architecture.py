@@ -20,6 +20,7 @@ ORDER: tuple[str, ...] = (
     "errors",
     "limits",
     "names",
+    "files",
     "redact",
     "stats",
     "decision",

@@ -34,17 +34,15 @@ any rule does, and every BLOCK line is one reason.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.report.files import read_results
+from skilltest.report.files import read_any_results
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, level, newcombe, wilson
 
-LAYERS = ("pressure", "scenarios", "triggers")
 """The results files the gate reads."""
 PASS = "PASS"
 BLOCK = "BLOCK"
@@ -190,23 +188,8 @@ def load_results(path: Path) -> ResultsFile:
         InputError: unreadable, not JSON, another layer, another schema version, or a
             scenario without the fields the gate reads; the message names the place and fix.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(
-            f"cannot read results: {exc}",
-            location=str(path),
-            fix="give a file that skilltest pressure or scenarios wrote with --results",
-        ) from exc
-    layer = data.get("layer") if isinstance(data, dict) else None
-    if layer not in LAYERS:
-        raise InputError(
-            f"not a pressure, scenarios or triggers results file (layer: {layer!r})",
-            location=f"{path}#/layer",
-            fix="the gate reads what skilltest pressure, scenarios and triggers write with "
-            "--results; leave other files out",
-        )
-    data = read_results(path, str(layer))
+    data = read_any_results(path)
+    layer = data["layer"]
     if layer == "triggers":
         return _trigger_file(path, data)
     raw = data.get("scenarios")

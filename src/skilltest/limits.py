@@ -19,3 +19,11 @@ what it repeats); suites need fewer than ten levels."""
 MAX_YAML_ALIAS_NODES = 10_000
 """The most values aliases (``*name``) may repeat in one YAML file, counted expanded, so that a
 few hundred bytes of nested aliases (a "billion laughs") cannot expand to billions."""
+
+MAX_RESULTS_BYTES = 512 * 1024 * 1024
+"""The largest results file, trace or cassette read (512 MiB), refused before reading: a file
+skilltest wrote for thousands of runs stays well under it; ``/dev/zero`` is refused at once."""
+
+MAX_JSON_DEPTH = 200
+"""The deepest nesting of a JSON file read (results, traces, cassettes): what skilltest writes
+nests a few levels, a tool input a few more; deeper is not a file of ours."""

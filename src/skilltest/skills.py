@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.errors import InputError, SkillNotFoundError
+from skilltest.files import decode, read_bytes
+from skilltest.limits import MAX_YAML_BYTES
 from skilltest.names import check_name, name_problem
 from skilltest.suite.loader import parse_yaml
 
@@ -153,20 +155,7 @@ def load_skill(skill_file: Path, name: str | None = None) -> Skill:
 
 
 def _read_skill(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the skill: {exc.strerror or exc}",
-            location=str(path),
-            fix="make SKILL.md readable",
-        ) from exc
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError(
-            f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
-            location=f"{path}:{line}",
-            fix="save SKILL.md as UTF-8 (Claude Code reads it as UTF-8 too)",
-        ) from None
+    raw = read_bytes(
+        path, limit=MAX_YAML_BYTES, what="the skill", large_fix="check that this is SKILL.md"
+    )
+    return decode(raw, path, fix="save SKILL.md as UTF-8 (Claude Code reads it as UTF-8 too)")

@@ -286,8 +286,9 @@ def test_json_output(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "cannot read results"),
-        ("{not json", "cannot read results"),
+        (None, ": no such results file\n  fix: pass a file written by --results"),
+        ("{not json", ":1:2: the results file is not valid JSON: Expecting property name"),
+        ("[" * 100_000 + "]" * 100_000, ": the results file is nested deeper than 200 levels"),
         (
             json.dumps({"schema_version": 2, "layer": "lint", "queries": []}),
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",

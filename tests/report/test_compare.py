@@ -131,4 +131,4 @@ def test_different_layers_are_bad_input(files, capsys):
 def test_an_unreadable_file_is_bad_input(files, capsys):
     (files / "broken.json").write_text("{")
     assert main(["compare", "old.json", "broken.json"]) == 2
-    assert "broken.json: cannot read results" in capsys.readouterr().err
+    assert "broken.json:1:2: the results file is not valid JSON" in capsys.readouterr().err

@@ -144,6 +144,8 @@ def test_a_cell_never_breaks_the_table():
 
 
 def test_a_file_of_no_known_layer_is_bad_input():
-    with pytest.raises(InputError, match="not a skilltest results file") as info:
+    with pytest.raises(
+        InputError, match="not a pressure, scenarios or triggers results file"
+    ) as info:
         render({"layer": "nope"}, sources=["x.json"])
     assert info.value.location == "x.json"

@@ -215,8 +215,8 @@ def test_a_folder_is_not_a_file(tmp_path):
     with pytest.raises(SuiteError) as caught:
         read_yaml(tmp_path)
     assert str(caught.value) == (
-        f"{tmp_path}: cannot read the file: Is a directory\n"
-        "  fix: pass a readable file (not a folder), or fix its permissions"
+        f"{tmp_path}: cannot read the file: it is a folder, not a regular file\n"
+        "  fix: pass a regular file"
     )
 
 

@@ -133,7 +133,8 @@ def test_show_prints_the_timeline(project, fake_claude, capsys):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "cannot read the trace"),
+        (None, "no such trace"),
+        ("\udcff", ":1: not UTF-8: byte 0xff cannot be decoded"),
         ("", "the trace is empty"),
         ('{"schema_version": 1}\nnot json\n', ":2: line 2 is not JSON"),
         ('{"schema_version": 1}\n[1, 2]\n', ":2: line 2 is not a JSON object"),
@@ -144,7 +145,7 @@ def test_show_prints_the_timeline(project, fake_claude, capsys):
 def test_a_bad_trace_exits_2_with_the_place_and_a_fix(tmp_path, capsys, content, message):
     path = tmp_path / "run.trace.jsonl"
     if content is not None:
-        path.write_text(content)
+        path.write_bytes(content.encode("utf-8", "surrogateescape"))
     assert main(["show", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"skilltest: error: {path}" in err and message in err

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError, PluginError
+from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_BYTES
 
 
@@ -47,34 +48,20 @@ def read_json(path: Path, error: type[InputError] = PluginError) -> Any:
         InputError: (of class ``error``) a missing, unreadable, too large, non-UTF-8 or
             malformed file, or a key written twice in one object, at ``file:line:column``.
     """
-    try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES:
-            raise error(
-                f"the file is {size / 2**20:.1f} MiB, more than the "
-                f"{MAX_YAML_BYTES / 2**20:g} MiB skilltest reads",
-                location=str(path),
-                fix="a plugin's JSON files hold a few declarations; check that this is the "
-                "right file",
-            )
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise error("file not found", location=str(path), fix="check the path") from None
-    except OSError as exc:
-        raise error(
-            f"cannot read the file: {exc.strerror or exc}",
-            location=str(path),
-            fix="pass a readable file (not a folder), or fix its permissions",
-        ) from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise error(
-            f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
-            location=f"{path}:{line}",
-            fix="save the file as UTF-8 (Claude Code reads it as UTF-8 too)",
-        ) from None
+    raw = read_bytes(
+        path,
+        limit=MAX_YAML_BYTES,
+        error=error,
+        large_fix="a plugin's JSON files hold a few declarations; check that this is the "
+        "right file",
+    )
+    text = decode(
+        raw,
+        path,
+        error=error,
+        bom=True,
+        fix="save the file as UTF-8 (Claude Code reads it as UTF-8 too)",
+    )
     try:
         return json.loads(text, object_pairs_hook=_refuse_duplicates)
     except json.JSONDecodeError as exc:

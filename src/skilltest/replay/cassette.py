@@ -32,6 +32,8 @@ import yaml
 
 from skilltest import __version__
 from skilltest.errors import InputError
+from skilltest.files import decode, read_bytes
+from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor
 from skilltest.replay.normalise import (
     REDACTED,
@@ -214,21 +216,15 @@ class Cassette:
                 does not match the format, a schema version this code cannot read or a
                 repetition listed twice; each names the file and the line.
         """
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InputError(
-                "no such cassette",
-                location=str(path),
-                fix="record it with --record DIR (or --replay DIR --record-missing)",
-            ) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(
-                f"cannot read the cassette: {exc}",
-                location=str(path),
-                fix="re-record it with --record DIR",
-            ) from exc
-        return cls.loads(text, path)
+        raw = read_bytes(
+            path,
+            limit=MAX_RESULTS_BYTES,
+            what="the cassette",
+            large_fix="re-record it with --record DIR",
+            missing="no such cassette",
+            missing_fix="record it with --record DIR (or --replay DIR --record-missing)",
+        )
+        return cls.loads(decode(raw, path, fix="re-record it with --record DIR"), path)
 
     @classmethod
     def loads(cls, text: str, path: Path) -> Cassette:

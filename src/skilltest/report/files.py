@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.files import read_json
+from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor
 
 RESULTS_SCHEMA_VERSION = 2
@@ -83,10 +85,11 @@ def read_results(path: Path, layer: str) -> dict[str, Any]:
     Raises:
         InputError: not JSON, another layer's file, or a schema version this code cannot read.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read results: {exc}", location=str(path)) from exc
+    return _checked(path, _read_json(path), layer)
+
+
+def _checked(path: Path, data: Any, layer: str) -> dict[str, Any]:
+    """``data`` when it is a results file of ``layer`` in this version's schema."""
     if not isinstance(data, dict) or data.get("layer") != layer:
         raise InputError(f"not a {layer} results file (no `layer: {layer}`)", location=str(path))
     if data.get("schema_version") != RESULTS_SCHEMA_VERSION:
@@ -105,19 +108,23 @@ def read_any_results(path: Path) -> dict[str, Any]:
     Raises:
         InputError: not JSON, not a results file, or a schema version this code cannot read.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(
-            f"cannot read results: {exc}",
-            location=str(path),
-            fix="pass a file written by --results",
-        ) from exc
+    data = _read_json(path)
     layer = data.get("layer") if isinstance(data, dict) else None
     if layer not in RESULTS_LAYERS:
         raise InputError(
-            f"not a skilltest results file (no `layer:` of {', '.join(RESULTS_LAYERS)})",
-            location=str(path),
-            fix="pass a file written by --results",
+            f"not a pressure, scenarios or triggers results file (layer: {layer!r})",
+            location=f"{path}#/layer",
+            fix="pass what skilltest pressure, scenarios and triggers write with --results; "
+            "leave other files out",
         )
-    return read_results(path, str(layer))
+    return _checked(path, data, str(layer))
+
+
+def _read_json(path: Path) -> Any:
+    return read_json(
+        path,
+        limit=MAX_RESULTS_BYTES,
+        what="the results file",
+        missing="no such results file",
+        fix="pass a file written by --results (skilltest pressure, scenarios or triggers)",
+    )

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.report.files import RESULTS_LAYERS
 from skilltest.revision import Against
 from skilltest.stats import EMPTY, Interval
 
-LAYERS = ("pressure", "scenarios", "triggers")
+LAYERS = RESULTS_LAYERS
 """Layers in the order reports show them."""
 
 PRESSURE_FAILING = frozenset({"no-steer", "error", "inconclusive"})
@@ -206,9 +207,10 @@ def layer_of(data: Mapping[str, Any], location: str) -> str:
     layer = data.get("layer")
     if layer not in READERS:
         raise InputError(
-            f"not a skilltest results file (layer {layer!r}; expected one of {', '.join(LAYERS)})",
+            f"not a pressure, scenarios or triggers results file (layer: {layer!r})",
             location=location,
-            fix="pass a file written by --results",
+            fix="pass what skilltest pressure, scenarios and triggers write with --results; "
+            "leave other files out",
         )
     return str(layer)
 

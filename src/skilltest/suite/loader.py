@@ -23,6 +23,7 @@ import jsonschema
 import yaml
 
 from skilltest.errors import InputError, SuiteError
+from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_ALIAS_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
 
 
@@ -204,41 +205,26 @@ def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
             syntax error, too deep a nesting, an alias expansion beyond its budget or a
             duplicate key; each names the file and, where there is one, the line.
     """
-    try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES:
-            raise error(
-                f"the file is {size / 2**20:.1f} MiB, more than the "
-                f"{MAX_YAML_BYTES / 2**20:g} MiB a suite or model script may be",
-                location=str(path),
-                fix="split it into several files (a folder of suites runs as one)",
-            )
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise error(
-            "file not found", location=str(path), fix="check the path (and the working directory)"
-        ) from None
-    except OSError as exc:
-        raise error(
-            f"cannot read the file: {exc.strerror or exc}",
-            location=str(path),
-            fix="pass a readable file (not a folder), or fix its permissions",
-        ) from exc
+    raw = read_bytes(
+        path,
+        limit=MAX_YAML_BYTES,
+        error=error,
+        too_large="a suite or model script may be",
+        large_fix="split it into several files (a folder of suites runs as one)",
+        missing_fix="check the path (and the working directory)",
+    )
     digest = hashlib.sha256(raw).digest()
     with _PARSED_LOCK:
         if digest in _PARSED:
             _PARSED.move_to_end(digest)
             return copy.deepcopy(_PARSED[digest])
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise error(
-            f"not UTF-8: byte 0x{raw[exc.start]:02x} cannot be decoded",
-            location=f"{path}:{line}:{column}",
-            fix="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE > NEW`)",
-        ) from None
+    text = decode(
+        raw,
+        path,
+        error=error,
+        column=True,
+        fix="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE > NEW`)",
+    )
     data = parse_yaml(text, str(path), error)
     with _PARSED_LOCK:
         _PARSED[digest] = copy.deepcopy(data)

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.files import decode, nesting, read_bytes
+from skilltest.limits import MAX_JSON_DEPTH, MAX_RESULTS_BYTES
 from skilltest.trace import SCHEMA_VERSION
 
 
@@ -21,21 +23,26 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
         TraceError: the file is missing or unreadable, a line is not a JSON object, the first
             line has no ``schema_version`` or one this version does not know.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TraceError(
-            f"cannot read the trace: {exc}",
-            location=str(path),
-            fix="give the .trace.jsonl file written beside a run's transcript",
-        ) from exc
+    fix = "give the .trace.jsonl file written beside a run's transcript"
+    raw = read_bytes(
+        path,
+        limit=MAX_RESULTS_BYTES,
+        error=TraceError,
+        what="the trace",
+        large_fix=fix,
+        missing="no such trace",
+        missing_fix=fix,
+    )
+    text = decode(raw, path, error=TraceError, fix=fix)
     lines: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
-        except ValueError as exc:
+            if nesting(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+        except (ValueError, RecursionError) as exc:
             raise TraceError(
                 f"line {number} is not JSON: {exc.args[0] if exc.args else exc}",
                 location=f"{path}:{number}",
