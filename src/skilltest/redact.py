@@ -8,7 +8,8 @@ matter, by ``[REDACTED:<NAME>]``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 CREDENTIAL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
 """Environment variables that carry credentials to the live API."""
@@ -99,3 +100,15 @@ def _common_run(text: str, at: int, secret: str, offset: int, length: int) -> tu
     while end < len(text) and high < len(secret) and text[end] == secret[high]:
         end, high = end + 1, high + 1
     return start, end
+
+
+def map_strings(value: Any, rule: Callable[[str], str]) -> Any:
+    """``value`` (JSON-ready data: mappings, lists, tuples, scalars) with every string passed
+    through ``rule``; tuples come back as lists, as JSON has them."""
+    if isinstance(value, str):
+        return rule(value)
+    if isinstance(value, dict):
+        return {key: map_strings(item, rule) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [map_strings(item, rule) for item in value]
+    return value

@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from skilltest.errors import InputError
 from skilltest.flow.options import ComparedOptions
 from skilltest.repetitions import Repetitions, plan_for
+from skilltest.suite.loader import discover_suites
 
 
 class _HasRepetitions(Protocol):
@@ -39,6 +41,19 @@ def repetition_plan(options: ComparedOptions) -> Callable[[_HasRepetitions], Rep
 
 
 SuiteT = TypeVar("SuiteT")
+
+
+def load_all(
+    targets: Sequence[Path], default_dir: Path, *, example: str, load: Callable[[Path], SuiteT]
+) -> tuple[list[Path], list[SuiteT]]:
+    """The suite files ``targets`` name (files, folders, names; none: ``default_dir``) and each
+    loaded with ``load``.
+
+    Raises:
+        InputError: a target that does not exist, no suite found, or a suite ``load`` refuses.
+    """
+    paths = discover_suites(list(targets), default_dir, example=example)
+    return paths, [load(path) for path in paths]
 
 
 def select(

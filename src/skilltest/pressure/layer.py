@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
-from skilltest.flow.plan import check_unique_scenarios, repetition_plan, select
+from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
-from skilltest.suite.loader import discover_suites
 
 if TYPE_CHECKING:
     from skilltest.pressure.verdict import ScenarioResult
@@ -150,15 +149,14 @@ def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuit
         temperature=options.temperature,
         plugin_dir=options.plugin_dir,
     )
-    paths = discover_suites(
-        list(options.suites), DEFAULT_SUITE_DIR, example="tests/skill-pressure/<skill>.yaml"
+    paths, suites = load_all(
+        options.suites,
+        DEFAULT_SUITE_DIR,
+        example="tests/skill-pressure/<skill>.yaml",
+        load=lambda path: load_pressure_suite(
+            path, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
+        ),
     )
-    suites = [
-        load_pressure_suite(
-            p, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
-        )
-        for p in paths
-    ]
     suites = select(suites, options.only)
     check_unique_scenarios(
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]

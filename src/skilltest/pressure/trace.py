@@ -16,7 +16,7 @@ from skilltest import __version__
 from skilltest.names import child
 from skilltest.pressure.verdict import PressureRun
 from skilltest.trace import SCHEMA_VERSION
-from skilltest.trace.record import write_trace
+from skilltest.trace.record import tokens, write_trace
 
 
 def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -> Path:
@@ -93,12 +93,7 @@ def build_pressure_trace(
                 "red": run.red,
             }
         ),
-        "tokens": {
-            "input": usage.input_tokens,
-            "output": usage.output_tokens,
-            "cache_read": usage.cache_read_input_tokens,
-            "cache_write": usage.cache_creation_input_tokens,
-        },
+        "tokens": tokens(usage),
         "cost_usd": transcript.cost_usd,
         "latency_ms": transcript.latency_ms,
         "duration_s": None if transcript.latency_ms is None else transcript.latency_ms / 1000,

@@ -34,7 +34,7 @@ from skilltest import __version__
 from skilltest.errors import InputError
 from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_RESULTS_BYTES
-from skilltest.redact import Redactor
+from skilltest.redact import Redactor, map_strings
 from skilltest.replay.normalise import (
     REDACTED,
     canonical_json,
@@ -184,7 +184,7 @@ class Cassette:
                 default.
         """
         redact = _redaction(os.environ if environ is None else environ, self.redact)
-        data = _map_strings(self.to_data(), redact)
+        data = map_strings(self.to_data(), redact)
         _share_repeated_parts(data)
         dumper = _dumper_for(data)
         text: str = yaml.dump(
@@ -312,16 +312,6 @@ def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[
         return text
 
     return redact
-
-
-def _map_strings(value: Any, rule: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return rule(value)
-    if isinstance(value, dict):
-        return {k: _map_strings(v, rule) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_map_strings(v, rule) for v in value]
-    return value
 
 
 # --- writing ----------------------------------------------------------------------------------

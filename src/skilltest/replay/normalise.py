@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltest.errors import SuiteError
+from skilltest.redact import map_strings
 
 KEPT_FIELDS = (
     "model",
@@ -432,16 +433,6 @@ def _text_blocks(document: dict[str, Any]) -> None:
                 block["content"] = _as_blocks(block["content"])
 
 
-def _map_strings(value: Any, rule: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return rule(value)
-    if isinstance(value, dict):
-        return {k: _map_strings(v, rule) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_map_strings(v, rule) for v in value]
-    return value
-
-
 def _pointer_parts(pointer: str) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
 
@@ -507,7 +498,7 @@ def normalise_request(
     _text_blocks(document)
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
-    result: dict[str, Any] = _map_strings(document, _StringRules(paths, rules))
+    result: dict[str, Any] = map_strings(document, _StringRules(paths, rules))
     return result
 
 
@@ -528,7 +519,7 @@ def normalise_mcp(
     document: dict[str, Any] = {"method": method, "params": _without_meta(clean)}
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
-    result: dict[str, Any] = _map_strings(document, _StringRules(paths, rules))
+    result: dict[str, Any] = map_strings(document, _StringRules(paths, rules))
     return result
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from skilltest.errors import InputError
 from skilltest.files import read_json
 from skilltest.limits import MAX_RESULTS_BYTES
-from skilltest.redact import Redactor
+from skilltest.redact import Redactor, map_strings
 
 RESULTS_SCHEMA_VERSION = 2
 """Version of every results file skilltest writes (2: intervals are Wilson and Newcombe, verdicts
@@ -25,23 +25,13 @@ def write_results(path: Path, document: Any) -> None:
     """Writes a results file, every string with the environment's credentials redacted: a model
     answer or a tool result that repeats a key never reaches a file a CI job uploads."""
     redact = Redactor.for_environment(os.environ)
-    write_json_atomic(path, _redacted(document, redact))
+    write_json_atomic(path, map_strings(document, redact))
 
 
 def write_report(path: Path, text: str) -> None:
     """Writes a report a person reads or a CI job uploads (HTML, Markdown, JUnit) atomically,
     with the environment's credentials redacted, whatever the results it was rendered from."""
     write_text_atomic(path, Redactor.for_environment(os.environ)(text))
-
-
-def _redacted(value: Any, redact: Any) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: _redacted(item, redact) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redacted(item, redact) for item in value]
-    return value
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document, cost_line
-from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of
+from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of, versus_cell
 from skilltest.revision import summary_line
 
 TEXT_LIMIT = 4000
@@ -361,17 +361,6 @@ def _scenario_section(
     )
 
 
-def _versus(row: Row, *, named: bool) -> str:
-    """The ``vs REF`` cell: the against-verdict and the delta with its interval; ``-`` for a
-    scenario run without ``--against``."""
-    if row.against is None:
-        return "-"
-    shown = row.against.verdict
-    if not row.against.delta.empty:
-        shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
-    return f"{row.against.ref}: {shown}" if named else shown
-
-
 def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> str:
     pairs: list[tuple[Row, Mapping[str, Any]]] = []
     for document in documents:
@@ -402,7 +391,7 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
             f"<td>{_e(figure(row.with_skill, percent=row.percent))}</td>"
             f"<td>{_e(figure(row.without_skill, percent=row.percent))}</td>"
             f"<td>{_e(figure(row.delta, percent=row.percent, signed=True))}</td>"
-            + (f"<td>{_e(_versus(row, named=len(refs) > 1))}</td>" if refs else "")
+            + (f"<td>{_e(versus_cell(row, named=len(refs) > 1))}</td>" if refs else "")
             + f"<td>{row.k}</td><td>{_e(_pass_k(item))}</td>"
             f"<td>{_e('; '.join(row.reasons))}</td></tr>"
         )

@@ -19,7 +19,7 @@ from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.report.files import write_report
-from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of
+from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of, versus_cell
 from skilltest.report.text import cost_per_pass
 from skilltest.revision import summary_line
 
@@ -74,17 +74,6 @@ def _counts(layer: str, rows: Sequence[Row]) -> str:
     failed = sum(1 for row in rows if row.failed)
     noun = NOUNS[layer] if len(rows) != 1 else NOUNS[layer].removesuffix("s")
     return f"**{len(rows)} {noun}**: {shown}; {len(rows) - failed} passed, {failed} failed"
-
-
-def _versus(row: Row, *, named: bool) -> str:
-    """The ``vs REF`` cell: the against-verdict and the delta with its interval; ``-`` for a
-    scenario run without ``--against``."""
-    if row.against is None:
-        return "-"
-    shown = row.against.verdict
-    if not row.against.delta.empty:
-        shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
-    return f"{row.against.ref}: {shown}" if named else shown
 
 
 def cost_line(documents: Sequence[Document]) -> str:
@@ -156,7 +145,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
             cells.append(figure(row.without_skill, percent=row.percent))
             cells.append(figure(row.delta, percent=row.percent, signed=True))
         if refs:
-            cells.append(_versus(row, named=len(refs) > 1))
+            cells.append(versus_cell(row, named=len(refs) > 1))
         cells += [str(row.k), _transcripts(row, link_from=link_from, cwd=cwd)]
         lines.append("| " + " | ".join(cells) + " |")
     # Trigger runs have a fixed K: their intervals are always at 95%.

@@ -245,3 +245,14 @@ def figure(interval: Interval, *, percent: bool, signed: bool = False) -> str:
     low, high = shown(interval.low), shown(interval.high)
     bounds = f"[{low}–{high}]" if percent and not signed else f"[{low}, {high}]"
     return f"{shown(interval.value)} {bounds}"
+
+
+def versus_cell(row: Row, *, named: bool) -> str:
+    """The ``vs REF`` cell: the against-verdict and the delta with its interval; ``-`` for a
+    scenario run without ``--against``."""
+    if row.against is None:
+        return "-"
+    shown = row.against.verdict
+    if not row.against.delta.empty:
+        shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
+    return f"{row.against.ref}: {shown}" if named else shown

@@ -7,17 +7,12 @@ importing one module of the layer does not load the whole of it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skilltest.flow.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from skilltest.scenarios.layer import ScenarioOptions, ScenarioResults, run
 
 __all__ = ["ScenarioOptions", "ScenarioResults", "run"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from skilltest.scenarios import layer
-
-        return getattr(layer, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, "layer", __all__)

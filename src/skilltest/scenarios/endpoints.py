@@ -15,15 +15,18 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skilltest.claude.isolation import Sandbox, live_credentials
 from skilltest.errors import InputError
+from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.tape import Tape
 from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
 
 if TYPE_CHECKING:
+    from skilltest.claude.binary import ClaudeBinary
     from skilltest.emulator import EmulatorServer, ModelScript
     from skilltest.replay.normalise import Rules
 
@@ -140,11 +143,6 @@ class _HasScript(Protocol):
     def model_script(self) -> Path | None: ...
 
 
-class _HasReplayRules(_HasScript, Protocol):
-    @property
-    def replay(self) -> Rules: ...
-
-
 def open_endpoint(backend: str, script: Path | None, suites: Sequence[_HasScript]) -> Endpoint:
     """The endpoint of a live or emulated backend; every suite's model script is loaded now, so
     that a bad or missing one is bad input before any run.
@@ -164,21 +162,20 @@ def open_endpoint(backend: str, script: Path | None, suites: Sequence[_HasScript
 def taped(
     endpoint: Endpoint | None,
     tape: Tape,
-    suites: Sequence[_HasReplayRules],
+    rules: Mapping[Path, Rules],
     *,
     model: str | None,
     cli_version: str | None,
 ) -> Endpoint:
     """``endpoint`` behind the recording or replaying point the tape asks for (``endpoint`` is
-    ``None`` when the cassettes alone answer)."""
+    ``None`` when the cassettes alone answer); ``rules`` are each suite's replay rules, by its
+    path."""
     if tape.directory is None:
         assert endpoint is not None
         return endpoint
     from skilltest.replay.normalise import Rules
     from skilltest.replay.recorder import Recorder
     from skilltest.scenarios.replay import RecordingEndpoint, ReplayEndpoint
-
-    rules = {suite.path: suite.replay for suite in suites}
 
     def rules_of(request: RunRequest) -> Rules:
         return rules.get(request.suite_path, Rules())
@@ -192,3 +189,53 @@ def taped(
         assert endpoint is not None and recorder is not None
         return RecordingEndpoint(endpoint, recorder, rules_of=rules_of)
     return ReplayEndpoint(tape.directory, rules_of=rules_of, fallback=endpoint, recorder=recorder)
+
+
+@dataclass(frozen=True)
+class CliBackend:
+    """Where a layer that runs the ``claude`` CLI gets its answers from."""
+
+    binary: ClaudeBinary
+    """The ``claude`` binary every run uses."""
+    backend: str
+    """``claude`` (the live API), ``emulator`` or ``replay``."""
+    endpoint: Endpoint
+    """What each run's CLI talks to."""
+
+
+def cli_backend(
+    options: RunOptions,
+    suites: Sequence[_HasScript],
+    observer: Observer,
+    tape: Tape | None = None,
+    rules: Mapping[Path, Rules] | None = None,
+) -> CliBackend:
+    """Finds ``claude``, chooses the backend (the cassettes alone when the tape replays without
+    recording), opens its endpoint behind the tape, and tells the observer what it chose.
+
+    Raises:
+        ClaudeNotFoundError: no usable ``claude``.
+        CredentialsError: a live backend asked for without credentials.
+        InputError: a suite without the model script the emulator needs.
+    """
+    from skilltest.claude.binary import find_claude
+    from skilltest.runners.backends import BackendChoice, choose_backend
+
+    tape = tape or Tape()
+    binary = find_claude(options.claude)
+    if tape.replay_only:
+        choice = BackendChoice("replay")
+    else:
+        choice = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
+    endpoint = taped(
+        open_endpoint(choice.name, options.script, suites) if choice.name != "replay" else None,
+        tape,
+        rules or {},
+        model=options.model,
+        cli_version=binary.version,
+    )
+    if choice.notice:
+        observer.notice(choice.notice)
+    if binary.warning:
+        observer.notice(f"skilltest: warning: {binary.warning}")
+    return CliBackend(binary, choice.name, endpoint)

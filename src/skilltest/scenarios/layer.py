@@ -20,13 +20,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
-from skilltest.flow.plan import check_unique_scenarios, repetition_plan, select
+from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
-from skilltest.suite.loader import discover_suites
 
 if TYPE_CHECKING:
     from skilltest.report.junit import JUnitCase
@@ -143,15 +142,14 @@ def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuit
         skill_only=options.skill_only,
         plugin_dir=options.plugin_dir,
     )
-    paths = discover_suites(
-        list(options.suites), DEFAULT_SUITE_DIR, example="tests/scenarios/<skill>.yaml"
+    paths, suites = load_all(
+        options.suites,
+        DEFAULT_SUITE_DIR,
+        example="tests/scenarios/<skill>.yaml",
+        load=lambda path: load_scenario_suite(
+            path, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
+        ),
     )
-    suites = [
-        load_scenario_suite(
-            p, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
-        )
-        for p in paths
-    ]
     suites = select(suites, options.only)
     if options.comparison_only:
         suites = _comparison_only(suites)
@@ -207,31 +205,15 @@ def _run(
     tape: Tape,
     previous: dict[Path, Skill],
 ) -> ScenarioResults:
-    from skilltest.claude.binary import find_claude
     from skilltest.claude.isolation import unconfined_bash
-    from skilltest.runners.backends import BackendChoice, choose_backend
-    from skilltest.scenarios.endpoints import EMULATOR_NOTICE, open_endpoint, taped
+    from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.scenarios.runs import plan, run_suites
     from skilltest.scenarios.tools import check_scenario_tools
     from skilltest.scenarios.wiring import check_wiring
 
-    binary = find_claude(options.claude)
-    if tape.replay_only:
-        backend = BackendChoice("replay")
-    else:
-        backend = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
-    endpoint = taped(
-        open_endpoint(backend.name, options.script, suites) if backend.name != "replay" else None,
-        tape,
-        suites,
-        model=options.model,
-        cli_version=binary.version,
-    )
-    if backend.notice:
-        observer.notice(backend.notice)
-    if binary.warning:
-        observer.notice(f"skilltest: warning: {binary.warning}")
+    chosen = cli_backend(options, suites, observer, tape, {s.path: s.replay for s in suites})
+    binary, endpoint = chosen.binary, chosen.endpoint
     notice = unconfined_bash(
         rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
     )
@@ -254,7 +236,7 @@ def _run(
     base = ScenarioResults(
         verdicts=(),
         context=RunContext(
-            backend=backend.name,
+            backend=chosen.backend,
             claude_version=binary.version,
             claude_path=str(binary.path),
             known_version=binary.known,

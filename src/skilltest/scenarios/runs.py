@@ -21,6 +21,7 @@ from typing import Any
 
 from skilltest.errors import PatternError, RunError
 from skilltest.flow.options import Observer
+from skilltest.redact import map_strings
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.scenarios.canary import judge_canary
 from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
@@ -34,7 +35,6 @@ from skilltest.skills import Skill
 from skilltest.trace.record import (
     build_trace,
     fixture_checksum,
-    redact_strings,
     trace_path,
     write_trace,
 )
@@ -111,7 +111,7 @@ def _world_dict(outcome: RunOutcome) -> dict[str, Any] | None:
     if outcome.world is None:
         return None
     world = outcome.world.to_dict()
-    return world if outcome.redact is None else redact_strings(world, outcome.redact)
+    return world if outcome.redact is None else map_strings(world, outcome.redact)
 
 
 def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:

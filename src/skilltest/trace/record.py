@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
-from skilltest.redact import Redactor
+from skilltest.redact import Redactor, map_strings
 from skilltest.report.files import write_text_atomic
 from skilltest.trace import SCHEMA_VERSION
-from skilltest.transcript import Transcript
+from skilltest.transcript import Transcript, Usage
 
 LONG_RESULT = 4000
 """Tool results longer than this are cut in the trace (the raw transcript keeps them whole)."""
@@ -205,12 +205,7 @@ def build_trace(
             if world is not None
             else None
         ),
-        "tokens": {
-            "input": usage.input_tokens,
-            "output": usage.output_tokens,
-            "cache_read": usage.cache_read_input_tokens,
-            "cache_write": usage.cache_creation_input_tokens,
-        },
+        "tokens": tokens(usage),
         "cost_usd": transcript.cost_usd,
         "latency_ms": transcript.latency_ms,
         "retries": len(transcript.api_retries),
@@ -224,15 +219,14 @@ def build_trace(
     ]
 
 
-def redact_strings(value: Any, rule: Callable[[str], str]) -> Any:
-    """``value`` (JSON-ready data) with every string passed through ``rule``."""
-    if isinstance(value, str):
-        return rule(value)
-    if isinstance(value, dict):
-        return {key: redact_strings(item, rule) for key, item in value.items()}
-    if isinstance(value, list):
-        return [redact_strings(item, rule) for item in value]
-    return value
+def tokens(usage: Usage) -> dict[str, int]:
+    """A run's tokens as its trace's outcome gives them."""
+    return {
+        "input": usage.input_tokens,
+        "output": usage.output_tokens,
+        "cache_read": usage.cache_read_input_tokens,
+        "cache_write": usage.cache_creation_input_tokens,
+    }
 
 
 def write_trace(
@@ -250,7 +244,7 @@ def write_trace(
         return environment(redact(text) if redact is not None else text)
 
     text = "".join(
-        json.dumps(redact_strings(dict(line), rule), ensure_ascii=False, default=str) + "\n"
+        json.dumps(map_strings(dict(line), rule), ensure_ascii=False, default=str) + "\n"
         for line in lines
     )
     write_text_atomic(path, text)

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
-from skilltest.flow.plan import check_unique_scenarios, select
+from skilltest.flow.plan import check_unique_scenarios, load_all, select
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import PREVIOUS, previous_revision
-from skilltest.suite.loader import discover_suites
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
@@ -144,16 +143,15 @@ def load_suites(options: TriggerOptions) -> tuple[list[Path], list[TriggerSuite]
     Raises:
         InputError: a suite, a skill or a name that is not valid.
     """
-    paths = discover_suites(
-        list(options.suites), DEFAULT_SUITE_DIR, example="tests/triggers/<skill>.yaml"
-    )
     repeat = options.repeat if isinstance(options.repeat, int) else None
-    suites = [
-        load_trigger_suite(
-            p, skills_dir=options.skills_dir, repetitions=repeat, model=options.model
-        )
-        for p in paths
-    ]
+    paths, suites = load_all(
+        options.suites,
+        DEFAULT_SUITE_DIR,
+        example="tests/triggers/<skill>.yaml",
+        load=lambda path: load_trigger_suite(
+            path, skills_dir=options.skills_dir, repetitions=repeat, model=options.model
+        ),
+    )
     suites = select(suites, options.only, items="queries", noun="query", example="loki-*")
     check_unique_scenarios([(s.skill.name, q.id, q.location) for s in suites for q in s.queries])
     return paths, suites
@@ -225,25 +223,18 @@ def _run(
     suites: list[TriggerSuite],
     variants: tuple[Variant, ...],
 ) -> TriggerResults:
-    from skilltest.claude.binary import find_claude
-    from skilltest.runners.backends import choose_backend
-    from skilltest.scenarios.endpoints import EMULATOR_NOTICE, open_endpoint
+    from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.triggers.runs import assemble, run_triggers
     from skilltest.triggers.verdict import TriggerRun, against_previous
 
-    binary = find_claude(options.claude)
-    backend = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
-    endpoint = open_endpoint(backend.name, options.script, suites)
-    if backend.notice:
-        observer.notice(backend.notice)
-    if binary.warning:
-        observer.notice(f"skilltest: warning: {binary.warning}")
-    runner = ClaudeCliRunner(binary, endpoint)
+    chosen = cli_backend(options, suites, observer)
+    binary = chosen.binary
+    runner = ClaudeCliRunner(binary, chosen.endpoint)
     base = TriggerResults(
         suites=(),
         context={
-            "backend": backend.name,
+            "backend": chosen.backend,
             "claude_version": binary.version,
             "claude_path": str(binary.path),
             "suite_files": [str(p) for p in paths],
