@@ -8,7 +8,6 @@ systems cancel a job), 129 hung up (SIGHUP), 141 the reader of the output went a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import importlib
 import os
@@ -58,6 +57,8 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
     task, and asyncio would print it to stderr as a task exception never retrieved: a traceback
     the person who pressed Ctrl-C should not see. The outermost task keeps it instead.
     """
+    import asyncio  # only commands that run something need the event loop
+
     stopped: list[KeyboardInterrupt] = []
 
     async def guarded() -> _T | None:

@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.rubric import COMPONENTS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from skilltest.revision import Against
 from skilltest.stats import (
     CONFIDENCE,
@@ -254,6 +254,8 @@ class ScenarioVerdict:
 
 def tidy_table(records: Sequence[RunRecord]) -> pd.DataFrame:
     """One row per (scenario, arm, rep, component): ``value`` is missing when unscored."""
+    import pandas as pd  # on first use: it takes longer to import than a command to start
+
     rows = []
     for record in records:
         base = {
