@@ -7,12 +7,15 @@ of a hang. Python's inline flags (``(?i)``, ``(?s)``...) work as in ``re``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-import regex
+from typing import TYPE_CHECKING
 
 from skilltest.errors import PatternError
+
+if TYPE_CHECKING:
+    import regex
 
 DEFAULT_TIMEOUT_S = 1.0
 """Time limit for one pattern against one text."""
@@ -28,11 +31,13 @@ _PROBES: tuple[str, ...] = (
     '{"a": "' + "b" * 3000 + '"',
 )
 
+# ``regex`` takes ``re``'s values for these flags; naming them from ``re`` lets a suite be read
+# without importing ``regex`` until a pattern is compiled.
 FLAG_NAMES: dict[str, int] = {
-    "IGNORECASE": regex.IGNORECASE,
-    "MULTILINE": regex.MULTILINE,
-    "DOTALL": regex.DOTALL,
-    "VERBOSE": regex.VERBOSE,
+    "IGNORECASE": re.IGNORECASE,
+    "MULTILINE": re.MULTILINE,
+    "DOTALL": re.DOTALL,
+    "VERBOSE": re.VERBOSE,
 }
 """Flags a suite may name in ``pattern_flags``."""
 
@@ -101,6 +106,8 @@ def compile_pattern(
             location=location,
             fix="quote the pattern in the YAML file",
         )
+    import regex  # on first use, so that importing this module stays cheap for every command
+
     try:
         compiled = regex.compile(source, flags | regex.VERSION0)
     except regex.error as exc:

@@ -25,6 +25,7 @@ from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.replay.mcp_relay import MISS_CODE, McpExchange, RecordedServer
 
 from ..conftest import REPO_ROOT
+from ..test_startup import HEAVY
 
 SERVER = REPO_ROOT / "tests" / "fixtures" / "plugins" / "observability" / "server.py"
 STUBBORN = Path(__file__).with_name("stubborn_server.py")
@@ -438,9 +439,6 @@ def test_bad_input_is_reported_without_a_traceback(tmp_path, args, expected):
     assert done.returncode == (127 if expected == "cannot start" else 2), done.stderr
     assert expected.format(tmp=tmp_path) in done.stderr
     assert "Traceback" not in done.stderr
-
-
-HEAVY = ("mcp", "mcp_types", "yaml", "pandas", "numpy", "scipy", "anthropic", "httpx", "jsonschema")
 
 
 def test_the_relay_imports_only_the_standard_library_and_the_normaliser():

@@ -92,6 +92,15 @@ def test_a_retry_followed_by_progress_is_not_a_failing_api():
     assert timed_out(parse_stream_json(out), out, 30).error is None
 
 
+def test_progress_holding_a_line_separator_after_a_retry_is_progress():
+    # Claude Code prints U+2028 unescaped inside JSON strings: it does not end the line.
+    said = json.dumps(assistant(bash("t1", "echo 'a\u2028b'")), ensure_ascii=False)
+    out = stdout(INIT, retry(529, "overloaded", 1)) + said + "\n"
+    assert "\u2028" in out
+    assert retrying_at_end(out) is None
+    assert timed_out(parse_stream_json(out), out, 30).error is None
+
+
 def test_a_full_context_is_behaviour_and_scored():
     # The API refuses a conversation that outgrew the context window: the agent filled it.
     synthetic = {

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilltest.emulator.described import (
     PLACEHOLDER,
@@ -29,6 +27,9 @@ from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
 from skilltest.patterns import Pattern, compile_pattern
 from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_VERSION = 1
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"]
@@ -224,6 +225,8 @@ class ModelScript:
             ModelScriptError: not a valid model script; names ``source#/pointer`` and the fix.
         """
         reject_non_finite(data, source, ModelScriptError)
+        import jsonschema  # on first use: importing the emulator's types stays cheap
+
         validator = jsonschema.Draft202012Validator(model_script_schema())
         errors = sorted(validator.iter_errors(data), key=_error_order)
         if errors:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -18,6 +16,9 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
     task, and asyncio would print it to stderr as a task exception never retrieved: a traceback
     the person who pressed Ctrl-C should not see. The outermost task keeps it instead.
     """
+    import asyncio  # only what runs something needs the event loop
+    import concurrent.futures
+
     stopped: list[KeyboardInterrupt] = []
 
     async def guarded() -> _T | None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tabulate import tabulate
-
 from skilltest.pressure.verdict import (
     ERROR,
     INCONCLUSIVE,
@@ -99,6 +97,8 @@ def _consistency_note(result: ScenarioResult) -> str:
 
 def render_table(results: Sequence[ScenarioResult]) -> str:
     """One row per scenario: verdict, with-skill pass rate, baseline RED rate, lift, K, why."""
+    from tabulate import tabulate
+
     rows = []
     for result in results:
         red, expected = _without_cells(result.without_skill)

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.pressure.judge import Judgement
@@ -38,6 +37,9 @@ from skilltest.repetitions import Repetitions
 from skilltest.revision import PREVIOUS, Against, compare
 from skilltest.stats import CONFIDENCE, DIGITS, EMPTY, Interval, newcombe, wilson
 from skilltest.transcript import Transcript
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 WITH_SKILL = "with_skill"
 WITHOUT_SKILL = "without_skill"
@@ -160,6 +162,8 @@ class ScenarioResult:
 
 def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
     """The tidy table: one row per (scenario, arm, repetition)."""
+    import pandas as pd  # on first use: it takes longer to import than a command to start
+
     rows = [
         {
             "scenario": run.scenario_id,

@@ -26,9 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from skilltest import __version__
 from skilltest.errors import InputError
@@ -42,6 +40,9 @@ from skilltest.replay.normalise import (
     without_surrogates,
 )
 
+if TYPE_CHECKING:
+    import yaml
+
 SCHEMA_VERSION = 1
 """Version of the cassette format this code writes and reads."""
 
@@ -51,7 +52,13 @@ KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry
 LAYERS = ("pressure", "scenarios")
 """The layers a cassette can belong to."""
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+def _loader() -> Any:
+    """PyYAML's C loader where it is built, else the pure Python one; PyYAML is imported here,
+    when a cassette is read, not by every command that imports this module."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -183,6 +190,8 @@ class Cassette:
             environ: Where the credential variables are read; the process environment by
                 default.
         """
+        import yaml
+
         redact = _redaction(os.environ if environ is None else environ, self.redact)
         data = map_strings(self.to_data(), redact)
         _share_repeated_parts(data)
@@ -229,8 +238,10 @@ class Cassette:
     @classmethod
     def loads(cls, text: str, path: Path) -> Cassette:
         """A cassette from its YAML text; ``path`` is where it lives (errors name it)."""
+        import yaml
+
         try:
-            data = yaml.load(text, Loader=_Loader)
+            data = yaml.load(text, Loader=_loader())
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
@@ -341,6 +352,8 @@ def _share_repeated_parts(data: dict[str, Any]) -> None:
 def _dumper_for(data: dict[str, Any]) -> type[yaml.SafeDumper]:
     """A YAML writer that writes long texts as block scalars and names shared parts by what
     they are (``&system``, ``&tools``, ``&m3``) rather than ``&id001``."""
+    import yaml
+
     names: dict[int, str] = {}
     counts = {"system": 0, "tools": 0, "m": 0}
     for repetition in data["repetitions"]:
@@ -424,8 +437,10 @@ def _validator(jsonschema: Any, load_schema: Callable[[str], dict[str, Any]]) ->
 def _line_of(text: str, where: list[Any]) -> int:
     """The 1-based line of the value at ``where`` in the YAML text (the deepest part of it that
     exists); composed again only when there is an error to report."""
+    import yaml
+
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=_loader())
     except yaml.YAMLError:
         return 1
     line = node.start_mark.line if node is not None else 0

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tabulate import tabulate
-
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.text import (
@@ -129,6 +127,8 @@ def _consistency(result: ScenarioVerdict) -> str:
 
 def render_table(results: Sequence[ScenarioVerdict]) -> str:
     """One row per scenario: verdict, means with intervals, delta, skills fired, tool calls."""
+    from tabulate import tabulate
+
     rows = []
     for result in results:
         rows.append(
@@ -230,6 +230,8 @@ def render_world(results: Sequence[ScenarioVerdict]) -> str:
     """For scenarios in a controlled world: per arm, whether the writes on the fake were as
     expected, the runs with an authority violation, and what a failing run did (seed 001's
     table). Empty when no scenario has a world."""
+    from tabulate import tabulate
+
     rows = []
     for result in results:
         for arm in (result.with_skill, result.without_skill):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -185,10 +185,7 @@ def timed_out(transcript: Transcript, stdout: str, limit_s: float) -> Transcript
 
 def retrying_at_end(stdout: str) -> ApiRetry | None:
     """The CLI's retry of a failing model request, when that is the last thing it printed."""
-    for line in reversed(stdout.splitlines()):
-        line = line.strip()
-        if not line:
-            continue
+    for line in _lines_from_the_end(stdout):
         try:
             event = json.loads(line)
         except ValueError:
@@ -206,6 +203,21 @@ def retrying_at_end(stdout: str) -> ApiRetry | None:
             continue
         return None
     return None
+
+
+def _lines_from_the_end(text: str) -> Iterator[str]:
+    """The non-blank lines of ``text``, stripped, last first, without splitting all of it.
+
+    Only "\\n" ends a line, as in the stream-json reader: U+2028 and the other breaks
+    ``str.splitlines`` knows may stand unescaped inside a JSON string.
+    """
+    end = len(text)
+    while end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end].strip()
+        end = start - 1
+        if line:
+            yield line
 
 
 OWN_STOP = "stopped by the caller: "

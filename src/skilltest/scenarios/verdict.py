@@ -30,8 +30,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from skilltest.decision import (
     IMPROVED_ABOVE,
     MIN_DELTA,
@@ -45,6 +43,8 @@ from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.rubric import COMPONENTS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from skilltest.revision import Against
 from skilltest.stats import (
     CONFIDENCE,
@@ -246,6 +246,8 @@ class ScenarioVerdict:
 
 def tidy_table(records: Sequence[RunRecord]) -> pd.DataFrame:
     """One row per (scenario, arm, rep, component): ``value`` is missing when unscored."""
+    import pandas as pd  # on first use: it takes longer to import than a command to start
+
     rows = []
     for record in records:
         base = {

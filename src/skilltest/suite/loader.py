@@ -13,18 +13,18 @@ import math
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.files import decode, read_bytes
-from skilltest.limits import MAX_YAML_ALIAS_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
+from skilltest.limits import MAX_YAML_BYTES
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 @cache
@@ -46,111 +46,6 @@ def json_pointer(parts: Iterable[object]) -> str:
     return "/" + "/".join(escaped) if escaped else ""
 
 
-MERGE_TAG = "tag:yaml.org,2002:merge"
-"""The tag of ``<<``, whose keys a mapping may override."""
-
-
-class _Refused(yaml.MarkedYAMLError):
-    """A file the bounded loader will not build, with the mark of the place and a fix."""
-
-    def __init__(self, problem: str, mark: Any, fix: str) -> None:
-        super().__init__(problem=problem, problem_mark=mark)
-        self.fix = fix
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with bounds on what a small file may turn into.
-
-    Composing tracks, for every node, how many nodes it stands for with aliases expanded and
-    how deep it reaches; an alias adds what its anchor stands for. So nesting, recursive
-    aliases and alias bombs are refused while composing, before anything is built (PyYAML
-    shares an anchored value between its aliases, but everything that walks the data later,
-    the schema validation among it, walks each repetition).
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._open: list[list[int]] = []
-        """Per node being composed, root first: [values it stands for, aliases expanded (itself
-        and its keys included); the levels of mappings and lists it reaches (0 for a scalar)]."""
-        self._open_anchors: set[str] = set()
-        self._shapes: dict[str, tuple[int, int]] = {}
-        """Per anchor: the size and height of its node, as in ``_open``."""
-        self._repeated = 0
-        """Nodes that aliases added, counted expanded."""
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            if event.anchor in self._open_anchors:
-                raise _Refused(
-                    f"the alias *{event.anchor} repeats a value that contains it (endless)",
-                    event.start_mark,
-                    "an alias may only repeat a value that is complete where the alias stands",
-                )
-            node = super().compose_node(parent, index)  # refuses undefined aliases
-            size, height = self._shapes[str(event.anchor)]
-            self._repeated += size
-            if self._repeated > MAX_YAML_ALIAS_NODES:
-                raise _Refused(
-                    f"aliases repeat more than {MAX_YAML_ALIAS_NODES:,} values "
-                    f"(*{event.anchor} alone stands for {size:,})",
-                    event.start_mark,
-                    "write the values out, or repeat less through aliases "
-                    "(nested aliases multiply)",
-                )
-            self._check_depth(len(self._open) + height, event.start_mark)
-            self._add_to_parent(size, height)
-            return node
-        collection = not isinstance(event, yaml.ScalarEvent)
-        if collection:
-            self._check_depth(len(self._open) + 1, event.start_mark)
-        anchor = event.anchor
-        if anchor is not None:
-            self._open_anchors.add(anchor)
-        self._open.append([1, 1 if collection else 0])
-        node = super().compose_node(parent, index)
-        size, height = self._open.pop()
-        if anchor is not None:
-            self._open_anchors.discard(anchor)
-            self._shapes[anchor] = (size, height)
-        self._add_to_parent(size, height)
-        return node
-
-    def _add_to_parent(self, size: int, height: int) -> None:
-        if self._open:
-            shape = self._open[-1]
-            shape[0] += size
-            shape[1] = max(shape[1], height + 1)
-
-    @staticmethod
-    def _check_depth(depth: int, mark: Any) -> None:
-        if depth > MAX_YAML_DEPTH:
-            raise _Refused(
-                f"nested deeper than {MAX_YAML_DEPTH} levels",
-                mark,
-                "flatten the structure; suites and model scripts need only a few levels "
-                "(a value repeated through an alias counts as deep as the original)",
-            )
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        # YAML keeps the last of two equal keys without a word: `prompt:` written twice in a
-        # scenario would silently drop the first. Merged keys (`<<: *base`) may be overridden.
-        first: dict[object, Any] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE_TAG:
-                continue
-            key = self.construct_object(key_node)
-            if key in first:
-                raise _Refused(
-                    f"duplicate key {key!r} (first at line {first[key].line + 1})",
-                    key_node.start_mark,
-                    "keep one of the two; YAML would silently use only the last",
-                )
-            first[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
-
-
 def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> Any:
     """Parses YAML text with the loader's bounds on nesting, aliases and duplicate keys.
 
@@ -162,32 +57,9 @@ def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> 
     Raises:
         InputError: (of class ``error``) a syntax error, or a bound exceeded, at ``source:line``.
     """
-    loader = _BoundedLoader(text)
-    try:
-        return loader.get_single_data()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
-        if isinstance(exc, _Refused):
-            raise error(str(exc.problem), location=where, fix=exc.fix) from None
-        problem = getattr(exc, "problem", None) or str(exc)
-        context = getattr(exc, "context", None)
-        if context and problem.startswith("but "):  # "expected a single document..., but found"
-            problem = f"{context}, {problem}"
-        if isinstance(exc, yaml.constructor.ConstructorError):
-            raise error(
-                f"YAML value not allowed: {problem}",
-                location=where,
-                fix="suites and model scripts hold plain text, numbers, lists and mappings: "
-                "remove the tag (!!...), or quote the value",
-            ) from exc
-        raise error(
-            f"YAML syntax error: {problem}",
-            location=where,
-            fix="check indentation and quoting; quote patterns that contain ': ' or start with *",
-        ) from exc
-    finally:
-        loader.dispose()
+    from skilltest.suite import bounded_yaml  # PyYAML only once a file is read
+
+    return bounded_yaml.parse(text, source, error)
 
 
 _PARSED: OrderedDict[bytes, Any] = OrderedDict()
@@ -311,6 +183,8 @@ def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = 
             fix=f"expected {schema.get('description', 'a mapping')}",
         )
     reject_non_finite(data, path, error)
+    import jsonschema  # on first use, so that importing the loader stays cheap for every command
+
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(data),

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,8 +134,12 @@ def parse_stream_json(
 ) -> Transcript:
     """Turns ``--output-format stream-json --verbose`` output into a transcript.
 
+    The output is read one line at a time: each event is parsed, what the transcript needs is
+    kept and the rest is dropped before the next line is read.
+
     Args:
-        lines: The output, as one string or as lines (a file object works).
+        lines: The output, as one string or as lines (a file object works); only "\\n" ends a
+            line, and each string given ends one too.
         exit_code: The process's exit status, when known.
         stderr: What the process wrote on stderr; its tail explains a failed run.
         source: What produced the output (``claude-cli``, ``replay``...).
@@ -145,10 +149,10 @@ def parse_stream_json(
     Returns:
         The transcript; malformed lines and unknown events are counted, never raised.
     """
-    reader = _EventReader()
-    for line in _split_lines(lines):
-        reader.read_line(line)
-    return reader.transcript(exit_code=exit_code, stderr=stderr, source=source, prompt=prompt)
+    chunks = [lines] if isinstance(lines, str) else lines
+    return _read_events(
+        _chunk_lines(chunks), exit_code=exit_code, stderr=stderr, source=source, prompt=prompt
+    )
 
 
 def parse_cli_output(
@@ -172,18 +176,13 @@ def parse_cli_output(
         source: What produced the output.
         prompt: The prompt the CLI was given (see :func:`parse_stream_json`).
     """
-    stripped = text.strip()
-    whole = _loads(stripped) if stripped[:1] in ("[", "{") else None
-    if isinstance(whole, list):
-        reader = _EventReader()
-        for item in whole:
-            reader.read_event(item)
-        return reader.transcript(exit_code=exit_code, stderr=stderr, source=source, prompt=prompt)
-    if isinstance(whole, dict) or _looks_like_stream_json(stripped):
-        return parse_stream_json(
-            text, exit_code=exit_code, stderr=stderr, source=source, prompt=prompt
-        )
-    return _parse_plain_text(text, exit_code=exit_code, stderr=stderr, source=source)
+    return _read_output(
+        _Output(lambda: _text_lines(text), lambda: text),
+        exit_code=exit_code,
+        stderr=stderr,
+        source=source,
+        prompt=prompt,
+    )
 
 
 def load_transcript(
@@ -196,32 +195,138 @@ def load_transcript(
 ) -> Transcript:
     """Reads a saved ``claude -p`` output file in any of its formats (see :func:`parse_cli_output`).
 
+    A stream-json file is read line by line, never whole: its memory is about twice its longest
+    line plus what the transcript keeps.
+
     Raises:
         InputError: the file cannot be read.
     """
     path = Path(path)
+    output = _Output(lambda: _file_lines(path), lambda: _file_text(path))
     try:
-        data = path.read_bytes()
+        return _read_output(
+            output, exit_code=exit_code, stderr=stderr, source=source, prompt=prompt
+        )
     except FileNotFoundError:
         raise InputError(
             "transcript file not found", location=str(path), fix="check the path"
         ) from None
     except OSError as exc:
         raise InputError(f"cannot read the transcript: {exc}", location=str(path)) from exc
-    # A process killed mid-write can leave a cut multi-byte character: keep the rest readable.
-    text = data.decode("utf-8", errors="replace")
-    return parse_cli_output(text, exit_code=exit_code, stderr=stderr, source=source, prompt=prompt)
 
 
-def _split_lines(lines: Iterable[str] | str) -> Iterator[str]:
-    # Only "\n" ends a line: str.splitlines() would also split on U+2028 and friends, which
-    # JSON allows unescaped inside strings.
-    chunks = [lines] if isinstance(lines, str) else lines
+@dataclass(frozen=True)
+class _Output:
+    """What a process printed, read again from the top as often as recognising it takes."""
+
+    lines: Callable[[], Iterator[str]]
+    """Its lines from the first, stripped, blank ones left out."""
+    text: Callable[[], str]
+    """All of it, for the formats that are one document (plain text, indented JSON)."""
+
+
+def _read_output(
+    output: _Output,
+    *,
+    exit_code: int | None,
+    stderr: str | None,
+    source: str,
+    prompt: str | None,
+) -> Transcript:
+    whole = _one_json_document(output)
+    if isinstance(whole, list):
+        reader = _EventReader()
+        for item in whole:
+            reader.read_event(item)
+        return reader.transcript(exit_code=exit_code, stderr=stderr, source=source, prompt=prompt)
+    if isinstance(whole, dict) or _looks_like_stream_json(output.lines()):
+        del whole  # read again line by line below: one parsed copy at a time
+        return _read_events(
+            output.lines(), exit_code=exit_code, stderr=stderr, source=source, prompt=prompt
+        )
+    return _parse_plain_text(output.text(), exit_code=exit_code, stderr=stderr, source=source)
+
+
+def _one_json_document(output: _Output) -> Any:
+    """The output parsed as one JSON document (what ``json.loads(text.strip())`` gives), or
+    ``None`` when it is not one.
+
+    Reads the first two lines only, unless the first is a JSON value cut at the end of the line
+    (indented JSON): a JSON string or number never spans lines, so an error inside the first
+    line is an error of the whole document, and a value complete on the first line is the whole
+    document only when no other line follows.
+    """
+    lines = output.lines()
+    first = next(lines, None)
+    if first is None or first[:1] not in ("[", "{"):
+        return None
+    try:
+        value = json.loads(first)
+    except json.JSONDecodeError as exc:
+        if exc.pos < len(first):
+            return None
+        del first, lines  # closes the file before it is read whole
+        return _loads(output.text().strip())
+    except ValueError:
+        return None
+    return value if next(lines, None) is None else None
+
+
+def _read_events(
+    lines: Iterable[str],
+    *,
+    exit_code: int | None,
+    stderr: str | None,
+    source: str,
+    prompt: str | None,
+) -> Transcript:
+    reader = _EventReader()
+    for line in lines:
+        reader.read_line(line)
+        del line  # not kept while the next line is read
+    return reader.transcript(exit_code=exit_code, stderr=stderr, source=source, prompt=prompt)
+
+
+# Only "\n" ends a line: str.splitlines() (and a text file's universal newlines) would also split
+# on "\r", U+2028 and friends, which JSON allows unescaped inside strings. Each generator drops
+# its line before reading the next, so that one line at a time is held.
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    """The non-blank lines of ``text``, stripped, without splitting it into a list first."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            end = size
+        line = text[start:end].strip()
+        start = end + 1
+        if line:
+            yield line
+        del line
+
+
+def _chunk_lines(chunks: Iterable[str]) -> Iterator[str]:
+    """The lines of each string in turn; the end of a string ends a line."""
     for chunk in chunks:
-        for line in chunk.split("\n"):
-            line = line.strip()
+        yield from _text_lines(chunk)
+        del chunk
+
+
+def _file_lines(path: Path) -> Iterator[str]:
+    """The non-blank lines of a file, stripped, read one at a time."""
+    # errors="replace": a process killed mid-write can leave a cut multi-byte character.
+    with path.open(encoding="utf-8", errors="replace", newline="\n") as file:
+        for raw in file:
+            line = raw.strip()
+            del raw
             if line:
                 yield line
+            del line
+
+
+def _file_text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", errors="replace")
 
 
 def _loads(text: str) -> Any:
@@ -231,11 +336,12 @@ def _loads(text: str) -> Any:
         return None
 
 
-def _looks_like_stream_json(text: str) -> bool:
-    for line in _split_lines(text):
+def _looks_like_stream_json(lines: Iterable[str]) -> bool:
+    for line in lines:
         event = _loads(line)
         if isinstance(event, dict) and isinstance(event.get("type"), str):
             return True
+        del line, event
     return False
 
 
@@ -278,7 +384,8 @@ class _EventReader:
     api_retries: list[ApiRetry] = field(default_factory=list)
     denials: dict[str, PermissionDenial] = field(default_factory=dict)
     results: list[ResultEvent] = field(default_factory=list)
-    turn_usages: list[Mapping[str, Any] | None] = field(default_factory=list)
+    turn_usages: list[tuple[Usage, float | None] | None] = field(default_factory=list)
+    """Per result, its ``model_usage_since_last_result`` summed (``None`` when it had none)."""
     session_usage: Mapping[str, Any] | None = None
     session_cost: float | None = None
     message_usage: dict[str, Usage] = field(default_factory=dict)
@@ -427,7 +534,7 @@ class _EventReader:
             )
         )
         since_last = event.get("model_usage_since_last_result")
-        self.turn_usages.append(since_last if isinstance(since_last, dict) else None)
+        self.turn_usages.append(_model_usage(since_last) if isinstance(since_last, dict) else None)
         if isinstance(event.get("modelUsage"), dict) and event["modelUsage"]:
             self.session_usage = event["modelUsage"]
         cost = _float(event.get("total_cost_usd"))
@@ -496,7 +603,7 @@ class _EventReader:
         if self.turn_usages and all(turn is not None for turn in self.turn_usages):
             usage, cost = Usage(), None
             for turn in self.turn_usages:
-                turn_usage, turn_cost = _model_usage(turn or {})
+                turn_usage, turn_cost = turn or (Usage(), None)
                 usage += turn_usage
                 if turn_cost is not None:
                     cost = (cost or 0.0) + turn_cost

@@ -22,11 +22,10 @@ import re
 import ssl
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+if TYPE_CHECKING:
+    from cryptography import x509
 
 CA_FILE_NAME = "world-ca.pem"
 """The CA certificate alone, for ``NODE_EXTRA_CA_CERTS`` (Node adds it to its roots)."""
@@ -59,6 +58,13 @@ class CertificateAuthority:
     """
 
     def __init__(self, folder: Path) -> None:
+        # cryptography is imported when a world starts, not whenever this module is imported
+        # (every command that can run scenarios imports it).
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+
         self.folder = folder
         """The folder holding the files below."""
         folder.mkdir(parents=True, exist_ok=True)
@@ -132,6 +138,11 @@ class CertificateAuthority:
             return context
 
     def _make_context(self, host: str) -> ssl.SSLContext:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
         alt_name: x509.GeneralName

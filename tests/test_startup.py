@@ -1,0 +1,96 @@
+"""Start-up: building the command line imports none of the heavy libraries.
+
+Every command, ``skilltest --help`` included, pays for what building the parser imports. The
+libraries below are imported where they are used (a run, a report, a suite being read), so a
+command starts in a fraction of the time they take to import.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import skilltest.cli
+
+HEAVY = (
+    "pandas",  # the verdicts' tidy tables
+    "numpy",  # pulled in by pandas and scipy
+    "scipy",  # the statistics' quantiles
+    "anthropic",  # the SDK runner
+    "pydantic",  # pulled in by anthropic and mcp
+    "httpx",  # the HTTP client of the anthropic SDK (named httpx2 in its newer releases)
+    "httpx2",
+    "mcp",  # the MCP SDK: health checks, mock servers
+    "mcp_types",
+    "jsonschema",  # validating suites, scripts and cassettes
+    "yaml",  # reading suites, scripts and cassettes
+    "cryptography",  # the controlled world's certificate authority
+    "regex",  # the suites' patterns, with a time limit
+    "tabulate",  # the terminal tables
+)
+"""Top-level packages that importing the command line must not import."""
+
+RUN_COMMANDS = (
+    "skilltest.cli.pressure_cmd",
+    "skilltest.cli.scenarios_cmd",
+    "skilltest.cli.triggers_cmd",
+)
+"""The command modules that import the layers' run machinery (and ``cli.options``)."""
+
+CLI = Path(skilltest.cli.__file__).parent
+
+
+def heavy_loaded(script: str) -> list[str]:
+    """The heavy packages loaded once ``script`` has run in a fresh interpreter."""
+    report = "import sys\nprint(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    done = subprocess.run(
+        [sys.executable, "-c", f"{script}\n{report}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return sorted(set(done.stdout.split()) & set(HEAVY))
+
+
+def top_level_imports(path: Path) -> list[str]:
+    """The ``skilltest`` modules a file imports at module level (not under TYPE_CHECKING)."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("skilltest"):
+            names.add(str(node.module))
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.startswith("skilltest"))
+    return sorted(names)
+
+
+def what_the_run_commands_import() -> list[str]:
+    """Every module the run commands (and ``cli.options``) import at the top."""
+    files = [CLI / "options.py", *(CLI / f"{name.rsplit('.', 1)[1]}.py" for name in RUN_COMMANDS)]
+    return sorted({name for path in files for name in top_level_imports(path)})
+
+
+def test_building_the_parser_imports_no_heavy_library():
+    assert heavy_loaded("import skilltest.cli\nskilltest.cli.build_parser()") == []
+
+
+def test_importing_the_api_imports_no_heavy_library():
+    """``import skilltest`` and naming a layer's entry point load nothing heavy until a run."""
+    script = (
+        "import skilltest\nskilltest.pressure.run, skilltest.ScenarioOptions, skilltest.triggers"
+    )
+    assert heavy_loaded(script) == []
+
+
+@pytest.mark.parametrize("module", what_the_run_commands_import())
+def test_what_the_run_commands_import_is_light(module):
+    assert heavy_loaded(f"import {module}") == []
+
+
+def test_the_run_commands_are_commands():
+    """The exclusion above names real command modules (a rename would make it vacuous)."""
+    assert set(RUN_COMMANDS) <= set(skilltest.cli.COMMAND_MODULES)
