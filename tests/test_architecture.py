@@ -44,6 +44,8 @@ ORDER: tuple[str, ...] = (
     "world",
     "replay",
     "runners",
+    # what a run left behind: outcome checks and the judge
+    "checks",
     # how a run flows, shared by the layers
     "flow",
     # the layers

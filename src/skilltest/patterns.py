@@ -70,6 +70,17 @@ class Pattern:
         """Whether the pattern matches anywhere in ``text``."""
         return self.search(text) is not None
 
+    def count(self, text: str) -> int:
+        """How many non-overlapping matches ``text`` holds.
+
+        Raises:
+            PatternError: the search exceeded the time limit.
+        """
+        try:
+            return len(self.compiled.findall(text, timeout=self.timeout_s))
+        except TimeoutError as exc:
+            raise _timeout_error(self) from exc
+
 
 def _timeout_error(pattern: Pattern) -> PatternError:
     return PatternError(

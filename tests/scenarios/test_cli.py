@@ -90,6 +90,7 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
         "anti_patterns": 1.0,
         "tool_ordering": None,
         "recommended_tools": None,
+        "checks": None,
     }
     assert run["transcript"].endswith("tests/scenarios/output/demo/uses-lgtm/with-skill-0.ndjson")
     assert Path(run["transcript"]).is_file()

@@ -38,14 +38,25 @@ def stdout(*events):
     return "\n".join(json.dumps(e) for e in events) + "\n"
 
 
-def test_an_agent_at_work_when_the_limit_hits_is_scored_on_what_it_did():
-    out = stdout(
-        INIT,
-        assistant(bash("t1", "lgtm loki query 'x'")),
-        result_of("t1", "ok"),
-        assistant(bash("t2", "sleep 999")),
+AT_WORK = stdout(
+    INIT,
+    assistant(bash("t1", "lgtm loki query 'x'")),
+    result_of("t1", "ok"),
+    assistant(bash("t2", "sleep 999")),
+)
+
+
+def test_an_agent_cut_short_at_work_never_finished_and_is_unscored():
+    transcript = timed_out(parse_stream_json(AT_WORK), AT_WORK, 120)
+    assert transcript.error == (
+        "cut short: timed out after 120s after 2 tool calls, before the agent finished "
+        "(score_partial: true scores what it did)"
     )
-    transcript = timed_out(parse_stream_json(out), out, 120)
+    assert transcript.ended is None
+
+
+def test_score_partial_scores_an_agent_cut_short_on_what_it_did():
+    transcript = timed_out(parse_stream_json(AT_WORK), AT_WORK, 120, score_partial=True)
     assert transcript.error is None
     assert transcript.ended == (
         "timed out after 120s (process group killed; scored on its 2 tool calls)"
@@ -89,7 +100,7 @@ def test_a_model_that_never_answered_is_unscored():
 def test_a_retry_followed_by_progress_is_not_a_failing_api():
     out = stdout(INIT, retry(529, "overloaded", 1), assistant(bash("t1", "echo hi")))
     assert retrying_at_end(out) is None
-    assert timed_out(parse_stream_json(out), out, 30).error is None
+    assert timed_out(parse_stream_json(out), out, 30).error.startswith("cut short: ")
 
 
 def test_progress_holding_a_line_separator_after_a_retry_is_progress():
@@ -98,7 +109,7 @@ def test_progress_holding_a_line_separator_after_a_retry_is_progress():
     out = stdout(INIT, retry(529, "overloaded", 1)) + said + "\n"
     assert "\u2028" in out
     assert retrying_at_end(out) is None
-    assert timed_out(parse_stream_json(out), out, 30).error is None
+    assert timed_out(parse_stream_json(out), out, 30).error.startswith("cut short: ")
 
 
 def test_a_full_context_is_behaviour_and_scored():

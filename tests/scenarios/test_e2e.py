@@ -183,6 +183,7 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
         "anti_patterns": 1.0,
         "tool_ordering": None,
         "recommended_tools": None,
+        "checks": None,
     }
     assert (with_run["score"], with_run["tool_call_count"], with_run["skills_invoked"]) == (
         1.0,
@@ -201,6 +202,7 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
         "anti_patterns": 0.0,
         "tool_ordering": None,
         "recommended_tools": None,
+        "checks": None,
     }
     assert without_run["score"] == 0.0
     assert spike["delta"] == pytest.approx(1.0)
@@ -324,14 +326,15 @@ def test_faults_become_unscored_runs_and_the_suite_goes_on(claude_bin, tmp_path,
     assert "529" in api_error["error"]
     assert by_id["api-error"]["verdict"] == "error"
 
-    # The wall-clock limit cut the agent short: behaviour, scored on the call it made.
+    # The wall-clock limit cut the agent short: it never finished, so the run is unscored.
     timeout = by_id["timeout"]["runs"][0]
-    assert (timeout["score"], timeout["error"]) == (1.0, None)
-    assert timeout["ended"] == (
-        "timed out after 6s (process group killed; scored on its 1 tool calls)"
+    assert (timeout["score"], timeout["ended"]) == (None, None)
+    assert timeout["error"] == (
+        "cut short: timed out after 6s after 1 tool calls, before the agent finished "
+        "(score_partial: true scores what it did)"
     )
     assert timeout["exit_code"] is None
     assert '"echo lgtm loki"' in Path(timeout["transcript"]).read_text()  # kept and parsed
     assert "probe/timeout" in out
-    assert "  cut short probe/timeout with-skill #0 (scored 1.00): timed out after 6s" in out
+    assert "  unscored  probe/timeout with-skill #0: cut short: timed out after 6s" in out
     assert "  unscored  probe/api-error with-skill #0: model API error:" in out

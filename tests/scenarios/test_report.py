@@ -128,6 +128,7 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
         "anti_patterns": 1.0,
         "tool_ordering": None,
         "recommended_tools": None,
+        "checks": None,
     }
     assert [(r["arm"], r["rep"]) for r in spike["runs"]][:4] == [
         ("with_skill", 0),

@@ -258,7 +258,7 @@ def test_an_unscored_run_carries_the_reason_and_no_components() -> None:
         (
             Expected(),
             "the scenario's rubric defines no component (required_tools, required_patterns, "
-            "anti_patterns, tool_ordering, recommended_tools)",
+            "anti_patterns, tool_ordering, recommended_tools, checks)",
         ),
         (
             Expected(
@@ -499,7 +499,7 @@ def test_bad_weights_are_suite_errors(weights: dict[str, Any], message: str) -> 
 
 
 def test_default_weights_are_the_documented_ones() -> None:
-    assert [Weights().of(name) for name in COMPONENTS] == [0.30, 0.25, 0.20, 0.15, 0.10]
+    assert [Weights().of(name) for name in COMPONENTS] == [0.30, 0.25, 0.20, 0.15, 0.10, 0.30]
 
 
 def test_component_value_stays_a_share() -> None:
@@ -644,13 +644,26 @@ def test_text_patterns_alone_define_the_required_patterns_component() -> None:
 REFUSAL = "I can't access your production systems, so I won't run anything."
 
 
-def test_a_run_with_no_tool_call_gets_no_anti_pattern_credit() -> None:
-    card = score(run(text=REFUSAL), expected(anti_patterns=["rm -rf", "--limit 5000"]))
+def test_a_run_with_no_tool_call_gets_no_anti_pattern_credit_when_work_is_required() -> None:
+    rubric = expected(required_patterns=["count_over_time"], anti_patterns=["rm -rf"])
+    card = score(run(text=REFUSAL), rubric)
 
     anti = card.components["anti_patterns"]
     assert anti is not None
     assert (card.score, anti.value, anti.note) == (0.0, 0.0, "no tool call: nothing to credit")
-    assert card.explain() == "score 0.00: anti_patterns 0 (no tool call: nothing to credit)"
+    assert card.explain() == (
+        "score 0.00: required_patterns 0/1 (missing 'count_over_time') | "
+        "anti_patterns 0 (no tool call: nothing to credit)"
+    )
+
+
+def test_a_scenario_that_requires_nothing_credits_inaction() -> None:
+    card = score(run(text=REFUSAL), expected(anti_patterns=["rm -rf", "--limit 5000"]))
+
+    anti = card.components["anti_patterns"]
+    assert anti is not None
+    assert (card.score, anti.value, anti.note) == (1.0, 1.0, None)
+    assert card.explain() == "score 1.00: anti_patterns 0/2 hit"
 
 
 def test_a_refusal_scores_0_on_an_example_scenario() -> None:
@@ -680,7 +693,10 @@ def test_anti_pattern_credit_in_a_run_that_acted() -> None:
 def test_with_scope_text_an_answer_in_prose_is_something_to_credit(
     text: str, value: float, note: str | None
 ) -> None:
-    card = score(run(text=text), expected(anti_patterns=["rm -rf"], pattern_scope="text"))
+    rubric = expected(
+        anti_patterns=["rm -rf"], required_patterns=["nothing-matches"], pattern_scope="text"
+    )
+    card = score(run(text=text), rubric)
 
     anti = card.components["anti_patterns"]
     assert anti is not None
@@ -728,21 +744,24 @@ def test_skills_fired_reads_plugin_names_as_their_skill() -> None:
             1.0,
         ),
         # A run whose only call loads the skill did nothing the rubric looks at.
-        ("skill_invoke_project_skill.ndjson", {"anti_patterns": ["rm -rf"]}, 0.0),
+        # Loading the skill is no action; a scenario that requires nothing credits that.
+        ("skill_invoke_project_skill.ndjson", {"anti_patterns": ["rm -rf"]}, 1.0),
         (
             "subagent_called_with_legacy_Task_name.ndjson",
             {"required_tools": ["Agent"], "tool_ordering": [["Agent", "Bash"]]},
             1.0,
         ),
         (
+            # The subagent's command is an action; its internal text is not what the user saw.
             "subagent_background_default.ndjson",
             {"required_patterns": ["echo from-subagent"], "text_patterns": ["Subagent result"]},
-            1.0,
+            0.5,
         ),
         (
+            # A refused Write never ran: no evidence for the tool nor against the anti-pattern.
             "permission_denied_write_default_mode.ndjson",
             {"required_tools": ["Write"], "anti_patterns": [r"denied\.txt"]},
-            0.6,
+            0.0,
         ),
         ("error_max_turns.ndjson", {"required_patterns": ["loop-2"]}, 1.0),
         (

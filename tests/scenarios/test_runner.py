@@ -19,6 +19,7 @@ skill: lgtm
 scenarios:
   - {id: echo, prompt: echo, expected: {required_patterns: ["lgtm loki"]}}
   - {id: hang, prompt: hang, config: {timeout_ms: 1000}, expected: {required_tools: [Bash]}}
+  - {id: hang-partial, prompt: hang, config: {timeout_ms: 1000}, score_partial: true, expected: {required_tools: [Bash]}}
   - {id: crash, prompt: crash, expected: {required_tools: [Bash]}}
   - {id: talk, prompt: hello, turns: [again], expected: {required_tools: [Bash]}}
 """
@@ -82,16 +83,22 @@ def test_each_run_gets_a_fresh_home_and_workdir_that_are_removed(runner, suite, 
     assert argv[-2:] == ["--", "echo"]
 
 
-def test_a_timeout_cuts_the_agent_short_and_the_run_is_scored_on_what_it_kept(
-    runner, suite, tmp_path
-):
+def test_a_timeout_cuts_the_agent_short_and_the_run_is_unscored(runner, suite, tmp_path):
     outcome = run(runner, suite, "hang", Arm.WITH_SKILL, tmp_path)
+    assert outcome.transcript.error == (
+        "cut short: timed out after 1s after 1 tool calls, before the agent finished "
+        "(score_partial: true scores what it did)"
+    )
+    assert [c.name for c in outcome.transcript.tool_calls] == ["Bash"]
+    assert '"tool_use"' in outcome.transcript_path.read_text()
+
+
+def test_score_partial_scores_a_run_cut_short_on_what_it_kept(runner, suite, tmp_path):
+    outcome = run(runner, suite, "hang-partial", Arm.WITH_SKILL, tmp_path)
     assert outcome.transcript.error is None
     assert outcome.transcript.ended == (
         "timed out after 1s (process group killed; scored on its 1 tool calls)"
     )
-    assert [c.name for c in outcome.transcript.tool_calls] == ["Bash"]
-    assert '"tool_use"' in outcome.transcript_path.read_text()
 
 
 def test_a_crash_is_an_unscored_run_with_status_and_stderr(runner, suite, tmp_path):

@@ -177,10 +177,10 @@ BAD_SUITES = [
         "#/scenarios/0/expected: Additional properties are not allowed ('required_tool' was "
         "unexpected; did you mean 'required_tools'?); accepted: required_tools, "
         "required_patterns, text_patterns, anti_patterns, tool_ordering, recommended_tools, "
-        "writes, forbidden, confirm_before_write, final_answer, claims, recovers"
+        "expect_no_action, writes, forbidden, confirm_before_write, final_answer, claims, recovers"
         "\n  fix: expected a mapping "
         "with any of required_tools, required_patterns, text_patterns, anti_patterns, "
-        "tool_ordering, recommended_tools, and in a suite with a world: writes, forbidden, "
+        "tool_ordering, recommended_tools, expect_no_action, and in a suite with a world: writes, forbidden, "
         "confirm_before_write, final_answer, claims, recovers",
     ),
     (

@@ -215,7 +215,7 @@ def test_skipped_scenarios_pass_without_runs():
 def test_tidy_table_has_one_row_per_run_and_component():
     records = [*arms([0.9], [0.5]), run(WO, 1, None, error="x")]
     table = tidy_table(records)
-    assert len(table) == 3 * 6
+    assert len(table) == 3 * 7
     assert set(table.columns) == {"scenario", "skill", "arm", "rep", "component", "value"}
     unscored = table[(table.arm == "without_skill") & (table.rep == 1)]
     assert unscored.value.isna().all()

@@ -55,6 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
     parser.add_argument(
+        "--judge-model",
+        metavar="M",
+        help="model that grades judge checks (default: the scenario's model, else "
+        "claude-sonnet-5-5); offline the emulator answers from the model script",
+    )
+    parser.add_argument(
         "--comparison-only",
         action="store_true",
         help="run only the core subset, the scenarios marked `comparison: true` (and the "

@@ -48,6 +48,8 @@ class ScenarioOptions(ComparedOptions):
     """The with-skill mean a scenario needs (default: the suite's, else 0.6)."""
     min_delta: float | None = None
     """The lowest passing with-minus-without delta (default: the suite's, else -0.1)."""
+    judge_model: str | None = None
+    """The model ``judge`` checks ask (default: the scenario's model, else the default model)."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,7 @@ def _run(
     # name only tools that exist: a broken server stops the suite here, with its stderr.
     if not tape.replaying:  # replayed servers are not started: their cassettes answer
         check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
-    runner = ClaudeCliRunner(binary, endpoint)
+    runner = ClaudeCliRunner(binary, endpoint, judge_model=options.judge_model)
     # Before anything could write to a controlled world: one read-only run proves the agent's
     # requests reach the fake (exit 2 with how they escaped when they do not).
     for line in run_async(check_wiring(suites, runner, options.output_dir)):

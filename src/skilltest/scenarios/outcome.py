@@ -43,11 +43,13 @@ def _shorten(value: Any) -> Any:
 
 
 def call_summary(call: ToolCall) -> dict[str, Any]:
-    """One tool call as the results file lists it."""
+    """One tool call as the results file lists it: ``status`` says whether it ``ran``,
+    ``failed``, was ``refused`` (it never ran) or got ``no-result``."""
     return {
         "name": call.name,
         "input": _shorten(call.input),
         "is_error": call.is_error,
+        "status": call.status,
         "subagent": call.parent_tool_use_id,
     }
 
@@ -106,6 +108,17 @@ class RunRecord:
     """Whether the run is unscored because of the suite (a pattern too slow to match)."""
     trace: str | None = None
     """Where the run's trace is kept (:mod:`skilltest.trace`); ``None`` when no output is kept."""
+    vetoes: tuple[str, ...] = ()
+    """Why the run was vetoed (its score is then 0 and it fails): a vetoing anti-pattern it
+    matched, a vetoing check it failed."""
+    checks: tuple[Mapping[str, Any], ...] = ()
+    """What each outcome check found (``CheckResult.to_dict()``)."""
+
+    @property
+    def judge_cost_usd(self) -> float | None:
+        """What the run's judge calls cost, apart from the agent's run."""
+        costs = [c["cost_usd"] for c in self.checks if c.get("cost_usd") is not None]
+        return sum(costs) if costs else None
 
     @property
     def scored(self) -> bool:
@@ -157,4 +170,6 @@ class RunRecord:
             "warnings": list(self.warnings),
             "loaded": {key: list(value) for key, value in self.loaded.items()},
             "world": dict(self.world) if self.world is not None else None,
+            "vetoes": list(self.vetoes),
+            "checks": [dict(check) for check in self.checks],
         }

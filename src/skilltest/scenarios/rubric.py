@@ -1,43 +1,55 @@
 """The weighted rubric a scenario run is scored with: pure, no I/O.
 
-Five components, each a share in [0, 1], combined with weights (by default 0.30 / 0.25 / 0.20 /
-0.15 / 0.10):
+Six components, each a share in [0, 1], combined with weights (by default 0.30 / 0.25 / 0.20 /
+0.15 / 0.10 / 0.30, renormalised over the components a scenario defines):
 
 ``required_tools``
-    Share of the listed tools called at least once. ``Task`` and ``Agent`` are one tool,
-    ``mcp__server__tool`` also answers to ``tool``.
+    Share of the listed tools called at least once (a call that never ran does not count; with
+    ``require_success`` only a call that ran without an error does). ``Task`` and ``Agent`` are
+    one tool, ``mcp__server__tool`` also answers to ``tool``.
 ``required_patterns``
     Share of the patterns that match the run's *evidence* (below), together with the
-    ``text_patterns``, which must match the assistant's text.
+    ``text_patterns``, which must match what the user saw.
 ``anti_patterns``
-    1 minus the share of the patterns that match the evidence; 0 for a run that did nothing the
-    patterns look at (below).
+    1 minus the share of the patterns that match the evidence (a vetoing one zeroes the run).
 ``tool_ordering``
-    Share of the listed sequences found, in order, as a subsequence of the calls.
+    Share of the listed sequences found, in order, as a subsequence of the counted calls.
 ``recommended_tools``
     Share of the listed tools called at least once.
+``checks``
+    Share (by weight) of the outcome checks the run met (:mod:`skilltest.checks`): files, a
+    command, the answer, a judge. Defined for a run when some check applied to its arm.
 
-**Evidence.** Each tool call is evidence in two forms, and a pattern matches the call when it
-matches either: the JSON form ``name + " " + json.dumps(input)`` (JSON nested in a string
-argument, a query passed as a JSON string, parsed first, so ``"op":\\s*"P99"`` matches it;
-``json.dumps`` writes ``"key": "value"`` with a space after the colon and keeps non-ASCII text as
-it is), and every string value of the input as written (strings that hold JSON also through the
-strings inside them), so ``service_name="checkout"`` matches a command holding exactly that,
-quotes unescaped. Every call counts, the subagents' included, and so do calls the harness refused
-or that failed: they still show what the agent chose to do. Tool results are not evidence: they
-are what the world answered, not what the agent did. ``Skill`` calls are not evidence either:
-loading the skill is what the ``fired`` indicator reports, and a pattern on it would score the
-invocation instead of the behaviour.
+**Evidence is what happened.** Only *actions* are evidence for the patterns
+(:mod:`skilltest.transcript.evidence`): the command a tool ran, the content it wrote, the
+arguments of an MCP call, a subagent's own calls. Plans and delegations are not (a
+``TodoWrite`` note, an ``Agent`` prompt, a question to the user), nor loading the skill (a
+``Skill`` call, reading the skill's own files: only the arm with the skill could), nor a call
+that never ran (an unknown tool, a refused permission, rejected input). A call that ran and
+failed is evidence of the attempt and is shown as failed; with ``require_success: true`` it is
+not evidence. Each action is matched in two forms: the JSON form ``name + " " +
+json.dumps(input)`` (JSON nested in a string argument parsed first, so ``"op":\\s*"P99"``
+matches it; ``json.dumps`` writes ``"key": "value"`` with a space after the colon and keeps
+non-ASCII text as it is), and every string value of the input as written (strings that hold
+JSON also through the strings inside them), so ``service_name="checkout"`` matches a command
+holding exactly that, quotes unescaped. Tool results are not evidence: they are what the world
+answered, not what the agent did.
 
 **Scope.** ``pattern_scope`` says where ``required_patterns`` and ``anti_patterns`` look:
-``tools`` (the default: what the agent did, not what it said it could do), ``text`` (the
-assistant's text only) or ``all`` (both, as a pattern on prose needs). ``text_patterns`` always
-look at the text and count in the ``required_patterns`` component.
+``tools`` (the default: the actions), ``text`` (what the user saw: the main agent's text,
+never a subagent's internal text) or ``all`` (both). ``text_patterns`` always look at what the
+user saw and count in the ``required_patterns`` component.
 
-**No credit for doing nothing.** Anti-patterns reward restraint in a run that acted: a run with no
-tool call (``Skill`` calls aside) scores 0 on ``anti_patterns`` ("no tool call: nothing to
-credit"), and with ``pattern_scope: text`` a run with no text does. A refusal therefore does not
-score 1.0 on a scenario that defines only anti-patterns.
+**Credit for doing nothing.** In a scenario that requires something (a required tool, pattern,
+ordering or check), restraint is only worth something in a run that acted: a run with no action
+scores 0 on ``anti_patterns`` ("no tool call: nothing to credit"), and with ``pattern_scope:
+text`` a run with no text does. A scenario that requires nothing (only anti-patterns, or
+``expect_no_action: true``) credits a run that took no action; ``expect_no_action`` also makes
+any action a vetoing anti-pattern.
+
+**Vetoes.** An anti-pattern written ``{pattern: ..., veto: true}`` and a check with ``veto:
+true`` veto: a run that matches the one or fails the other scores 0 and fails, whatever else
+it did; the card lists why (:attr:`ScoreCard.vetoes`).
 
 **Skill requirements are indicators.** A ``Skill`` entry (``Skill`` for the scenario's skill,
 ``Skill(name)`` for another) in ``required_tools``, ``recommended_tools`` or ``tool_ordering`` is
@@ -48,9 +60,10 @@ skill, so scoring it would measure the invocation, not what it changed. A failed
 
 A component the scenario leaves out (absent or an empty list) is ``None`` and the weights of the
 others are renormalised to sum to 1. A run is *unscored* (``score`` is ``None`` and
-``unscored_reason`` says why) when its transcript has an ``error`` (the run did not execute),
-when the scenario defines no component at all, or when every defined component weighs 0. An
-unscored run is never a silent 0 or 1; reducers skip it.
+``unscored_reason`` says why) when its transcript has an ``error`` (the run did not execute, or
+was cut short by a time-out: see ``score_partial``), when a check could not be evaluated (a
+judge whose every call failed), when no component is defined for its arm, or when every defined
+component weighs 0. An unscored run is never a silent 0 or 1; reducers skip it.
 """
 
 from __future__ import annotations
@@ -63,11 +76,12 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
+from skilltest.checks.model import Check, CheckResult
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import Pattern, snippet
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
-from skilltest.transcript.stream_json import SKILL_TOOL
+from skilltest.transcript.evidence import actions
 
 SCHEMA_VERSION = 1
 """Version of :meth:`ScoreCard.to_dict`'s layout."""
@@ -78,6 +92,7 @@ COMPONENTS: tuple[str, ...] = (
     "anti_patterns",
     "tool_ordering",
     "recommended_tools",
+    "checks",
 )
 """The rubric's components, in the order cards and reports show them."""
 
@@ -95,6 +110,9 @@ NOTHING_DONE = "no tool call: nothing to credit"
 
 NOTHING_SAID = "no text: nothing to credit"
 """Why a run with no text gets no anti-pattern credit when the patterns look at the text."""
+
+ANY_ACTION = "(any action)"
+"""The anti-pattern ``expect_no_action: true`` adds: any action at all, and a veto."""
 
 _NESTED_JSON_DEPTH = 8
 _CLOSEST_TOOL_RATIO = 0.5
@@ -115,6 +133,9 @@ class Weights:
     """Weight of the tool ordering."""
     recommended_tools: float = 0.10
     """Weight of the recommended tools."""
+    checks: float = 0.30
+    """Weight of the outcome checks (what the run left behind: files, a passing command, the
+    answer, a judge's verdict)."""
 
     def __post_init__(self) -> None:
         for name in COMPONENTS:
@@ -160,14 +181,37 @@ class Expected:
     """Where ``required_patterns`` and ``anti_patterns`` look: ``tools``, ``text`` or ``all``."""
     expected_skills: tuple[str, ...] = ()
     """Skills the with-skill arm should invoke: reported beside the score, never part of it."""
+    vetoes: frozenset[str] = frozenset()
+    """The anti-patterns (by source) that veto: a run matching one scores 0 and fails."""
+    expect_no_action: bool = False
+    """The scenario asks the agent to take no action: any action is a vetoing anti-pattern."""
+    require_success: bool = False
+    """Only calls that ran without an error count as evidence (a failed call then does not)."""
+    checks: tuple[Check, ...] = ()
+    """The outcome checks, evaluated after each run (their results are passed to :func:`score`)."""
 
     @property
     def defined(self) -> tuple[str, ...]:
         """The components this scenario defines, in :data:`COMPONENTS` order."""
         return tuple(name for name in COMPONENTS if self._defines(name))
 
+    @property
+    def requires_something(self) -> bool:
+        """Whether a run must do something to earn credit: a required tool, pattern, ordering
+        or check. A scenario that requires nothing (only anti-patterns, or
+        ``expect_no_action``) credits a run that took no action."""
+        return bool(
+            self.required_tools
+            or self.required_patterns
+            or self.text_patterns
+            or self.tool_ordering
+            or self.checks
+        )
+
     def _defines(self, component: str) -> bool:
         if component == "required_patterns" and self.text_patterns:
+            return True
+        if component == "anti_patterns" and self.expect_no_action:
             return True
         return bool(getattr(self, component))
 
@@ -257,6 +301,11 @@ class ScoreCard:
     """Skills the run invoked (failed ``Skill`` calls left out)."""
     expected_skills: tuple[str, ...] = ()
     """Skills the scenario expects the with-skill arm to invoke: an indicator, not scored."""
+    vetoes: tuple[str, ...] = ()
+    """Why the run was vetoed (a vetoing anti-pattern matched, a vetoing check failed): its
+    score is then 0 and it fails, whatever else it did."""
+    checks: tuple[CheckResult, ...] = ()
+    """What each outcome check found."""
 
     @property
     def scored(self) -> bool:
@@ -278,6 +327,8 @@ class ScoreCard:
             "skills_invoked": list(self.skills_invoked),
             "expected_skills": list(self.expected_skills),
             "skills_fired": self.skills_fired,
+            "vetoes": list(self.vetoes),
+            "checks": [check.to_dict() for check in self.checks],
             "components": {
                 name: (card.to_dict() if card is not None else None)
                 for name, card in self.components.items()
@@ -311,35 +362,51 @@ class ScoreCard:
             tool_calls=int(data.get("tool_calls", 0)),
             skills_invoked=tuple(data.get("skills_invoked", ())),
             expected_skills=tuple(data.get("expected_skills", ())),
+            vetoes=tuple(data.get("vetoes", ())),
         )
 
     def explain(self) -> str:
         """One line a person can read: the score and, per defined component, why."""
         if self.score is None:
             return f"unscored: {self.unscored_reason}"
+        vetoed = f" (vetoed: {'; '.join(self.vetoes)})" if self.vetoes else ""
         parts = [
             _explain_component(name, card)
             for name, card in self.components.items()
             if card is not None
         ]
-        return f"score {self.score:.2f}: " + " | ".join(parts)
+        return f"score {self.score:.2f}{vetoed}: " + " | ".join(parts)
 
 
-def score(transcript: Transcript, expected: Expected) -> ScoreCard:
-    """Scores one run against a scenario's rubric.
+def score(
+    transcript: Transcript, expected: Expected, checks: Sequence[CheckResult] = ()
+) -> ScoreCard:
+    """Scores one run against a scenario's rubric and what its outcome checks found.
+
+    Args:
+        transcript: The run.
+        expected: The scenario's rubric.
+        checks: The results of the checks that applied to the run's arm (the ``checks``
+            component; none: the component is left out).
 
     Returns:
         The card; unscored (``score`` ``None`` with the reason) when the run did not execute,
-        when the rubric defines no component, or when every defined component weighs 0.
+        when a check could not be evaluated, when no component is defined, or when every
+        defined component weighs 0. A vetoed run scores 0.
 
     Raises:
         PatternError: a pattern exceeded its time limit on this run's evidence.
     """
-    defined = expected.defined
+    defined = tuple(
+        name for name in COMPONENTS if (checks if name == "checks" else name in expected.defined)
+    )
     total_weight = sum(expected.weights.of(name) for name in defined)
+    failed_check = next((check for check in checks if check.error is not None), None)
     reason: str | None = None
     if transcript.error is not None:
         reason = transcript.error
+    elif failed_check is not None:
+        reason = f"check {failed_check.name!r} could not be evaluated: {failed_check.error}"
     elif not defined:
         reason = "the scenario's rubric defines no component (" + ", ".join(COMPONENTS) + ")"
     elif total_weight <= 0:
@@ -352,24 +419,46 @@ def score(transcript: Transcript, expected: Expected) -> ScoreCard:
             tool_calls=len(transcript.tool_calls),
             skills_invoked=transcript.skills_invoked,
             expected_skills=expected.expected_skills,
+            checks=tuple(checks),
         )
 
-    evidence = run_evidence(transcript)
+    evidence = run_evidence(transcript, require_success=expected.require_success)
     components: dict[str, ComponentScore | None] = dict.fromkeys(COMPONENTS)
     total = 0.0
     for name in defined:
         weight = expected.weights.of(name) / total_weight
-        card = _SCORERS[name](transcript, expected, evidence, round(weight, DIGITS))
+        if name == "checks":
+            card = _checks_component(checks, round(weight, DIGITS))
+        else:
+            card = _SCORERS[name](transcript, expected, evidence, round(weight, DIGITS))
         components[name] = card
         total += card.value * weight
+    vetoes = _vetoes(components.get("anti_patterns"), expected, checks)
     return ScoreCard(
-        score=round(total, DIGITS),
+        score=0.0 if vetoes else round(total, DIGITS),
         components=components,
         unscored_reason=None,
         tool_calls=len(transcript.tool_calls),
         skills_invoked=transcript.skills_invoked,
         expected_skills=expected.expected_skills,
+        vetoes=vetoes,
+        checks=tuple(checks),
     )
+
+
+def _vetoes(
+    anti: ComponentScore | None, expected: Expected, checks: Sequence[CheckResult]
+) -> tuple[str, ...]:
+    """Why the run is vetoed: each vetoing anti-pattern it matched, each vetoing check it
+    failed."""
+    found = []
+    if anti is not None:
+        for hit in anti.matched:
+            if hit in expected.vetoes or hit == ANY_ACTION:
+                where = anti.evidence.get(hit)
+                found.append(f"anti-pattern {hit!r}" + (f" at {where!r}" if where else ""))
+    found += [f"check {c.name!r} failed: {c.evidence}" for c in checks if c.vetoed]
+    return tuple(found)
 
 
 # --- the evidence ------------------------------------------------------------------------------
@@ -392,9 +481,10 @@ class Evidence:
     """What a run's patterns are matched against: its tool calls and the assistant's text."""
 
     calls: tuple[CallEvidence, ...]
-    """The tool calls in order, subagents' and refused ones included, ``Skill`` calls left out."""
+    """The actions in order (subagents' included; plans, delegations, skill loading and calls
+    that never ran left out: :mod:`skilltest.transcript.evidence`)."""
     text: str
-    """The assistant's text blocks joined by blank lines."""
+    """What the user saw: the main agent's text blocks joined by blank lines."""
 
     def forms(self, scope: PatternScope) -> Iterator[tuple[str, str]]:
         """Each string a pattern in ``scope`` is matched against, with the label its match is
@@ -408,8 +498,9 @@ class Evidence:
             yield "", self.text
 
 
-def run_evidence(transcript: Transcript) -> Evidence:
-    """The run's evidence: every tool call but ``Skill`` in both its forms, and the text."""
+def run_evidence(transcript: Transcript, *, require_success: bool = False) -> Evidence:
+    """The run's evidence: every action in both its forms (with ``require_success``, only
+    those that ran without an error), and the main agent's text."""
     return Evidence(
         calls=tuple(
             CallEvidence(
@@ -419,10 +510,9 @@ def run_evidence(transcript: Transcript) -> Evidence:
                 ),
                 strings=tuple(dict.fromkeys(s for s in input_strings(call.input) if s)),
             )
-            for call in transcript.tool_calls
-            if call.name != SKILL_TOOL
+            for call in actions(transcript.tool_calls, succeeded_only=require_success)
         ),
-        text=transcript.text,
+        text=transcript.answer,
     )
 
 
@@ -473,31 +563,55 @@ def _parse_nested(value: str) -> dict[str, Any] | list[Any] | None:
 _Scorer = Callable[[Transcript, Expected, Evidence, float], ComponentScore]
 
 
+def counted_calls(transcript: Transcript, expected: Expected) -> list[ToolCall]:
+    """The calls tool requirements count: every call that ran (a refused one never did); with
+    ``require_success``, only those that ran without an error."""
+    return [
+        call
+        for call in transcript.tool_calls
+        if not call.refused and (not expected.require_success or call.status == "ran")
+    ]
+
+
 def _tools_component(
-    names: Sequence[str], calls: Sequence[ToolCall], weight: float
+    names: Sequence[str], calls: Sequence[ToolCall], weight: float, everything: Sequence[ToolCall]
 ) -> ComponentScore:
     matched = [name for name in names if any(call.answers_to(name) for call in calls)]
     missing = [name for name in names if name not in matched]
-    closest = {name: seen for name in missing if (seen := _closest_tool(name, calls))}
+    closest = {name: seen for name in missing if (seen := _closest_tool(name, everything))}
+    outcome: dict[str, str] = {}
+    for name in matched:
+        made = [call for call in calls if call.answers_to(name)]
+        if all(call.status == "failed" for call in made):
+            # The attempt counts; the report shows that it did not succeed.
+            first = (made[0].result or "no result").strip().splitlines()
+            outcome[name] = f"failed: {first[0][:120] if first else 'an error'}"
+    for name in missing:
+        refused = [c for c in everything if c.refused and c.answers_to(name)]
+        if refused:
+            outcome[name] = "never ran: " + (refused[0].result or "refused").strip()[:120]
     return ComponentScore(
         value=len(matched) / len(names),
         weight=weight,
         matched=tuple(matched),
         missing=tuple(missing),
         closest=closest,
+        evidence=outcome,
     )
 
 
 def _required_tools(
     transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
-    return _tools_component(expected.required_tools, transcript.tool_calls, weight)
+    calls = counted_calls(transcript, expected)
+    return _tools_component(expected.required_tools, calls, weight, transcript.tool_calls)
 
 
 def _recommended_tools(
     transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
 ) -> ComponentScore:
-    return _tools_component(expected.recommended_tools, transcript.tool_calls, weight)
+    calls = counted_calls(transcript, expected)
+    return _tools_component(expected.recommended_tools, calls, weight, transcript.tool_calls)
 
 
 def _search(
@@ -547,19 +661,40 @@ def _anti_patterns(
 ) -> ComponentScore:
     patterns = expected.anti_patterns
     hits, found = _search(patterns, list(evidence.forms(expected.pattern_scope)))
-    # Restraint is only worth something in a run that acted: a refusal avoids every
-    # anti-pattern without having done any of the work.
-    if expected.pattern_scope == "text":
-        note = None if evidence.text else NOTHING_SAID
-    else:
-        note = None if evidence.calls else NOTHING_DONE
+    labels = [p.source for p in patterns]
+    if expected.expect_no_action:
+        labels.append(ANY_ACTION)
+        if evidence.calls:
+            hits.append(ANY_ACTION)
+            found[ANY_ACTION] = evidence.calls[0].json_form[:120]
+    # Restraint is only worth something in a run that acted, when the scenario asks for work:
+    # a refusal avoids every anti-pattern without having done any of it. A scenario that
+    # requires nothing (a prompt that needs no action) credits inaction.
+    note = None
+    if expected.requires_something:
+        if expected.pattern_scope == "text":
+            note = None if evidence.text else NOTHING_SAID
+        else:
+            note = None if evidence.calls else NOTHING_DONE
     return ComponentScore(
-        value=0.0 if note else 1 - len(hits) / len(patterns),
+        value=0.0 if note else 1 - len(hits) / len(labels),
         weight=weight,
         matched=tuple(hits),
-        missing=tuple(p.source for p in patterns if p.source not in found),
+        missing=tuple(label for label in labels if label not in found),
         evidence=found,
         note=note,
+    )
+
+
+def _checks_component(checks: Sequence[CheckResult], weight: float) -> ComponentScore:
+    total = sum(check.weight for check in checks)
+    passed = sum(check.weight for check in checks if check.passed)
+    return ComponentScore(
+        value=passed / total,
+        weight=weight,
+        matched=tuple(check.name for check in checks if check.passed),
+        missing=tuple(check.name for check in checks if not check.passed),
+        evidence={check.name: check.evidence for check in checks},
     )
 
 
@@ -569,9 +704,10 @@ def _tool_ordering(
     matched: list[str] = []
     missing: list[str] = []
     closest: dict[str, str] = {}
+    calls = counted_calls(transcript, expected)
     for sequence in expected.tool_ordering:
         label = " → ".join(sequence)
-        reached = _in_order(sequence, transcript.tool_calls)
+        reached = _in_order(sequence, calls)
         if reached == len(sequence):
             matched.append(label)
             continue
@@ -659,7 +795,16 @@ def _explain_component(name: str, card: ComponentScore) -> str:
     else:
         text = f"{name} {len(card.matched)}/{total}"
         details = []
+        if name in ("required_tools", "recommended_tools"):  # a tool that only failed
+            details += [
+                f"{item} {card.evidence[item]}" for item in card.matched if item in card.evidence
+            ]
         for item in card.missing:
             near = card.closest.get(item)
-            details.append(f"missing {item!r}" + (f", closest {near!r}" if near else ""))
+            why = card.evidence.get(item) if name != "required_patterns" else None
+            details.append(
+                f"missing {item!r}"
+                + (f", closest {near!r}" if near else "")
+                + (f" ({why})" if why else "")
+            )
     return text + (f" ({'; '.join(details)})" if details else "")

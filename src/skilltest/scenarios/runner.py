@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from skilltest.checks.evaluate import Snapshot, snapshot
+from skilltest.checks.model import CheckResult
 from skilltest.claude.binary import ClaudeBinary
 from skilltest.claude.isolation import (
     Sandbox,
@@ -51,12 +53,14 @@ from skilltest.names import child
 from skilltest.plugins import McpServer
 from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.report.files import write_json_atomic, write_text_atomic
+from skilltest.runners.base import DEFAULT_MODEL
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
 from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import ApiRetry
 from skilltest.transcript.stream_json import parse_stream_json
+from skilltest.world.calls import mock_call_lines
 from skilltest.world.instance import WorldInstance
 from skilltest.world.score import WorldOutcome, judge_world
 
@@ -125,6 +129,8 @@ class RunOutcome:
     redact: Callable[[str], str] | None = None
     """The run's redaction (credentials and the world's tokens), for what is written from the
     outcome later: the world's calls and the trace."""
+    checks: tuple[CheckResult, ...] = ()
+    """What each of the scenario's outcome checks found in the run's workspace."""
 
 
 def protected_paths(request: RunRequest) -> tuple[Path, ...]:
@@ -154,12 +160,16 @@ def allowed_tools(
     return (*rules, *(f"mcp__{server.name}" for server in servers))
 
 
-def timed_out(transcript: Transcript, stdout: str, limit_s: float) -> Transcript:
-    """A run its time limit cut short: scored when the agent was at work, unscored when not.
+def timed_out(
+    transcript: Transcript, stdout: str, limit_s: float, *, score_partial: bool = False
+) -> Transcript:
+    """A run its time limit cut short: unscored, and said why.
 
-    The agent spending its time (a slow plan, a loop of tool calls) is behaviour and is scored
-    on what it did. The model API failing until the limit (the CLI retrying a 429 storm, a 529
-    or a 401) or a model that never answered is an outage: unscored, with what the API answered.
+    The model API failing until the limit (the CLI retrying a 429 storm, a 529 or a 401) or a
+    model that never answered is an outage, unscored with what the API answered. A run cut short
+    while the agent was at work (a slow plan, a loop of tool calls, a model gone silent after a
+    few calls) never finished its task: it is unscored too, unless the scenario says
+    ``score_partial: true``, which scores it on what it did.
     """
     limit = f"timed out after {limit_s:g}s"
     retry = retrying_at_end(stdout)
@@ -175,6 +185,12 @@ def timed_out(transcript: Transcript, stdout: str, limit_s: float) -> Transcript
     if not transcript.tool_calls and not transcript.assistant_text:
         seen = f"; {transcript.error}" if transcript.error else ""
         return replace(transcript, error=f"{limit} before the model answered{seen}")
+    if not score_partial:
+        return replace(
+            transcript,
+            error=f"cut short: {limit} after {len(transcript.tool_calls)} tool calls, before the "
+            "agent finished (score_partial: true scores what it did)",
+        )
     return replace(
         transcript,
         error=None,
@@ -284,19 +300,27 @@ class ClaudeCliRunner:
     """Runs scenarios through the real ``claude`` CLI against an endpoint."""
 
     def __init__(
-        self, binary: ClaudeBinary, endpoint: Endpoint, *, sandbox_base: Path | None = None
+        self,
+        binary: ClaudeBinary,
+        endpoint: Endpoint,
+        *,
+        sandbox_base: Path | None = None,
+        judge_model: str | None = None,
     ) -> None:
         """
         Args:
             binary: The CLI.
             endpoint: Where the model answers come from.
             sandbox_base: Where sandboxes are created (the system temp folder by default).
+            judge_model: The model ``judge`` checks ask (default: the scenario's model, else
+                :data:`~skilltest.runners.base.DEFAULT_MODEL`).
         """
         self.binary = binary
         self.endpoint = endpoint
         self.backend = endpoint.name
         self.cli_version: str | None = binary.version
         self.sandbox_base = sandbox_base
+        self.judge_model = judge_model
 
     def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
         if request.output_dir is None:
@@ -325,6 +349,7 @@ class ClaudeCliRunner:
                 f"{path} is above the sandbox and may be loaded by the CLI"
                 for path in ancestor_leaks(sandbox.workdir)
             ]
+            before = snapshot(sandbox.workdir) if scenario.expected.checks else {}
             async with contextlib.AsyncExitStack() as stack:
                 session = await stack.enter_async_context(self.endpoint.session(request, sandbox))
                 if session.wrap_server is not None:
@@ -382,13 +407,28 @@ class ClaudeCliRunner:
                         stop_on=_stop_check(request.stop_on),
                     )
                 )
-            secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
-            if world is not None:
-                # The world's tokens are the run's own, and stay out of what is stored too.
-                secrets.update(
-                    WORLD_AGENT_TOKEN=world.agent_token, WORLD_CONTROL_TOKEN=world.control_token
+                secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
+                if world is not None:
+                    # The world's tokens are the run's own, and stay out of what is stored too.
+                    secrets.update(
+                        WORLD_AGENT_TOKEN=world.agent_token,
+                        WORLD_CONTROL_TOKEN=world.control_token,
+                    )
+                redact = Redactor(secrets)
+                transcript, stdout, stderr = self._transcript(request, output, redact, session)
+                # While the endpoint is open: a judge asks through it (recorded, replayed,
+                # answered by the emulator like the agent's requests).
+                checks = await self._checks(
+                    request, transcript, sandbox, env, before, session, redact, world
                 )
-            outcome = self._outcome(request, output, Redactor(secrets), session, warnings)
+            if session.misses:
+                # What the CLI (or a judge) made of a refused request is beside the point: the
+                # cassette is stale. The endpoint knows its misses once it is closed.
+                transcript = replace(transcript, error=session.misses[0].message, ended=None)
+            outcome = self._outcome(
+                request, output, transcript, (stdout, stderr), redact, session, warnings
+            )
+            outcome = replace(outcome, checks=checks)
             if world is None:
                 return outcome
             transcript = outcome.transcript
@@ -397,7 +437,7 @@ class ClaudeCliRunner:
                 calls=world.calls,
                 violations=world.violations,
                 turn_starts=output.turn_starts,
-                final_text=transcript.assistant_text[-1] if transcript.assistant_text else "",
+                final_text=transcript.final_answer,
                 mode=world.mode,
                 profile=scenario.world_profile,
                 fault_profile_active=scenario.world_profile is not None,
@@ -406,6 +446,55 @@ class ClaudeCliRunner:
             return replace(outcome, world=judged, warnings=(*outcome.warnings, *world.errors))
         finally:
             sandbox.remove()
+
+    async def _checks(
+        self,
+        request: RunRequest,
+        transcript: Transcript,
+        sandbox: Sandbox,
+        env: Mapping[str, str],
+        before: Snapshot,
+        session: EndpointSession,
+        redact: Redactor,
+        world: WorldInstance | None,
+    ) -> tuple[CheckResult, ...]:
+        """The scenario's outcome checks, evaluated in the run's workspace (none for a run that
+        did not execute: it is unscored anyway)."""
+        expected = request.scenario.expected
+        if not expected.checks or transcript.error is not None:
+            return ()
+        from skilltest.checks.evaluate import RunView, evaluate
+        from skilltest.checks.judge import JudgeModel, judge_runner
+
+        judge = None
+        if any(check.kind == "judge" for check in expected.checks):
+            model = self.judge_model or request.scenario.config.model or DEFAULT_MODEL
+            judge = JudgeModel(judge_runner(session.env, claude=self.binary.path), model)
+        # Checks that only the arm with the skill gets still apply to every arm when nothing
+        # else is scored: a scenario must score both arms to compare them.
+        with_skill = request.arm != Arm.WITHOUT_SKILL or (
+            not expected.defined and all(check.arm == "with" for check in expected.checks)
+        )
+        view = RunView(
+            workdir=sandbox.workdir,
+            transcript=transcript,
+            before=before,
+            env=env,
+            mock_calls=mock_call_lines(world.calls) if world is not None else "",
+        )
+        try:
+            results = await evaluate(expected.checks, view, with_skill=with_skill, judge=judge)
+        finally:
+            if judge is not None:
+                await judge.runner.aclose()
+        return tuple(
+            replace(
+                result,
+                evidence=redact(result.evidence),
+                error=None if result.error is None else redact(result.error),
+            )
+            for result in results
+        )
 
     @staticmethod
     def _plugin_parts(
@@ -427,14 +516,15 @@ class ClaudeCliRunner:
             return (), install_plugin_servers(plugin, sandbox)
         return (), ()
 
-    def _outcome(
+    def _transcript(
         self,
         request: RunRequest,
         output: ProcessOutput,
         redact: Redactor,
         session: EndpointSession,
-        warnings: list[str],
-    ) -> RunOutcome:
+    ) -> tuple[Transcript, str, str]:
+        """The run's transcript, and its stdout and stderr redacted: parsed, and with why it did
+        not execute or was cut short."""
         stdout, stderr = redact(output.stdout), redact(output.stderr)
         transcript = parse_stream_json(
             stdout, exit_code=output.exit_code, stderr=stderr, prompt=request.scenario.prompt
@@ -458,10 +548,25 @@ class ClaudeCliRunner:
                 ended=None,
             )
         elif output.timed_out:
-            transcript = timed_out(transcript, stdout, request.scenario.config.timeout_s)
-        if session.misses:
-            # What the CLI made of a refused request is beside the point: the cassette is stale.
-            transcript = replace(transcript, error=session.misses[0].message, ended=None)
+            scenario = request.scenario
+            transcript = timed_out(
+                transcript, stdout, scenario.config.timeout_s, score_partial=scenario.score_partial
+            )
+        return transcript, stdout, stderr
+
+    def _outcome(
+        self,
+        request: RunRequest,
+        output: ProcessOutput,
+        transcript: Transcript,
+        streams: tuple[str, str],
+        redact: Redactor,
+        session: EndpointSession,
+        warnings: list[str],
+    ) -> RunOutcome:
+        """The run's outcome once its endpoint is closed: its output kept, what the CLI loaded,
+        what looked wrong about its isolation."""
+        stdout, stderr = streams
         scenario = request.scenario
         with_skill = request.arm == Arm.WITH_SKILL
         plugin = scenario.plugin

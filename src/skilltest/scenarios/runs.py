@@ -119,11 +119,11 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
     transcript = outcome.transcript
     scenario = request.scenario
     try:
-        card = score(transcript, scenario.expected)
+        card = score(transcript, scenario.expected, outcome.checks)
     except PatternError as exc:
         # A pattern that blows its time limit on this run's evidence: the suite must change.
         transcript = replace(transcript, error=str(exc))
-        card = score(transcript, scenario.expected)
+        card = score(transcript, scenario.expected, outcome.checks)
         bad_input = True
     else:
         bad_input = False
@@ -156,6 +156,8 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         warnings=outcome.warnings,
         explanation=card.explain(),
         bad_input=bad_input,
+        vetoes=card.vetoes,
+        checks=tuple(check.to_dict() for check in outcome.checks),
     )
 
 

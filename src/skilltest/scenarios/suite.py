@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from skilltest.checks.model import parse_checks
 from skilltest.errors import InputError, SuiteError
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
@@ -142,6 +143,9 @@ class Scenario:
     critical: bool = False
     """``critical: true`` (on the scenario, or the suite's default): ``skilltest gate`` blocks a
     release when its with-skill pass rate is credibly below the baseline's, or it is missing."""
+    score_partial: bool = False
+    """``score_partial: true``: a run cut short by its time limit (or a model gone silent) is
+    scored on what it did; by default it is unscored, as an outage is."""
 
     def __post_init__(self) -> None:
         if not self.skills:
@@ -365,6 +369,33 @@ def _expected(
             spec.get(key) or (), f"{where}/expected/{key}", flags=flags, timeout_s=timeout_s
         )
 
+    # An anti-pattern is a pattern, or {pattern, veto}: a vetoing one zeroes the run.
+    anti_entries = list(spec.get("anti_patterns") or ())
+    vetoes = {
+        str(entry["pattern"])
+        for entry in anti_entries
+        if isinstance(entry, dict) and entry.get("veto") is True
+    }
+    anti_patterns = compile_patterns(
+        [entry["pattern"] if isinstance(entry, dict) else entry for entry in anti_entries],
+        f"{where}/expected/anti_patterns",
+        flags=flags,
+        timeout_s=timeout_s,
+    )
+    # The suite's checks apply to every scenario, before the scenario's own.
+    suite_file = where.split("#", 1)[0]
+    checks = parse_checks(
+        suite.get("checks"), f"{suite_file}#/checks", flags=flags, timeout_s=timeout_s
+    ) + parse_checks(raw.get("checks"), f"{where}/checks", flags=flags, timeout_s=timeout_s)
+    named = [check.name for check in checks]
+    for check in checks:
+        if named.count(check.name) > 1:
+            raise SuiteError(
+                f"two checks of the scenario are named {check.name!r} (the suite's and its own)",
+                location=check.location,
+                fix="give one of them its own name: (name: ...)",
+            )
+
     required_tools = tools(spec.get("required_tools"))
     recommended_tools = tools(spec.get("recommended_tools"))
     listed = {canonical_tool_name(name) for name in (*required_tools, *recommended_tools)}
@@ -378,15 +409,19 @@ def _expected(
     expected = Expected(
         required_tools=required_tools,
         required_patterns=patterns("required_patterns"),
-        anti_patterns=patterns("anti_patterns"),
+        anti_patterns=anti_patterns,
         tool_ordering=tuple(ordering),
         recommended_tools=recommended_tools,
         weights=weights,
         text_patterns=patterns("text_patterns"),
         pattern_scope=_pick("pattern_scope", raw, suite, DEFAULT_PATTERN_SCOPE),
         expected_skills=tuple(dict.fromkeys([*skills, *indicators])),
+        vetoes=frozenset(vetoes),
+        expect_no_action=bool(spec.get("expect_no_action")),
+        require_success=bool(_pick("require_success", raw, suite, False)),
+        checks=checks,
     )
-    if not expected.defined:
+    if not expected.defined and not checks:
         # A scenario with nothing to score can never fail: that is a defect of the suite.
         if indicators:
             raise SuiteError(
@@ -401,10 +436,11 @@ def _expected(
         raise SuiteError(
             "the scenario defines no rubric component, so no run could ever be scored",
             location=f"{where}/expected",
-            fix="give `expected:` at least one non-empty list: required_tools, required_patterns, "
-            "text_patterns, anti_patterns, tool_ordering or recommended_tools",
+            fix="give `expected:` at least one non-empty list (required_tools, required_patterns, "
+            "text_patterns, anti_patterns, tool_ordering or recommended_tools), "
+            "expect_no_action: true, or `checks:`",
         )
-    if sum(weights.of(name) for name in expected.defined) <= 0:
+    if sum(weights.of(name) for name in (*expected.defined, *(("checks",) if checks else ()))) <= 0:
         raise SuiteError(
             "every component the scenario defines weighs 0, so no run could ever be scored",
             location=f"{where}/weights",
@@ -549,6 +585,7 @@ def load_scenario_suite(
                 plugin=plugin,
                 plugin_mcp=_pick("plugin_mcp", raw, data, "both"),
                 critical=bool(_pick("critical", raw, data, False)),
+                score_partial=bool(_pick("score_partial", raw, data, False)),
                 world=world,
                 world_profile=_profile(raw, world, where),
                 world_expected=_world_expected(raw, world, where, flags=flags, timeout_s=timeout),

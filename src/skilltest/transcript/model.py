@@ -7,7 +7,7 @@ The Anthropic SDK runner, the ``claude`` CLI runner, the emulator and replay all
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 # Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``.
 TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
@@ -77,6 +77,23 @@ class Usage:
         )
 
 
+CallStatus = Literal["ran", "failed", "refused", "no-result"]
+"""What became of a tool call: it ``ran`` (a result, no error), it ran and ``failed`` (an error
+result: a non-zero exit, an exception), it was ``refused`` and never ran (an unknown tool, a
+permission or sandbox refusal, input the harness rejected), or ``no-result`` came back (the run
+ended first)."""
+
+REFUSAL_MARKERS: tuple[str, ...] = (
+    "<tool_use_error>",
+    "needs approval",
+    "you haven't granted it yet",
+    "has been denied",
+    "while in plan mode",
+)
+"""Text Claude Code 2.1.328 writes in the error result of a call it did not run: an unknown tool
+or invalid input (``<tool_use_error>``), and its permission refusals."""
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """One ``tool_use`` block and, when it came back, its ``tool_result``."""
@@ -93,6 +110,18 @@ class ToolCall:
     """Whether the tool result was flagged ``is_error``."""
     parent_tool_use_id: str | None = None
     """The ``Agent``/``Task`` call whose subagent made this call; ``None`` for the main agent."""
+    refused: bool = False
+    """The harness never ran the call: it listed it as a permission denial, or its error result
+    says it refused it (:data:`REFUSAL_MARKERS`)."""
+
+    @property
+    def status(self) -> CallStatus:
+        """What became of the call (:data:`CallStatus`)."""
+        if self.refused:
+            return "refused"
+        if self.result is None:
+            return "no-result"
+        return "failed" if self.is_error else "ran"
 
     @property
     def canonical_name(self) -> str:
@@ -172,6 +201,9 @@ class Transcript:
     """What produced it: ``anthropic``, ``claude-cli``, ``emulator``, ``replay``."""
     assistant_text: tuple[str, ...] = ()
     """The assistant's text blocks in order (main agent and forwarded subagent text)."""
+    answer_text: tuple[str, ...] | None = None
+    """The main agent's own text blocks, what the user saw (a subagent's internal text left
+    out); ``None`` when the source tells no agents apart: then :attr:`assistant_text`."""
     tool_calls: tuple[ToolCall, ...] = ()
     """Every tool call in the order it was made."""
     skills_invoked: tuple[str, ...] = ()
@@ -219,6 +251,18 @@ class Transcript:
     def text(self) -> str:
         """The assistant's text blocks joined by blank lines."""
         return "\n\n".join(self.assistant_text)
+
+    @property
+    def answer(self) -> str:
+        """What the user saw: the main agent's text blocks joined by blank lines."""
+        blocks = self.assistant_text if self.answer_text is None else self.answer_text
+        return "\n\n".join(blocks)
+
+    @property
+    def final_answer(self) -> str:
+        """The main agent's last text block: its answer at the end of the run."""
+        blocks = self.assistant_text if self.answer_text is None else self.answer_text
+        return blocks[-1] if blocks else ""
 
     @property
     def final_result(self) -> ResultEvent | None:

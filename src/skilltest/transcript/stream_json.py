@@ -61,13 +61,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.transcript.model import (
+    REFUSAL_MARKERS,
     ApiRetry,
     PermissionDenial,
     ResultEvent,
@@ -354,7 +355,12 @@ class _ToolCallDraft:
     result: str | None = None
     is_error: bool = False
 
-    def freeze(self) -> ToolCall:
+    def freeze(self, denied: Collection[str] = ()) -> ToolCall:
+        refused = self.id in denied or (
+            self.is_error
+            and self.result is not None
+            and any(marker in self.result for marker in REFUSAL_MARKERS)
+        )
         return ToolCall(
             id=self.id,
             name=self.name,
@@ -362,6 +368,7 @@ class _ToolCallDraft:
             result=self.result,
             is_error=self.is_error,
             parent_tool_use_id=self.parent_tool_use_id,
+            refused=refused,
         )
 
 
@@ -380,6 +387,7 @@ class _EventReader:
     malformed_lines: int = 0
     tool_calls: dict[str, _ToolCallDraft] = field(default_factory=dict)
     assistant_text: list[str] = field(default_factory=list)
+    answer_text: list[str] = field(default_factory=list)
     api_errors: list[_ApiErrorSeen] = field(default_factory=list)
     api_retries: list[ApiRetry] = field(default_factory=list)
     denials: dict[str, PermissionDenial] = field(default_factory=dict)
@@ -487,6 +495,8 @@ class _EventReader:
                 block_text = _str(block.get("text"))
                 if block_text and block_text.strip():
                     self.assistant_text.append(block_text)
+                    if parent is None:
+                        self.answer_text.append(block_text)
             elif block_type in ("tool_use", "server_tool_use", "mcp_tool_use"):
                 self._tool_use(block, parent)
 
@@ -566,17 +576,20 @@ class _EventReader:
     def transcript(
         self, *, exit_code: int | None, stderr: str | None, source: str, prompt: str | None
     ) -> Transcript:
-        tool_calls = tuple(draft.freeze() for draft in self.tool_calls.values())
+        denied = {denial.tool_use_id for denial in self.denials.values() if denial.tool_use_id}
+        tool_calls = tuple(draft.freeze(denied) for draft in self.tool_calls.values())
         usage, cost = self._usage_and_cost()
         assistant_text = tuple(self.assistant_text)
+        answer_text = tuple(self.answer_text)
         final = self.results[-1] if self.results else None
         if not assistant_text and final and not final.is_error and final.result:
             # The ``json`` format has no assistant messages: the final answer stands in.
-            assistant_text = (final.result,)
+            assistant_text = answer_text = (final.result,)
         durations = [r.duration_ms for r in self.results if r.duration_ms is not None]
         return Transcript(
             source=source,
             assistant_text=assistant_text,
+            answer_text=answer_text,
             tool_calls=tool_calls,
             skills_invoked=self._skills_invoked(tool_calls, prompt),
             permission_denials=tuple(self.denials.values()),

@@ -96,3 +96,24 @@ class EgressViolation:
             "at": self.at,
             "url": self.url,
         }
+
+
+def mock_call_lines(calls: list[Call]) -> str:
+    """The calls mock MCP servers received, one JSON object a line (``server``, ``tool``,
+    ``input``): what a ``mock_calls_match`` check or a judge reads."""
+    import json
+
+    lines = [
+        json.dumps(
+            {
+                "server": call.host.removeprefix("mcp:"),
+                "tool": call.path.split("/", 1)[-1],
+                "input": call.body,
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+        for call in calls
+        if call.host.startswith("mcp:")
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,319 @@
+"""Evaluating a run's checks once the agent has ended, in the run's own workspace.
+
+:func:`evaluate` takes the scenario's checks and a :class:`RunView` (the working directory, the
+files as they were before the run, the transcript, the environment the agent ran with) and
+returns one :class:`~skilltest.checks.model.CheckResult` per check, in order. Files and patterns
+are read here; a ``command`` runs in the working directory, with the run's environment (its
+home, its temp folder and, in a controlled world, the world's proxy; never a credential), in a
+process group of its own that is killed at its time limit; a ``judge`` asks the model through
+:mod:`skilltest.checks.judge`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilltest.checks.model import (
+    Check,
+    CheckResult,
+    Command,
+    FileExists,
+    FileMatches,
+    FinalAnswer,
+    Judge,
+    Match,
+    MockCallsMatch,
+    PatternCheck,
+    ToolOrder,
+    ToolRef,
+    ToolUsed,
+    TraceMatches,
+)
+from skilltest.patterns import Pattern, snippet
+from skilltest.redact import CREDENTIAL_VARIABLES
+from skilltest.transcript import ToolCall, Transcript
+from skilltest.transcript.evidence import reads_the_skill
+
+if TYPE_CHECKING:
+    from skilltest.checks.judge import JudgeModel
+
+MAX_FILE_BYTES = 1024 * 1024
+"""The most of one file a check reads (the rest is left out, and said so)."""
+MAX_FILES = 2000
+"""The most files of the working directory a run's before-and-after comparison looks at."""
+OUTPUT_SHOWN = 600
+"""How much of a command's output its evidence keeps (the end, where errors are)."""
+KILL_GRACE_S = 2.0
+"""How long a command gets between SIGTERM and SIGKILL at its time limit."""
+
+Snapshot = Mapping[str, tuple[int, int]]
+"""A working directory's files: relative path -> (size, modification time in ns)."""
+
+
+def snapshot(workdir: Path) -> dict[str, tuple[int, int]]:
+    """The regular files under ``workdir`` (``.claude/`` and ``.git/`` left out), at most
+    :data:`MAX_FILES`, with their size and modification time."""
+    found: dict[str, tuple[int, int]] = {}
+    for root, folders, files in os.walk(workdir):
+        folders[:] = sorted(f for f in folders if f not in (".claude", ".git"))
+        for name in sorted(files):
+            path = Path(root) / name
+            with contextlib.suppress(OSError):
+                info = path.lstat()
+                if path.is_file() and not path.is_symlink():
+                    found[path.relative_to(workdir).as_posix()] = (info.st_size, info.st_mtime_ns)
+            if len(found) >= MAX_FILES:
+                return found
+    return found
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What checks may look at in a finished run."""
+
+    workdir: Path
+    """The run's working directory, as the agent left it."""
+    transcript: Transcript
+    """The run's transcript."""
+    before: Snapshot = field(default_factory=dict)
+    """The working directory's files before the agent started."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """The environment the agent ran with (credentials are taken out for commands)."""
+    mock_calls: str = ""
+    """The calls the run made to mocked MCP tools, one JSON object a line."""
+
+    def changed_files(self) -> list[str]:
+        """The files the run created or changed, in path order."""
+        after = snapshot(self.workdir)
+        return sorted(path for path, stat in after.items() if self.before.get(path) != stat)
+
+
+def read_text(path: Path) -> str:
+    """A file's text (bytes that are not UTF-8 replaced), at most :data:`MAX_FILE_BYTES`."""
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_FILE_BYTES + 1)
+    text = raw[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
+    return text + ("\n… [cut: the file is larger]" if len(raw) > MAX_FILE_BYTES else "")
+
+
+def inside(workdir: Path, relative: str) -> Path | None:
+    """``workdir / relative`` when it stays inside ``workdir`` once links are followed."""
+    path = workdir / relative
+    try:
+        path.resolve().relative_to(workdir.resolve())
+    except ValueError:
+        return None
+    return path
+
+
+def trace_text(transcript: Transcript, *, blind: bool = False, limit: int = 4000) -> str:
+    """The run as text: each tool call (name, input as JSON, status and result) and the main
+    agent's text, in order. ``blind`` leaves out what only the arm with the skill can do
+    (``Skill`` calls and reads of the skill's files), for a judge who must not tell the arms
+    apart."""
+    lines: list[str] = []
+    for call in transcript.tool_calls:
+        if blind and (call.name == "Skill" or reads_the_skill(call)):
+            continue
+        who = "subagent " if call.parent_tool_use_id else ""
+        lines.append(f"{who}call {call.name} {json.dumps(call.input, ensure_ascii=False)}")
+        result = (call.result or "")[:limit]
+        lines.append(f"  -> {call.status}: {result}")
+    lines += [f"answer: {text}" for text in (transcript.answer_text or transcript.assistant_text)]
+    return "\n".join(lines)
+
+
+def _count(pattern: Pattern, text: str) -> tuple[int, str]:
+    """Matches in ``text`` and the text around the first one."""
+    found = pattern.count(text)
+    first = pattern.search(text) if found else None
+    shown = snippet(text, first.start(), first.end()) if first is not None else ""
+    return found, shown
+
+
+def _decided(match: Match, found: int, shown: str, where: str) -> tuple[bool, str]:
+    passed = match.decides(found)
+    if match.mode == "count":
+        return passed, f"{found} match(es) in {where} (expected {match.count})"
+    if found:
+        return passed, f"matched in {where}: {shown!r}"
+    return passed, f"no match in {where}"
+
+
+def _pattern_result(check: PatternCheck, view: RunView) -> CheckResult:
+    if isinstance(check, FinalAnswer):
+        where, text = "the final answer", view.transcript.final_answer
+    elif isinstance(check, TraceMatches):
+        where, text = "the trace", trace_text(view.transcript)
+    elif isinstance(check, MockCallsMatch):
+        where, text = "the mock calls", view.mock_calls
+    else:
+        changed = view.changed_files()
+        if not changed:
+            return _result(check, check.match.decides(0), "the run created or changed no file")
+        found, shown, first = 0, "", ""
+        for relative in changed:
+            path = inside(view.workdir, relative)
+            if path is None:
+                continue
+            count, around = _count(check.pattern, f"{relative}\n{read_text(path)}")
+            if count and not first:
+                first, shown = relative, around
+            found += count
+        where = f"{len(changed)} changed file(s)" + (f" ({first})" if first else "")
+        return _result(check, *_decided(check.match, found, shown, where))
+    found, shown = _count(check.pattern, text)
+    return _result(check, *_decided(check.match, found, shown, where))
+
+
+def _file_result(check: FileExists | FileMatches, view: RunView) -> CheckResult:
+    path = inside(view.workdir, check.path)
+    exists = path is not None and path.exists()
+    if isinstance(check, FileExists):
+        if check.exists:
+            return _result(check, exists, f"{check.path} {'exists' if exists else 'is missing'}")
+        return _result(
+            check, not exists, f"{check.path} {'exists' if exists else 'does not exist'}"
+        )
+    if path is None or not path.is_file():
+        return _result(check, False, f"{check.path} is missing")
+    found, shown = _count(check.pattern, read_text(path))
+    return _result(check, *_decided(check.match, found, shown, check.path))
+
+
+def _refers(call: ToolCall, ref: ToolRef | ToolUsed) -> bool:
+    pattern = ref.input_match
+    return call.answers_to(ref.tool) and (
+        pattern is None or pattern.search(json.dumps(call.input, ensure_ascii=False)) is not None
+    )
+
+
+def _tool_result(check: ToolUsed | ToolOrder, transcript: Transcript) -> CheckResult:
+    ran = [call for call in transcript.tool_calls if not call.refused]
+    if isinstance(check, ToolUsed):
+        count = sum(1 for call in ran if _refers(call, check))
+        high = "∞" if check.max is None else str(check.max)
+        passed = count >= check.min and (check.max is None or count <= check.max)
+        return _result(
+            check, passed, f"{check.tool} called {count}x (expected {check.min}..{high})"
+        )
+    first = {
+        side: next((i for i, call in enumerate(ran) if _refers(call, ref)), None)
+        for side, ref in (("before", check.before), ("after", check.after))
+    }
+    if first["before"] is None:
+        return _result(check, False, f"{check.before} never called")
+    if first["after"] is None:
+        return _result(check, False, f"{check.after} never called")
+    passed = first["before"] < first["after"]
+    order = "precedes" if passed else "does not precede"
+    return _result(
+        check,
+        passed,
+        f"{check.before} (call {first['before'] + 1}) {order} {check.after} "
+        f"(call {first['after'] + 1})",
+    )
+
+
+async def _command_result(check: Command, view: RunView) -> CheckResult:
+    env = {k: v for k, v in view.env.items() if k not in CREDENTIAL_VARIABLES}
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            check.run,
+            cwd=view.workdir,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return _result(check, False, "", error=f"the command could not start: {exc}")
+    try:
+        output, _ = await asyncio.wait_for(process.communicate(), check.timeout_s)
+    except TimeoutError:
+        await _stop(process)
+        return _result(check, False, f"still running after {check.timeout_s:g}s; killed")
+    finally:
+        if process.returncode is None:
+            await _stop(process)
+    text = output.decode("utf-8", errors="replace").strip()
+    tail = text[-OUTPUT_SHOWN:]
+    passed = process.returncode == check.exit_code
+    evidence = f"exit {process.returncode} (expected {check.exit_code})"
+    return _result(check, passed, evidence + (f": {tail}" if tail else ""))
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """The command's whole process group: SIGTERM, then SIGKILL after a grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        try:
+            await asyncio.wait_for(process.wait(), KILL_GRACE_S)
+            return
+        except TimeoutError:
+            continue
+
+
+def _result(check: Check, passed: bool, evidence: str, error: str | None = None) -> CheckResult:
+    return CheckResult(
+        name=check.name,
+        kind=check.kind,
+        passed=passed and error is None,
+        evidence=evidence,
+        veto=check.veto,
+        weight=check.weight,
+        error=error,
+    )
+
+
+async def evaluate(
+    checks: Sequence[Check],
+    view: RunView,
+    *,
+    with_skill: bool,
+    judge: JudgeModel | None = None,
+) -> tuple[CheckResult, ...]:
+    """Every check that applies to the run's arm, in order.
+
+    Args:
+        checks: The scenario's checks.
+        view: The finished run.
+        with_skill: Whether the run's arm has the skill (``arm: with`` checks apply then only).
+        judge: Asks the model, for ``judge`` checks; without one, a judge check cannot be
+            evaluated (its result says so, and the run is unscored).
+
+    Raises:
+        PatternError: a pattern exceeded its time limit on this run's text.
+    """
+    from skilltest.checks.judge import judge_check
+
+    results: list[CheckResult] = []
+    for check in checks:
+        if check.arm == "with" and not with_skill:
+            continue
+        if isinstance(check, FileExists | FileMatches):
+            results.append(_file_result(check, view))
+        elif isinstance(check, PatternCheck):
+            results.append(_pattern_result(check, view))
+        elif isinstance(check, ToolUsed | ToolOrder):
+            results.append(_tool_result(check, view.transcript))
+        elif isinstance(check, Command):
+            results.append(await _command_result(check, view))
+        elif isinstance(check, Judge):
+            if judge is None:
+                results.append(_result(check, False, "", error="no model to judge with"))
+            else:
+                results.append(await judge_check(check, view, judge))
+    return tuple(results)

@@ -1,0 +1,181 @@
+"""Model-graded checks: a judge reads the run and votes pass or fail against the criteria.
+
+A ``judge`` check makes ``votes`` independent calls (default 3) with the same request; each
+answer is one line of JSON, ``{"verdict": "pass" | "fail", "reason": "..."}`` (a first word
+PASS or FAIL is read too). The majority of the votes cast decides, a tie fails, and the
+agreement (the winning share) and a split vote are reported. An answer that says neither is no
+vote; a judge whose every call failed (the API down) leaves the run unscored, as an outage
+would.
+
+The judge asks through the run's own endpoint (the ``ANTHROPIC_BASE_URL`` and key the agent ran
+with): offline the emulator answers from the suite's model script (a rule can match the judge's
+system prompt, which starts with :data:`JUDGE_MARK`), a recording run records the votes into
+the run's cassette and a replay answers them from it, live it is the real API with
+``--judge-model``. Its tokens and cost are counted apart from the agent's. It is never shown
+which arm the run belongs to, nor what only the arm with the skill can do (``Skill`` calls,
+reads of the skill's files).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilltest.checks.model import CheckResult, Judge, Vote
+from skilltest.transcript import Usage
+
+if TYPE_CHECKING:
+    from skilltest.checks.evaluate import RunView
+    from skilltest.runners.base import TurnRunner
+
+JUDGE_MARK = "You are the skilltest judge."
+"""How the judge's system prompt begins: what a model script's rule matches judge requests by
+(``when: {system: "skilltest judge"}``)."""
+
+SYSTEM = (
+    f"{JUDGE_MARK} You read what one run of an AI agent produced and decide whether it meets "
+    "the criteria. Be strict: a criterion the text does not show is not met. Answer with one "
+    'line of JSON and nothing else: {"verdict": "pass" or "fail", "reason": "<one sentence>"}.'
+)
+
+MAX_TOKENS = 400
+"""The longest judge answer asked for."""
+CONTENT_CHARS = 60_000
+"""The most of a run the judge is shown (the start: the rest is cut, and said so)."""
+
+_VERDICT = re.compile(r'"verdict"\s*:\s*"(pass|fail)"', re.IGNORECASE)
+_FIRST_WORD = re.compile(r"^\W*(pass|fail)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """Who judges: a one-turn runner and the model it asks for."""
+
+    runner: TurnRunner
+    """Answers one request (through the run's endpoint)."""
+    model: str
+    """The judge model (``--judge-model``)."""
+
+
+def judge_runner(env: Mapping[str, str], *, claude: Path | None = None) -> TurnRunner:
+    """A runner that asks the model the agent ran with: the SDK with the run's base URL and
+    key, or, when the run has only a Claude Code OAuth token, the ``claude`` CLI for one turn."""
+    from skilltest.runners.anthropic_api import AnthropicRunner
+
+    if env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"):
+        return AnthropicRunner(
+            backend="judge",
+            api_key=env.get("ANTHROPIC_API_KEY") or None,
+            auth_token=env.get("ANTHROPIC_AUTH_TOKEN") or None,
+            base_url=env.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=2,
+        )
+    from skilltest.runners.claude_turn import ClaudeTurnRunner
+
+    return ClaudeTurnRunner(claude=claude, env=dict(env), max_retries=2)
+
+
+def content(check: Judge, view: RunView) -> tuple[str, str]:
+    """What the judge reads, and how the prompt names it."""
+    from skilltest.checks.evaluate import inside, read_text, trace_text
+
+    if check.focus == "trace":
+        return "The run (tool calls, their results, the agent's answers)", trace_text(
+            view.transcript, blind=True
+        )
+    if check.focus == "mock_calls":
+        return "The calls the run made to mocked tools", view.mock_calls or "(none)"
+    if check.focus == "files":
+        parts = []
+        for relative in view.changed_files():
+            path = inside(view.workdir, relative)
+            if path is not None:
+                parts.append(f"--- {relative}\n{read_text(path)}")
+        return "The files the run created or changed", "\n".join(parts) or "(none)"
+    if check.focus == "file":
+        assert check.focus_path is not None
+        path = inside(view.workdir, check.focus_path)
+        text = read_text(path) if path is not None and path.is_file() else "(the file is missing)"
+        return f"The file {check.focus_path}", text
+    return "The agent's final answer", view.transcript.final_answer or "(no answer)"
+
+
+def judge_prompt(check: Judge, view: RunView) -> str:
+    """The user message of every vote: the criteria, then what the focus shows."""
+    label, text = content(check, view)
+    if len(text) > CONTENT_CHARS:
+        text = text[:CONTENT_CHARS] + f"\n… [cut: {len(text) - CONTENT_CHARS} more characters]"
+    parts = [f"Criteria:\n{check.criteria}"]
+    if check.baseline is not None:
+        parts.append(
+            f"A reference answer to compare with:\n<reference>\n{check.baseline}\n</reference>"
+        )
+    parts.append(f"{label}:\n<run>\n{text}\n</run>")
+    parts.append("Does the run meet the criteria? Answer with the one line of JSON.")
+    return "\n\n".join(parts)
+
+
+def parse_vote(text: str) -> Vote:
+    """One answer as a vote; neither pass nor fail is no vote."""
+    stripped = text.strip()
+    found = _VERDICT.search(stripped) or _FIRST_WORD.search(stripped)
+    if found is None:
+        shown = stripped[:120] or "(empty)"
+        return Vote(None, f"no verdict in the answer: {shown!r}")
+    reason = ""
+    try:
+        data = json.loads(stripped[stripped.find("{") : stripped.rfind("}") + 1])
+        reason = str(data.get("reason") or "") if isinstance(data, dict) else ""
+    except ValueError:
+        reason = stripped[:200]
+    return Vote("pass" if found.group(1).lower() == "pass" else "fail", reason)
+
+
+async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckResult:
+    """Asks the judge ``check.votes`` times and decides by the majority of the votes cast."""
+    from skilltest.runners.base import TurnRequest
+
+    request = TurnRequest(
+        prompt=judge_prompt(check, view), system=SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
+    )
+    votes: list[Vote] = []
+    usage, cost, errors = Usage(), 0.0, []
+    for _ in range(check.votes):
+        answer = await judge.runner.run_turn(request)
+        usage = usage + answer.usage
+        cost += answer.cost_usd or 0.0
+        if answer.error is not None:
+            errors.append(answer.error)
+            votes.append(Vote(None, f"the call failed: {answer.error}"))
+        else:
+            votes.append(parse_vote(answer.text))
+    passes = sum(1 for vote in votes if vote.verdict == "pass")
+    fails = sum(1 for vote in votes if vote.verdict == "fail")
+    cast = passes + fails
+    result = CheckResult(
+        name=check.name,
+        kind=check.kind,
+        passed=False,
+        evidence="",
+        veto=check.veto,
+        weight=check.weight,
+        votes=tuple(votes),
+        tokens={"input": usage.input_tokens, "output": usage.output_tokens},
+        cost_usd=cost or None,
+    )
+    if len(errors) == check.votes:
+        return replace(result, error=f"every judge call failed: {errors[0]}")
+    agreement = max(passes, fails) / cast if cast else 0.0
+    split = " (split vote)" if passes and fails else ""
+    evidence = f"{passes} pass, {fails} fail of {check.votes} vote(s){split}; agreement "
+    evidence += f"{agreement:.0%}"
+    if cast < check.votes:
+        evidence += f"; {check.votes - cast} gave no verdict"
+    reasons = [vote.reason for vote in votes if vote.verdict is not None and vote.reason]
+    if reasons:
+        evidence += f"; e.g. {reasons[0]!r}"
+    return replace(result, passed=passes > fails, evidence=evidence)
