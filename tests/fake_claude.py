@@ -9,6 +9,8 @@ argument), or ``multiturn`` when the prompt comes on stdin:
                message ``big N`` first prints a tool result line of N megabytes
 ``hang``       init, one tool call, then starts a child in its process group and sleeps; the
                child's pid goes to ``$FAKE_CHILD_PID_FILE`` (in the cwd when unset)
+``stubborn``   init, one tool call, then ignores SIGTERM (a CLI slow to stop) and sleeps; its own
+               pid goes to ``$FAKE_PID_FILE`` (``claude.pid`` in the cwd when unset)
 ``auth``       init, then an ``api_retry`` event (HTTP 401) every 0.2 s for a minute, as the CLI
                retrying a refused key; a child in its process group as for ``hang``
 ``crash``      a line on stderr, exit status 3, no result
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -121,6 +124,12 @@ def main() -> int:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
         pid_file = Path(os.environ.get("FAKE_CHILD_PID_FILE", "child.pid"))
         pid_file.write_text(str(child.pid))
+        time.sleep(300)
+        return 0
+    if mode == "stubborn":
+        assistant({"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep"}})
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        Path(os.environ.get("FAKE_PID_FILE", "claude.pid")).write_text(str(os.getpid()))
         time.sleep(300)
         return 0
     if mode == "auth":

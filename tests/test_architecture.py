@@ -26,7 +26,6 @@ ORDER: tuple[str, ...] = (
     "decision",
     "patterns",
     "loopback",
-    "http_body",
     "repetitions",
     "scheduler",
     # formats: what is read and written

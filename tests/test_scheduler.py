@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from skilltest.errors import InputError
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.scheduler import Planned, run_rounds
@@ -123,6 +124,41 @@ def test_runs_are_created_lazily_so_a_huge_plan_starts_at_once_and_stops_on_canc
     asyncio.run(main())
     assert time.monotonic() - started < 10
     assert set(seen) == {0}  # still on the first scenario
+
+
+def test_a_run_that_raises_stops_the_other_runs_and_waits_for_their_cleanup():
+    # A bad cassette found by one run ends the suite. The runs beside it are stopped before the
+    # error reaches the command, while the event loop can still run their cleanup (stopping a
+    # claude process, closing a proxy), not abandoned to asyncio.run's final cancel-all.
+    cleaned: list[str] = []
+
+    async def run(item, arm, rep):
+        if item == "broken":
+            await asyncio.sleep(0.05)
+            raise InputError("the cassette is not valid YAML", location="broken.yaml:28")
+        try:
+            await asyncio.sleep(30)
+        finally:
+            await asyncio.sleep(0.05)  # a cleanup that waits, as stopping a process does
+            cleaned.append(item)
+        return rep
+
+    async def main() -> tuple[list[str], int]:
+        with pytest.raises(InputError, match=r"broken\.yaml:28"):
+            await run_rounds(
+                [Planned(name, Repetitions(1), ("w",)) for name in ("slow", "other", "broken")],
+                workers=3,
+                run=run,
+                decided=lambda *a: False,
+                finished=lambda *a: None,
+            )
+        return sorted(cleaned), len(asyncio.all_tasks()) - 1
+
+    started = time.monotonic()
+    cleaned_when_raised, still_running = asyncio.run(main())
+    assert cleaned_when_raised == ["other", "slow"]
+    assert still_running == 0
+    assert time.monotonic() - started < 10
 
 
 @pytest.mark.parametrize(

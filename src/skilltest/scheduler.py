@@ -13,14 +13,19 @@ is handed to ``finished`` at once, which is when results files are rewritten.
 
 Workers prefer runs of scenarios that are already under way (oldest first), so scenarios finish
 in about the order they were planned and few are open at a time.
+
+A run that raises (bad input found part way, such as a cassette that cannot be read) stops the
+suite: the other workers' runs are cancelled, and waited for, before the error reaches the caller
+(:func:`run_workers`). Their claude processes are stopped and their servers closed by their own
+cleanup, while the event loop still runs it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from skilltest.repetitions import Repetitions
 
@@ -157,4 +162,27 @@ async def run_rounds(
             record = await run(scenario.item, arm, rep)
             await complete(scenario, record)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, workers))))
+    await run_workers([worker() for _ in range(max(1, workers))])
+
+
+async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Runs ``workers`` side by side to their end; when one raises, the others are cancelled
+    and waited for before its exception propagates.
+
+    ``asyncio.gather`` alone leaves the others running: their runs then belong to nobody, and
+    are torn down only when ``asyncio.run`` cancels every task at once, asyncio's own included.
+    A run cancelled that way while its claude process is being started waits for ever for the
+    process to be reported gone, and the command never exits.
+
+    Raises:
+        Exception: the first exception a worker raised (``CancelledError`` when the caller was
+            cancelled, after the workers were).
+    """
+    tasks = [asyncio.ensure_future(worker) for worker in workers]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        # Done tasks ignore the cancel; the others unwind (processes stopped, servers closed).
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,7 +1,9 @@
 """Running one claude process: command line, follow-up turns, timeouts that kill the group."""
 
 import asyncio
+import contextlib
 import os
+import signal
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -242,6 +244,35 @@ def test_cancelling_a_run_kills_its_process_group(fake_claude, tmp_path):
     asyncio.run(cancel_after_start())
     child = int(pid_file.read_text())
     assert_gone(child)
+
+
+def test_a_second_cancel_while_a_run_is_stopping_kills_its_process_group(fake_claude, tmp_path):
+    # The CLI ignores SIGTERM; the second Ctrl-C comes while the run waits for it to exit. The
+    # event loop then closes without waiting: the group must not outlive it.
+    pid_file = tmp_path / "claude.pid"
+
+    async def cancel_twice() -> None:
+        task = asyncio.ensure_future(
+            run_conversation(
+                invocation(fake_claude, tmp_path, "stubborn", env={"FAKE_PID_FILE": str(pid_file)})
+            )
+        )
+        for _ in range(100):
+            if pid_file.exists():
+                break
+            await asyncio.sleep(0.05)
+        task.cancel()
+        await asyncio.sleep(0.3)  # stopping: SIGTERM sent and ignored
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(cancel_twice())
+        assert_gone(int(pid_file.read_text()))
+    finally:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 def test_find_claude_reads_the_version_and_warns_on_an_unknown_one(fake_claude, monkeypatch):

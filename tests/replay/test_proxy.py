@@ -10,6 +10,8 @@ import pytest
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.replay.proxy import RecordedExchange, RecordingProxy
 
+from ..loopback.test_server import exits_promptly
+
 SCRIPT = {"schema_version": 1, "rules": [], "default": {"text": "Aggregate first."}}
 
 
@@ -48,3 +50,13 @@ def test_an_exchange_is_recorded_before_the_client_has_its_answer(stream):
         assert [event for event, _ in exchange.response["events"]][-1] == "message_stop"
     else:
         assert exchange.response["body"]["content"][0]["text"] == "Aggregate first."
+
+
+def test_a_proxy_whose_run_was_abandoned_does_not_hold_the_program_at_exit():
+    # A run still inside its replaying proxy when the command ends (an interrupted suite) is
+    # closed while the interpreter shuts down: stopping the proxy must not wait for a serving
+    # thread that can no longer run.
+    exits_promptly(
+        "from skilltest.replay.proxy import RecordingProxy",
+        "RecordingProxy(None, on_exchange=print)",
+    )

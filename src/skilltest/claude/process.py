@@ -123,13 +123,20 @@ def _kill_group(process: asyncio.subprocess.Process, sig: int) -> None:
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM to the process group, then SIGKILL if it lingers."""
+    """SIGTERM to the process group, then SIGKILL if it lingers (at once if the wait is
+    cancelled: a second Ctrl-C, or the event loop closing, never leaves the group running)."""
     _kill_group(process, signal.SIGTERM)
     try:
         await asyncio.wait_for(process.wait(), KILL_GRACE_S)
     except TimeoutError:
         _kill_group(process, signal.SIGKILL)
         await process.wait()
+    except asyncio.CancelledError:
+        # No more grace; the wait for the killed group is short, and bounded all the same.
+        _kill_group(process, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(process.wait(), KILL_GRACE_S)
+        raise
     # Tools the agent started may still hold the pipes; the group kill covers them too.
     _kill_group(process, signal.SIGKILL)
 

@@ -11,8 +11,9 @@ Routes:
 * anything else: 404 with an Anthropic-style error body.
 
 Any API key is accepted. Every request is recorded (:attr:`EmulatorServer.requests`).
-Each connection gets a daemon thread, so slow or hanging answers never block each other, and
-:meth:`EmulatorServer.close` returns promptly even while a request hangs.
+Its lifecycle is :class:`~skilltest.loopback.LocalServer`'s: each connection gets a daemon
+thread, so slow or hanging answers never block each other, and :meth:`EmulatorServer.close`
+wakes every delayed or hanging answer and returns promptly.
 """
 
 from __future__ import annotations
@@ -20,12 +21,10 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,7 +34,7 @@ from skilltest.emulator.scripted_model import DEFAULT_MODEL, Answer, Responder, 
 from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_events
 from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
-from skilltest.http_body import read_request_body
+from skilltest.loopback import Listener, LocalServer, read_request_body
 
 HEALTH_DESCRIPTION = (
     "skilltest emulator: a scripted stand-in for the Anthropic Messages API. "
@@ -65,44 +64,9 @@ class RecordedRequest:
     """Whether the client asked for SSE."""
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128  # a benchmark opens many connections at once
-
-    def __init__(self, address: tuple[str, int], emulator: EmulatorServer) -> None:
-        self.emulator = emulator
-        self.connections: set[socket.socket] = set()
-        self.connections_lock = threading.Lock()
-        super().__init__(address, _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self.connections_lock:
-            self.connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self.connections_lock:
-            self.connections.discard(request)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Ignores clients that went away (timeouts, cut streams); reports anything else."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-    def drop_connections(self) -> None:
-        """Closes every open connection, waking handler threads blocked on them."""
-        with self.connections_lock:
-            connections = list(self.connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _HTTPServer
+    server: Listener[EmulatorServer]
     server_version = "skilltest-emulator"
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -113,11 +77,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path.rstrip("/") or "/"
         if path in ("/", "/health"):
-            self._json(200, self.server.emulator.health())
+            self._json(200, self.server.owner.health())
         elif path == "/api/hello":
             self._json(200, {"message": "hello from the skilltest emulator"})
         elif path == "/v1/models":
-            self._json(200, self.server.emulator.models())
+            self._json(200, self.server.owner.models())
         else:
             self._not_found(path)
 
@@ -165,7 +129,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _messages(self, path: str, body: dict[str, Any]) -> None:
         stream = bool(body.get("stream"))
         try:
-            answer = self.server.emulator.responder.answer(body)
+            answer = self.server.owner.responder.answer(body)
         except ModelScriptError as exc:
             self._json(500, error_body(500, f"skilltest emulator: {exc}"))
             self._record(path, body, 500, stream=stream)
@@ -181,7 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
             side=answer.side_request,
             stream=stream,
         )
-        stop = self.server.emulator.stopping
+        stop = self.server.owner.closing
         if fault.latency_ms and stop.wait(fault.latency_ms / 1000):
             self.close_connection = True
             return
@@ -282,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
         side: str | None = None,
         stream: bool = False,
     ) -> None:
-        self.server.emulator.record(
+        self.server.owner.record(
             RecordedRequest(
                 method=self.command,
                 path=path,
@@ -296,14 +260,17 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
 
-class EmulatorServer:
-    """The emulator, serving in background threads until closed.
+class EmulatorServer(LocalServer):
+    """The emulator, serving in background threads until closed (see
+    :class:`~skilltest.loopback.LocalServer` for ``start``, ``close`` and ``with``).
 
     Example::
 
         with EmulatorServer(ModelScript.load("model.yaml")) as server:
             client = anthropic.Anthropic(base_url=server.base_url, api_key="sk-fake")
     """
+
+    name = "skilltest emulator"
 
     def __init__(
         self,
@@ -321,24 +288,15 @@ class EmulatorServer:
             port: TCP port; 0 picks a free one.
             on_request: Called with every recorded request (from a server thread).
         """
+        super().__init__()
         self.script = script if isinstance(script, ModelScript) else None
         self.responder: Responder = (
             ScriptedModel(script) if isinstance(script, ModelScript) else script
         )
-        self.stopping = threading.Event()
         self._on_request = on_request
         self._requests: list[RecordedRequest] = []
-        self._lock = threading.Lock()
-        self._httpd = _HTTPServer((host, port), self)
-        self._thread: threading.Thread | None = None
-
-    @property
-    def host(self) -> str:
-        return str(self._httpd.server_address[0])
-
-    @property
-    def port(self) -> int:
-        return int(self._httpd.server_address[1])
+        self._requests_lock = threading.Lock()
+        self.listen(_Handler, host, port)
 
     @property
     def base_url(self) -> str:
@@ -349,11 +307,11 @@ class EmulatorServer:
     @property
     def requests(self) -> list[RecordedRequest]:
         """A snapshot of every request received so far, oldest first."""
-        with self._lock:
+        with self._requests_lock:
             return list(self._requests)
 
     def record(self, request: RecordedRequest) -> None:
-        with self._lock:
+        with self._requests_lock:
             self._requests.append(request)
         if self._on_request is not None:
             self._on_request(request)
@@ -380,35 +338,3 @@ class EmulatorServer:
             "created_at": "2025-01-01T00:00:00Z",
         }
         return {"data": [model], "has_more": False, "first_id": name, "last_id": name}
-
-    def start(self) -> EmulatorServer:
-        """Starts serving in a daemon thread; returns ``self``."""
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name=f"skilltest-emulator:{self.port}",
-                daemon=True,
-            )
-            self._thread.start()
-        return self
-
-    def close(self) -> None:
-        """Stops serving, wakes hanging and delayed answers, and closes every connection."""
-        self.stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join()
-        self._httpd.drop_connections()
-        self._httpd.server_close()
-
-    def __enter__(self) -> EmulatorServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -23,17 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
-import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
-from skilltest.http_body import read_request_body
+from skilltest.loopback import Listener, LocalServer, read_request_body
 
 RUN_HEADER = "x-skilltest-run"
 """The header naming the run a request belongs to (stripped before forwarding)."""
@@ -113,23 +110,9 @@ def _parse_event(block: str) -> tuple[str, str] | None:
     return (name, "\n".join(data)) if data or name != "message" else None
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128
-
-    def __init__(self, address: tuple[str, int], proxy: RecordingProxy) -> None:
-        self.proxy = proxy
-        super().__init__(address, _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: Listener[RecordingProxy]
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: exchanges are recorded, not logged."""
@@ -140,7 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_HEAD = do_PUT = do_PATCH = do_DELETE = do_POST
 
     def _forward(self) -> None:
-        proxy = self.server.proxy
+        proxy = self.server.owner
         raw = read_request_body(self)
         run = self.headers.get(RUN_HEADER) or proxy.run
         if proxy.player is not None and not proxy.live:
@@ -191,7 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _replay(self, raw: bytes, run: str | None) -> bool:
         """Answers from the cassette; ``False`` when the run goes live from here on."""
-        proxy = self.server.proxy
+        proxy = self.server.owner
         path = urlsplit(self.path).path
         if self.command in ("HEAD", "GET"):
             # The CLI's connectivity check and other reads: nothing a model answers.
@@ -294,14 +277,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class RecordingProxy:
-    """Forwards to ``upstream`` and hands every exchange to ``on_exchange``.
+class RecordingProxy(LocalServer):
+    """Forwards to ``upstream`` and hands every exchange to ``on_exchange`` (see
+    :class:`~skilltest.loopback.LocalServer` for ``start``, ``close`` and ``with``).
 
     Example::
 
         with RecordingProxy("https://api.anthropic.com", on_exchange=cassettes.add) as proxy:
             env["ANTHROPIC_BASE_URL"] = proxy.base_url
     """
+
+    name = "skilltest recording proxy"
 
     def __init__(
         self,
@@ -324,6 +310,7 @@ class RecordingProxy:
             normalise: What a request body sent to a path is matched by (the replay
                 normaliser, with the run's paths and the suite's rules).
         """
+        super().__init__()
         self.upstream = upstream
         self.run = run
         self.player = player
@@ -331,7 +318,7 @@ class RecordingProxy:
         self.live = False
         self._normalise = normalise
         self._on_exchange = on_exchange
-        self._lock = threading.Lock()
+        self._exchange_lock = threading.Lock()
         if upstream is not None:
             # The anthropic SDK's own HTTP client (httpx2); imported only when a request goes out.
             import httpx2
@@ -341,16 +328,15 @@ class RecordingProxy:
             from skilltest.replay.cassette import Exchange
 
             self.exchange_type: type = Exchange
-        self._httpd = _Server(("127.0.0.1", 0), self)
-        self._thread: threading.Thread | None = None
+        self.listen(_Handler)
 
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT``, for ``ANTHROPIC_BASE_URL``."""
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return f"http://{self.host}:{self.port}"
 
     def record(self, exchange: RecordedExchange) -> None:
-        with self._lock:
+        with self._exchange_lock:
             self._on_exchange(exchange)
 
     def normalise(self, body: Any, path: str) -> Mapping[str, Any]:
@@ -364,37 +350,11 @@ class RecordingProxy:
         """The cassette channel of a model API path (count_tokens has its own answers)."""
         return "model:count_tokens" if path.endswith("/count_tokens") else "model"
 
-    def start(self) -> RecordingProxy:
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name="skilltest-recording-proxy",
-                daemon=True,
-            )
-            self._thread.start()
-        return self
-
     def close(self) -> None:
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join()
-        with contextlib.suppress(OSError):
-            self._httpd.socket.shutdown(socket.SHUT_RDWR)
-        self._httpd.server_close()
+        """Stops serving (every connection cut), then closes the client to the upstream."""
+        super().close()
         if self.upstream is not None:
             self.client.close()
-
-    def __enter__(self) -> RecordingProxy:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _error(status: int, message: str) -> dict[str, Any]:

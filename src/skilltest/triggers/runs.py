@@ -15,7 +15,6 @@ was at REF (its own folder and description, read by :mod:`skilltest.revision`).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import tempfile
@@ -31,6 +30,7 @@ from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import RunConfig, Scenario
+from skilltest.scheduler import run_workers
 from skilltest.skills import Skill
 from skilltest.suite.loader import parse_yaml
 from skilltest.transcript import Transcript
@@ -265,7 +265,7 @@ async def run_triggers(
             while queue:
                 await one(queue.pop())
 
-        await asyncio.gather(*(worker() for _ in range(max(1, jobs))))
+        await run_workers([worker() for _ in range(max(1, jobs))])
         results = {
             key: _query_result(suites[key[0]], suites[key[0]].queries[key[2]], done)
             for key, done in runs.items()

@@ -34,10 +34,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from skilltest.errors import WorldError
+from skilltest.loopback import Lifecycle
 from skilltest.plugins import McpServer
 from skilltest.world.calls import Call, EgressViolation
 from skilltest.world.fake import FakeService
@@ -105,7 +105,7 @@ def sandbox_available() -> tuple[bool, str]:
     return _sandbox_check(os.environ.get("PATH", os.defpath), sys.platform)
 
 
-class WorldInstance:
+class WorldInstance(Lifecycle):
     """Everything one run's world needs: a fake per service with fresh state, random tokens,
     its own CA, and the proxy.
 
@@ -191,7 +191,7 @@ class WorldInstance:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def start(self) -> WorldInstance:
+    def start(self) -> Self:
         """Starts the proxy."""
         self.proxy.start()
         return self
@@ -199,17 +199,6 @@ class WorldInstance:
     def close(self) -> None:
         """Stops the proxy; the record and the state stay readable."""
         self.proxy.close()
-
-    def __enter__(self) -> WorldInstance:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- what the run is given ---------------------------------------------------------------
 

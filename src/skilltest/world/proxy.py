@@ -36,10 +36,11 @@ import socketserver
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator
-from types import TracebackType
+from collections.abc import Callable
+from typing import Self
 from urllib.parse import urlsplit
 
+from skilltest.loopback import Listener, LocalServer
 from skilltest.world.calls import EgressViolation
 from skilltest.world.http import HttpRequest, HttpResponse, parse_query
 from skilltest.world.policy import DestinationPolicy
@@ -73,29 +74,23 @@ OpenUpstream = Callable[[str, int, float], socket.socket]
 """Opens a TCP connection to a pass-through host (host, port, timeout)."""
 
 
-class _TCPServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-    request_queue_size = 128
-
-    def __init__(self, address: tuple[str, int], serve: Callable[[socket.socket], None]) -> None:
-        self.serve = serve
-        super().__init__(address, _Handler)
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        """Quiet: a client that goes away mid-answer is not the proxy's error."""
-
-
-class _Handler(socketserver.BaseRequestHandler):
-    server: _TCPServer
+class _HttpHandler(socketserver.BaseRequestHandler):
+    server: Listener[WorldProxy]
 
     def handle(self) -> None:
-        self.server.serve(self.request)
+        self.server.owner._serve_http(self.request)
 
 
-class WorldProxy:
-    """HTTP(S) and SOCKS5 proxy on 127.0.0.1 in front of a world's fakes.
+class _SocksHandler(socketserver.BaseRequestHandler):
+    server: Listener[WorldProxy]
+
+    def handle(self) -> None:
+        self.server.owner._serve_socks(self.request)
+
+
+class WorldProxy(LocalServer):
+    """HTTP(S) and SOCKS5 proxy on 127.0.0.1 in front of a world's fakes (two listeners of one
+    :class:`~skilltest.loopback.LocalServer`, which ``close`` stops together).
 
     Args:
         dispatch: Answers a request to a declared host (see :data:`Dispatch`).
@@ -113,6 +108,8 @@ class WorldProxy:
             unless given); never called for any other destination.
     """
 
+    name = "skilltest world proxy"
+
     def __init__(
         self,
         *,
@@ -128,6 +125,7 @@ class WorldProxy:
         idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
         open_upstream: OpenUpstream | None = None,
     ) -> None:
+        super().__init__()
         self.dispatch = dispatch
         self.policy = policy
         self.ca = ca
@@ -143,23 +141,16 @@ class WorldProxy:
         host that failed (a client that does not trust the run's CA shows up here as
         ``TLS with api.tickets.example.com failed: ... unknown ca``), a fake that raised."""
         self._address = (host, port, socks_port)
-        self._servers: list[_TCPServer] = []
-        self._threads: list[threading.Thread] = []
-        self._sockets: set[socket.socket] = set()
-        self._lock = threading.Lock()
-        self._closing = threading.Event()
+        self._errors_lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    @property
-    def port(self) -> int:
-        """The HTTP proxy's port (after :meth:`start`)."""
-        return int(self._servers[0].server_address[1])
+    # The HTTP proxy listens first: ``port`` is its port (after :meth:`start`).
 
     @property
     def socks_port(self) -> int:
         """The SOCKS5 port (after :meth:`start`)."""
-        return int(self._servers[1].server_address[1])
+        return self.listeners[1].port
 
     @property
     def url(self) -> str:
@@ -167,76 +158,26 @@ class WorldProxy:
         host = self._address[0]
         return f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
 
-    def start(self) -> WorldProxy:
+    def start(self) -> Self:
         """Listens on both ports and serves in background threads.
 
         Raises:
             OSError: a port is taken or the address is not this machine's.
             RuntimeError: started already.
         """
-        if self._servers:
+        if self.listeners:
             raise RuntimeError("the world proxy is started already")
         host, port, socks_port = self._address
         try:
-            self._servers = [
-                _TCPServer((host, port), self._serve_http),
-                _TCPServer((host, socks_port), self._serve_socks),
-            ]
+            self.listen(_HttpHandler, host, port)
+            self.listen(_SocksHandler, host, socks_port)
         except OSError:
-            for server in self._servers:
-                server.server_close()
+            self.close()  # the port that was bound is let go
             raise
-        for server in self._servers:
-            thread = threading.Thread(
-                target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-            )
-            thread.start()
-            self._threads.append(thread)
-        return self
+        return super().start()
 
-    def close(self) -> None:
-        """Stops listening and closes every open connection, hanging answers included."""
-        self._closing.set()
-        # Both accept loops stop at their next poll; waiting for them side by side halves it.
-        stoppers = [threading.Thread(target=server.shutdown) for server in self._servers]
-        for stopper in stoppers:
-            stopper.start()
-        for stopper in stoppers:
-            stopper.join()
-        for server in self._servers:
-            server.server_close()
-        with self._lock:
-            open_sockets = list(self._sockets)
-        for sock in open_sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            with contextlib.suppress(OSError):
-                sock.close()
-        for thread in self._threads:
-            thread.join(timeout=5)
-
-    def __enter__(self) -> WorldProxy:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    @contextlib.contextmanager
-    def _tracked(self, sock: socket.socket) -> Iterator[None]:
-        with self._lock:
-            self._sockets.add(sock)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._sockets.discard(sock)
-            with contextlib.suppress(OSError):
-                sock.close()
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Quiet: a client that goes away mid-answer is not the proxy's error."""
 
     # -- the decision ------------------------------------------------------------------------
 
@@ -254,29 +195,28 @@ class WorldProxy:
     # -- HTTP proxy --------------------------------------------------------------------------
 
     def _serve_http(self, sock: socket.socket) -> None:
-        with self._tracked(sock):
-            sock.settimeout(self.idle_timeout_s)
-            stream = SocketReader(sock, buffered=False)
-            try:
+        sock.settimeout(self.idle_timeout_s)
+        stream = SocketReader(sock, buffered=False)
+        try:
+            head = stream.read_head()
+            if head is None:
+                return
+            if head.method == "CONNECT":
+                self._connect(sock, head)
+                return
+            # A client may send requests for several hosts on one connection to a proxy:
+            # each is decided on its own.
+            stream.buffered = True
+            while self._proxy_request(sock, stream, head):
                 head = stream.read_head()
                 if head is None:
                     return
                 if head.method == "CONNECT":
-                    self._connect(sock, head)
-                    return
-                # A client may send requests for several hosts on one connection to a proxy:
-                # each is decided on its own.
-                stream.buffered = True
-                while self._proxy_request(sock, stream, head):
-                    head = stream.read_head()
-                    if head is None:
-                        return
-                    if head.method == "CONNECT":
-                        raise BadRequest(400, "CONNECT after other requests: open a connection")
-            except BadRequest as exc:
-                self._send_error(sock, exc.status, str(exc))
-            except (OSError, ssl.SSLError):
-                return
+                    raise BadRequest(400, "CONNECT after other requests: open a connection")
+        except BadRequest as exc:
+            self._send_error(sock, exc.status, str(exc))
+        except (OSError, ssl.SSLError):
+            return
 
     def _connect(self, sock: socket.socket, head: RequestHead) -> None:
         host, port = split_authority(head.target, 443)
@@ -314,10 +254,10 @@ class WorldProxy:
         try:
             tls = self.ca.server_context(host).wrap_socket(sock, server_side=True)
         except (ssl.SSLError, OSError) as exc:
-            with self._lock:
+            with self._errors_lock:
                 self.errors.append(f"TLS with {host} failed: {exc}")
             return
-        with self._tracked(tls):
+        with self.tracked(tls):
             self._serve_requests(tls, SocketReader(tls), "https", host, port)
 
     def _proxy_request(self, sock: socket.socket, stream: SocketReader, head: RequestHead) -> bool:
@@ -358,7 +298,7 @@ class WorldProxy:
     ) -> None:
         """Answers the requests inside a tunnel to one declared host, each from its fake, until
         the client closes, asks to close, or a limit is hit."""
-        while not self._closing.is_set():
+        while not self.closing.is_set():
             try:
                 head = stream.read_head()
                 if head is None or not self._dispatch_one(sock, stream, head, scheme, host, port):
@@ -385,7 +325,7 @@ class WorldProxy:
         try:
             response = self.dispatch(request, received)
         except Exception as exc:  # a fake's bug must not look like a network failure
-            with self._lock:
+            with self._errors_lock:
                 self.errors.append(f"{request.method} {host}{request.path}: {exc!r}")
             self._send_error(sock, 500, f"skilltest world: the fake for {host} failed: {exc!r}")
             return False
@@ -441,7 +381,7 @@ class WorldProxy:
             if response.delay_s > self.answer_timeout_s:
                 self._hold(sock, self.answer_timeout_s)
                 return False
-            if self._closing.wait(response.delay_s):
+            if self.closing.wait(response.delay_s):
                 return False
         data = encode_response(response, head_only=request.method == "HEAD", keep_alive=keep)
         try:
@@ -454,7 +394,7 @@ class WorldProxy:
         """Holds a connection without answering until the client gives up, the proxy closes,
         or ``limit`` seconds pass."""
         deadline = time.monotonic() + limit
-        while not self._closing.is_set():
+        while not self.closing.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -503,9 +443,9 @@ class WorldProxy:
 
     def _splice(self, client: socket.socket, upstream: socket.socket) -> None:
         """Copies bytes both ways until either side closes or both sit idle too long."""
-        with self._tracked(upstream):
+        with self.tracked(upstream):
             sockets = [client, upstream]
-            while not self._closing.is_set():
+            while not self.closing.is_set():
                 try:
                     readable, _, _ = select.select(sockets, [], [], self.idle_timeout_s)
                 except (OSError, ValueError):
@@ -526,55 +466,54 @@ class WorldProxy:
 
     def _serve_socks(self, sock: socket.socket) -> None:
         """RFC 1928, no authentication, CONNECT only."""
-        with self._tracked(sock):
-            sock.settimeout(self.idle_timeout_s)
-            stream = SocketReader(sock, buffered=False)
-            try:
-                version, count = stream.read_exact(2)
-                methods = stream.read_exact(count)
-                if version != 5 or 0 not in methods:
-                    sock.sendall(b"\x05\xff")
-                    return
-                sock.sendall(b"\x05\x00")
-                version, command, _, kind = stream.read_exact(4)
-                if kind == 1:
-                    host = str(ipaddress.IPv4Address(stream.read_exact(4)))
-                elif kind == 4:
-                    host = str(ipaddress.IPv6Address(stream.read_exact(16)))
-                elif kind == 3:
-                    host = stream.read_exact(stream.read_exact(1)[0]).decode("latin-1")
-                else:
-                    self._socks_reply(sock, 8)
-                    return
-                port = int.from_bytes(stream.read_exact(2), "big")
-                if version != 5 or command != 1:
-                    self._socks_reply(sock, 7)
-                    return
-                authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-                scheme = "http" if port == 80 else "https"
-                decision = self.policy.check(authority, scheme=scheme)
-                if not decision.allowed:
-                    self._refuse(
-                        decision.host or host,
-                        port,
-                        scheme,
-                        decision.reason,
-                        f"{scheme}://{authority}/",
-                    )
-                    self._socks_reply(sock, 2)
-                    return
-                if decision.pass_through:
-                    upstream = self._open_pass_through(decision.host, port)
-                    if upstream is None:
-                        self._socks_reply(sock, 5)
-                        return
-                    self._socks_reply(sock, 0)
-                    self._splice(sock, upstream)
+        sock.settimeout(self.idle_timeout_s)
+        stream = SocketReader(sock, buffered=False)
+        try:
+            version, count = stream.read_exact(2)
+            methods = stream.read_exact(count)
+            if version != 5 or 0 not in methods:
+                sock.sendall(b"\x05\xff")
+                return
+            sock.sendall(b"\x05\x00")
+            version, command, _, kind = stream.read_exact(4)
+            if kind == 1:
+                host = str(ipaddress.IPv4Address(stream.read_exact(4)))
+            elif kind == 4:
+                host = str(ipaddress.IPv6Address(stream.read_exact(16)))
+            elif kind == 3:
+                host = stream.read_exact(stream.read_exact(1)[0]).decode("latin-1")
+            else:
+                self._socks_reply(sock, 8)
+                return
+            port = int.from_bytes(stream.read_exact(2), "big")
+            if version != 5 or command != 1:
+                self._socks_reply(sock, 7)
+                return
+            authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            scheme = "http" if port == 80 else "https"
+            decision = self.policy.check(authority, scheme=scheme)
+            if not decision.allowed:
+                self._refuse(
+                    decision.host or host,
+                    port,
+                    scheme,
+                    decision.reason,
+                    f"{scheme}://{authority}/",
+                )
+                self._socks_reply(sock, 2)
+                return
+            if decision.pass_through:
+                upstream = self._open_pass_through(decision.host, port)
+                if upstream is None:
+                    self._socks_reply(sock, 5)
                     return
                 self._socks_reply(sock, 0)
-                self._serve_tunnel(sock, decision.host, port)
-            except (BadRequest, OSError, ssl.SSLError, ValueError):
+                self._splice(sock, upstream)
                 return
+            self._socks_reply(sock, 0)
+            self._serve_tunnel(sock, decision.host, port)
+        except (BadRequest, OSError, ssl.SSLError, ValueError):
+            return
 
     @staticmethod
     def _socks_reply(sock: socket.socket, code: int) -> None:

@@ -1,5 +1,5 @@
-"""Reading a request body in the toolkit's loopback HTTP servers (the emulator, the recording
-and replaying proxy), whichever framing the client chose."""
+"""Reading a request body in the loopback HTTP servers (the emulator, the recording and replaying
+proxy), whichever framing the client chose."""
 
 from __future__ import annotations
 
