@@ -24,7 +24,8 @@ from skilltest.triggers.verdict import (
     against_previous,
     against_query,
 )
-from tests.gate.test_gate import gate, write
+from tests.gate.test_gate import gate
+from tests.report.documents import write_results
 
 from .test_pressure_against import git, two_commit_repo
 
@@ -180,7 +181,7 @@ def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys)
     document = results_document(
         [[against_previous("HEAD~1", current, previous), previous]], {}, complete=True
     )
-    code, out, _ = gate(capsys, write(tmp_path / "r.json", document))
+    code, out, _ = gate(capsys, write_results(tmp_path / "r.json", document))
     assert code == 1, out
     assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
     # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.
