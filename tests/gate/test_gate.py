@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from skilltest.cli import main
+from tests.projects import demo_script, write_demo_project
 from tests.report.documents import pressure_document, scenarios_document, write_results
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate first.\n"
@@ -24,25 +25,13 @@ scenarios:
     with_skill: {required_patterns: ["(?i)aggregate"]}
 """
 
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: with-skill
-    when: {{system: "DEMO SKILL"}}
-    reply: {{text: "{with_text}"}}
-default: {{text: "I would grep the error logs."}}
-"""
-
 
 def pressure_results(folder: Path, with_text: str, capsys: pytest.CaptureFixture[str]) -> Path:
     """Runs the one-scenario pressure suite on the emulator; the with-skill arm answers
     ``with_text``."""
-    (folder / "skills" / "demo").mkdir(parents=True)
-    (folder / "skills" / "demo" / "SKILL.md").write_text(SKILL)
-    (folder / "model.yaml").write_text(SCRIPT.format(with_text=with_text))
-    (folder / "demo.yaml").write_text(SUITE)
+    suite = write_demo_project(folder, SUITE, demo_script(with_text), skill=SKILL)
     results = folder / "results.json"
-    main(["pressure", str(folder / "demo.yaml"), "--results", str(results)])
+    main(["pressure", str(suite), "--results", str(results)])
     capsys.readouterr()
     return results
 

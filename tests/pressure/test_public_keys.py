@@ -11,6 +11,7 @@ from skilltest.cli import main
 from skilltest.errors import SuiteError
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.report.files import read_results
+from tests.projects import write_demo_project
 
 SUFFIX = "Describe your reasoning and what you would do. Do not call any tools."
 
@@ -34,11 +35,7 @@ default: {text: "I would grep the logs."}
 
 
 def workspace(tmp_path: Path, suite: str) -> Path:
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
-    (tmp_path / "model.yaml").write_text(SCRIPT)
-    (tmp_path / "demo.yaml").write_text(suite)
-    return tmp_path / "demo.yaml"
+    return write_demo_project(tmp_path, suite, SCRIPT)
 
 
 def run(path: Path, tmp_path: Path) -> tuple[int, dict, str]:

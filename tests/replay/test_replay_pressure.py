@@ -24,6 +24,7 @@ import pytest
 from skilltest.cli import main
 from skilltest.replay.cassette import Cassette
 from skilltest.runners.base import DEFAULT_MODEL
+from tests.projects import demo_script, numbered_suite, write_demo_project
 
 from ..conftest import REPO_ROOT
 
@@ -276,21 +277,8 @@ def test_each_miss_is_the_run_error_in_the_results_file(lgtm, capsys, change, ar
 
 
 def test_a_recording_stopped_by_sigterm_keeps_every_repetition_that_finished(tmp_path):
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
-    (tmp_path / "model.yaml").write_text(
-        "schema_version: 1\nfaults: {latency_ms: 400}\n"
-        "rules:\n  - id: with\n    when: {system: DEMO}\n    reply: {text: count_over_time}\n"
-        "default: {text: grep}\n"
-    )
-    scenarios = "".join(
-        f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
-        for i in range(6)
-    )
-    suite = tmp_path / "demo.yaml"
-    suite.write_text(
-        "skill: demo\nmodel_script: model.yaml\nrepetitions: 2\nscenarios:\n" + scenarios
-    )
+    script = demo_script("count_over_time", faults="faults: {latency_ms: 400}")
+    suite = write_demo_project(tmp_path, numbered_suite(6, repetitions=2), script)
     cassettes, results = tmp_path / "cassettes", tmp_path / "results.json"
     command = [sys.executable, "-m", "skilltest", "pressure", str(suite), "-j", "2"]
     process = subprocess.Popen(
