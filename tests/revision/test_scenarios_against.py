@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +23,7 @@ from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.skills import load_skill
 from skilltest.transcript import Transcript
 
-from .test_pressure_against import git, two_commit_repo
+from .conftest import git
 
 OLD_SKILL = "---\nname: demo\ndescription: Loki help. OLD HINT grep.\n---\nUse grep.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Loki help. NEW RULE aggregate.\n---\nAggregate first.\n"
@@ -49,12 +48,6 @@ default: {text: "I would grep the logs."}
 """
 
 Z2 = 1.959963984540054**2
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
-    return two_commit_repo(tmp_path / "repo", SUITE, SCRIPT, OLD_SKILL, NEW_SKILL)
 
 
 @pytest.mark.cli

@@ -8,7 +8,6 @@ revision's SKILL.md the sandbox installed.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -27,7 +26,7 @@ from skilltest.triggers.verdict import (
 from tests.gate.test_gate import gate
 from tests.report.documents import write_results
 
-from .test_pressure_against import git, two_commit_repo
+from .conftest import git
 
 OLD_SKILL = "---\nname: demo\ndescription: Format markdown tables neatly.\n---\nBody.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Aggregate loki error counts by service.\n---\nBody.\n"
@@ -53,12 +52,6 @@ rules:
       tool_calls: [{name: Skill, input: {skill: "{described}"}}]
 default: {text: "A plain answer."}
 """
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
-    return two_commit_repo(tmp_path / "repo", SUITE, SCRIPT, OLD_SKILL, NEW_SKILL)
 
 
 @pytest.mark.cli
