@@ -18,7 +18,7 @@ from skilltest.cli import main
 from skilltest.world.instance import sandbox_available
 
 from ..conftest import REPO_ROOT
-from .test_replay_pressure import closed_port
+from .examples import closed_port
 
 CASSETTES = REPO_ROOT / "tests" / "cassettes"
 

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,38 +26,10 @@ from skilltest.runners.base import DEFAULT_MODEL
 from tests.projects import demo_script, numbered_suite, write_demo_project
 
 from ..conftest import REPO_ROOT
+from .examples import closed_port, copy_example_suites, drop_model_scripts
 
 SKILLS = REPO_ROOT / "skills"
-SUITES = REPO_ROOT / "tests" / "skill-pressure"
-SCRIPTS = REPO_ROOT / "tests" / "model-scripts"
 SUMMARY = re.compile(r"^(\d+) replay miss(es)?: re-record with --record \(or --record-missing\)$")
-
-
-def closed_port() -> str:
-    """A loopback URL nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
-def copy_suites(folder: Path, names: tuple[str, ...] = ("lgtm", "safe-migrations")) -> None:
-    """The example suites, their model scripts named by absolute path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        text = (SUITES / f"{name}.yaml").read_text()
-        text = text.replace(
-            f"../model-scripts/{name}.pressure.yaml", str(SCRIPTS / f"{name}.pressure.yaml")
-        )
-        assert str(SCRIPTS) in text
-        (folder / f"{name}.yaml").write_text(text)
-
-
-def drop_model_scripts(folder: Path) -> None:
-    """Nothing left for an emulator to answer from: a replay must not need it."""
-    for suite in folder.glob("*.yaml"):
-        kept = [line for line in suite.read_text().splitlines() if "model_script:" not in line]
-        suite.write_text("\n".join(kept) + "\n")
 
 
 def comparable(results: Path) -> dict[str, Any]:
@@ -88,7 +59,7 @@ def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
     tmp_path, capsys, monkeypatch
 ):
     suites, cassettes = tmp_path / "suites", tmp_path / "cassettes"
-    copy_suites(suites)
+    copy_example_suites(suites, "pressure", ("lgtm", "safe-migrations"))
     recorded = tmp_path / "recorded.json"
     # -k auto, the suites' default: how many runs a scenario takes is decided by the answers.
     code = pressure(suites, "--skills-dir", SKILLS, "--record", cassettes, "--results", recorded)
@@ -146,7 +117,7 @@ def recorded_lgtm(tmp_path_factory) -> Path:
     copies)."""
     project = tmp_path_factory.mktemp("lgtm")
     shutil.copytree(SKILLS / "lgtm", project / "skills" / "lgtm")
-    copy_suites(project, ("lgtm",))
+    copy_example_suites(project, "pressure", ("lgtm",))
     code = pressure(project / "lgtm.yaml", "--record", project / "cassettes", "-k", "2")
     assert code in (0, 1)  # percentiles-for-latency is inconclusive at K=2
     return project
@@ -154,9 +125,7 @@ def recorded_lgtm(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def lgtm(recorded_lgtm, tmp_path) -> Path:
-    project = tmp_path / "project"
-    shutil.copytree(recorded_lgtm, project)
-    return project
+    return shutil.copytree(recorded_lgtm, tmp_path / "project")
 
 
 def edit_description(project: Path) -> None:
