@@ -22,6 +22,7 @@ from skilltest.scenarios.runs import run_suites
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.skills import load_skill
 from skilltest.transcript import Transcript
+from tests.layers import run_layer
 
 from .conftest import git
 
@@ -54,24 +55,8 @@ Z2 = 1.959963984540054**2
 def test_against_a_revision_says_the_edit_improved_the_scenario(repo, tmp_path, capsys, claude_bin):
     results = tmp_path / "results.json"
     before = git(repo, "status", "--porcelain")
-    code = main(
-        [
-            "scenarios",
-            str(repo / "demo.yaml"),
-            "--claude",
-            str(claude_bin),
-            "-k",
-            "3",
-            "-j",
-            "2",
-            "--against",
-            "HEAD~1",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(results),
-        ]
-    )
+    options = ["--claude", claude_bin, "-k", "3", "-j", "2", "--against", "HEAD~1"]
+    code = run_layer("scenarios", repo / "demo.yaml", tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
     # The new skill's runs score 1, the old one's and the bare model's 0. Newcombe's interval

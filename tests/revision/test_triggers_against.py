@@ -24,6 +24,7 @@ from skilltest.triggers.verdict import (
     against_query,
 )
 from tests.gate.test_gate import gate
+from tests.layers import run_layer
 from tests.report.documents import write_results
 
 from .conftest import git
@@ -60,28 +61,9 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     markdown = tmp_path / "summary.md"
     junit = tmp_path / "junit.xml"
     before = git(repo, "status", "--porcelain")
-    code = main(
-        [
-            "triggers",
-            str(repo / "demo.yaml"),
-            "--claude",
-            str(claude_bin),
-            "--backend",
-            "emulator",
-            "-j",
-            "2",
-            "--against",
-            "HEAD~1",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(results),
-            "--markdown",
-            str(markdown),
-            "--junit",
-            str(junit),
-        ]
-    )
+    options = ["--claude", claude_bin, "--backend", "emulator", "-j", "2", "--against", "HEAD~1"]
+    reports = ["--markdown", markdown, "--junit", junit]
+    code = run_layer("triggers", repo / "demo.yaml", tmp_path, *options, *reports)
     out = capsys.readouterr().out
     # Both queries pass under the current skill; the old one's misses do not fail the run.
     assert code == 0, out
