@@ -40,6 +40,19 @@ def streamed(text: str) -> dict[str, Any]:
     }
 
 
+def made_up_cassette(path: Path, **header: Any) -> Cassette:
+    """An empty cassette of a made-up pressure scenario (suite s.yaml, skill k, scenario x, the
+    with-skill arm); ``header`` adds to those fields or replaces them."""
+    made_up = {
+        "layer": "pressure",
+        "suite": "s.yaml",
+        "skill": "k",
+        "scenario": "x",
+        "arm": "with_skill",
+    }
+    return Cassette(path=path, **{**made_up, **header})
+
+
 def make_cassette(path: Path, reps: int = 2) -> Cassette:
     cassette = with_skill_cassette(
         path,
@@ -169,15 +182,7 @@ def test_no_secret_is_ever_written(tmp_path, monkeypatch):
         ],
     }
     request = normalise_request(body, rules=rules)
-    cassette = Cassette(
-        path=tmp_path / "c.yaml",
-        layer="pressure",
-        suite="s.yaml",
-        skill="k",
-        scenario="x",
-        arm="with_skill",
-        redact=rules.secrets,
-    )
+    cassette = made_up_cassette(tmp_path / "c.yaml", redact=rules.secrets)
     response = {
         "status": 200,
         "headers": {
@@ -218,14 +223,7 @@ def test_five_hundred_pressure_answers_load(tmp_path):
         "# LGTM\n\nUse when the user asks about errors.\n"
         + "Aggregate before fetching raw lines.\n" * 40
     )
-    cassette = Cassette(
-        path=tmp_path / "p.yaml",
-        layer="pressure",
-        suite="s.yaml",
-        skill="lgtm",
-        scenario="x",
-        arm="with_skill",
-    )
+    cassette = made_up_cassette(tmp_path / "p.yaml", skill="lgtm")
     for rep in range(500):
         request = normalise_request(
             {
@@ -394,9 +392,7 @@ def test_every_text_reads_back_exactly(tmp_path):
         "body": {"texts": [*TRICKY_TEXTS, "half \ud83e"]},
         "events": [["e", t] for t in TRICKY_TEXTS],
     }
-    cassette = Cassette(
-        path=tmp_path / "c.yaml", layer="pressure", suite="s", skill="k", scenario="x", arm="a"
-    )
+    cassette = made_up_cassette(tmp_path / "c.yaml")
     cassette.add(0, Exchange(0, "model", fingerprint(request), request, response))
     cassette.save()
     read = Cassette.load(tmp_path / "c.yaml").repetitions[0][0]
