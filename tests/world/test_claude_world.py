@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.world.instance import WorldInstance, sandbox_available
 from skilltest.world.model import World, load_world
 from tests.bare_claude import blocks, result_of, run_bare_claude
+from tests.world.loopback import LoopbackServer
 
 pytestmark = pytest.mark.cli
 
@@ -39,23 +39,15 @@ probe direct --noproxy '*' http://127.0.0.1:LOOPBACK_PORT/
 """
 
 
-class Listener:
+class Listener(LoopbackServer):
     """A loopback port that counts connections: reached only by a client that goes direct."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
         self.connections = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            connection.close()
+    def handle(self, connection: socket.socket) -> None:
+        self.connections += 1
 
 
 def run_agent(
