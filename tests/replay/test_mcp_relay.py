@@ -490,11 +490,13 @@ CLI_SCRIPT = {
 }
 
 
-def run_claude_with_server(claude: Path, base: Path, server: dict[str, Any]) -> list[dict]:
-    """One ``claude -p`` run whose only MCP server is ``telemetry`` as given; its stream-json."""
+def run_claude_through_relay(claude: Path, base: Path, relay_args: list[str]) -> list[dict]:
+    """One ``claude -p`` run whose only MCP server, ``telemetry``, is the relay started with
+    ``relay_args``; its stream-json."""
     base.mkdir()
     config = base / "mcp-config.json"
-    config.write_text(json.dumps({"mcpServers": {"telemetry": {**server, "alwaysLoad": True}}}))
+    server = {"command": RELAY[0], "args": [*RELAY[1:], *relay_args], "alwaysLoad": True}
+    config.write_text(json.dumps({"mcpServers": {"telemetry": server}}))
     with EmulatorServer(ModelScript.from_dict(CLI_SCRIPT, source="<inline>")) as emulator:
         return run_bare_claude(
             claude,
@@ -525,11 +527,7 @@ def test_the_claude_cli_records_through_the_relay_and_replays_without_the_server
     server.parent.mkdir()
     shutil.copy(SERVER, server)
     log = tmp_path / "telemetry.jsonl"
-    recorded = run_claude_with_server(
-        claude_bin,
-        tmp_path / "record",
-        {"command": RELAY[0], "args": [*RELAY[1:], *record_args(log, server)]},
-    )
+    recorded = run_claude_through_relay(claude_bin, tmp_path / "record", record_args(log, server))
     (recorded_result,) = blocks(recorded, "user", "tool_result")
     assert "1342" in json.dumps(recorded_result["content"])
     assert recorded[-1]["result"] == "1342 errors."
@@ -550,10 +548,8 @@ def test_the_claude_cli_records_through_the_relay_and_replays_without_the_server
     shutil.rmtree(server.parent)  # the server is gone: replay must not need it
     exchanges = exchanges_file(log, tmp_path / "exchanges.json")
     misses = tmp_path / "misses.jsonl"
-    replayed = run_claude_with_server(
-        claude_bin,
-        tmp_path / "replay",
-        {"command": RELAY[0], "args": [*RELAY[1:], *replay_args(exchanges, misses)]},
+    replayed = run_claude_through_relay(
+        claude_bin, tmp_path / "replay", replay_args(exchanges, misses)
     )
     (replayed_result,) = blocks(replayed, "user", "tool_result")
     assert replayed_result["content"] == recorded_result["content"]
