@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gate.test_gate import gate, pscenario, verdict_item
+from tests.gate.test_gate import blocked, gate, pscenario, verdict_item
 from tests.report.documents import pressure_document, scenarios_document, write_results
 
 REGRESSED = {"ref": "HEAD~1", "delta": -0.8, "ci": [-0.95, -0.31], "verdict": "regressed"}
@@ -18,12 +18,8 @@ def test_regressed_against_ref_blocks_on_either_layer(tmp_path, capsys, layer):
     else:
         item = {**verdict_item("improved", True, ""), "against": REGRESSED}
         data, name = scenarios_document(item), "lgtm/spike (scenarios)"
-    code, out, _ = gate(capsys, write_results(tmp_path / "r.json", data))
-    assert code == 1
-    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
-    assert f"         - {name}: regressed against HEAD~1: delta -80% [-95%, -31%]" in (
-        out.splitlines()
-    )
+    lines = blocked(capsys, write_results(tmp_path / "r.json", data), reasons=1)
+    assert f"         - {name}: regressed against HEAD~1: delta -80% [-95%, -31%]" in lines
 
 
 @pytest.mark.parametrize("move", ["improved", "neutral", "inconclusive", "error"])

@@ -23,7 +23,7 @@ from skilltest.triggers.verdict import (
     against_previous,
     against_query,
 )
-from tests.gate.test_gate import gate
+from tests.gate.test_gate import blocked
 from tests.layers import run_layer
 from tests.report.documents import write_results
 
@@ -156,10 +156,8 @@ def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys)
     document = results_document(
         [[against_previous("HEAD~1", current, previous), previous]], {}, complete=True
     )
-    code, out, _ = gate(capsys, write_results(tmp_path / "r.json", document))
-    assert code == 1, out
-    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
+    lines = blocked(capsys, write_results(tmp_path / "r.json", document), reasons=1)
     # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.
     assert "         - demo/q (triggers): regressed against HEAD~1: delta +100% [+21%, +100%]" in (
-        out.splitlines()
+        lines
     )
