@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import skilltest.replay.normalise as normalise
 from skilltest.errors import SuiteError
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.replay.match import diff
@@ -18,7 +19,6 @@ from skilltest.replay.normalise import (
     fingerprint,
     normalise_mcp,
     normalise_request,
-    rules_in_force,
 )
 from skilltest.scenarios.suite import load_scenario_suite
 from tests.replay.rename_column import raw_requests, recorded_requests
@@ -404,7 +404,11 @@ def test_suite_redactions_never_reach_the_request():
 
 def test_rules_in_force_list_the_builtin_rules_then_the_suites():
     rules = Rules(ignore=("/system/2/text",), normalise=(("a+", "a"),))
-    assert rules_in_force(rules) == [*BUILTIN_RULES, "ignore /system/2/text", "normalise a+ -> a"]
+    assert normalise.rules_in_force(rules) == [
+        *BUILTIN_RULES,
+        "ignore /system/2/text",
+        "normalise a+ -> a",
+    ]
 
 
 @pytest.mark.parametrize(
