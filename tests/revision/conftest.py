@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,15 +21,12 @@ def git(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def repo(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    """Three commits of the test module's suite: its ``SUITE`` (demo.yaml) and ``SCRIPT``
-    (model.yaml) with no skill yet, then skills/demo/SKILL.md as ``OLD_SKILL``, then as
-    ``NEW_SKILL`` (HEAD)."""
+    """Three commits: the test module's ``PROJECT`` folder (its suite demo.yaml and model script
+    model.yaml) with no skill yet, then skills/demo/SKILL.md as the module's ``OLD_SKILL``, then
+    as its ``NEW_SKILL`` (HEAD)."""
     module = request.module
-    root = tmp_path / "repo"
-    root.mkdir()
+    root = shutil.copytree(module.PROJECT, tmp_path / "repo")
     git(root, "init", "-q")
-    (root / "demo.yaml").write_text(module.SUITE)
-    (root / "model.yaml").write_text(module.SCRIPT)
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "suite")
     skill = root / "skills" / "demo" / "SKILL.md"

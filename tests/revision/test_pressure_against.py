@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -21,36 +22,8 @@ from .conftest import git
 OLD_SKILL = "DEMO SKILL. OLD HINT: pipe the JSON through jq.\n"
 NEW_SKILL = "DEMO SKILL. NEW RULE: aggregate with count_over_time first.\n"
 
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 5
-scenarios:
-  - id: aggregate
-    prompt: "How do you aggregate the errors?"
-    with_skill: {required_patterns: ["count_over_time"]}
-  - id: steady
-    prompt: "Which labels exist? Be steady."
-    with_skill: {required_patterns: ["labels first"]}
-  - id: extract
-    prompt: "How do you extract the fields?"
-    with_skill: {required_patterns: ["jq"]}
-"""
-
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: new-rule
-    when: {system: "NEW RULE", user: "aggregate"}
-    reply: {text: "Aggregate with count_over_time first."}
-  - id: old-hint
-    when: {system: "OLD HINT", user: "extract"}
-    reply: {text: "Pipe it through jq."}
-  - id: any-revision
-    when: {system: "DEMO SKILL", user: "steady"}
-    reply: {text: "Discover the labels first."}
-default: {text: "I would grep the logs."}
-"""
+PROJECT = Path(__file__).with_name("pressure-against")
+"""The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
 Z2 = 1.959963984540054**2
 K = 5

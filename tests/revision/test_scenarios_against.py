@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -29,24 +30,8 @@ from .conftest import git
 OLD_SKILL = "---\nname: demo\ndescription: Loki help. OLD HINT grep.\n---\nUse grep.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Loki help. NEW RULE aggregate.\n---\nAggregate first.\n"
 
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 3
-scenarios:
-  - id: aggregate
-    prompt: "How do you aggregate the errors?"
-    expected: {text_patterns: ["count_over_time"]}
-"""
-
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: new-rule
-    when: {system: "NEW RULE"}
-    reply: {text: "Aggregate with count_over_time first."}
-default: {text: "I would grep the logs."}
-"""
+PROJECT = Path(__file__).with_name("scenarios-against")
+"""The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
 Z2 = 1.959963984540054**2
 

@@ -8,6 +8,7 @@ revision's SKILL.md the sandbox installed.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -32,27 +33,8 @@ from .conftest import git
 OLD_SKILL = "---\nname: demo\ndescription: Format markdown tables neatly.\n---\nBody.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Aggregate loki error counts by service.\n---\nBody.\n"
 
-# aggregate fits only the new description (it should fire: higher is better); tables fits only
-# the old one (it should not fire: lower is better).
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 3
-queries:
-  - {id: aggregate, query: "Aggregate the loki error counts", should_trigger: true}
-  - {id: tables, query: "Format these markdown tables", should_trigger: false}
-"""
-
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: fire-by-description
-    when: {described: {min_overlap: 2}, turn: 1}
-    reply:
-      text: "Loading {described}."
-      tool_calls: [{name: Skill, input: {skill: "{described}"}}]
-default: {text: "A plain answer."}
-"""
+PROJECT = Path(__file__).with_name("triggers-against")
+"""The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
 
 @pytest.mark.cli
