@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from skilltest.cli import main
+from tests.layers import run_layer
 
 from .conftest import REPO_ROOT
 
@@ -26,18 +26,8 @@ def _needs_key() -> None:
 def test_pressure_suite_runs_against_the_live_api(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
     results = tmp_path / "results.json"
-    code = main(
-        [
-            "pressure",
-            "tests/skill-pressure/safe-migrations.yaml",
-            "--backend",
-            "anthropic",
-            "-k",
-            "1",
-            "--results",
-            str(results),
-        ]
-    )
+    suite = "tests/skill-pressure/safe-migrations.yaml"
+    code = run_layer("pressure", suite, tmp_path, "--backend", "anthropic", "-k", "1")
     document = json.loads(results.read_text())
     assert code in (0, 1)
     assert document["backend"] == "anthropic"
@@ -50,26 +40,12 @@ def test_pressure_suite_runs_against_the_live_api(tmp_path, monkeypatch):
 def test_scenario_runs_through_the_real_cli_against_the_live_api(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
     results = tmp_path / "results.json"
-    code = main(
-        [
-            "scenarios",
-            "tests/scenarios/lgtm.yaml",
-            "--backend",
-            "claude",
-            "-k",
-            "1",
-            "--only",
-            "investigate-error-spike",
-            "--results",
-            str(results),
-            "--output-dir",
-            str(tmp_path / "out"),
-        ]
-    )
+    options = ["--backend", "claude", "-k", "1", "--only", "investigate-error-spike"]
+    code = run_layer("scenarios", "tests/scenarios/lgtm.yaml", tmp_path, *options)
     document = json.loads(results.read_text())
     assert code in (0, 1)
     assert document["backend"] == "claude"
     runs = document["scenarios"][0]["runs"]
     assert all(run["error"] is None and run["score"] is not None for run in runs)
-    kept = "".join(p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    kept = "".join(p.read_text() for p in (tmp_path / "output").rglob("*") if p.is_file())
     assert os.environ["ANTHROPIC_API_KEY"] not in kept

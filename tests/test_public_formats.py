@@ -15,6 +15,7 @@ import pytest
 from skilltest.cli import main
 from skilltest.report.files import read_results
 from skilltest.scenarios.suite import load_scenario_suite
+from tests.layers import run_layer
 
 from .conftest import REPO_ROOT
 
@@ -116,25 +117,19 @@ def test_the_honeycomb_suite_loads_unchanged():
 @pytest.mark.cli
 def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path, capsys):
     """Its core subset and canary, through the real claude CLI against the emulator."""
-    code = main(
-        [
-            "scenarios",
-            str(HONEYCOMB),
-            "--script",
-            str(SCRIPTS / "honeycomb-scenarios.yaml"),
-            "--claude",
-            str(claude_bin),
-            "--comparison-only",
-            "-k",
-            "2",
-            "-j",
-            "2",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(tmp_path / "results.json"),
-        ]
-    )
+    script = SCRIPTS / "honeycomb-scenarios.yaml"
+    options = [
+        "--script",
+        script,
+        "--claude",
+        claude_bin,
+        "--comparison-only",
+        "-k",
+        "2",
+        "-j",
+        "2",
+    ]
+    code = run_layer("scenarios", HONEYCOMB, tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
     assert "canary: 1 of 1 passed; the comparison results are meaningful" in out

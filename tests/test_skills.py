@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.errors import InputError, SkillNotFoundError
+from skilltest.errors import SkillNotFoundError
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.scenarios.suite import load_scenario_suite
+from tests.refusals import refusal
 
 PRESSURE = "scenarios:\n  - id: x\n    prompt: p\n    with_skill: {required_patterns: [a]}\n"
 SCENARIOS = "scenarios:\n  - id: x\n    prompt: p\n    expected: {required_tools: [Bash]}\n"
@@ -56,20 +57,16 @@ def test_a_missing_skill_is_reported_at_the_key_that_names_it(workspace, layer, 
     body, load = LAYERS[layer]
     path = workspace / "suite.yaml"
     path.write_text(head + body)
-    with pytest.raises(SkillNotFoundError) as caught:
-        load(path)
-    assert str(caught.value).startswith(f"{path}{place}: skill ")
+    assert refusal(load, path, SkillNotFoundError).startswith(f"{path}{place}: skill ")
 
 
 def test_a_scenarios_own_skill_file_is_reported_at_the_scenario(workspace):
     path = workspace / "suite.yaml"
-    path.write_text(
-        "skill: demo\nscenarios:\n  - id: x\n    prompt: p\n    skill_file: skills/nope/SKILL.md\n"
-        "    expected: {required_tools: [Bash]}\n"
+    own_skill_file = "    prompt: p\n    skill_file: skills/nope/SKILL.md\n"
+    path.write_text("skill: demo\n" + SCENARIOS.replace("    prompt: p\n", own_skill_file))
+    assert refusal(load_scenario_suite, path, SkillNotFoundError).startswith(
+        f"{path}#/scenarios/0/skill_file: skill 'demo' not found"
     )
-    with pytest.raises(SkillNotFoundError) as caught:
-        load_scenario_suite(path)
-    assert str(caught.value).startswith(f"{path}#/scenarios/0/skill_file: skill 'demo' not found")
 
 
 @pytest.mark.parametrize("layer", LAYERS)
@@ -79,9 +76,7 @@ def test_a_skill_that_is_not_utf8_is_bad_input_with_a_fix(workspace, layer):
     skill.write_bytes(b"---\nname: demo\n---\nUse caf\xe9 logs.\n")
     path = workspace / "suite.yaml"
     path.write_text("skill: demo\n" + body)
-    with pytest.raises(InputError) as caught:
-        load(path)
-    assert str(caught.value) == (
+    assert refusal(load, path) == (
         f"{skill}:4: not UTF-8: byte 0xe9 cannot be decoded\n"
         "  fix: save SKILL.md as UTF-8 (Claude Code reads it as UTF-8 too)"
     )
@@ -129,10 +124,9 @@ def test_a_suite_copied_into_another_repository_never_picks_up_its_skill(
     suite = inner / "tests" / "suite.yaml"
     suite.write_text("skill: demo\n" + body)
     monkeypatch.chdir(outer)
-    with pytest.raises(SkillNotFoundError) as caught:
-        load(suite)
-    assert f"(not above the suite's repository root, {inner})" in str(caught.value)
-    assert str(outer / "skills") not in str(caught.value)
+    said = refusal(load, suite, SkillNotFoundError)
+    assert f"(not above the suite's repository root, {inner})" in said
+    assert str(outer / "skills") not in said
 
     _skill(inner, "demo", "INNER-DEMO")
     assert "INNER-DEMO" in skill_of(layer, load(suite)).text

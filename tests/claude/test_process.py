@@ -50,17 +50,20 @@ def assert_gone(pid: int) -> None:
     pytest.fail(f"process {pid} survived")
 
 
+CONVERSATION = {
+    "prompt": "-looks like a flag",
+    "multi_turn": False,
+    "max_turns": 8,
+    "allowed_tools": ("Bash", "Bash(git *)"),
+    "disallowed_tools": ("WebFetch",),
+    "model": "haiku",
+    "isolation": ("--setting-sources", "project"),
+}
+"""The options of one conversation, as the scenario runner passes them to ``build_argv``."""
+
+
 def test_command_line_puts_the_prompt_last_after_a_double_dash():
-    argv = build_argv(
-        Path("/bin/claude"),
-        prompt="-looks like a flag",
-        multi_turn=False,
-        max_turns=8,
-        allowed_tools=("Bash", "Bash(git *)"),
-        disallowed_tools=("WebFetch",),
-        model="haiku",
-        isolation=("--setting-sources", "project"),
-    )
+    argv = build_argv(Path("/bin/claude"), **CONVERSATION)
     assert argv == (
         "/bin/claude",
         "-p",
@@ -84,16 +87,7 @@ def test_command_line_puts_the_prompt_last_after_a_double_dash():
 
 
 def test_multi_turn_sends_the_prompt_on_stdin():
-    argv = build_argv(
-        Path("claude"),
-        prompt="first",
-        multi_turn=True,
-        max_turns=3,
-        allowed_tools=(),
-        disallowed_tools=(),
-        model=None,
-        isolation=(),
-    )
+    argv = build_argv(Path("claude"), **{**CONVERSATION, "prompt": "first", "multi_turn": True})
     assert argv[:4] == ("claude", "-p", "--input-format", "stream-json")
     assert "first" not in argv and "--" not in argv
     assert user_message_line("first") == (

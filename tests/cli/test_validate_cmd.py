@@ -20,14 +20,6 @@ def test_the_shipped_suites_and_scripts_are_valid(monkeypatch, capsys):
     assert "ok   tests/model-scripts/lgtm.pressure.yaml (model-script)" in out
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("---\nname: demo\n---\nbody\n")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def test_a_model_script_with_only_faults_is_a_model_script(project, capsys):
     (project / "faults.yaml").write_text("schema_version: 1\nfaults: {status: 529}\n")
     assert main(["validate", "faults.yaml"]) == 0

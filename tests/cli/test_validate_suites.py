@@ -14,14 +14,6 @@ PRESSURE = (
 )
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("---\nname: demo\n---\nbody\n")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 @pytest.mark.parametrize(
     ("layer", "body"),
     [("scenarios", SCENARIOS), ("pressure", PRESSURE)],

@@ -3,94 +3,27 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from skilltest.emulator import EmulatorServer, ModelScript
+from tests.bare_claude import blocks, result_of, run_bare_claude
 
 SCRIPTS = Path(__file__).parent / "scripts"
-
-# Claude Code's own skills and built-in plugins off, so only what a test creates is listed.
-ISOLATION_SETTINGS = {
-    "disableBundledSkills": True,
-    "enabledPlugins": {
-        "cc-plugin-agents-md@builtin": False,
-        "cc-plugin-privacy@builtin": False,
-        "cc-plugin-plugin-authoring@builtin": False,
-    },
-}
 
 pytestmark = pytest.mark.cli
 
 
 def run_claude(
-    claude: Path,
-    server: EmulatorServer,
-    prompt: str,
-    workdir: Path,
-    *,
-    setting_sources: str = "",
-    extra_env: dict[str, str] | None = None,
+    claude: Path, server: EmulatorServer, prompt: str, workdir: Path, setting_sources: str = ""
 ) -> list[dict[str, Any]]:
-    """Runs ``claude -p`` in a fresh HOME and cwd; returns the stream-json lines."""
-    home, cwd = workdir / "home", workdir / "cwd"
-    home.mkdir(exist_ok=True)
-    cwd.mkdir(exist_ok=True)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "ANTHROPIC_API_KEY": "sk-fake",
-        "DISABLE_TELEMETRY": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        **(extra_env or {}),
-    }
-    command = [
-        str(claude),
-        "-p",
-        prompt,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--setting-sources",
-        setting_sources,
-        "--settings",
-        json.dumps(ISOLATION_SETTINGS),
-        "--allowedTools",
-        "Bash",
-    ]
-    done = subprocess.run(
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
+    """Runs ``claude -p`` against ``server`` in a fresh HOME and cwd; the stream-json lines."""
+    env = {"ANTHROPIC_BASE_URL": server.base_url}
+    return run_bare_claude(
+        claude, workdir, prompt, "--allowedTools", "Bash", env=env, setting_sources=setting_sources
     )
-    assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-
-
-def blocks(lines: list[dict[str, Any]], role: str, kind: str) -> list[dict[str, Any]]:
-    found = []
-    for line in lines:
-        if line.get("type") == role:
-            content = line["message"]["content"]
-            if isinstance(content, list):
-                found += [block for block in content if block.get("type") == kind]
-    return found
-
-
-def result_of(lines: list[dict[str, Any]]) -> dict[str, Any]:
-    results = [line for line in lines if line.get("type") == "result"]
-    assert len(results) == 1, results
-    return results[0]
 
 
 def main_rules(server: EmulatorServer) -> list[str | None]:

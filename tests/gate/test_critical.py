@@ -11,6 +11,7 @@ from skilltest.report.files import read_results
 from skilltest.scenarios.report import scenario_dict
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.scenarios.verdict import judge
+from tests.projects import demo_script, write_demo_project
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate first.\n"
 
@@ -41,27 +42,16 @@ scenarios:
     expected: {required_tools: [Bash]}
 """
 
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: with-skill
-    when: {system: "DEMO SKILL"}
-    reply: {text: "I would aggregate first."}
-default: {text: "I would grep."}
-"""
-
 
 def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text(SKILL)
-    (tmp_path / "model.yaml").write_text(SCRIPT)
-    (tmp_path / "pressure.yaml").write_text(PRESSURE)
+    """The demo project with the pressure suite (demo.yaml) and a scenarios suite beside it."""
+    write_demo_project(tmp_path, PRESSURE, demo_script("I would aggregate first."), skill=SKILL)
     (tmp_path / "scenarios.yaml").write_text(SCENARIOS)
     return tmp_path
 
 
 def test_pressure_critical_is_the_suite_default_a_scenario_may_override(tmp_path):
-    suite = load_pressure_suite(workspace(tmp_path) / "pressure.yaml")
+    suite = load_pressure_suite(workspace(tmp_path) / "demo.yaml")
     assert [(s.id, s.critical) for s in suite.scenarios] == [
         ("inherits", True),
         ("opts-out", False),
@@ -76,7 +66,7 @@ def test_scenario_critical_defaults_to_false(tmp_path):
 def test_pressure_results_file_carries_critical(tmp_path, capsys):
     folder = workspace(tmp_path)
     results = tmp_path / "results.json"
-    code = main(["pressure", str(folder / "pressure.yaml"), "--results", str(results)])
+    code = main(["pressure", str(folder / "demo.yaml"), "--results", str(results)])
     capsys.readouterr()
     assert code == 0
     scenarios = read_results(results, "pressure")["scenarios"]

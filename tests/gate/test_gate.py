@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from skilltest.cli import main
+from tests.projects import demo_script, write_demo_project
+from tests.report.documents import pressure_document, scenarios_document, write_results
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate first.\n"
 
@@ -23,25 +25,13 @@ scenarios:
     with_skill: {required_patterns: ["(?i)aggregate"]}
 """
 
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: with-skill
-    when: {{system: "DEMO SKILL"}}
-    reply: {{text: "{with_text}"}}
-default: {{text: "I would grep the error logs."}}
-"""
-
 
 def pressure_results(folder: Path, with_text: str, capsys: pytest.CaptureFixture[str]) -> Path:
     """Runs the one-scenario pressure suite on the emulator; the with-skill arm answers
     ``with_text``."""
-    (folder / "skills" / "demo").mkdir(parents=True)
-    (folder / "skills" / "demo" / "SKILL.md").write_text(SKILL)
-    (folder / "model.yaml").write_text(SCRIPT.format(with_text=with_text))
-    (folder / "demo.yaml").write_text(SUITE)
+    suite = write_demo_project(folder, SUITE, demo_script(with_text), skill=SKILL)
     results = folder / "results.json"
-    main(["pressure", str(folder / "demo.yaml"), "--results", str(results)])
+    main(["pressure", str(suite), "--results", str(results)])
     capsys.readouterr()
     return results
 
@@ -52,16 +42,22 @@ def gate(capsys: pytest.CaptureFixture[str], *argv: Path | str) -> tuple[int, st
     return code, out, err
 
 
+def blocked(capsys: pytest.CaptureFixture[str], *argv: Path | str, reasons: int) -> list[str]:
+    """Runs the gate, which must block (exit 1) for ``reasons`` reasons; its output lines."""
+    code, out, _ = gate(capsys, *argv)
+    assert code == 1, out
+    lines = out.splitlines()
+    assert lines[0] == f"gate: BLOCK ({reasons} reason{'s' if reasons > 1 else ''})"
+    return lines
+
+
 def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, capsys):
     (tmp_path / "old").mkdir()
     (tmp_path / "new").mkdir()
     old = pressure_results(tmp_path / "old", "I would aggregate first.", capsys)
     new = pressure_results(tmp_path / "new", "I would grep everything.", capsys)
 
-    code, out, _ = gate(capsys, new, "--baseline", old)
-    assert code == 1
-    lines = out.splitlines()
-    assert lines[0] == "gate: BLOCK (2 reasons)"
+    lines = blocked(capsys, new, "--baseline", old, reasons=2)
     assert lines[3].startswith("BLOCK  regressions  no verdict regressed")
     assert lines[4] == (
         "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 4/4"
@@ -71,7 +67,8 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
         "         - demo/aggregate-first (pressure): with-skill pass rate 0/4 0% now vs 4/4 100% "
         "in the baseline: -100% [-100%, -31%], credibly lower"
     )
-    assert "PASS   authority" in out and "PASS   evidence" in out
+    assert any(line.startswith("PASS   authority") for line in lines)
+    assert any(line.startswith("PASS   evidence") for line in lines)
 
     code, out, _ = gate(capsys, old, "--baseline", old)
     assert code == 0
@@ -81,16 +78,6 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
         "         demo/aggregate-first (pressure): with-skill pass rate 4/4 100% now vs 4/4 100% "
         "in the baseline: +0% [-49%, +49%]"
     ) in out.splitlines()
-
-
-def pressure(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
-    return {
-        "schema_version": 2,
-        "layer": "pressure",
-        "complete": complete,
-        "interrupted": not complete,
-        "scenarios": list(scenarios),
-    }
 
 
 def pscenario(sid: str, passed: int, runs: int, *, critical: bool = True, verdict: str = "steers"):
@@ -106,26 +93,30 @@ def pscenario(sid: str, passed: int, runs: int, *, critical: bool = True, verdic
     }
 
 
-def scenarios(*items: dict[str, Any]) -> dict[str, Any]:
+def scored_arm(scores: list[float], passes: int | None = None) -> dict[str, Any]:
+    """A with-skill arm of scenario results; ``passes`` counts the runs that reached min_score."""
+    arm = {"runs": len(scores), "scored": len(scores), "unscored": 0, "scores": scores}
+    return arm if passes is None else {**arm, "passes": passes}
+
+
+def spike(verdict: str, passed: bool, with_skill: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """The scenario lgtm/spike, skill-only, not critical unless ``fields`` say so."""
     return {
-        "schema_version": 2,
-        "layer": "scenarios",
-        "complete": True,
-        "interrupted": False,
-        "canary": None,
-        "scenarios": list(items),
+        "id": "spike",
+        "skill": "lgtm",
+        "verdict": verdict,
+        "passed": passed,
+        "critical": False,
+        "reasons": [],
+        "with_skill": with_skill,
+        "without_skill": None,
+        **fields,
     }
 
 
 def world_scenario(with_violations: int, without_violations: int) -> dict[str, Any]:
     def arm(violations: int) -> dict[str, Any]:
-        return {
-            "runs": 2,
-            "scored": 2,
-            "unscored": 0,
-            "scores": [1.0, 1.0],
-            "authority_violations": violations,
-        }
+        return {**scored_arm([1.0, 1.0]), "authority_violations": violations}
 
     def run(name: str, rep: int, violated: bool) -> dict[str, Any]:
         found = ["PATCH /tickets/INC-1042 before the user confirmed"] if violated else []
@@ -147,17 +138,13 @@ def world_scenario(with_violations: int, without_violations: int) -> dict[str, A
     }
 
 
-def write(path: Path, data: dict[str, Any]) -> Path:
-    path.write_text(json.dumps(data))
-    return path
+def critical_spike(scores: list[float], passes: int | None = None) -> dict[str, Any]:
+    return scenarios_document(spike("improved", True, scored_arm(scores, passes), critical=True))
 
 
 def test_a_with_skill_authority_violation_blocks(tmp_path, capsys):
-    results = write(tmp_path / "s.json", scenarios(world_scenario(1, 0)))
-    code, out, _ = gate(capsys, results)
-    assert code == 1
-    lines = out.splitlines()
-    assert lines[0] == "gate: BLOCK (1 reason)"
+    results = write_results(tmp_path / "s.json", scenarios_document(world_scenario(1, 0)))
+    lines = blocked(capsys, results, reasons=1)
     assert lines[1].startswith("BLOCK  authority    no with-skill run in a world violates")
     assert lines[2] == (
         "         - tickets/reassign (scenarios): 1 of 2 with-skill runs violated authority "
@@ -167,110 +154,91 @@ def test_a_with_skill_authority_violation_blocks(tmp_path, capsys):
 
 def test_without_skill_violations_do_not_block(tmp_path, capsys):
     # The baseline writing before confirmation is what the skill is there to prevent.
-    results = write(tmp_path / "s.json", scenarios(world_scenario(0, 2)))
+    results = write_results(tmp_path / "s.json", scenarios_document(world_scenario(0, 2)))
     code, out, _ = gate(capsys, results)
     assert code == 0
     assert "         1 scenarios in a world, 2 scored with-skill runs" in out.splitlines()
 
 
-def test_a_noisy_dip_within_the_interval_passes(tmp_path, capsys):
-    old = write(tmp_path / "old.json", pressure(pscenario("aggregate-first", 4, 4)))
-    new = write(tmp_path / "new.json", pressure(pscenario("aggregate-first", 3, 4)))
-    code, out, _ = gate(capsys, new, "--baseline", old)
-    assert code == 0
-    # By hand: Wilson 3/4 [30.1%, 95.4%], 4/4 [51.0%, 100%]; Newcombe -0.25 - hypot(0.449, 0)
-    # and -0.25 + hypot(0.204, 0.490): 0 is inside, so the dip is noise.
-    assert (
-        "         demo/aggregate-first (pressure): with-skill pass rate 3/4 75% now vs 4/4 100% "
-        "in the baseline: -25% [-70%, +28%], within noise"
-    ) in out.splitlines()
-
-
-def test_critical_scenario_runs_pass_by_min_score(tmp_path, capsys):
-    def item(scores: list[float], passes: int) -> dict[str, Any]:
-        arm = {"runs": 8, "scored": 8, "unscored": 0, "scores": scores, "passes": passes}
-        return {
-            "id": "spike",
-            "skill": "lgtm",
-            "verdict": "improved",
-            "passed": True,
-            "critical": True,
-            "reasons": [],
-            "with_skill": arm,
-            "without_skill": None,
-        }
-
-    # Scores dropped from 1.0 to 0.7 but every run still reaches min_score: it passes as often.
-    old = write(tmp_path / "old.json", scenarios(item([1.0] * 8, 8)))
-    new = write(tmp_path / "new.json", scenarios(item([0.7] * 8, 8)))
-    code, out, _ = gate(capsys, new, "--baseline", old)
-    assert code == 0
-    assert (
-        "         lgtm/spike (scenarios): with-skill pass rate 8/8 100% now vs 8/8 100% in the "
-        "baseline: +0% [-32%, +32%]"
-    ) in out.splitlines()
-    new = write(tmp_path / "new.json", scenarios(item([0.7] * 2 + [0.3] * 6, 2)))
-    code, out, _ = gate(capsys, new, "--baseline", old)
-    assert code == 1
-    assert (
-        "         - lgtm/spike (scenarios): with-skill pass rate 2/8 25% now vs 8/8 100% in the "
-        "baseline: -75% [-93%, -28%], credibly lower"
-    ) in out.splitlines()
-
-
-def test_critical_scenario_scores_are_its_pass_rate_without_passes(tmp_path, capsys):
-    def item(scores: list[float]) -> dict[str, Any]:
-        arm = {"runs": len(scores), "scored": len(scores), "unscored": 0, "scores": scores}
-        return {
-            "id": "spike",
-            "skill": "lgtm",
-            "verdict": "improved",
-            "passed": True,
-            "critical": True,
-            "reasons": [],
-            "with_skill": arm,
-            "without_skill": None,
-        }
-
-    old = write(tmp_path / "old.json", scenarios(item([1.0] * 8)))
-    new = write(tmp_path / "new.json", scenarios(item([0.25] * 8)))
-    code, out, _ = gate(capsys, new, "--baseline", old)
-    assert code == 1
-    assert (
-        "         - lgtm/spike (scenarios): with-skill pass rate 2/8 25% now vs 8/8 100% in the "
-        "baseline: -75% [-93%, -28%], credibly lower"
-    ) in out.splitlines()
+@pytest.mark.parametrize(
+    ("old", "new", "exit_code", "line"),
+    [
+        pytest.param(
+            pressure_document(pscenario("aggregate-first", 4, 4)),
+            pressure_document(pscenario("aggregate-first", 3, 4)),
+            0,
+            # By hand: Wilson 3/4 [30.1%, 95.4%], 4/4 [51.0%, 100%]; Newcombe
+            # -0.25 - hypot(0.449, 0) and -0.25 + hypot(0.204, 0.490): 0 is inside, so the dip
+            # is noise.
+            "         demo/aggregate-first (pressure): with-skill pass rate 3/4 75% now vs 4/4 100% "
+            "in the baseline: -25% [-70%, +28%], within noise",
+            id="a-noisy-dip-within-the-interval-passes",
+        ),
+        pytest.param(
+            critical_spike([1.0] * 8, passes=8),
+            critical_spike([0.7] * 8, passes=8),
+            0,
+            # Scores dropped from 1.0 to 0.7 but every run still reaches min_score: it passes as
+            # often.
+            "         lgtm/spike (scenarios): with-skill pass rate 8/8 100% now vs 8/8 100% in the "
+            "baseline: +0% [-32%, +32%]",
+            id="runs-pass-by-min-score-not-by-their-scores",
+        ),
+        pytest.param(
+            critical_spike([1.0] * 8, passes=8),
+            critical_spike([0.7] * 2 + [0.3] * 6, passes=2),
+            1,
+            "         - lgtm/spike (scenarios): with-skill pass rate 2/8 25% now vs 8/8 100% in the "
+            "baseline: -75% [-93%, -28%], credibly lower",
+            id="fewer-runs-reaching-min-score-block",
+        ),
+        pytest.param(
+            critical_spike([1.0] * 8),
+            critical_spike([0.25] * 8),
+            1,
+            "         - lgtm/spike (scenarios): with-skill pass rate 2/8 25% now vs 8/8 100% in the "
+            "baseline: -75% [-93%, -28%], credibly lower",
+            id="without-passes-the-scores-are-the-pass-rate",
+        ),
+    ],
+)
+def test_a_critical_scenario_against_the_baseline(tmp_path, capsys, old, new, exit_code, line):
+    baseline = write_results(tmp_path / "old.json", old)
+    results = write_results(tmp_path / "new.json", new)
+    code, out, _ = gate(capsys, results, "--baseline", baseline)
+    assert code == exit_code
+    assert line in out.splitlines()
 
 
 def test_a_critical_scenario_missing_from_the_new_results_blocks(tmp_path, capsys):
-    old = write(
+    old = write_results(
         tmp_path / "old.json",
-        pressure(pscenario("aggregate-first", 4, 4), pscenario("discover", 4, 4, critical=False)),
+        pressure_document(
+            pscenario("aggregate-first", 4, 4), pscenario("discover", 4, 4, critical=False)
+        ),
     )
-    new = write(tmp_path / "new.json", pressure(pscenario("discover", 4, 4, critical=False)))
-    code, out, _ = gate(capsys, new, "--baseline", old)
-    assert code == 1
-    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
+    new = write_results(
+        tmp_path / "new.json", pressure_document(pscenario("discover", 4, 4, critical=False))
+    )
     assert (
         "         - demo/aggregate-first (pressure): critical in the baseline, missing from the "
         "new results"
-    ) in out.splitlines()
+    ) in blocked(capsys, new, "--baseline", old, reasons=1)
 
 
 def test_vanished_runs_block_only_when_a_verdict_could_not_be_formed(tmp_path, capsys):
     erred = pscenario("discover", 0, 0, critical=False, verdict="error")
     erred["detail"] = "HTTP 529 overloaded"
-    new = write(tmp_path / "new.json", pressure(erred, complete=False))
-    code, out, _ = gate(capsys, new)
-    assert code == 1
-    lines = out.splitlines()
-    assert lines[0] == "gate: BLOCK (2 reasons)"
+    new = write_results(tmp_path / "new.json", pressure_document(erred, complete=False))
+    lines = blocked(capsys, new, reasons=2)
     assert f"         - {new}: incomplete (the run was interrupted or is still running)" in lines
     assert "         - demo/discover (pressure): error: HTTP 529 overloaded" in lines
 
 
 def test_json_output(tmp_path, capsys):
-    new = write(tmp_path / "new.json", pressure(pscenario("aggregate-first", 4, 4)))
+    new = write_results(
+        tmp_path / "new.json", pressure_document(pscenario("aggregate-first", 4, 4))
+    )
     code, out, _ = gate(capsys, new, "--json")
     assert code == 0
     document = json.loads(out)
@@ -293,9 +261,12 @@ def test_json_output(tmp_path, capsys):
             json.dumps({"schema_version": 2, "layer": "lint", "queries": []}),
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
-        (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 2"),
         (
-            json.dumps(pressure({"id": "x", "skill": "demo", "verdict": "steers"})),
+            json.dumps({**pressure_document(), "schema_version": 1}),
+            ": results schema_version 1 is not 2",
+        ),
+        (
+            json.dumps(pressure_document({"id": "x", "skill": "demo", "verdict": "steers"})),
             "#/scenarios/0/with_skill: expected the with-skill arm (a mapping)",
         ),
     ],
@@ -313,17 +284,9 @@ def test_bad_input_exits_2_with_file_and_fix(tmp_path, capsys, content, message)
 
 
 def verdict_item(verdict: str, passed: bool, reason: str, *, critical: bool = False):
-    arm = {"runs": 3, "scored": 3, "unscored": 0, "scores": [0.2, 0.2, 0.2], "passes": 0}
-    return {
-        "id": "spike",
-        "skill": "lgtm",
-        "verdict": verdict,
-        "passed": passed,
-        "critical": critical,
-        "reasons": [reason] if reason else [],
-        "with_skill": arm,
-        "without_skill": None,
-    }
+    reasons = [reason] if reason else []
+    arm = scored_arm([0.2, 0.2, 0.2], passes=0)
+    return spike(verdict, passed, arm, critical=critical, reasons=reasons)
 
 
 @pytest.mark.parametrize(
@@ -352,19 +315,15 @@ def verdict_item(verdict: str, passed: bool, reason: str, *, critical: bool = Fa
     ],
 )
 def test_each_blocking_verdict_is_a_reason(tmp_path, capsys, item, canary, reason):
-    results = write(tmp_path / "s.json", {**scenarios(item), "canary": canary})
-    code, out, _ = gate(capsys, results)
-    assert code == 1
-    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
-    assert any(
-        line.startswith("         - ") and line.endswith(reason) for line in out.splitlines()
-    )
+    results = write_results(tmp_path / "s.json", {**scenarios_document(item), "canary": canary})
+    lines = blocked(capsys, results, reasons=1)
+    assert any(line.startswith("         - ") and line.endswith(reason) for line in lines)
 
 
 def test_inconclusive_and_not_red_do_not_block(tmp_path, capsys):
-    results = write(
+    results = write_results(
         tmp_path / "p.json",
-        pressure(
+        pressure_document(
             pscenario("a", 2, 4, critical=False, verdict="inconclusive"),
             pscenario("b", 4, 4, critical=False, verdict="not-red"),
         ),

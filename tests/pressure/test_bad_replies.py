@@ -12,6 +12,7 @@ from pathlib import Path
 
 from skilltest.cli import main
 from skilltest.report.files import read_results
+from tests.projects import write_demo_project
 
 SUITE = """\
 skill: demo
@@ -44,13 +45,10 @@ default: {text: "I would grep the error logs."}
 
 
 def test_a_reply_that_is_not_json_is_an_error_run_and_the_suite_goes_on(tmp_path: Path, capsys):
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
-    (tmp_path / "model.yaml").write_text(SCRIPT)
-    (tmp_path / "demo.yaml").write_text(SUITE)
+    suite = write_demo_project(tmp_path, SUITE, SCRIPT)
     results = tmp_path / "results.json"
 
-    code = main(["pressure", str(tmp_path / "demo.yaml"), "--results", str(results)])
+    code = main(["pressure", str(suite), "--results", str(results)])
 
     out, err = capsys.readouterr()
     assert code == 1  # an `error` scenario fails the run; bad input (2) or a crash it is not

@@ -16,34 +16,39 @@ from ..conftest import REPO_ROOT
 pytestmark = pytest.mark.cli
 
 
+def run_lgtm(claude_bin, monkeypatch, capsys, script: ModelScript, *options: str):
+    """``skilltest pressure`` of the lgtm example suite on the claude backend, against an
+    emulator running ``script``; returns the exit code, the output and the main requests."""
+    monkeypatch.chdir(REPO_ROOT)
+    with EmulatorServer(script) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
+        argv = [
+            "tests/skill-pressure/lgtm.yaml",
+            "--backend",
+            "claude",
+            "--claude",
+            str(claude_bin),
+        ]
+        code = main(["pressure", *argv, *options])
+        requests = [r for r in server.requests if r.path == "/v1/messages" and not r.side_request]
+    return code, capsys.readouterr().out, requests
+
+
+def failing(status: int) -> ModelScript:
+    """An emulator that answers every request with ``status``."""
+    return ModelScript.from_dict(
+        {"schema_version": 1, "faults": {"status": status}, "default": {"text": "x"}}
+    )
+
+
 def test_claude_backend_runs_one_turn_with_tools_disabled(
     claude_bin, tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.chdir(REPO_ROOT)
     script = ModelScript.load(REPO_ROOT / "tests/model-scripts/lgtm.pressure.yaml")
     results = tmp_path / "results.json"
-    with EmulatorServer(script) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake-key-for-the-emulator")
-        code = main(
-            [
-                "pressure",
-                "tests/skill-pressure/lgtm.yaml",
-                "--backend",
-                "claude",
-                "--claude",
-                str(claude_bin),
-                "-k",
-                "1",
-                "-j",
-                "4",
-                "--allow-inconclusive",
-                "--results",
-                str(results),
-            ]
-        )
-        requests = [r for r in server.requests if r.path == "/v1/messages" and not r.side_request]
-    out = capsys.readouterr().out
+    options = ["-k", "1", "-j", "4", "--allow-inconclusive", "--results", str(results)]
+    code, out, requests = run_lgtm(claude_bin, monkeypatch, capsys, script, *options)
     # One run per arm decides no verdict; every run passed or was RED as scripted.
     assert code == 0, out
     assert re.search(r"lgtm/aggregation-before-raw-fetch\s+inconclusive\s+1/1 100%", out)
@@ -62,28 +67,9 @@ def test_claude_backend_runs_one_turn_with_tools_disabled(
     assert run["error"] is None and "count_over_time" in run["output"]
 
 
-def test_claude_backend_reports_a_crashed_run_as_error(claude_bin, tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(REPO_ROOT)
-    script = ModelScript.from_dict(
-        {"schema_version": 1, "faults": {"status": 400}, "default": {"text": "x"}}
-    )
-    with EmulatorServer(script) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
-        code = main(
-            [
-                "pressure",
-                "tests/skill-pressure/lgtm.yaml",
-                "--backend",
-                "claude",
-                "--skill-only",
-                "--claude",
-                str(claude_bin),
-                "-k",
-                "1",
-            ]
-        )
-    out = capsys.readouterr().out
+def test_claude_backend_reports_a_crashed_run_as_error(claude_bin, monkeypatch, capsys):
+    options = ["--skill-only", "-k", "1"]
+    code, out, _ = run_lgtm(claude_bin, monkeypatch, capsys, failing(400), *options)
     assert code == 1
     assert out.count(" error ") >= 4
     assert "400" in out
@@ -111,33 +97,9 @@ def test_missing_claude_binary_is_bad_input(tmp_path, monkeypatch, capsys):
 def run_one_failing(claude_bin, monkeypatch, capsys, status: int, *extra: str):
     """One with-skill run of one scenario against an emulator that answers every request
     with ``status``; returns the exit code, the output and the main requests."""
-    monkeypatch.chdir(REPO_ROOT)
-    script = ModelScript.from_dict(
-        {"schema_version": 1, "faults": {"status": status}, "default": {"text": "x"}}
-    )
-    with EmulatorServer(script) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
-        code = main(
-            [
-                "pressure",
-                "tests/skill-pressure/lgtm.yaml",
-                "--backend",
-                "claude",
-                "--skill-only",
-                "--only",
-                "aggregation-before-raw-fetch",
-                "--claude",
-                str(claude_bin),
-                "-k",
-                "1",
-                "--timeout",
-                "60",
-                *extra,
-            ]
-        )
-        requests = [r for r in server.requests if r.path == "/v1/messages" and not r.side_request]
-    return code, capsys.readouterr().out, requests
+    only = ["--skill-only", "--only", "aggregation-before-raw-fetch"]
+    options = [*only, "-k", "1", "--timeout", "60", *extra]
+    return run_lgtm(claude_bin, monkeypatch, capsys, failing(status), *options)
 
 
 def test_max_retries_is_the_clis_own_retry_count(claude_bin, tmp_path, monkeypatch, capsys):

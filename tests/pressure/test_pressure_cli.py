@@ -17,37 +17,15 @@ import pytest
 from skilltest.cli import main
 from skilltest.errors import InputError
 from skilltest.report.files import read_results
+from tests.projects import demo_script, demo_suite, numbered_suite, write_demo_project
 
 from ..conftest import REPO_ROOT
 
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 2
-scenarios:
-  - id: aggregate
-    prompt: "Error spike in checkout. How do you investigate?"
-    without_skill: {expected_patterns: ["(?i)grep"]}
-    with_skill: {required_patterns: ["(?i)count_over_time"], anti_patterns: ["(?i)rm -rf"]}
-"""
-
-SCRIPT = """\
-schema_version: 1
-{faults}
-rules:
-  - id: with-skill
-    when: {{system: "DEMO SKILL"}}
-    reply: {{text: "{with_text}"}}
-default: {{text: "I would grep the error logs."}}
-"""
+SUITE = demo_suite()
 
 
 def workspace(tmp_path: Path, *, with_text: str, faults: str = "", suite: str = SUITE) -> Path:
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
-    (tmp_path / "model.yaml").write_text(SCRIPT.format(with_text=with_text, faults=faults))
-    (tmp_path / "demo.yaml").write_text(suite)
-    return tmp_path / "demo.yaml"
+    return write_demo_project(tmp_path, suite, demo_script(with_text, faults))
 
 
 def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, monkeypatch):
@@ -181,15 +159,11 @@ def test_suite_without_model_script_on_the_emulator_is_bad_input(tmp_path, capsy
     ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
 )
 def test_interrupt_keeps_finished_scenarios(tmp_path, sig, code):
-    scenarios = "".join(
-        f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
-        for i in range(6)
-    )
     suite = workspace(
         tmp_path,
         with_text="count_over_time",
         faults="faults: {latency_ms: 700}",
-        suite="skill: demo\nmodel_script: model.yaml\nrepetitions: 1\nscenarios:\n" + scenarios,
+        suite=numbered_suite(6, repetitions=1),
     )
     results = tmp_path / "r.json"
     process = subprocess.Popen(
@@ -278,20 +252,18 @@ def test_one_scenario_in_two_suites_is_bad_input(tmp_path, capsys):
 
 
 def test_emulator_answers_do_not_depend_on_concurrency(tmp_path):
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL")
-    (tmp_path / "model.yaml").write_text(
+    script = (
         "schema_version: 1\nseed: 7\nrules:\n"
         "  - id: cycled\n    when: {system: DEMO}\n    pick: cycle\n"
         "    replies: [{text: count_over_time one}, {text: two}, {text: count_over_time three}]\n"
         "  - id: random\n    pick: random\n"
         "    replies: [{text: grep a}, {text: grep b}, {text: grep c}, {text: grep d}]\n"
     )
-    (tmp_path / "demo.yaml").write_text(SUITE.replace("repetitions: 2", "repetitions: 6"))
+    suite = write_demo_project(tmp_path, demo_suite(repetitions=6), script, skill="DEMO SKILL")
 
     def outputs(jobs: int) -> dict[tuple[str, int], str]:
         results = tmp_path / f"r{jobs}.json"
-        main(["pressure", str(tmp_path / "demo.yaml"), "-j", str(jobs), "--results", str(results)])
+        main(["pressure", str(suite), "-j", str(jobs), "--results", str(results)])
         runs = json.loads(results.read_text())["scenarios"][0]["runs"]
         return {(r["arm"], r["rep"]): r["output"] for r in runs}
 

@@ -11,6 +11,8 @@ from skilltest.cli import main
 from skilltest.errors import SuiteError
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.report.files import read_results
+from tests.projects import write_demo_project
+from tests.refusals import refusal
 
 SUFFIX = "Describe your reasoning and what you would do. Do not call any tools."
 
@@ -34,11 +36,7 @@ default: {text: "I would grep the logs."}
 
 
 def workspace(tmp_path: Path, suite: str) -> Path:
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
-    (tmp_path / "model.yaml").write_text(SCRIPT)
-    (tmp_path / "demo.yaml").write_text(suite)
-    return tmp_path / "demo.yaml"
+    return write_demo_project(tmp_path, suite, SCRIPT)
 
 
 def run(path: Path, tmp_path: Path) -> tuple[int, dict, str]:
@@ -141,9 +139,7 @@ def test_red_by_expected_patterns_needs_expected_patterns(tmp_path, head, scenar
         + scenario_key
         + "    with_skill: {required_patterns: [a]}\n",
     )
-    with pytest.raises(SuiteError) as caught:
-        load_pressure_suite(path)
-    assert str(caught.value) == (
+    assert refusal(load_pressure_suite, path, SuiteError) == (
         f"{path}{place}: baseline_red: expected_patterns needs without_skill.expected_patterns, "
         "the patterns a RED baseline answer matches\n"
         "  fix: add without_skill: {expected_patterns: [...]} to the scenario, or give it "
@@ -153,7 +149,6 @@ def test_red_by_expected_patterns_needs_expected_patterns(tmp_path, head, scenar
 
 def test_an_unknown_red_rule_names_the_two_there_are(tmp_path):
     path = workspace(tmp_path, RED_RULES.format(rule="expected"))
-    with pytest.raises(SuiteError) as caught:
-        load_pressure_suite(path)
-    assert str(caught.value).startswith(f"{path}#/baseline_red: 'expected' is not valid here")
-    assert "['criteria', 'expected_patterns']" in str(caught.value)
+    said = refusal(load_pressure_suite, path, SuiteError)
+    assert said.startswith(f"{path}#/baseline_red: 'expected' is not valid here")
+    assert "['criteria', 'expected_patterns']" in said

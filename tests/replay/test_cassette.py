@@ -14,21 +14,12 @@ from skilltest.replay.cassette import SCHEMA_VERSION, Cassette, Exchange
 from skilltest.replay.normalise import (
     BUILTIN_RULES,
     Rules,
-    RunPaths,
     fingerprint,
     normalise_request,
 )
-
-REQUESTS = Path(__file__).with_name("requests")
+from tests.replay.rename_column import recorded_requests, with_skill_cassette
 
 API_KEY = "sk-ant-api03-Xq7pLm2Rt9Vw4Yz8Bc6Dn1Fg5Hj3Kk0Ls"
-
-
-def real_requests() -> list[dict[str, Any]]:
-    data = json.loads((REQUESTS / "rename-column.with-skill-0.json").read_text())
-    root = data["sandbox"]
-    paths = RunPaths(f"{root}/work", f"{root}/home", f"{root}/tmp", root)
-    return [normalise_request(body, paths=paths) for body in data["requests"]]
 
 
 def streamed(text: str) -> dict[str, Any]:
@@ -49,21 +40,29 @@ def streamed(text: str) -> dict[str, Any]:
     }
 
 
+def made_up_cassette(path: Path, **header: Any) -> Cassette:
+    """An empty cassette of a made-up pressure scenario (suite s.yaml, skill k, scenario x, the
+    with-skill arm); ``header`` adds to those fields or replaces them."""
+    made_up = {
+        "layer": "pressure",
+        "suite": "s.yaml",
+        "skill": "k",
+        "scenario": "x",
+        "arm": "with_skill",
+    }
+    return Cassette(path=path, **{**made_up, **header})
+
+
 def make_cassette(path: Path, reps: int = 2) -> Cassette:
-    cassette = Cassette(
-        path=path,
-        layer="scenarios",
-        suite="tests/scenarios/safe-migrations.yaml",
-        skill="safe-migrations",
-        scenario="rename-column",
-        arm="with_skill",
+    cassette = with_skill_cassette(
+        path,
         model="claude-opus-5-5",
         cli_version="2.1.328",
         recorded_at="2026-11-30T12:00:00Z",
         rules=[*BUILTIN_RULES, "ignore /system/2/text"],
     )
     for rep in range(reps):
-        for step, request in enumerate(real_requests()):
+        for step, request in enumerate(recorded_requests()):
             cassette.add(
                 rep,
                 Exchange(
@@ -76,27 +75,13 @@ def make_cassette(path: Path, reps: int = 2) -> Cassette:
                 ),
             )
         mcp = {"method": "tools/call", "params": {"name": "query_logs", "arguments": {"q": "x"}}}
-        cassette.add(
-            rep,
-            Exchange(
-                0,
-                "mcp:telemetry",
-                fingerprint(mcp),
-                mcp,
-                {"result": {"content": [{"type": "text", "text": "3 lines"}]}},
-            ),
-        )
-        cassette.add(
-            rep,
-            Exchange(
-                1,
-                "mcp:telemetry",
-                fingerprint(mcp),
-                mcp,
-                {"error": {"code": -32602, "message": "bad"}},
-            ),
-        )
-        counted = normalise_request(real_requests()[0], endpoint="/v1/messages/count_tokens")
+        answers = [
+            {"result": {"content": [{"type": "text", "text": "3 lines"}]}},
+            {"error": {"code": -32602, "message": "bad"}},
+        ]
+        for step, answer in enumerate(answers):
+            cassette.add(rep, Exchange(step, "mcp:telemetry", fingerprint(mcp), mcp, answer))
+        counted = normalise_request(recorded_requests()[0], endpoint="/v1/messages/count_tokens")
         cassette.add(
             rep,
             Exchange(
@@ -197,15 +182,7 @@ def test_no_secret_is_ever_written(tmp_path, monkeypatch):
         ],
     }
     request = normalise_request(body, rules=rules)
-    cassette = Cassette(
-        path=tmp_path / "c.yaml",
-        layer="pressure",
-        suite="s.yaml",
-        skill="k",
-        scenario="x",
-        arm="with_skill",
-        redact=rules.secrets,
-    )
+    cassette = made_up_cassette(tmp_path / "c.yaml", redact=rules.secrets)
     response = {
         "status": 200,
         "headers": {
@@ -246,14 +223,7 @@ def test_five_hundred_pressure_answers_load(tmp_path):
         "# LGTM\n\nUse when the user asks about errors.\n"
         + "Aggregate before fetching raw lines.\n" * 40
     )
-    cassette = Cassette(
-        path=tmp_path / "p.yaml",
-        layer="pressure",
-        suite="s.yaml",
-        skill="lgtm",
-        scenario="x",
-        arm="with_skill",
-    )
+    cassette = made_up_cassette(tmp_path / "p.yaml", skill="lgtm")
     for rep in range(500):
         request = normalise_request(
             {
@@ -422,9 +392,7 @@ def test_every_text_reads_back_exactly(tmp_path):
         "body": {"texts": [*TRICKY_TEXTS, "half \ud83e"]},
         "events": [["e", t] for t in TRICKY_TEXTS],
     }
-    cassette = Cassette(
-        path=tmp_path / "c.yaml", layer="pressure", suite="s", skill="k", scenario="x", arm="a"
-    )
+    cassette = made_up_cassette(tmp_path / "c.yaml")
     cassette.add(0, Exchange(0, "model", fingerprint(request), request, response))
     cassette.save()
     read = Cassette.load(tmp_path / "c.yaml").repetitions[0][0]

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.cli import main
 from skilltest.world.instance import sandbox_available
+from tests.layers import run_layer
 
 from ..conftest import REPO_ROOT
-from .test_replay_pressure import closed_port
+from .examples import closed_port
 
 CASSETTES = REPO_ROOT / "tests" / "cassettes"
 
@@ -31,20 +31,11 @@ def verdicts(results: Path) -> dict[str, str]:
 
 def test_pressure_examples_replay_from_the_committed_cassettes(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
-    results = tmp_path / "pressure.json"
-    code = main(
-        [
-            "pressure",
-            str(REPO_ROOT / "tests" / "skill-pressure"),
-            "--replay",
-            str(CASSETTES),
-            "--results",
-            str(results),
-        ]
-    )
+    suites = REPO_ROOT / "tests" / "skill-pressure"
+    code = run_layer("pressure", suites, tmp_path, "--replay", CASSETTES)
     out = capsys.readouterr().out
     assert code == 0, out
-    found = verdicts(results)
+    found = verdicts(tmp_path / "results.json")
     assert len(found) == 8
     assert sorted(found.values()).count("steers") == 7, found
     assert "8 scenarios: 7 steers, 1 not-red" in out
@@ -59,24 +50,10 @@ def test_scenario_examples_replay_from_the_committed_cassettes(
         # Recorded in sandbox mode: its settings reach the model, so proxy-env mode misses.
         pytest.skip(f"the tickets world replays in sandbox mode: {sandbox_available()[1]}")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
-    results = tmp_path / "scenarios.json"
-    code = main(
-        [
-            "scenarios",
-            str(REPO_ROOT / "tests" / "scenarios" / f"{suite}.yaml"),
-            "--claude",
-            str(claude_bin),
-            "--replay",
-            str(CASSETTES),
-            "-j",
-            "2",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(results),
-        ]
-    )
+    path = REPO_ROOT / "tests" / "scenarios" / f"{suite}.yaml"
+    options = ["--claude", claude_bin, "--replay", CASSETTES, "-j", "2"]
+    code = run_layer("scenarios", path, tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
-    found = verdicts(results)
+    found = verdicts(tmp_path / "results.json")
     assert found and set(found.values()) == {"improved"}, found

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -13,19 +12,11 @@ import pytest
 
 from skilltest.replay.cassette import Cassette, Exchange
 from skilltest.replay.match import Miss, Player, diff, missing_cassette
-from skilltest.replay.normalise import BUILTIN_RULES, RunPaths, fingerprint, normalise_request
+from skilltest.replay.normalise import BUILTIN_RULES, fingerprint
+from tests.replay.rename_column import recorded_requests, with_skill_cassette
 
-REQUESTS = Path(__file__).with_name("requests")
 CASSETTE = Path("tests/cassettes/safe-migrations/rename-column/with_skill.yaml")
 WHERE = f"replay miss: {CASSETTE}, repetition 0"
-
-
-def recorded_requests() -> list[dict[str, Any]]:
-    """The four requests of a real with-skill run, normalised."""
-    data = json.loads((REQUESTS / "rename-column.with-skill-0.json").read_text())
-    root = data["sandbox"]
-    paths = RunPaths(f"{root}/work", f"{root}/home", f"{root}/tmp", root)
-    return [normalise_request(body, paths=paths) for body in data["requests"]]
 
 
 def exchange(step: int, request: dict[str, Any], status: int = 200, **kw: Any) -> Exchange:
@@ -46,15 +37,7 @@ def requests() -> list[dict[str, Any]]:
 
 @pytest.fixture
 def cassette(requests) -> Cassette:
-    tape = Cassette(
-        path=CASSETTE,
-        layer="scenarios",
-        suite="tests/scenarios/safe-migrations.yaml",
-        skill="safe-migrations",
-        scenario="rename-column",
-        arm="with_skill",
-        rules=list(BUILTIN_RULES),
-    )
+    tape = with_skill_cassette(CASSETTE, rules=list(BUILTIN_RULES))
     for step, request in enumerate(requests):
         tape.add(0, exchange(step, request))
     return tape

@@ -8,7 +8,6 @@ Code would; the last test puts the real claude CLI in front of the relay.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.replay.mcp_relay import MISS_CODE, McpExchange, RecordedServer
+from tests.bare_claude import blocks, run_bare_claude
 
 from ..conftest import REPO_ROOT
 from ..test_startup import HEAVY
@@ -486,58 +486,23 @@ CLI_SCRIPT = {
     ],
     "default": {"text": "No idea."},
 }
-ISOLATION_SETTINGS = {
-    "disableBundledSkills": True,
-    "enabledPlugins": {
-        "cc-plugin-agents-md@builtin": False,
-        "cc-plugin-privacy@builtin": False,
-        "cc-plugin-plugin-authoring@builtin": False,
-    },
-}
 
 
-def run_claude_with_server(claude: Path, base: Path, server: dict[str, Any]) -> list[dict]:
-    """One ``claude -p`` run whose only MCP server is ``telemetry`` as given; its stream-json."""
-    home, cwd = base / "home", base / "cwd"
-    home.mkdir(parents=True)
-    cwd.mkdir()
+def run_claude_through_relay(claude: Path, base: Path, relay_args: list[str]) -> list[dict]:
+    """One ``claude -p`` run whose only MCP server, ``telemetry``, is the relay started with
+    ``relay_args``; its stream-json."""
+    base.mkdir()
     config = base / "mcp-config.json"
-    config.write_text(json.dumps({"mcpServers": {"telemetry": {**server, "alwaysLoad": True}}}))
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "ANTHROPIC_API_KEY": "sk-fake",
-        "DISABLE_TELEMETRY": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
+    server = {"command": RELAY[0], "args": [*RELAY[1:], *relay_args], "alwaysLoad": True}
+    config.write_text(json.dumps({"mcpServers": {"telemetry": server}}))
     with EmulatorServer(ModelScript.from_dict(CLI_SCRIPT, source="<inline>")) as emulator:
-        done = subprocess.run(
-            [
-                *(str(claude), "-p", "How many errors in checkout?"),
-                *("--output-format", "stream-json", "--verbose", "--setting-sources", ""),
-                *("--settings", json.dumps(ISOLATION_SETTINGS)),
-                *("--mcp-config", str(config), "--strict-mcp-config", "--allowedTools", TOOL),
-            ],
-            cwd=cwd,
-            env={**env, "ANTHROPIC_BASE_URL": emulator.base_url},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+        return run_bare_claude(
+            claude,
+            base,
+            "How many errors in checkout?",
+            *("--mcp-config", str(config), "--strict-mcp-config", "--allowedTools", TOOL),
+            env={"ANTHROPIC_BASE_URL": emulator.base_url},
         )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-
-
-def tool_results(lines: list[dict]) -> list[dict]:
-    return [
-        block
-        for line in lines
-        if line.get("type") == "user" and isinstance(line["message"]["content"], list)
-        for block in line["message"]["content"]
-        if block.get("type") == "tool_result"
-    ]
 
 
 def processes_naming(text: str) -> list[int]:
@@ -560,12 +525,8 @@ def test_the_claude_cli_records_through_the_relay_and_replays_without_the_server
     server.parent.mkdir()
     shutil.copy(SERVER, server)
     log = tmp_path / "telemetry.jsonl"
-    recorded = run_claude_with_server(
-        claude_bin,
-        tmp_path / "record",
-        {"command": RELAY[0], "args": [*RELAY[1:], *record_args(log, server)]},
-    )
-    (recorded_result,) = tool_results(recorded)
+    recorded = run_claude_through_relay(claude_bin, tmp_path / "record", record_args(log, server))
+    (recorded_result,) = blocks(recorded, "user", "tool_result")
     assert "1342" in json.dumps(recorded_result["content"])
     assert recorded[-1]["result"] == "1342 errors."
     methods = [entry["method"] for entry in read_log(log)]
@@ -585,12 +546,10 @@ def test_the_claude_cli_records_through_the_relay_and_replays_without_the_server
     shutil.rmtree(server.parent)  # the server is gone: replay must not need it
     exchanges = exchanges_file(log, tmp_path / "exchanges.json")
     misses = tmp_path / "misses.jsonl"
-    replayed = run_claude_with_server(
-        claude_bin,
-        tmp_path / "replay",
-        {"command": RELAY[0], "args": [*RELAY[1:], *replay_args(exchanges, misses)]},
+    replayed = run_claude_through_relay(
+        claude_bin, tmp_path / "replay", replay_args(exchanges, misses)
     )
-    (replayed_result,) = tool_results(replayed)
+    (replayed_result,) = blocks(replayed, "user", "tool_result")
     assert replayed_result["content"] == recorded_result["content"]
     assert replayed_result.get("is_error") == recorded_result.get("is_error")
     assert replayed[-1]["result"] == "1342 errors."

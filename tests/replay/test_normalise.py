@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+import skilltest.replay.normalise as normalise
 from skilltest.errors import SuiteError
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.replay.match import diff
@@ -19,14 +19,11 @@ from skilltest.replay.normalise import (
     fingerprint,
     normalise_mcp,
     normalise_request,
-    rules_in_force,
 )
 from skilltest.scenarios.suite import load_scenario_suite
+from tests.replay.rename_column import raw_requests, recorded_requests
 
 from ..conftest import REPO_ROOT
-
-REQUESTS = Path(__file__).with_name("requests")
-"""Every request Claude Code 2.1.328 sent in two repetitions of each arm of one scenario."""
 
 SANDBOX = "/tmp/skilltest-run-k2x_9qaa"
 PATHS = RunPaths(
@@ -330,31 +327,23 @@ def test_count_tokens_never_shares_a_fingerprint_with_messages():
 # --- real runs -------------------------------------------------------------------------------
 
 
-def recorded(name: str, *, with_paths: bool = True) -> list[dict[str, Any]]:
-    data = json.loads((REQUESTS / f"rename-column.{name}.json").read_text())
-    root = data["sandbox"]
-    paths = RunPaths(f"{root}/work", f"{root}/home", f"{root}/tmp", root) if with_paths else None
-    return [normalise_request(body, paths=paths) for body in data["requests"]]
-
-
-def raw(name: str) -> list[dict[str, Any]]:
-    return json.loads((REQUESTS / f"rename-column.{name}.json").read_text())["requests"]
-
-
 @pytest.mark.parametrize("arm", ["with-skill", "without-skill"])
 @pytest.mark.parametrize("with_paths", [True, False])
 def test_two_runs_of_one_scenario_and_arm_have_the_same_fingerprints(arm, with_paths):
-    first, second = raw(f"{arm}-0"), raw(f"{arm}-1")
+    first, second = raw_requests(f"{arm}-0"), raw_requests(f"{arm}-1")
     assert len(first) == len(second)
     # The raw requests differ (sandbox folders, session and tool_use ids), so this can fail.
     assert all(a != b for a, b in zip(first, second, strict=True))
-    one = [fingerprint(r) for r in recorded(f"{arm}-0", with_paths=with_paths)]
-    two = [fingerprint(r) for r in recorded(f"{arm}-1", with_paths=with_paths)]
+    one = [fingerprint(r) for r in recorded_requests(f"{arm}-0", with_paths=with_paths)]
+    two = [fingerprint(r) for r in recorded_requests(f"{arm}-1", with_paths=with_paths)]
     assert one == two
 
 
 def test_the_arms_differ_only_by_the_skill():
-    with_skill, without_skill = recorded("with-skill-0")[0], recorded("without-skill-0")[0]
+    with_skill, without_skill = (
+        recorded_requests("with-skill-0")[0],
+        recorded_requests("without-skill-0")[0],
+    )
     lines = diff(without_skill, with_skill, limit=10)
     assert [line.split(": ")[0] for line in lines] == [
         "/system/2/text",
@@ -367,7 +356,7 @@ def test_the_arms_differ_only_by_the_skill():
 
 
 def test_the_recorded_sandbox_leaves_no_trace():
-    text = json.dumps(recorded("with-skill-0"))
+    text = json.dumps(recorded_requests("with-skill-0"))
     assert "skilltest-run-" not in text
     assert "{WORKDIR}/.claude/skills/safe-migrations" in text
     assert "toolu_1" in text and "toolu_01" not in text
@@ -415,7 +404,11 @@ def test_suite_redactions_never_reach_the_request():
 
 def test_rules_in_force_list_the_builtin_rules_then_the_suites():
     rules = Rules(ignore=("/system/2/text",), normalise=(("a+", "a"),))
-    assert rules_in_force(rules) == [*BUILTIN_RULES, "ignore /system/2/text", "normalise a+ -> a"]
+    assert normalise.rules_in_force(rules) == [
+        *BUILTIN_RULES,
+        "ignore /system/2/text",
+        "normalise a+ -> a",
+    ]
 
 
 @pytest.mark.parametrize(

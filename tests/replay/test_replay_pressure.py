@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,40 +23,13 @@ import pytest
 from skilltest.cli import main
 from skilltest.replay.cassette import Cassette
 from skilltest.runners.base import DEFAULT_MODEL
+from tests.projects import demo_script, numbered_suite, write_demo_project
 
 from ..conftest import REPO_ROOT
+from .examples import closed_port, copy_example_suites, drop_model_scripts
 
 SKILLS = REPO_ROOT / "skills"
-SUITES = REPO_ROOT / "tests" / "skill-pressure"
-SCRIPTS = REPO_ROOT / "tests" / "model-scripts"
 SUMMARY = re.compile(r"^(\d+) replay miss(es)?: re-record with --record \(or --record-missing\)$")
-
-
-def closed_port() -> str:
-    """A loopback URL nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
-def copy_suites(folder: Path, names: tuple[str, ...] = ("lgtm", "safe-migrations")) -> None:
-    """The example suites, their model scripts named by absolute path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        text = (SUITES / f"{name}.yaml").read_text()
-        text = text.replace(
-            f"../model-scripts/{name}.pressure.yaml", str(SCRIPTS / f"{name}.pressure.yaml")
-        )
-        assert str(SCRIPTS) in text
-        (folder / f"{name}.yaml").write_text(text)
-
-
-def drop_model_scripts(folder: Path) -> None:
-    """Nothing left for an emulator to answer from: a replay must not need it."""
-    for suite in folder.glob("*.yaml"):
-        kept = [line for line in suite.read_text().splitlines() if "model_script:" not in line]
-        suite.write_text("\n".join(kept) + "\n")
 
 
 def comparable(results: Path) -> dict[str, Any]:
@@ -87,7 +59,7 @@ def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
     tmp_path, capsys, monkeypatch
 ):
     suites, cassettes = tmp_path / "suites", tmp_path / "cassettes"
-    copy_suites(suites)
+    copy_example_suites(suites, "pressure", ("lgtm", "safe-migrations"))
     recorded = tmp_path / "recorded.json"
     # -k auto, the suites' default: how many runs a scenario takes is decided by the answers.
     code = pressure(suites, "--skills-dir", SKILLS, "--record", cassettes, "--results", recorded)
@@ -145,7 +117,7 @@ def recorded_lgtm(tmp_path_factory) -> Path:
     copies)."""
     project = tmp_path_factory.mktemp("lgtm")
     shutil.copytree(SKILLS / "lgtm", project / "skills" / "lgtm")
-    copy_suites(project, ("lgtm",))
+    copy_example_suites(project, "pressure", ("lgtm",))
     code = pressure(project / "lgtm.yaml", "--record", project / "cassettes", "-k", "2")
     assert code in (0, 1)  # percentiles-for-latency is inconclusive at K=2
     return project
@@ -153,9 +125,7 @@ def recorded_lgtm(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def lgtm(recorded_lgtm, tmp_path) -> Path:
-    project = tmp_path / "project"
-    shutil.copytree(recorded_lgtm, project)
-    return project
+    return shutil.copytree(recorded_lgtm, tmp_path / "project")
 
 
 def edit_description(project: Path) -> None:
@@ -276,21 +246,8 @@ def test_each_miss_is_the_run_error_in_the_results_file(lgtm, capsys, change, ar
 
 
 def test_a_recording_stopped_by_sigterm_keeps_every_repetition_that_finished(tmp_path):
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("DEMO SKILL: aggregate first.")
-    (tmp_path / "model.yaml").write_text(
-        "schema_version: 1\nfaults: {latency_ms: 400}\n"
-        "rules:\n  - id: with\n    when: {system: DEMO}\n    reply: {text: count_over_time}\n"
-        "default: {text: grep}\n"
-    )
-    scenarios = "".join(
-        f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
-        for i in range(6)
-    )
-    suite = tmp_path / "demo.yaml"
-    suite.write_text(
-        "skill: demo\nmodel_script: model.yaml\nrepetitions: 2\nscenarios:\n" + scenarios
-    )
+    script = demo_script("count_over_time", faults="faults: {latency_ms: 400}")
+    suite = write_demo_project(tmp_path, numbered_suite(6, repetitions=2), script)
     cassettes, results = tmp_path / "cassettes", tmp_path / "results.json"
     command = [sys.executable, "-m", "skilltest", "pressure", str(suite), "-j", "2"]
     process = subprocess.Popen(

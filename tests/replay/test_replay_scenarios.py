@@ -25,7 +25,8 @@ from skilltest.replay.cassette import Cassette
 from skilltest.transcript.stream_json import load_transcript
 
 from ..conftest import REPO_ROOT
-from .test_replay_pressure import closed_port, snapshot
+from .examples import closed_port, copy_example_suites, drop_model_scripts
+from .test_replay_pressure import snapshot
 
 pytestmark = pytest.mark.cli
 
@@ -78,12 +79,8 @@ def recorded(tmp_path_factory) -> Path:
     """Copies of the example scenario suites, their fixtures and skills, recorded once (K=1)."""
     claude = _claude()
     project = tmp_path_factory.mktemp("examples")
+    copy_example_suites(project, "scenarios", SUITES)
     for name in SUITES:
-        text = (REPO_ROOT / "tests" / "scenarios" / f"{name}.yaml").read_text()
-        script = REPO_ROOT / "tests" / "model-scripts" / f"{name}.scenarios.yaml"
-        (project / f"{name}.yaml").write_text(
-            text.replace(f"../model-scripts/{name}.scenarios.yaml", str(script))
-        )
         shutil.copytree(REPO_ROOT / "skills" / name, project / "skills" / name)
     shutil.copytree(REPO_ROOT / "tests" / "scenarios" / "fixtures", project / "fixtures")
     code = scenarios(
@@ -115,22 +112,13 @@ def _claude() -> Path:
 
 @pytest.fixture
 def project(recorded, tmp_path) -> Path:
-    copy = tmp_path / "project"
-    shutil.copytree(recorded, copy)
-    return copy
-
-
-def without_model_scripts(project: Path) -> None:
-    for name in SUITES:
-        suite = project / f"{name}.yaml"
-        kept = [line for line in suite.read_text().splitlines() if "model_script:" not in line]
-        suite.write_text("\n".join(kept) + "\n")
+    return shutil.copytree(recorded, tmp_path / "project")
 
 
 def test_the_examples_replay_alike_without_an_emulator_and_a_changed_fixture_misses(
     recorded, project, claude_bin, monkeypatch, capsys
 ):
-    without_model_scripts(project)  # an emulator would have nothing to answer from
+    drop_model_scripts(project)  # an emulator would have nothing to answer from
     monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
     cassettes = project / "cassettes"
     before = snapshot(cassettes)

@@ -1,6 +1,8 @@
 """Minimal results documents of each layer, as ``--results`` writes them (the fields reports
-read), for report tests."""
+and the gate read), for report, gate and revision tests."""
 
+import json
+from pathlib import Path
 from typing import Any
 
 
@@ -51,23 +53,40 @@ def scenario(
     }
 
 
-def scenarios_document(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
+IMPROVED = scenario(
+    "investigate-error-spike",
+    "improved",
+    True,
+    (1.0, 0.34, 1.0),
+    (0.0, 0.0, 0.66),
+    (1.0, 0.07, 1.0),
+)
+"""A passing scenario with a transcript per run, as most report tests need one."""
+
+
+def results_document(layer: str, *scenarios: dict[str, Any], complete: bool) -> dict[str, Any]:
+    """The file a ``layer`` run writes; ``complete=False`` is what an interrupted run leaves."""
     return {
         "schema_version": 2,
-        "layer": "scenarios",
+        "layer": layer,
         "complete": complete,
         "interrupted": not complete,
         "scenarios": list(scenarios),
     }
 
 
-def pressure_document(*scenarios: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "schema_version": 2,
-        "layer": "pressure",
-        "complete": True,
-        "scenarios": list(scenarios),
-    }
+def scenarios_document(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
+    return results_document("scenarios", *scenarios, complete=complete)
+
+
+def pressure_document(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
+    return results_document("pressure", *scenarios, complete=complete)
+
+
+def write_results(path: Path, document: dict[str, Any]) -> Path:
+    """Writes ``document`` as a results file at ``path``."""
+    path.write_text(json.dumps(document))
+    return path
 
 
 def pressure_scenario(

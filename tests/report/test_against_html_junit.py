@@ -14,7 +14,7 @@ from skilltest.report.html import render_html
 from skilltest.report.junit import render_junit
 from skilltest.report.markdown import Document
 from skilltest.revision import Against
-from skilltest.scenarios.outcome import Arm, RunRecord
+from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.report import junit_cases as scenario_junit_cases
 from skilltest.scenarios.verdict import judge
 from skilltest.stats import EMPTY, Interval, wilson
@@ -23,6 +23,7 @@ from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
 from tests.report.documents import pressure_document, pressure_scenario
 from tests.report.test_markdown_against import DOCUMENT, against
+from tests.scenarios.test_report import record
 
 
 def verdict_rows(page: str) -> list[str]:
@@ -88,20 +89,6 @@ def test_an_errored_previous_revision_shows_its_verdict_without_a_delta(tmp_path
     )
     page = render_html([Document("-", document)], cwd=Path(tmp_path))
     assert cells(verdict_rows(page)[1])[5] == "error"
-
-
-def record(arm: Arm, rep: int, score: float) -> RunRecord:
-    return RunRecord(
-        scenario_id="spike",
-        skill="lgtm",
-        arm=arm,
-        rep=rep,
-        score=score,
-        components={"required_tools": score},
-        tool_calls=1,
-        skills_invoked=(),
-        transcript=f"out/{arm.label}-{rep}.ndjson",
-    )
 
 
 def properties(xml: str) -> dict[str, str]:

@@ -8,6 +8,7 @@ import re
 from skilltest.report.html import render_html
 from skilltest.report.markdown import Document
 from tests.report.documents import (
+    IMPROVED,
     pressure_document,
     pressure_scenario,
     scenario,
@@ -17,14 +18,6 @@ from tests.report.documents import (
 
 INJECTION = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
-IMPROVED = scenario(
-    "investigate-error-spike",
-    "improved",
-    True,
-    (1.0, 0.34, 1.0),
-    (0.0, 0.0, 0.66),
-    (1.0, 0.07, 1.0),
-)
 REGRESSED = scenario(
     "rename-column",
     "regressed",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from skilltest.cli import main
+from tests.layers import run_layer
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -65,20 +65,9 @@ def opened(report: Path) -> Iterator[tuple[Page, list[str]]]:
 
 def test_pressure_report_in_a_browser(tmp_path, capsys):
     report = tmp_path / "pressure.html"
-    code = main(
-        [
-            "pressure",
-            str(REPO / "tests" / "skill-pressure" / "lgtm.yaml"),
-            "--backend",
-            "emulator",
-            "-k",
-            "3",
-            "--results",
-            str(tmp_path / "pressure.json"),
-            "--report",
-            str(report),
-        ]
-    )
+    suite = REPO / "tests" / "skill-pressure" / "lgtm.yaml"
+    options = ["--backend", "emulator", "-k", "3", "--report", report]
+    code = run_layer("pressure", suite, tmp_path, *options)
     capsys.readouterr()
     assert code in (0, 1)  # a verdict, not bad input: the report is what is under test
     with opened(report) as (page, requests):
@@ -122,26 +111,10 @@ def test_scenarios_report_with_a_world_in_a_browser(tmp_path, capsys, claude_bin
     # One run per arm of a world scenario through the real claude CLI on the emulator: the
     # report shows its transcript and the HTTP calls the fake ticket service saw.
     report = tmp_path / "scenarios.html"
-    code = main(
-        [
-            "scenarios",
-            str(REPO / "tests" / "scenarios" / "tickets.yaml"),
-            "--only",
-            "reassign-after-confirmation",
-            "--claude",
-            str(claude_bin),
-            "-k",
-            "1",
-            "-j",
-            "2",
-            "--output-dir",
-            str(tmp_path / "out"),
-            "--results",
-            str(tmp_path / "scenarios.json"),
-            "--report",
-            str(report),
-        ]
-    )
+    suite = REPO / "tests" / "scenarios" / "tickets.yaml"
+    only = ["--only", "reassign-after-confirmation"]
+    options = [*only, "--claude", claude_bin, "-k", "1", "-j", "2", "--report", report]
+    code = run_layer("scenarios", suite, tmp_path, *options)
     capsys.readouterr()
     assert code in (0, 1)
     with opened(report) as (page, requests):

@@ -7,6 +7,7 @@ import pytest
 from skilltest.errors import InputError
 from skilltest.report.markdown import Document, render_markdown
 from tests.report.documents import (
+    IMPROVED,
     pressure_document,
     pressure_scenario,
     scenario,
@@ -14,14 +15,6 @@ from tests.report.documents import (
     triggers_document,
 )
 
-IMPROVED = scenario(
-    "investigate-error-spike",
-    "improved",
-    True,
-    (1.0, 0.34, 1.0),
-    (0.0, 0.0, 0.66),
-    (1.0, 0.07, 1.0),
-)
 REGRESSED = scenario(
     "trace-slow-requests",
     "regressed",

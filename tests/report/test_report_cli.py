@@ -2,34 +2,25 @@
 
 from __future__ import annotations
 
-import json
-
 from skilltest.cli import main
-from tests.report.documents import scenario, scenarios_document, triggers_document
-
-IMPROVED = scenario(
-    "investigate-error-spike",
-    "improved",
-    True,
-    (1.0, 0.34, 1.0),
-    (0.0, 0.0, 0.66),
-    (1.0, 0.07, 1.0),
+from tests.report.documents import (
+    IMPROVED,
+    scenario,
+    scenarios_document,
+    triggers_document,
+    write_results,
 )
+
 NEUTRAL = scenario(
     "rename-column", "neutral", True, (0.9, 0.85, 0.94), (0.9, 0.85, 0.94), (0.0, -0.04, 0.04)
 )
 
 
-def write(path, document):
-    path.write_text(json.dumps(document))
-    return str(path)
-
-
 def test_shards_and_layers_are_combined_into_one_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "a.json", scenarios_document(IMPROVED))
-    write(tmp_path / "b.json", scenarios_document(NEUTRAL))
-    write(tmp_path / "t.json", triggers_document())
+    write_results(tmp_path / "a.json", scenarios_document(IMPROVED))
+    write_results(tmp_path / "b.json", scenarios_document(NEUTRAL))
+    write_results(tmp_path / "t.json", triggers_document())
     code = main(["report", "a.json", "b.json", "t.json", "--markdown", "out/summary.md"])
     out, err = capsys.readouterr()
     assert (code, out, err) == (0, "wrote out/summary.md\n", "")
@@ -43,7 +34,7 @@ def test_shards_and_layers_are_combined_into_one_file(tmp_path, capsys, monkeypa
 
 def test_without_markdown_the_summary_is_printed(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "a.json", scenarios_document(IMPROVED))
+    write_results(tmp_path / "a.json", scenarios_document(IMPROVED))
     assert main(["report", "a.json"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("## skilltest scenarios\n\nfrom `a.json`\n")
@@ -52,8 +43,8 @@ def test_without_markdown_the_summary_is_printed(tmp_path, capsys, monkeypatch):
 
 def test_html_writes_the_report_of_every_file(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "a.json", scenarios_document(IMPROVED))
-    write(tmp_path / "t.json", triggers_document())
+    write_results(tmp_path / "a.json", scenarios_document(IMPROVED))
+    write_results(tmp_path / "t.json", triggers_document())
     assert main(["report", "a.json", "t.json", "--html", "out/r.html"]) == 0
     assert capsys.readouterr().out == "wrote out/r.html\n"
     page = (tmp_path / "out" / "r.html").read_text()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,89 +17,16 @@ from skilltest.report.files import read_results
 from skilltest.revision import compare
 from skilltest.stats import wilson
 
+from .conftest import git
+
 OLD_SKILL = "DEMO SKILL. OLD HINT: pipe the JSON through jq.\n"
 NEW_SKILL = "DEMO SKILL. NEW RULE: aggregate with count_over_time first.\n"
 
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 5
-scenarios:
-  - id: aggregate
-    prompt: "How do you aggregate the errors?"
-    with_skill: {required_patterns: ["count_over_time"]}
-  - id: steady
-    prompt: "Which labels exist? Be steady."
-    with_skill: {required_patterns: ["labels first"]}
-  - id: extract
-    prompt: "How do you extract the fields?"
-    with_skill: {required_patterns: ["jq"]}
-"""
-
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: new-rule
-    when: {system: "NEW RULE", user: "aggregate"}
-    reply: {text: "Aggregate with count_over_time first."}
-  - id: old-hint
-    when: {system: "OLD HINT", user: "extract"}
-    reply: {text: "Pipe it through jq."}
-  - id: any-revision
-    when: {system: "DEMO SKILL", user: "steady"}
-    reply: {text: "Discover the labels first."}
-default: {text: "I would grep the logs."}
-"""
+PROJECT = Path(__file__).with_name("pressure-against")
+"""The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
 Z2 = 1.959963984540054**2
 K = 5
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
-def two_commit_repo(root: Path, suite: str, script: str, old_skill: str, new_skill: str) -> Path:
-    """A repository at ``root`` with a suite (demo.yaml), its model script (model.yaml) and two
-    commits of skills/demo/SKILL.md: ``old_skill``, then ``new_skill`` (HEAD)."""
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "demo.yaml").write_text(suite)
-    (root / "model.yaml").write_text(script)
-    skill = root / "skills" / "demo" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(old_skill)
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "old skill")
-    skill.write_text(new_skill)
-    git(root, "commit", "-q", "-am", "new skill")
-    return root
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """Three commits: no skill yet, the old SKILL.md, the new one (HEAD)."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "demo.yaml").write_text(SUITE)
-    (root / "model.yaml").write_text(SCRIPT)
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "suite")
-    skill = root / "skills" / "demo" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(OLD_SKILL)
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "old skill")
-    skill.write_text(NEW_SKILL)
-    git(root, "commit", "-q", "-am", "new skill")
-    return root
 
 
 def table_rows(out: str) -> list[list[str]]:

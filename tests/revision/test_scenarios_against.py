@@ -23,62 +23,25 @@ from skilltest.scenarios.runs import run_suites
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.skills import load_skill
 from skilltest.transcript import Transcript
+from tests.layers import run_layer
 
-from .test_pressure_against import git, two_commit_repo
+from .conftest import git
 
 OLD_SKILL = "---\nname: demo\ndescription: Loki help. OLD HINT grep.\n---\nUse grep.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Loki help. NEW RULE aggregate.\n---\nAggregate first.\n"
 
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 3
-scenarios:
-  - id: aggregate
-    prompt: "How do you aggregate the errors?"
-    expected: {text_patterns: ["count_over_time"]}
-"""
-
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: new-rule
-    when: {system: "NEW RULE"}
-    reply: {text: "Aggregate with count_over_time first."}
-default: {text: "I would grep the logs."}
-"""
+PROJECT = Path(__file__).with_name("scenarios-against")
+"""The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
 Z2 = 1.959963984540054**2
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
-    return two_commit_repo(tmp_path / "repo", SUITE, SCRIPT, OLD_SKILL, NEW_SKILL)
 
 
 @pytest.mark.cli
 def test_against_a_revision_says_the_edit_improved_the_scenario(repo, tmp_path, capsys, claude_bin):
     results = tmp_path / "results.json"
     before = git(repo, "status", "--porcelain")
-    code = main(
-        [
-            "scenarios",
-            str(repo / "demo.yaml"),
-            "--claude",
-            str(claude_bin),
-            "-k",
-            "3",
-            "-j",
-            "2",
-            "--against",
-            "HEAD~1",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(results),
-        ]
-    )
+    options = ["--claude", claude_bin, "-k", "3", "-j", "2", "--against", "HEAD~1"]
+    code = run_layer("scenarios", repo / "demo.yaml", tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
     # The new skill's runs score 1, the old one's and the bare model's 0. Newcombe's interval

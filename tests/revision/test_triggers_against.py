@@ -24,40 +24,17 @@ from skilltest.triggers.verdict import (
     against_previous,
     against_query,
 )
-from tests.gate.test_gate import gate, write
+from tests.gate.test_gate import blocked
+from tests.layers import run_layer
+from tests.report.documents import write_results
 
-from .test_pressure_against import git, two_commit_repo
+from .conftest import git
 
 OLD_SKILL = "---\nname: demo\ndescription: Format markdown tables neatly.\n---\nBody.\n"
 NEW_SKILL = "---\nname: demo\ndescription: Aggregate loki error counts by service.\n---\nBody.\n"
 
-# aggregate fits only the new description (it should fire: higher is better); tables fits only
-# the old one (it should not fire: lower is better).
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 3
-queries:
-  - {id: aggregate, query: "Aggregate the loki error counts", should_trigger: true}
-  - {id: tables, query: "Format these markdown tables", should_trigger: false}
-"""
-
-SCRIPT = """\
-schema_version: 1
-rules:
-  - id: fire-by-description
-    when: {described: {min_overlap: 2}, turn: 1}
-    reply:
-      text: "Loading {described}."
-      tool_calls: [{name: Skill, input: {skill: "{described}"}}]
-default: {text: "A plain answer."}
-"""
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """Two commits of the skill: the old SKILL.md, then the new one (HEAD)."""
-    return two_commit_repo(tmp_path / "repo", SUITE, SCRIPT, OLD_SKILL, NEW_SKILL)
+PROJECT = Path(__file__).with_name("triggers-against")
+"""The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
 
 @pytest.mark.cli
@@ -66,28 +43,9 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     markdown = tmp_path / "summary.md"
     junit = tmp_path / "junit.xml"
     before = git(repo, "status", "--porcelain")
-    code = main(
-        [
-            "triggers",
-            str(repo / "demo.yaml"),
-            "--claude",
-            str(claude_bin),
-            "--backend",
-            "emulator",
-            "-j",
-            "2",
-            "--against",
-            "HEAD~1",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(results),
-            "--markdown",
-            str(markdown),
-            "--junit",
-            str(junit),
-        ]
-    )
+    options = ["--claude", claude_bin, "--backend", "emulator", "-j", "2", "--against", "HEAD~1"]
+    reports = ["--markdown", markdown, "--junit", junit]
+    code = run_layer("triggers", repo / "demo.yaml", tmp_path, *options, *reports)
     out = capsys.readouterr().out
     # Both queries pass under the current skill; the old one's misses do not fail the run.
     assert code == 0, out
@@ -180,10 +138,8 @@ def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys)
     document = results_document(
         [[against_previous("HEAD~1", current, previous), previous]], {}, complete=True
     )
-    code, out, _ = gate(capsys, write(tmp_path / "r.json", document))
-    assert code == 1, out
-    assert out.splitlines()[0] == "gate: BLOCK (1 reason)"
+    lines = blocked(capsys, write_results(tmp_path / "r.json", document), reasons=1)
     # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.
     assert "         - demo/q (triggers): regressed against HEAD~1: delta +100% [+21%, +100%]" in (
-        out.splitlines()
+        lines
     )

@@ -56,50 +56,51 @@ def test_the_baseline_has_no_system_prompt_and_temperature_is_sent_when_set():
     assert body["temperature"] == 0.2
 
 
-def test_an_error_that_is_not_retried_says_so():
-    script = {**SCRIPT, "faults": {"status": 400}}
-    with EmulatorServer(ModelScript.from_dict(script)) as server:
-        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"), max_retries=2)
-        assert len(server.requests) == 1
-    assert transcript.error == (
-        "API error 400: invalid_request_error: Invalid request (injected by the skilltest emulator)"
-    )
-
-
-def test_a_retried_error_says_how_many_retries():
-    script = {**SCRIPT, "faults": {"status": 529, "retry_after_ms": 1}}
-    with EmulatorServer(ModelScript.from_dict(script)) as server:
-        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"), max_retries=2)
-        assert len(server.requests) == 3
-    assert transcript.error is not None
-    assert transcript.error.startswith("API error 529: overloaded_error")
-    assert transcript.error.endswith("(after 2 retries)")
-
-
-def test_a_reply_that_is_not_json_is_the_runs_error_with_status_and_excerpt():
-    script = {**SCRIPT, "faults": {"malformed": True}}
-    with EmulatorServer(ModelScript.from_dict(script)) as server:
-        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"))
-    assert transcript.text == ""
-    assert transcript.error is not None
-    assert re.fullmatch(
+FAILURES = [
+    pytest.param(
+        {"status": 400},
+        {"max_retries": 2},
+        1,
+        re.escape(
+            "API error 400: invalid_request_error: Invalid request (injected by the skilltest "
+            "emulator)"
+        ),
+        id="an-error-that-is-not-retried-says-so",
+    ),
+    pytest.param(
+        {"status": 529, "retry_after_ms": 1},
+        {"max_retries": 2},
+        3,
+        r"API error 529: overloaded_error.*\(after 2 retries\)",
+        id="a-retried-error-says-how-many-retries",
+    ),
+    pytest.param(
+        {"malformed": True},
+        {},
+        1,
         r"unreadable API reply \(HTTP 200\): [^;]+: line 1 column \d+ \(char \d+\); body: "
         r"'\{\"id\": \"msg_\w+\", \"type\": \"message\", .*' … '.*'",
-        transcript.error,
-    ), transcript.error
-
-
-def test_a_reply_cut_off_by_a_closed_connection_says_how_much_came():
-    script = {**SCRIPT, "faults": {"truncated": True}}
-    with EmulatorServer(ModelScript.from_dict(script)) as server:
-        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"), max_retries=1)
-        assert len(server.requests) == 2  # retried, as the SDK retries a broken connection
-    assert transcript.error is not None
-    assert re.fullmatch(
+        id="a-reply-that-is-not-json-is-the-runs-error-with-status-and-excerpt",
+    ),
+    pytest.param(
+        {"truncated": True},
+        {"max_retries": 1},
+        2,  # retried, as the SDK retries a broken connection
         r"API connection failed: peer closed connection without sending complete message body "
         r"\(received \d+ bytes, expected \d+\) \(after 1 retries\)",
-        transcript.error,
-    ), transcript.error
+        id="a-reply-cut-off-by-a-closed-connection-says-how-much-came",
+    ),
+]
+
+
+@pytest.mark.parametrize(("faults", "options", "requests", "error"), FAILURES)
+def test_a_failed_request_is_the_runs_error(faults, options, requests, error):
+    with EmulatorServer(ModelScript.from_dict({**SCRIPT, "faults": faults})) as server:
+        transcript = ask(server, TurnRequest(prompt="p", system=None, model="m"), **options)
+        assert len(server.requests) == requests
+    assert transcript.text == ""
+    assert transcript.error is not None
+    assert re.fullmatch(error, transcript.error), transcript.error
 
 
 class _Proxy(http.server.BaseHTTPRequestHandler):

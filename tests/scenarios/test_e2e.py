@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from skilltest.claude.binary import find_claude
-from skilltest.cli import main
 from skilltest.report.files import read_results
 from skilltest.scenarios.endpoints import EmulatorEndpoint
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest
 from skilltest.scenarios.suite import load_scenario_suite
+from tests.layers import run_layer
 
 from ..conftest import REPO_ROOT
 
@@ -133,20 +133,8 @@ def test_only_the_with_skill_arm_sees_the_skill(claude_bin, tmp_path, monkeypatc
 
 def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_path, capsys):
     """What `make test-scenarios` does from a fresh clone (the suites' own K=2)."""
-    code = main(
-        [
-            "scenarios",
-            str(REPO_ROOT / "tests" / "scenarios"),
-            "--claude",
-            str(claude_bin),
-            "-j",
-            "2",
-            "--output-dir",
-            str(tmp_path / "output"),
-            "--results",
-            str(tmp_path / "results.json"),
-        ]
-    )
+    suites = REPO_ROOT / "tests" / "scenarios"
+    code = run_layer("scenarios", suites, tmp_path, "--claude", claude_bin, "-j", "2")
     captured = capsys.readouterr()
     assert "offline model emulator" in captured.err
     assert "scripted stand-in" in captured.err
@@ -302,17 +290,8 @@ def test_faults_become_unscored_runs_and_the_suite_goes_on(claude_bin, tmp_path,
     (tmp_path / "skills" / "probe" / "SKILL.md").write_text(PROBE_SKILL)
     (tmp_path / "faults.script.yaml").write_text(FAULT_SCRIPT)
     (tmp_path / "faults.yaml").write_text(FAULT_SUITE)
-    code = main(
-        [
-            "scenarios",
-            str(tmp_path / "faults.yaml"),
-            "--claude",
-            str(claude_bin),
-            "-j",
-            "3",
-            "--results",
-            str(tmp_path / "results.json"),
-        ]
+    code = run_layer(
+        "scenarios", tmp_path / "faults.yaml", tmp_path, "--claude", claude_bin, "-j", "3"
     )
     out = capsys.readouterr().out
     assert code == 1

@@ -15,6 +15,7 @@ import pytest
 from skilltest.cli import main
 from skilltest.report.files import read_results
 from skilltest.transcript.stream_json import load_transcript
+from tests.layers import run_layer
 
 from ..conftest import REPO_ROOT
 
@@ -86,19 +87,7 @@ def test_the_with_skill_arm_loads_the_plugin_and_both_arms_get_its_server(
 ):
     suite = write_suite(project)
     results = project / "results.json"
-    code = main(
-        [
-            "scenarios",
-            str(suite),
-            "--claude",
-            str(claude_bin),
-            "--output-dir",
-            str(project / "out"),
-            "--results",
-            str(results),
-            "--allow-inconclusive",
-        ]
-    )
+    code = run_layer("scenarios", suite, project, "--claude", claude_bin, "--allow-inconclusive")
     out = capsys.readouterr().out
     assert code == 0, out
     (scenario,) = read_results(results, "scenarios")["scenarios"]
@@ -136,20 +125,8 @@ def test_the_with_skill_arm_loads_the_plugin_and_both_arms_get_its_server(
 def test_plugin_mcp_with_keeps_the_server_from_the_baseline(project, claude_bin, capsys):
     suite = write_suite(project, extra="plugin_mcp: with")
     results = project / "results.json"
-    main(
-        [
-            "scenarios",
-            str(suite),
-            "--claude",
-            str(claude_bin),
-            "-k",
-            "1",
-            "--allow-inconclusive",
-            "--output-dir",
-            str(project / "out"),
-            "--results",
-            str(results),
-        ]
+    run_layer(
+        "scenarios", suite, project, "--claude", claude_bin, "-k", "1", "--allow-inconclusive"
     )
     (scenario,) = read_results(results, "scenarios")["scenarios"]
     assert scenario["loaded"]["without_skill"]["mcp_servers"] == []

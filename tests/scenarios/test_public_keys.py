@@ -20,6 +20,7 @@ from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.scenarios.verdict import Verdict
 from skilltest.skills import find_skill
 from skilltest.transcript import ToolCall, Transcript
+from tests.refusals import refusal
 
 
 @pytest.fixture
@@ -109,9 +110,7 @@ def test_a_scenario_can_require_the_firing_its_suite_does_not(project):
 
 def test_a_missing_expected_skill_is_reported_where_it_is_named(project):
     path = write(project, NO_SKILL.replace("[alpha, beta]", "[alpha, gamma]"))
-    with pytest.raises(SkillNotFoundError) as caught:
-        load_scenario_suite(path)
-    assert str(caught.value).startswith(
+    assert refusal(load_scenario_suite, path, SkillNotFoundError).startswith(
         f"{path}#/scenarios/0/expected_skills/1: skill 'gamma' not found"
     )
 
@@ -123,9 +122,7 @@ def test_a_suite_naming_a_skill_installs_only_that_one(project):
 
 def test_no_skill_anywhere_is_the_error_it_was(project):
     path = write(project, NO_SKILL.replace("    expected_skills: [alpha, beta]\n", ""))
-    with pytest.raises(SuiteError) as caught:
-        load_scenario_suite(path)
-    assert str(caught.value) == (
+    assert refusal(load_scenario_suite, path, SuiteError) == (
         f"{path}#/scenarios/0: no skill named for this scenario\n"
         "  fix: add `skill: <name>` at the top of the suite or to the scenario, list the skills "
         "in `expected_skills:`, or pass --skill NAME"

@@ -16,6 +16,7 @@ from skilltest.limits import (
     MAX_YAML_DEPTH,
 )
 from skilltest.suite.loader import read_yaml
+from tests.refusals import refusal
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
@@ -110,10 +111,9 @@ def test_what_the_loader_refuses_names_file_line_limit_and_fix(tmp_path, text, m
     path = tmp_path / "x.yaml"
     path.write_text(text)
     started = time.monotonic()
-    with pytest.raises(SuiteError) as caught:
-        read_yaml(path)
+    said = refusal(read_yaml, path, SuiteError)
     assert time.monotonic() - started < 2  # refused while composing, before any expansion
-    assert str(caught.value) == f"{tmp_path}/{message}"
+    assert said == f"{tmp_path}/{message}"
 
 
 def test_the_billion_laughs_file_is_small():
@@ -176,9 +176,7 @@ def test_a_file_over_the_size_limit_is_refused_before_parsing(tmp_path, monkeypa
     line = "- " + "x" * 98 + "\n"
     path.write_text(line * (MAX_YAML_BYTES // len(line) + 1))
     monkeypatch.setattr(loader, "parse_yaml", lambda *_: pytest.fail("parsed"))
-    with pytest.raises(SuiteError) as caught:
-        read_yaml(path)
-    assert str(caught.value) == (
+    assert refusal(read_yaml, path, SuiteError) == (
         f"{path}: the file is 2.0 MiB, more than the 2 MiB a suite or model script may be\n"
         "  fix: split it into several files (a folder of suites runs as one)"
     )
@@ -203,18 +201,14 @@ def test_a_file_at_the_size_limit_is_read(tmp_path):
 def test_a_file_that_is_not_utf8_says_where_and_how_to_fix_it(tmp_path, raw, message):
     path = tmp_path / "x.yaml"
     path.write_bytes(raw)
-    with pytest.raises(SuiteError) as caught:
-        read_yaml(path)
-    assert str(caught.value) == (
+    assert refusal(read_yaml, path, SuiteError) == (
         f"{tmp_path}/{message}\n"
         "  fix: save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE > NEW`)"
     )
 
 
 def test_a_folder_is_not_a_file(tmp_path):
-    with pytest.raises(SuiteError) as caught:
-        read_yaml(tmp_path)
-    assert str(caught.value) == (
+    assert refusal(read_yaml, tmp_path, SuiteError) == (
         f"{tmp_path}: cannot read the file: it is a folder, not a regular file\n"
         "  fix: pass a regular file"
     )

@@ -10,6 +10,7 @@ from skilltest.cli import main
 from skilltest.errors import SuiteError
 from skilltest.scenarios.suite import load_scenario_suite
 from skilltest.suite.loader import discover_suites
+from tests.refusals import refusal
 
 PRESSURE = """\
 skill: demo
@@ -99,9 +100,7 @@ def test_an_unknown_key_lists_every_key_the_schema_accepts(tmp_path):
         "skill: demo\nscenarios:\n  - id: a\n    prompt: p\n    cannary: true\n"
         "    expected: {required_tools: [Bash]}\n"
     )
-    with pytest.raises(SuiteError) as caught:
-        load_scenario_suite(suite)
-    message = str(caught.value)
+    message = refusal(load_scenario_suite, suite, SuiteError)
     assert message.startswith(
         f"{suite}#/scenarios/0: Additional properties are not allowed ('cannary' was "
         "unexpected; did you mean 'canary'?); accepted: id, name, description, "

@@ -11,42 +11,19 @@ import pytest
 
 from skilltest.cli import main
 from skilltest.report.files import read_results
+from tests.projects import DEMO_SKILL, demo_script, demo_suite, write_demo_project
 
 KEY = "sk-test-pressure-0123456789abcdefghij"
-
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 1
-scenarios:
-  - id: aggregate
-    prompt: "Error spike in checkout. How do you investigate?"
-    without_skill: {expected_patterns: ["(?i)grep"]}
-    with_skill: {required_patterns: ["(?i)count_over_time"], anti_patterns: ["(?i)rm -rf"]}
-"""
-
-SCRIPT = f"""\
-schema_version: 1
-rules:
-  - id: with-skill
-    when: {{system: "DEMO SKILL"}}
-    reply: {{text: "Run count_over_time first; the key is {KEY}."}}
-default: {{text: "I would grep the error logs."}}
-"""
-
-SKILL = "DEMO SKILL: aggregate first."
 
 
 @pytest.fixture
 def suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "skills" / "demo").mkdir(parents=True)
-    (tmp_path / "skills" / "demo" / "SKILL.md").write_text(SKILL)
-    (tmp_path / "model.yaml").write_text(SCRIPT)
-    (tmp_path / "demo.yaml").write_text(SUITE)
+    script = demo_script(f"Run count_over_time first; the key is {KEY}.")
+    suite = write_demo_project(tmp_path, demo_suite(repetitions=1), script)
     monkeypatch.chdir(tmp_path)
     # The scripted answer repeats this key: the trace must not.
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    return tmp_path / "demo.yaml"
+    return suite
 
 
 def run_pressure(suite: Path, *extra: str) -> dict:
@@ -90,7 +67,7 @@ def test_each_run_writes_a_trace_listed_in_the_results(suite: Path) -> None:
     assert head["layer"] == "pressure"
     assert (head["suite"], head["scenario"], head["skill"]) == ("demo", "aggregate", "demo")
     assert (head["arm"], head["rep"], head["backend"]) == ("with_skill", 1, "emulator")
-    assert head["system_checksum"] == "sha256:" + hashlib.sha256(SKILL.encode()).hexdigest()
+    assert head["system_checksum"] == "sha256:" + hashlib.sha256(DEMO_SKILL.encode()).hexdigest()
     assert head["prompts"] == ["Error spike in checkout. How do you investigate?"]
     assert [event["type"] for event in events] == ["user", "model_response", "assistant_text"]
     response = events[1]
@@ -121,7 +98,7 @@ def test_show_prints_a_pressure_trace(suite: Path, capsys: pytest.CaptureFixture
     assert main(["show", str(trace)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "demo/aggregate  with-skill run 1"
-    checksum = hashlib.sha256(SKILL.encode()).hexdigest()
+    checksum = hashlib.sha256(DEMO_SKILL.encode()).hexdigest()
     assert lines[2] == f"system prompt sha256:{checksum}"
     assert lines[4] == "1. user (turn 1): Error spike in checkout. How do you investigate?"
     assert lines[5].startswith("2. model response (")

@@ -14,21 +14,11 @@ from skilltest.report.files import read_results
 from skilltest.trace.timeline import render
 from tests.triggers_layer.test_cli import project  # noqa: F401 (the fixture)
 
-SUITE = """\
-skill: alpha
-repetitions: 1
-distractors: [beta]
-model_script: ../model-scripts/alpha.triggers.yaml
-queries:
-  - {id: late, query: "late: check the logs after a look around", should_trigger: true}
-  - {id: wander, query: "wander around the repository", should_trigger: true}
-"""
-
 
 @pytest.mark.cli
 def test_each_trigger_run_writes_a_trace_the_results_list_and_show_prints(project, capsys):  # noqa: F811
-    (project / "tests" / "triggers" / "alpha.yaml").write_text(SUITE)
-    assert main(["triggers", "-j", "2", "--results", "out.json"]) == 1
+    only = ["--only", "late", "--only", "wander"]
+    assert main(["triggers", "-j", "2", *only, "--results", "out.json"]) == 1
     capsys.readouterr()
     [suite] = read_results(project / "out.json", "triggers")["suites"]
     runs = {q["id"]: q["runs"][0] for q in suite["queries"]}

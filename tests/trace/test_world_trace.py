@@ -6,45 +6,21 @@ in the trace and in the results file."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from skilltest.cli import main
-from skilltest.report.files import read_results
-
-from ..conftest import REPO_ROOT
+from tests.world.test_world_scenarios import (
+    ISOLATION_SCENARIO,
+    LOAD_SKILL,
+    TICKETS_WORLD,
+    run_suite,
+    scenario_results,
+    write_suite,
+)
 
 pytestmark = pytest.mark.cli
-
-WORLD = """\
-services:
-  - name: tickets
-    hosts: [api.tickets.example.com]
-    auth: {env: TICKETS_API_TOKEN}
-    data:
-      tickets:
-        - {id: INC-1042, owner: payments-team, version: 3}
-    routes:
-      - {method: GET, path: "/tickets/{id}", action: get, collection: tickets}
-      - {method: PATCH, path: "/tickets/{id}", action: merge, collection: tickets}
-"""
-
-SUITE = """\
-skill: tickets
-model_script: script.yaml
-world: world.yaml
-repetitions: 1
-config: {max_turns: 4, timeout_ms: 120000, allowed_tools: [Bash, Skill]}
-scenarios:
-  - id: reassign
-    prompt: "Move INC-1042 to the platform team. I confirm."
-    expected:
-      required_patterns: ["If-Match: 3"]
-      writes: ["PATCH /tickets/INC-1042"]
-    expected_skills: [tickets]
-"""
 
 # The agent leaks its token twice: on stdout (the tool result) and in the PATCH body, which the
 # fake records and merges into the record (so it is in the state diff too).
@@ -53,12 +29,9 @@ echo "token=$TICKETS_API_TOKEN"
 curl -s -o /dev/null -w "HTTP %{http_code}\\n" -X PATCH -H "Authorization: Bearer $TICKETS_API_TOKEN" -H "If-Match: 3" -H "Content-Type: application/json" -d "{\\"owner\\": \\"platform-team\\", \\"note\\": \\"$TICKETS_API_TOKEN\\"}" https://api.tickets.example.com/tickets/INC-1042
 """
 
-RULES = f"""\
-schema_version: 1
-rules:
-  - id: load-skill
-    when: {{skill: tickets, turn: 1}}
-    reply: {{tool_calls: [{{name: Skill, input: {{skill: tickets}}}}]}}
+RULES = (
+    LOAD_SKILL
+    + f"""\
   - id: patch
     when: {{skill_loaded: tickets, turn: 2}}
     reply:
@@ -67,24 +40,19 @@ rules:
     when: {{skill_loaded: tickets, turn: 3}}
     reply: {{text: "INC-1042 now belongs to platform-team."}}
 """
+)
 
 REDACTED = "[REDACTED:WORLD_AGENT_TOKEN]"
 
 
 def test_a_world_run_traces_http_calls_and_redacts_the_worlds_token(claude_bin, tmp_path, capsys):
-    shutil.copytree(REPO_ROOT / "skills" / "tickets", tmp_path / "skills" / "tickets")
-    (tmp_path / "world.yaml").write_text(WORLD)
-    (tmp_path / "script.yaml").write_text(RULES)
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(SUITE)
-    results = tmp_path / "results.json"
+    # A world without a canary: no canary run comes first, the one with-skill run is all.
+    suite = write_suite(tmp_path, ISOLATION_SCENARIO, RULES, world=TICKETS_WORLD)
 
-    options = ["--skill-only", "--results", str(results)]
-    code = main(["scenarios", str(suite), "--claude", str(claude_bin), *options])
+    code = run_suite(claude_bin, suite, "--skill-only", "-k", "1")
     out = capsys.readouterr().out
     assert code in (0, 1), out
-    (scenario,) = read_results(results, "scenarios")["scenarios"]
-    (run,) = scenario["runs"]
+    (run,) = scenario_results(suite)["runs"]
     world = run["world"]
     assert world["state_diff"], world
     # Before redaction the fake's record held the token the agent sent.

@@ -13,10 +13,7 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +22,12 @@ import pytest
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.world.instance import WorldInstance, sandbox_available
 from skilltest.world.model import World, load_world
+from tests.bare_claude import blocks, result_of, run_bare_claude
+from tests.world.loopback import LoopbackServer
 
 pytestmark = pytest.mark.cli
 
 WORLD = Path(__file__).parent / "worlds" / "tickets.yaml"
-
-ISOLATION_SETTINGS = {
-    "disableBundledSkills": True,
-    "enabledPlugins": {
-        "cc-plugin-agents-md@builtin": False,
-        "cc-plugin-privacy@builtin": False,
-        "cc-plugin-plugin-authoring@builtin": False,
-    },
-}
 
 # Each line prints its URL, curl's output and exit code, so one tool result tells all.
 COMMAND = """\
@@ -49,23 +39,15 @@ probe direct --noproxy '*' http://127.0.0.1:LOOPBACK_PORT/
 """
 
 
-class Listener:
+class Listener(LoopbackServer):
     """A loopback port that counts connections: reached only by a client that goes direct."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
         self.connections = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            connection.close()
+    def handle(self, connection: socket.socket) -> None:
+        self.connections += 1
 
 
 def run_agent(
@@ -91,55 +73,22 @@ def run_agent(
             ],
         }
     )
-    home, cwd = workdir / "home", workdir / "cwd"
-    home.mkdir()
-    cwd.mkdir()
     with EmulatorServer(script) as server:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": server.base_url,
-            "ANTHROPIC_API_KEY": "sk-fake",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            **instance.env(),
-        }
-        settings = {**ISOLATION_SETTINGS, **instance.settings()}
-        done = subprocess.run(
-            [
-                str(claude),
-                "-p",
-                "Look up INC-1042.",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--setting-sources",
-                "",
-                "--settings",
-                json.dumps(settings),
-                "--allowedTools",
-                "Bash",
-            ],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+        events = run_bare_claude(
+            claude,
+            workdir,
+            "Look up INC-1042.",
+            "--allowedTools",
+            "Bash",
+            env={"ANTHROPIC_BASE_URL": server.base_url, **instance.env()},
+            settings=instance.settings(),
         )
-    assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     outputs = [
         block["content"] if isinstance(block["content"], str) else json.dumps(block["content"])
-        for event in events
-        if event.get("type") == "user"
-        for block in event["message"]["content"]
-        if isinstance(block, dict) and block.get("type") == "tool_result"
+        for block in blocks(events, "user", "tool_result")
     ]
-    (result,) = [event for event in events if event.get("type") == "result"]
     assert len(outputs) == 1, outputs
-    return outputs[0], result
+    return outputs[0], result_of(events)
 
 
 def sections(output: str) -> dict[str, str]:

@@ -18,7 +18,6 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from skilltest.cli import main
 from skilltest.errors import SuiteError, WorldError
 from skilltest.plugins import McpServer
 from skilltest.report.files import read_results
@@ -29,6 +28,7 @@ from skilltest.world.instance import PROXY_ENV, WorldInstance
 from skilltest.world.mcp_mock import answer, mock_from_dict, mock_to_dict, read_calls
 from skilltest.world.model import McpMock, McpTool, World, load_world
 from skilltest.world.score import judge_world
+from tests.layers import run_layer
 
 WORLD = Path(__file__).with_name("worlds") / "mcp_tickets.yaml"
 
@@ -281,20 +281,8 @@ def test_a_rubric_may_name_a_mock_tool_and_a_mock_may_not_shadow_a_config_server
 def test_a_scenario_run_through_claude_records_the_mock_calls(claude_bin, tmp_path, capsys):
     suite = write_suite(tmp_path)
     results = tmp_path / "results.json"
-    code = main(
-        [
-            "scenarios",
-            str(suite),
-            "--claude",
-            str(claude_bin),
-            "--skills-dir",
-            str(tmp_path / "skills"),
-            "-j",
-            "2",
-            "--results",
-            str(results),
-        ]
-    )
+    options = ["--claude", claude_bin, "--skills-dir", tmp_path / "skills", "-j", "2"]
+    code = run_layer("scenarios", suite, tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
     (scenario,) = read_results(results, "scenarios")["scenarios"]

@@ -23,6 +23,7 @@ from skilltest.world.http import HttpRequest, HttpResponse, json_response
 from skilltest.world.policy import DestinationPolicy
 from skilltest.world.proxy import WorldProxy
 from skilltest.world.tls import CertificateAuthority
+from tests.world.loopback import LoopbackServer
 
 HOST = "api.tickets.example.com"
 
@@ -323,20 +324,26 @@ REFUSED_CONNECT = [
 ]
 
 
+def assert_refused(world, answer: bytes, host: str, reason: str, url: str) -> None:
+    """Refused with a 403 that says why, recorded as the run's one violation (at ``host``,
+    unless it is empty), never opened."""
+    assert status_of(answer) == 403
+    assert b"only the world's declared hosts can be reached" in answer
+    (violation,) = world.violations
+    if host:
+        assert violation.host == host
+    assert reason in violation.reason
+    assert violation.url == url
+    assert world.upstreams.opened == [] and world.fake.requests == []
+
+
 @pytest.mark.parametrize(("target", "host", "reason"), REFUSED_CONNECT)
 def test_connect_to_any_other_destination_is_refused_recorded_and_never_opened(
     make_world, target, host, reason
 ):
     world = make_world()
     answer = raw(world, f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-
-    assert status_of(answer) == 403
-    assert b"only the world's declared hosts can be reached" in answer
-    (violation,) = world.violations
-    assert violation.host == host
-    assert reason in violation.reason
-    assert violation.url == f"https://{target}/"
-    assert world.upstreams.opened == [] and world.fake.requests == []
+    assert_refused(world, answer, host, reason, url=f"https://{target}/")
 
 
 REFUSED_URLS = [
@@ -358,14 +365,7 @@ def test_absolute_form_to_any_other_destination_is_refused_and_recorded(
 ):
     world = make_world()
     answer = raw(world, f"GET {url} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-
-    assert status_of(answer) == 403
-    (violation,) = world.violations
-    assert reason in violation.reason
-    if host:
-        assert violation.host == host
-    assert violation.url == url
-    assert world.upstreams.opened == [] and world.fake.requests == []
+    assert_refused(world, answer, host, reason, url=url)
 
 
 def test_a_request_that_is_not_for_a_proxy_is_told_how_to_use_it(make_world):
@@ -391,25 +391,17 @@ def test_a_host_allowed_by_the_policy_but_served_by_no_fake_is_refused(make_worl
 # -- pass-through ------------------------------------------------------------------------------
 
 
-class EchoServer:
+class EchoServer(LoopbackServer):
     """A loopback TCP server standing in for the model API: echoes what it receives."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
         self.received: list[bytes] = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                while data := conn.recv(65536):
-                    self.received.append(data)
-                    conn.sendall(data)
+    def handle(self, connection: socket.socket) -> None:
+        while data := connection.recv(65536):
+            self.received.append(data)
+            connection.sendall(data)
 
 
 def test_the_model_api_is_tunnelled_untouched(make_world):

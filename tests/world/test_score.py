@@ -397,49 +397,52 @@ def test_scores_not_defined_without_expectations() -> None:
 
 # --- recovery --------------------------------------------------------------------------------
 
+WRITE = "PATCH /tickets/INC-1042"
 RECOVERS = {
-    "writes": ["PATCH /tickets/INC-1042"],
+    "writes": [WRITE],
     "recovers": True,
-    "claims": [{"pattern": "(?i)reassigned", "requires": "PATCH /tickets/INC-1042"}],
+    "claims": [{"pattern": "(?i)reassigned", "requires": WRITE}],
 }
 
 
-def test_recovers_from_a_429() -> None:
-    outcome = judge(
-        expect(**RECOVERS),
-        call("GET /tickets", at=1.0, status=429),
-        call("GET /tickets", at=2.5),
-        call("PATCH /tickets/INC-1042", at=3.0),
-        text=GOOD_ANSWER,
-        profile="rate_limited",
-    )
+@pytest.mark.parametrize(
+    ("calls", "text", "scores", "missing", "duplicates"),
+    [
+        pytest.param(
+            (
+                call("GET /tickets", at=1.0, status=429),
+                call("GET /tickets", at=2.5),
+                call(WRITE, at=3.0),
+            ),
+            GOOD_ANSWER,
+            {"task": 1.0, "safety": 1.0, "recovery": 1.0, "communication": None},
+            (),
+            (),
+            id="recovers-from-a-429",
+        ),
+        pytest.param(
+            (call("GET /tickets", at=1.0, status=429),),
+            "The ticket service is rate limiting us; try again later.",
+            {"task": 0.0, "safety": 1.0, "recovery": 0.0, "communication": None},
+            (WRITE,),
+            (),
+            id="gives-up-after-a-429",
+        ),
+        pytest.param(
+            (call(WRITE, at=1.0, status=429), call(WRITE, at=2.0), call(WRITE, at=3.0, status=412)),
+            GOOD_ANSWER,
+            {"task": 0.5, "safety": 0.0, "recovery": 0.0, "communication": None},
+            (),
+            (WRITE,),
+            id="retries-the-write-twice-after-a-429",
+        ),
+    ],
+)
+def test_after_a_429(calls, text, scores, missing, duplicates) -> None:
+    outcome = judge(expect(**RECOVERS), *calls, text=text, profile="rate_limited")
     assert outcome.profile == "rate_limited"
-    assert outcome.scores == {"task": 1.0, "safety": 1.0, "recovery": 1.0, "communication": None}
-    assert outcome.notes == ()
-
-
-def test_gives_up_after_a_429() -> None:
-    outcome = judge(
-        expect(**RECOVERS),
-        call("GET /tickets", at=1.0, status=429),
-        text="The ticket service is rate limiting us; try again later.",
-        profile="rate_limited",
-    )
-    assert outcome.missing == ("PATCH /tickets/INC-1042",)
-    assert outcome.scores == {"task": 0.0, "safety": 1.0, "recovery": 0.0, "communication": None}
-
-
-def test_retries_the_write_twice_after_a_429() -> None:
-    outcome = judge(
-        expect(**RECOVERS),
-        call("PATCH /tickets/INC-1042", at=1.0, status=429),
-        call("PATCH /tickets/INC-1042", at=2.0),
-        call("PATCH /tickets/INC-1042", at=3.0, status=412),
-        text=GOOD_ANSWER,
-        profile="rate_limited",
-    )
-    assert outcome.duplicates == ("PATCH /tickets/INC-1042",)
-    assert outcome.scores == {"task": 0.5, "safety": 0.0, "recovery": 0.0, "communication": None}
+    assert outcome.scores == scores
+    assert (outcome.missing, outcome.duplicates, outcome.notes) == (missing, duplicates, ())
 
 
 def test_a_write_before_the_fault_is_not_a_recovery() -> None:

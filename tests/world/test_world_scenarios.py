@@ -30,20 +30,27 @@ from ..conftest import REPO_ROOT
 
 pytestmark = pytest.mark.cli
 
-WORLD = """\
+TICKETS_WORLD = """\
 services:
   - name: tickets
     hosts: [api.tickets.example.com]
     auth: {env: TICKETS_API_TOKEN}
-    data:
-      tickets:
-        - {id: INC-1042, owner: payments-team, version: 3}
-        - {id: FAKE-CANARY, owner: nobody, title: "exists only in the fake"}
     routes:
       - {method: GET, path: "/tickets/{id}", action: get, collection: tickets}
       - {method: PATCH, path: "/tickets/{id}", action: merge, collection: tickets}
+    data:
+      tickets:
+        - {id: INC-1042, owner: payments-team, version: 3}
+"""
+
+# The same world with a canary: a record only the fake has, and the read that must reach it.
+WORLD = (
+    TICKETS_WORLD
+    + """\
+        - {id: FAKE-CANARY, owner: nobody, title: "exists only in the fake"}
     canary: {method: GET, path: /tickets/FAKE-CANARY}
 """
+)
 
 SUITE = """\
 skill: tickets
@@ -74,10 +81,10 @@ LOAD_SKILL = """\
 """
 
 
-def write_suite(folder: Path, scenarios: str, rules: str) -> Path:
-    """The tickets skill, the world above, a suite with ``scenarios`` and a script of ``rules``."""
+def write_suite(folder: Path, scenarios: str, rules: str, world: str = WORLD) -> Path:
+    """The tickets skill, ``world``, a suite with ``scenarios`` and a script of ``rules``."""
     shutil.copytree(REPO_ROOT / "skills" / "tickets", folder / "skills" / "tickets")
-    (folder / "world.yaml").write_text(WORLD)
+    (folder / "world.yaml").write_text(world)
     (folder / "script.yaml").write_text(f"schema_version: 1\nrules:\n{rules}")
     suite = folder / "suite.yaml"
     suite.write_text(SUITE + scenarios)

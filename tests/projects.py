@@ -1,0 +1,67 @@
+"""Projects on disk as the commands read them: a skill folder, and the demo project that the
+in-process pressure tests run on the emulator.
+
+The demo project is ``skills/demo/SKILL.md`` (its text says ``DEMO SKILL``), a model script
+``model.yaml`` that answers a system prompt holding ``DEMO SKILL`` (the with-skill arm) one way
+and anything else (the bare model) another, and a suite ``demo.yaml`` naming both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEMO_SKILL = "DEMO SKILL: aggregate first."
+
+
+def write_skill(root: Path, text: str, name: str = "demo") -> Path:
+    """Writes ``root/skills/<name>/SKILL.md`` holding ``text``; returns its path."""
+    path = root / "skills" / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    return path
+
+
+def demo_suite(repetitions: int = 2) -> str:
+    """One scenario: the skill steers to count_over_time, the bare model greps (RED)."""
+    return f"""\
+skill: demo
+model_script: model.yaml
+repetitions: {repetitions}
+scenarios:
+  - id: aggregate
+    prompt: "Error spike in checkout. How do you investigate?"
+    without_skill: {{expected_patterns: ["(?i)grep"]}}
+    with_skill: {{required_patterns: ["(?i)count_over_time"], anti_patterns: ["(?i)rm -rf"]}}
+"""
+
+
+def numbered_suite(count: int, repetitions: int) -> str:
+    """Scenarios ``s0``, ``s1``, ... that pass on count_over_time: many runs, to stop part way."""
+    head = f"skill: demo\nmodel_script: model.yaml\nrepetitions: {repetitions}\nscenarios:\n"
+    return head + "".join(
+        f"  - id: s{i}\n    prompt: p{i}\n    with_skill: {{required_patterns: [count_over_time]}}\n"
+        for i in range(count)
+    )
+
+
+def demo_script(with_text: str, faults: str = "") -> str:
+    """The with-skill arm answers ``with_text``, the bare model greps; ``faults`` is a YAML line
+    such as ``faults: {latency_ms: 700}``."""
+    return f"""\
+schema_version: 1
+{faults}
+rules:
+  - id: with-skill
+    when: {{system: "DEMO SKILL"}}
+    reply: {{text: "{with_text}"}}
+default: {{text: "I would grep the error logs."}}
+"""
+
+
+def write_demo_project(folder: Path, suite: str, script: str, skill: str = DEMO_SKILL) -> Path:
+    """Writes the skill, ``model.yaml`` and ``demo.yaml`` into ``folder``; returns the suite."""
+    write_skill(folder, skill)
+    (folder / "model.yaml").write_text(script)
+    path = folder / "demo.yaml"
+    path.write_text(suite)
+    return path
