@@ -10,6 +10,7 @@ at all. A vetoing anti-pattern zeroes a run; a prompt that needs no action passe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,10 @@ def test_the_work_is_checked_where_it_was_done_and_judged_offline(project, claud
     assert looked[0]["vetoes"][0].startswith(
         "check 'command python3 test_calc.py' failed: exit 1 (expected 0): Traceback"
     )
+    # The trace keeps the checks and the vetoes beside the run.
+    trace = [json.loads(line) for line in Path(looked[0]["trace"]).read_text().splitlines()]
+    assert trace[-1]["vetoes"] == looked[0]["vetoes"]
+    assert [c["name"] for c in trace[-1]["checks"]] == list(checks_of(looked[0]))
     assert by_id["fix-the-test"]["verdict"] == "improved" and by_id["fix-the-test"]["passed"]
 
     wiped = runs_of(results, "wipes-the-cache", "with_skill")

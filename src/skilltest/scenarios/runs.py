@@ -193,6 +193,8 @@ def write_run_trace(
             "score": record.score,
             "components": record.components,
             "explanation": record.explanation,
+            "vetoes": list(record.vetoes),
+            "checks": [dict(check) for check in record.checks],
             "unscored_reason": record.error,
             "duration_s": round(record.duration_s, 3),
             "warnings": list(record.warnings),

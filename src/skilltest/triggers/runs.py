@@ -124,6 +124,8 @@ def scenario_of(suite: TriggerSuite, query: TriggerQuery, skill: Skill) -> Scena
         workspace=None,
         location=query.location,
         skills=(skill, *suite.distractors),
+        # A trigger run is never scored; one its time limit ends is reported as `timeout`.
+        score_partial=True,
     )
 
 
