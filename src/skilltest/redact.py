@@ -8,11 +8,34 @@ matter, by ``[REDACTED:<NAME>]``.
 
 from __future__ import annotations
 
+import base64
+import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 CREDENTIAL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
 """Environment variables that carry credentials to the live API."""
+
+
+def encodings(secret: str) -> list[str]:
+    """The forms a secret takes once encoded, each as text that stays the same wherever the secret
+    sits in a longer encoded text: percent-encoding, hex (lower case; matching ignores case), and
+    base64 and URL-safe base64 at each of the three alignments (the characters that encode the
+    secret's bytes alone), with and without padding when it stands alone."""
+    raw = secret.encode("utf-8")
+    forms = [quote(secret, safe=""), raw.hex()]
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        whole = encode(raw).decode("ascii")
+        forms += [whole, whole.rstrip("=")]
+        for lead in (1, 2):
+            # After `lead` other bytes, the first 4 characters mix them in, and so do the last 4
+            # unless the secret ends a 3-byte group.
+            text = encode(b"\0" * lead + raw).decode("ascii").rstrip("=")
+            tail = 0 if (lead + len(raw)) % 3 == 0 else 4
+            forms.append(text[4 : len(text) - tail])
+    return [form for form in forms if form and form != secret]
 
 
 class Redactor:
@@ -22,6 +45,11 @@ class Redactor:
     the part that matters: every run of 12 or more characters that also occurs in a secret is
     replaced whole (the longest such run, not just 12 characters) by ``[REDACTED:<VARIABLE>]``.
     Shorter values (8 to 11 characters) are replaced only where they occur whole.
+
+    The same holds for the secret's encodings (:func:`encodings`: base64 and URL-safe base64 at
+    each of the three alignments a longer encoded text can give it, percent-encoding, hex), and
+    whatever the case: an agent that base64-encodes a key for a ``Basic`` header, or upper-cases
+    it, leaks it all the same.
 
     Made for transcripts of megabytes: any run of :data:`FRAGMENT` characters of a secret holds
     one of the secret's :data:`_BLOCK`-character blocks that start at a multiple of
@@ -38,11 +66,27 @@ class Redactor:
     _BLOCK = FRAGMENT // 2
     """Any FRAGMENT-long slice of a secret holds a whole block starting at a multiple of this."""
 
-    def __init__(self, secrets: Mapping[str, str]) -> None:
-        pairs = [(v, k) for k, v in secrets.items() if v and len(v) >= self.MIN_LENGTH]
+    def __init__(self, secrets: Mapping[str, str], *, placeholder: str | None = None) -> None:
+        """
+        Args:
+            secrets: Each secret's value by its name (``[REDACTED:<NAME>]`` replaces it).
+            placeholder: One text to replace every secret with instead (``[REDACTED]``).
+        """
+        self.placeholder = placeholder
+        pairs = [
+            (form.lower(), name)
+            for name, value in secrets.items()
+            if value and len(value) >= self.MIN_LENGTH
+            for form in dict.fromkeys((value, *encodings(value)))
+            if len(form) >= self.MIN_LENGTH
+        ]
         # Longest first, so a secret that contains another is named by the longer one.
         pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
-        self._whole = [(value, name) for value, name in pairs if len(value) < self.FRAGMENT]
+        self._whole = [
+            (re.compile(re.escape(value), re.IGNORECASE), name)
+            for value, name in pairs
+            if len(value) < self.FRAGMENT
+        ]
         self._blocks: dict[str, list[tuple[str, str, int]]] = {}
         for value, name in pairs:
             if len(value) < self.FRAGMENT:
@@ -51,22 +95,29 @@ class Redactor:
                 block = value[offset : offset + self._BLOCK]
                 self._blocks.setdefault(block, []).append((value, name, offset))
 
+    def _label(self, name: str) -> str:
+        return self.placeholder if self.placeholder is not None else f"[REDACTED:{name}]"
+
     @classmethod
     def for_environment(cls, env: Mapping[str, str]) -> Redactor:
         """A redactor for the credential variables found in ``env``."""
         return cls({name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)})
 
     def __call__(self, text: str) -> str:
-        spans = self._fragment_spans(text)
+        # Matched case-insensitively: on the lower-cased text, when lower-casing keeps every
+        # position (it does for ASCII, which secrets and their encodings are), else as written.
+        folded = text.lower()
+        if len(folded) != len(text):
+            folded = text
+        spans = self._fragment_spans(folded)
         if spans:
             parts, last = [], 0
             for start, end, name in spans:
-                parts += [text[last:start], f"[REDACTED:{name}]"]
+                parts += [text[last:start], self._label(name)]
                 last = end
             text = "".join([*parts, text[last:]])
-        for value, name in self._whole:
-            if value in text:
-                text = text.replace(value, f"[REDACTED:{name}]")
+        for pattern, name in self._whole:
+            text = pattern.sub(self._label(name), text)
         return text
 
     def _fragment_spans(self, text: str) -> list[tuple[int, int, str]]:
@@ -112,3 +163,24 @@ def map_strings(value: Any, rule: Callable[[str], str]) -> Any:
     if isinstance(value, list | tuple):
         return [map_strings(item, rule) for item in value]
     return value
+
+
+@functools.lru_cache(maxsize=64)
+def redactor_of(values: tuple[str, ...], placeholder: str) -> Callable[[str], str]:
+    """One function replacing each of ``values`` by ``placeholder``: values of
+    :attr:`Redactor.MIN_LENGTH` or more in every form a :class:`Redactor` knows (pieces,
+    encodings, any case), shorter ones (a suite may name values of 4 characters) where they occur
+    whole and as written."""
+    long = Redactor(
+        {str(index): value for index, value in enumerate(values)}, placeholder=placeholder
+    )
+    short = sorted((v for v in values if v and len(v) < Redactor.MIN_LENGTH), key=len, reverse=True)
+
+    def redact(text: str) -> str:
+        text = long(text)
+        for value in short:
+            if value in text:
+                text = text.replace(value, placeholder)
+        return text
+
+    return redact

@@ -320,3 +320,43 @@ def test_a_canary_the_fake_never_saw_stops_the_suite(claude_bin, tmp_path, capsy
     assert Path(transcript.group(1)).parent == tmp_path / "kept" / "tickets" / "world-canary"
     # No scenario ran: no results were written.
     assert not (tmp_path / "results.json").exists()
+
+
+# -- the world's tokens on tape ---------------------------------------------------------------
+
+ECHO_SCENARIO = """\
+  - id: show-token
+    prompt: "Which token do you use for tickets?"
+    comparison: false
+    expected: {required_patterns: ["TICKETS_API_TOKEN"]}
+"""
+
+ECHO_RULES = """\
+  - id: echo
+    when: {turn: 1}
+    reply:
+      tool_calls:
+        - {name: Bash, input: {description: "Show it", command: 'echo "token=$TICKETS_API_TOKEN"; echo "$TICKETS_API_TOKEN" | base64'}}
+  - id: answer
+    when: {turn: 2}
+    reply: {text: "I use the one in TICKETS_API_TOKEN."}
+"""
+
+
+def test_a_world_token_the_agent_prints_is_never_recorded_and_replays_alike(claude_bin, tmp_path):
+    suite = write_suite(tmp_path, ECHO_SCENARIO, ECHO_RULES, world=TICKETS_WORLD)
+    cassettes = tmp_path / "cassettes"
+    assert (
+        run_suite(claude_bin, suite, "-k", "1", "--record", str(cassettes)) == 1
+    )  # skill-only K=1
+    [cassette] = list(cassettes.rglob("*.yaml"))
+    text = cassette.read_text()
+    # The tool result the next request carries held the token and its base64: both redacted.
+    assert "token=[REDACTED]" in text
+    assert re.search(r"token=(?!\[REDACTED\])[A-Za-z0-9_-]{16,}", text) is None
+    recorded = scenario_results(suite)["runs"]
+    # A replay runs with a new token, and matches the recording all the same.
+    assert run_suite(claude_bin, suite, "-k", "1", "--replay", str(cassettes)) == 1
+    replayed = read_results(suite.parent / "results.json", "scenarios")
+    assert replayed["replay"]["misses"] == []
+    assert [r["score"] for r in replayed["scenarios"][0]["runs"]] == [r["score"] for r in recorded]

@@ -32,7 +32,7 @@ from skilltest import __version__
 from skilltest.errors import InputError
 from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_RESULTS_BYTES
-from skilltest.redact import Redactor, map_strings
+from skilltest.redact import Redactor, map_strings, redactor_of
 from skilltest.replay.normalise import (
     REDACTED,
     canonical_json,
@@ -313,14 +313,10 @@ def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[
     """One function replacing every secret: credentials (and pieces of them) from the
     environment, then the suite's values where they occur whole."""
     credentials = Redactor.for_environment(environ)
-    extra = sorted({v for v in values if v}, key=len, reverse=True)
+    extra = redactor_of(tuple(sorted({v for v in values if v})), REDACTED)
 
     def redact(text: str) -> str:
-        text = credentials(without_surrogates(text))
-        for value in extra:
-            if value in text:
-                text = text.replace(value, REDACTED)
-        return text
+        return extra(credentials(without_surrogates(text)))
 
     return redact
 

@@ -12,6 +12,7 @@ environment (a suite's ``$VARIABLE`` redactions are read once, when the suite is
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltest.errors import SuiteError
-from skilltest.redact import map_strings
+from skilltest.redact import map_strings, redactor_of
 
 KEPT_FIELDS = (
     "model",
@@ -135,6 +136,15 @@ class Rules:
     secrets: tuple[str, ...] = field(default=(), repr=False)
     """The values ``redact`` stands for (literals as written, variables as read), longest first;
     replaced by ``[REDACTED]`` in every string. Never written anywhere."""
+
+    def with_secrets(self, values: Iterable[str]) -> Rules:
+        """These rules with more values replaced by ``[REDACTED]`` (a run's own secrets, such as
+        a controlled world's tokens, which differ in every run)."""
+        extra = [value for value in values if value and value not in self.secrets]
+        if not extra:
+            return self
+        merged = sorted({*self.secrets, *extra}, key=len, reverse=True)
+        return dataclasses.replace(self, secrets=tuple(merged))
 
     @classmethod
     def from_suite(
@@ -367,13 +377,12 @@ class _StringRules:
             (("agentId: ", "/tasks/"), _AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
         ]
         self._suite = [(re.compile(p), r) for p, r in rules.normalise]
-        self._secrets = rules.secrets
+        self._secrets = redactor_of(rules.secrets, REDACTED) if rules.secrets else None
 
     def __call__(self, text: str) -> str:
         text = without_surrogates(text)
-        for secret in self._secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
+        if self._secrets is not None:
+            text = self._secrets(text)
         for path, pattern, placeholder in self._paths:
             if path in text:
                 text = pattern.sub(placeholder, text)

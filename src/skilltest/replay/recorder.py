@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,6 +147,14 @@ class Recorder:
         """A run starts: its exchanges are collected from now on (replacing any earlier try)."""
         with self._lock:
             self._runs[(key, rep)] = _Run(paths, rules)
+
+    def protect(self, key: CassetteKey, rep: int, values: Iterable[str]) -> None:
+        """Keeps more values of a run out of its cassette (its own secrets, known once the run
+        has started: a controlled world's tokens)."""
+        with self._lock:
+            run = self._runs.get((key, rep))
+            if run is not None:
+                run.rules = run.rules.with_secrets(values)
 
     def add(
         self, key: CassetteKey, rep: int, recorded: RecordedExchange, *, rules: Rules = NO_RULES

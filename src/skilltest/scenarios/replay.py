@@ -156,6 +156,11 @@ class RecordingEndpoint:
         )
         self.recorder.begin(key, request.rep, paths=paths, rules=rules)
         logs: dict[str, Path] = {}
+        secrets: dict[str, str] = {}
+
+        def on_exchange(exchange: Any) -> None:
+            self.recorder.protect(key, request.rep, secrets.values())
+            self.recorder.add(key, request.rep, exchange, rules=rules)
 
         def wrap(server: McpServer) -> McpServer:
             assert sandbox is not None
@@ -165,22 +170,26 @@ class RecordingEndpoint:
 
         async with self.inner.session(request, sandbox) as inner:
             upstream = upstream_of(inner.env)
-            with RecordingProxy(
-                upstream,
-                on_exchange=lambda ex: self.recorder.add(key, request.rep, ex, rules=rules),
-            ) as proxy:
+            with RecordingProxy(upstream, on_exchange=on_exchange) as proxy:
                 session = dataclasses.replace(
                     inner,
                     env={**inner.env, "ANTHROPIC_BASE_URL": proxy.base_url},
                     wrap_server=wrap if sandbox is not None else None,
+                    secrets=secrets,
                 )
                 try:
                     yield session
                 finally:
                     inner.requests[:] = session.requests
+        self.recorder.protect(key, request.rep, secrets.values())
         for name, log in logs.items():
             self.recorder.add_mcp(key, request.rep, name, _read_jsonl(log))
-        self.recorder.finish(key, request.rep, suite=str(request.suite_path), rules=rules)
+        self.recorder.finish(
+            key,
+            request.rep,
+            suite=str(request.suite_path),
+            rules=rules.with_secrets(secrets.values()),
+        )
 
 
 class ReplayEndpoint:
@@ -250,9 +259,11 @@ class ReplayEndpoint:
                 upstream, inner_env = upstream_of(inner.env), inner.env
                 self.recorder.begin(key, request.rep, paths=paths, rules=rules)
             recorder = self.recorder
+            secrets: dict[str, str] = {}
 
             def on_exchange(ex: Any) -> None:
                 if recorder is not None and upstream is not None:
+                    recorder.protect(key, request.rep, secrets.values())
                     recorder.add(key, request.rep, ex, rules=rules)
 
             proxy = stack.enter_context(
@@ -263,7 +274,7 @@ class ReplayEndpoint:
                     normalise=lambda body, api_path: normalise_request(
                         body if isinstance(body, dict) else {},
                         paths=paths,
-                        rules=rules,
+                        rules=rules.with_secrets(secrets.values()),
                         endpoint=api_path,
                     ),
                 )
@@ -296,6 +307,7 @@ class ReplayEndpoint:
                     "CLAUDE_CODE_MAX_RETRIES": inner_env.get("CLAUDE_CODE_MAX_RETRIES", "0"),
                 },
                 wrap_server=wrap if sandbox is not None else None,
+                secrets=secrets,
             )
             try:
                 yield session
@@ -313,7 +325,12 @@ class ReplayEndpoint:
                         for entry in _read_jsonl(misses_log)
                     )
         if upstream is not None and self.recorder is not None and proxy.live:
-            self.recorder.finish(key, request.rep, suite=str(request.suite_path), rules=rules)
+            self.recorder.finish(
+                key,
+                request.rep,
+                suite=str(request.suite_path),
+                rules=rules.with_secrets(secrets.values()),
+            )
 
 
 class _EmptyPlayer:

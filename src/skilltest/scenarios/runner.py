@@ -280,6 +280,9 @@ class EndpointSession:
     """What the run's MCP servers become (a recording or replaying relay in front of each)."""
     misses: list[Any] = field(default_factory=list)
     """Replay misses of the run: requests no cassette holds (the run is then unscored)."""
+    secrets: dict[str, str] = field(default_factory=dict)
+    """The run's own secrets, by name, added once known (a controlled world's tokens): a
+    recording keeps them out of its cassette, a replay matches them as the recording did."""
 
 
 class Endpoint(Protocol):
@@ -367,6 +370,11 @@ class ClaudeCliRunner:
                     else None
                 )
                 if world is not None:
+                    # The world's tokens are new in every run: never recorded, matched alike.
+                    session.secrets.update(
+                        WORLD_AGENT_TOKEN=world.agent_token,
+                        WORLD_CONTROL_TOKEN=world.control_token,
+                    )
                     # Added after any replay wrapping: mocks are the world's, live in every mode.
                     servers = (*servers, *world.mcp_servers(beside=servers))
                 env = isolated_env(
@@ -407,14 +415,9 @@ class ClaudeCliRunner:
                         stop_on=_stop_check(request.stop_on),
                     )
                 )
+                # The world's tokens are the run's own, and stay out of what is stored too.
                 secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
-                if world is not None:
-                    # The world's tokens are the run's own, and stay out of what is stored too.
-                    secrets.update(
-                        WORLD_AGENT_TOKEN=world.agent_token,
-                        WORLD_CONTROL_TOKEN=world.control_token,
-                    )
-                redact = Redactor(secrets)
+                redact = Redactor({**secrets, **session.secrets})
                 transcript, stdout, stderr = self._transcript(request, output, redact, session)
                 # While the endpoint is open: a judge asks through it (recorded, replayed,
                 # answered by the emulator like the agent's requests).
