@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from skilltest.cli import Terminated, run_async, stop_signals_interrupt
+from skilltest.cli import Terminated, run_async, stop_signals_raise
 
 
 async def signalled_while_a_task_computes() -> int:
@@ -35,7 +35,7 @@ async def signalled_while_the_loop_waits() -> int:
 )
 def test_sigterm_in_the_loop_is_raised_once_and_nothing_is_logged(main, caplog):
     caplog.set_level(logging.DEBUG, logger="asyncio")
-    with pytest.raises(Terminated) as raised, stop_signals_interrupt():
+    with pytest.raises(Terminated) as raised, stop_signals_raise():
         run_async(main())
     assert raised.value.signum == signal.SIGTERM
     del raised  # its traceback holds the task alive

@@ -8,17 +8,18 @@ systems cancel a job), 129 hung up (SIGHUP), 141 the reader of the output went a
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import os
-import signal
 import sys
-from collections.abc import Iterator, Sequence
-from types import FrameType
+from collections.abc import Sequence
 
 from skilltest import __version__
 from skilltest.errors import ConfigurationError, InputError, SkilltestError
-from skilltest.flow.loop import run_async  # noqa: F401  (the commands run through it)
+from skilltest.flow.loop import (  # noqa: F401  (the commands run through run_async)
+    Terminated,
+    run_async,
+    stop_signals_raise,
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -28,43 +29,10 @@ EXIT_CANARY = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that stop a run the way Ctrl-C does."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP: the run stops as on Ctrl-C (children stopped, sandboxes removed,
-    results marked interrupted) and exits with 128 + the signal's number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
 
 def interrupted_exit_code(interrupt: KeyboardInterrupt) -> int:
     """130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
     return 128 + interrupt.signum if isinstance(interrupt, Terminated) else EXIT_INTERRUPTED
-
-
-@contextlib.contextmanager
-def stop_signals_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM and SIGHUP raise :class:`Terminated` like Ctrl-C raises
-    ``KeyboardInterrupt`` (main thread only; elsewhere nothing changes)."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise Terminated(signum)
-
-    previous = {}
-    try:
-        for sig in STOP_SIGNALS:
-            previous[sig] = signal.signal(sig, handler)
-    except ValueError:  # not the main thread (an embedding application): leave signals alone
-        pass
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 # Each module defines ``register(subparsers)``, which adds one command and sets its handler
@@ -109,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        with stop_signals_interrupt():
+        with stop_signals_raise():
             return int(handler(args))
     except (InputError, ConfigurationError) as exc:
         print(f"skilltest: error: {exc}", file=sys.stderr)

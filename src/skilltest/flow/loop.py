@@ -1,42 +1,127 @@
-"""Running a layer's asynchronous work from synchronous code, interrupts kept whole."""
+"""Running a layer's asynchronous work from synchronous code, interrupts kept whole.
+
+A stop signal (Ctrl-C's SIGINT, SIGTERM as CI systems cancel a job, SIGHUP) that arrives while a
+run's event loop runs cancels every task of the run: every worker unwinds where it waits (its
+``claude`` process group killed, its servers closed, its sandbox removed) and the signal is
+then raised as :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and SIGHUP), however
+the run ended meanwhile. A cancellation can be swallowed on its way (a gathered error
+completing first), so the signal is remembered here rather than read from how the task ended. A
+second signal while the run unwinds raises at once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+import signal
+import threading
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a run."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the run stops as on Ctrl-C (children stopped, sandboxes removed,
+    results marked interrupted) and exits with 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def interrupt_for(signum: int) -> KeyboardInterrupt:
+    """The exception a stop signal is raised as."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+@contextmanager
+def stop_signals_raise() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Terminated` as Ctrl-C raises
+    ``KeyboardInterrupt`` (main thread only; elsewhere nothing changes)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(signum)
+
+    with _handlers(handler, (signal.SIGTERM, signal.SIGHUP)):
+        yield
+
+
+@contextmanager
+def _handlers(handler: Any, signals: tuple[signal.Signals, ...]) -> Iterator[bool]:
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in signals:
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield bool(previous)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
 
 def run_async(main: Coroutine[Any, Any, _T]) -> _T:
-    """``asyncio.run`` for a command: an interrupt reaches the caller as itself, and only there.
+    """Runs ``main`` to its end on an event loop of its own; a stop signal meanwhile cancels it
+    and is raised once it has unwound (see the module's docstring).
 
-    Ctrl-C, SIGTERM and SIGHUP raise where Python happens to be. Raised while a task runs Python
-    code (an import, a parse) rather than while the loop waits, the interrupt also ends that
-    task, and asyncio would print it to stderr as a task exception never retrieved: a traceback
-    the person who pressed Ctrl-C should not see. The outermost task keeps it instead.
+    Called from inside a running event loop (a notebook, an async test), the run gets a thread
+    and a loop of its own rather than failing; signals are then the caller's.
     """
     import asyncio  # only what runs something needs the event loop
-    import concurrent.futures
-
-    stopped: list[KeyboardInterrupt] = []
-
-    async def guarded() -> _T | None:
-        try:
-            return await main
-        except KeyboardInterrupt as exc:
-            stopped.append(exc)
-            return None
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        result = asyncio.run(guarded())
+        pass
     else:
-        # Called from inside a running event loop (a notebook, an async test): the run gets a
-        # thread and a loop of its own rather than failing.
+        import concurrent.futures
+
         with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="skilltest") as pool:
-            result = pool.submit(asyncio.run, guarded()).result()
-    if stopped:
-        raise stopped[0]
-    return result  # type: ignore[return-value]  # None only when interrupted
+            return pool.submit(asyncio.run, main).result()
+
+    received: list[int] = []
+    with asyncio.Runner() as runner:
+        loop = runner.get_loop()
+        task = loop.create_task(main)
+
+        def on_signal(signum: int, frame: FrameType | None) -> None:
+            received.append(signum)
+            if len(received) > 1:
+                raise interrupt_for(signum)  # a second signal: no more waiting
+            # Every task, not only the main one: a worker already stopping its claude process
+            # (granting it a grace to exit) is cut short, and a cancellation a gathered error
+            # swallowed on the way down still reaches the workers.
+            for each in asyncio.all_tasks(loop):
+                each.cancel()
+            loop.call_soon_threadsafe(lambda: None)  # wakes a loop blocked in select()
+
+        with _handlers(on_signal, STOP_SIGNALS):
+            try:
+                result = loop.run_until_complete(task)
+            except BaseException as exc:
+                if received and not isinstance(exc, KeyboardInterrupt):
+                    raise interrupt_for(received[0]) from None
+                raise
+            finally:
+                _wind_down(loop)
+    if received:
+        raise interrupt_for(received[0])
+    return result
+
+
+def _wind_down(loop: Any) -> None:
+    """Lets what the run left running end while its loop is still open: tasks still pending
+    are cancelled and waited for, and what they held (a killed ``claude`` process's transport)
+    is collected now, not once the loop is closed, where asyncio would print an error for it."""
+    import asyncio
+    import gc
+
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    gc.collect()
