@@ -79,6 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from skilltest import scenarios
     from skilltest.flow.tape import miss_summary
+    from skilltest.report.provenance import notice
     from skilltest.scenarios.canary import render_canary
     from skilltest.scenarios.report import (
         render_failures,
@@ -107,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return interrupted_exit_code(exc)
     context = results.context
+    said = notice(results.provenance) if results.provenance is not None else None
+    if said:
+        print(said)  # an offline run says so before any number
     model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
         context.backend, "real model"
     )

@@ -296,6 +296,7 @@ class ReplayEndpoint:
                     "CLAUDE_CODE_MAX_RETRIES": inner_env.get("CLAUDE_CODE_MAX_RETRIES", "0"),
                 },
                 wrap_server=wrap if sandbox is not None else None,
+                recorded_with=(cassette.backend or "unknown") if recorded and cassette else None,
             )
             try:
                 yield session

@@ -264,6 +264,9 @@ class EndpointSession:
     """What the run's MCP servers become (a recording or replaying relay in front of each)."""
     misses: list[Any] = field(default_factory=list)
     """Replay misses of the run: requests no cassette holds (the run is then unscored)."""
+    recorded_with: str | None = None
+    """A replayed run: the backend its cassette was recorded with (``unknown`` when the cassette
+    does not say); ``None`` for a run that is not replayed."""
 
 
 class Endpoint(Protocol):
@@ -462,6 +465,8 @@ class ClaudeCliRunner:
         if session.misses:
             # What the CLI made of a refused request is beside the point: the cassette is stale.
             transcript = replace(transcript, error=session.misses[0].message, ended=None)
+        if session.recorded_with is not None:
+            transcript = replace(transcript, recorded_with=session.recorded_with)
         scenario = request.scenario
         with_skill = request.arm == Arm.WITH_SKILL
         plugin = scenario.plugin
