@@ -157,3 +157,16 @@ def test_each_file_says_what_produced_it_and_an_offline_one_says_so(files, capsy
     data = json.loads(capsys.readouterr().out)["provenance"]
     assert (data["old"]["origin"], data["new"]["origin"]) == ("offline", "live")
     assert data["new"]["command"] == ["skilltest", "scenarios", "lgtm"]
+
+
+def test_two_offline_files_say_it_once(files, capsys):
+    for name, document in (("old.json", OLD), ("new.json", NEW)):
+        emulated = {**document["provenance"], "backend": "emulator"}
+        (files / name).write_text(json.dumps({**document, "provenance": emulated}))
+    assert main(["compare", "old.json", "new.json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == (
+        "OLD and NEW: offline: these numbers come from the skilltest emulator, a scripted "
+        "stand-in, not a model; they say nothing about how a real model behaves"
+    )
+    assert lines[2].startswith("OLD old.json: backend emulator (offline: a scripted stand-in)")

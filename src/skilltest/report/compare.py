@@ -78,11 +78,11 @@ class Comparison:
             ("OLD", self.old, self.old_provenance),
             ("NEW", self.new, self.new_provenance),
         ]
-        lines = [
-            f"{name} {self.old if name == 'OLD' else self.new}: {said}"
-            for name, _, p in sides
-            if p is not None and (said := notice(p))
-        ]
+        said = {name: notice(p) for name, _, p in sides if p is not None}
+        if said.get("OLD") and said.get("OLD") == said.get("NEW"):
+            lines = [f"OLD and NEW: {said['OLD']}"]
+        else:
+            lines = [f"{name} {where}: {said[name]}" for name, where, _ in sides if said.get(name)]
         lines += [f"{name} {where}: {summary(p)}" for name, where, p in sides if p is not None]
         return lines
 
