@@ -99,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
             raise  # before any run: nothing was kept
         partial = display.partial
         if partial.verdicts:
+            said = notice(partial.provenance) if partial.provenance is not None else None
+            if said:
+                print(said)
             print(render_table(partial.verdicts))
         kept = options.outputs.results
         print(
