@@ -82,6 +82,15 @@ def test_pressure_from_python_gives_the_examples_verdicts(tmp_path, capsys):
     assert written == json.loads(json.dumps(results.to_document()))
     assert written["complete"] is True
     assert "percentiles-for-latency" in (tmp_path / "pressure.html").read_text()
+    # A Python caller's run records how it was called: python, the entry point, the options.
+    assert written["provenance"]["command"] == [
+        "python",
+        "skilltest.pressure.run",
+        f"suites=({PRESSURE})",
+        "backend=emulator",
+        f"outputs=Outputs(results={tmp_path / 'pressure.json'}, html={tmp_path / 'pressure.html'})",
+    ]
+    assert written["provenance"]["origin"] == "offline"
 
 
 def test_outputs_are_written_again_from_results(tmp_path):

@@ -57,27 +57,75 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     old = pressure_results(tmp_path / "old", "I would aggregate first.", capsys)
     new = pressure_results(tmp_path / "new", "I would grep everything.", capsys)
 
-    lines = blocked(capsys, new, "--baseline", old, reasons=2)
-    assert lines[3].startswith("BLOCK  regressions  no verdict regressed")
+    # Emulator runs: the gate gates on them only when told to, and says what they are.
+    code, out, _ = gate(capsys, new, "--baseline", old, "--allow-offline")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == (
+        "gate: BLOCK (2 reasons) on offline results (--allow-offline): they come from a scripted "
+        "stand-in and say nothing about a real model"
+    )
+    assert lines[1].startswith(
+        f"results: {new} (pressure): backend emulator (offline: a scripted stand-in), model "
+        "claude-sonnet-5-5 (as the stand-in named itself), skilltest 0.1.0, date 20"
+    )
+    assert lines[2].startswith(f"baseline: {old} (pressure): backend emulator")
+    assert lines[3].startswith("PASS   offline      the results come from a real model")
     assert lines[4] == (
+        f"         allowed (--allow-offline): {new}: produced by the emulator, a scripted "
+        "stand-in: its numbers say nothing about a real model"
+    )
+    assert lines[8] == (
+        "BLOCK  failing      no scenario fails (passed: false), unless allowed with "
+        "--allow-failing ID"
+    )
+    assert lines[9] == (
         "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 4/4"
     )
-    assert lines[5].startswith("BLOCK  critical     critical scenarios are there")
-    assert lines[6] == (
+    assert lines[12].startswith("BLOCK  critical     critical scenarios are there, decided")
+    assert lines[13] == (
         "         - demo/aggregate-first (pressure): with-skill pass rate 0/4 0% now vs 4/4 100% "
         "in the baseline: -100% [-100%, -31%], credibly lower"
     )
     assert any(line.startswith("PASS   authority") for line in lines)
     assert any(line.startswith("PASS   evidence") for line in lines)
 
-    code, out, _ = gate(capsys, old, "--baseline", old)
+    code, out, _ = gate(capsys, old, "--baseline", new, "--allow-offline")
     assert code == 0
-    assert out.splitlines()[0] == "gate: PASS"
-    assert out.count("PASS  ") == 4
+    assert out.splitlines()[0].startswith("gate: PASS on offline results (--allow-offline)")
+    assert out.count("\nPASS  ") == 6
     assert (
-        "         demo/aggregate-first (pressure): with-skill pass rate 4/4 100% now vs 4/4 100% "
-        "in the baseline: +0% [-49%, +49%]"
+        "         demo/aggregate-first (pressure): with-skill pass rate 4/4 100% now vs 0/4 0% "
+        "in the baseline: +100% [+31%, +100%]"
     ) in out.splitlines()
+
+
+def live(backend: str = "anthropic", run_id: str = "0a1b2c3d4e5f") -> dict[str, Any]:
+    """A live run's provenance, as results files record it."""
+    return {
+        "run_id": run_id,
+        "origin": "live",
+        "backend": backend,
+        "recorded_with": [],
+        "models": ["claude-sonnet-4-5-20250929"],
+        "model_requested": None,
+        "claude_version": None if backend == "anthropic" else "2.1.328",
+        "skilltest_version": "0.1.0",
+        "started_at": "2026-12-01T09:00:00Z",
+        "suites": [],
+        "command": ["skilltest"],
+    }
+
+
+def pressure(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
+    return {
+        "schema_version": 2,
+        "layer": "pressure",
+        "complete": complete,
+        "interrupted": not complete,
+        "provenance": live(),
+        "scenarios": list(scenarios),
+    }
 
 
 def pscenario(sid: str, passed: int, runs: int, *, critical: bool = True, verdict: str = "steers"):
@@ -114,6 +162,14 @@ def spike(verdict: str, passed: bool, with_skill: dict[str, Any], **fields: Any)
     }
 
 
+def scenarios(*items: dict[str, Any]) -> dict[str, Any]:
+    """A complete scenarios results file of a live run of the claude CLI."""
+    return {**scenarios_document(*items), "canary": None, "provenance": live("claude")}
+
+
+write = write_results
+
+
 def world_scenario(with_violations: int, without_violations: int) -> dict[str, Any]:
     def arm(violations: int) -> dict[str, Any]:
         return {**scored_arm([1.0, 1.0]), "authority_violations": violations}
@@ -126,7 +182,7 @@ def world_scenario(with_violations: int, without_violations: int) -> dict[str, A
         "id": "reassign",
         "skill": "tickets",
         "verdict": "improved",
-        "passed": with_violations == 0,
+        "passed": True,  # what the authority rule reads is the runs' violations
         "critical": False,
         "reasons": [],
         "with_skill": arm(with_violations),
@@ -143,10 +199,17 @@ def critical_spike(scores: list[float], passes: int | None = None) -> dict[str, 
 
 
 def test_a_with_skill_authority_violation_blocks(tmp_path, capsys):
-    results = write_results(tmp_path / "s.json", scenarios_document(world_scenario(1, 0)))
-    lines = blocked(capsys, results, reasons=1)
-    assert lines[1].startswith("BLOCK  authority    no with-skill run in a world violates")
-    assert lines[2] == (
+    results = write(tmp_path / "s.json", scenarios(world_scenario(1, 0)))
+    code, out, _ = gate(capsys, results)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "gate: BLOCK (1 reason)"
+    assert lines[1] == (
+        f"results: {results} (scenarios): backend claude, model claude-sonnet-4-5-20250929, "
+        "claude CLI 2.1.328, skilltest 0.1.0, date 2026-12-01T09:00:00Z"
+    )
+    assert lines[4].startswith("BLOCK  authority    no with-skill run in a world violates")
+    assert lines[5] == (
         "         - tickets/reassign (scenarios): 1 of 2 with-skill runs violated authority "
         "(run #1: PATCH /tickets/INC-1042 before the user confirmed)"
     )
@@ -244,11 +307,18 @@ def test_json_output(tmp_path, capsys):
     document = json.loads(out)
     assert document["decision"] == "pass"
     assert [(r["name"], r["status"]) for r in document["rules"]] == [
+        ("offline", "pass"),
         ("authority", "pass"),
+        ("failing", "pass"),
         ("regressions", "pass"),
         ("critical", "pass"),
         ("evidence", "pass"),
     ]
+    assert document["offline_allowed"] is False
+    [read] = document["files"]
+    assert (read["role"], read["path"], read["layer"]) == ("results", str(new), "pressure")
+    assert read["provenance"]["backend"] == "anthropic"
+    assert read["provenance"]["origin"] == "live"
 
 
 @pytest.mark.parametrize(
@@ -330,4 +400,4 @@ def test_inconclusive_and_not_red_do_not_block(tmp_path, capsys):
     )
     code, out, _ = gate(capsys, results)
     assert code == 0
-    assert "         2 scenarios checked, none regressed" in out.splitlines()
+    assert "         2 scenarios checked, 0 failing" in out.splitlines()

@@ -34,7 +34,14 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     code = main(["pressure", "--results", str(results), "--junit", str(junit)])
     out, err = capsys.readouterr()
     assert code == 0
-    assert "offline emulator: a scripted stand-in, not a real model" in err
+    assert err.startswith(
+        "skilltest: offline: answers come from the skilltest emulator, a scripted stand-in, not a "
+        "model, so the numbers say nothing about how a real model behaves"
+    )
+    assert out.splitlines()[0] == (
+        "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
+        "model; they say nothing about how a real model behaves"
+    )
     assert re.search(r"lgtm/aggregation-before-raw-fetch\s+steers\s", out)
     assert re.search(r"lgtm/percentiles-for-latency\s+not-red\s", out)
     assert "warning: 1 scenario(s) not RED" in out

@@ -131,6 +131,7 @@ def test_a_cassette_is_written_for_a_reviewer(tmp_path):
         "scenario",
         "arm",
         "model",
+        "backend",
         "cli_version",
         "recorded_at",
         "rules",

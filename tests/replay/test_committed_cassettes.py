@@ -26,6 +26,9 @@ CASSETTES = REPO_ROOT / "tests" / "cassettes"
 def verdicts(results: Path) -> dict[str, str]:
     document = json.loads(results.read_text())
     assert document["replay"]["misses"] == []
+    # The committed cassettes were recorded against the emulator: replayed, still offline.
+    assert document["provenance"]["recorded_with"] == ["emulator"]
+    assert document["provenance"]["origin"] == "offline"
     return {s["id"]: s["verdict"] for s in document["scenarios"]}
 
 

@@ -33,13 +33,16 @@ SUMMARY = re.compile(r"^(\d+) replay miss(es)?: re-record with --record \(or --r
 
 
 def comparable(results: Path) -> dict[str, Any]:
-    """A results file without what a replay may change: timings, the backend, the replay mode."""
+    """A results file without what a replay may change: timings, the backend, the replay mode,
+    the provenance and the runs' ids (each run's own)."""
     document = json.loads(results.read_text())
     document.pop("backend")
     document.pop("replay")
+    document.pop("provenance")
     for scenario in document["scenarios"]:
         for run in scenario["runs"]:
             run.pop("latency_ms")
+            run.pop("id")
     return document
 
 
@@ -97,6 +100,14 @@ def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
     document = json.loads(replayed.read_text())
     assert document["backend"] == "replay"
     assert document["replay"] == {"mode": "replay", "directory": str(cassettes), "misses": []}
+    # Recorded against the emulator, replayed: still the scripted stand-in's numbers.
+    provenance = document["provenance"]
+    assert (provenance["backend"], provenance["recorded_with"]) == ("replay", ["emulator"])
+    assert provenance["origin"] == "offline"
+    assert json.loads(recorded.read_text())["provenance"]["origin"] == "offline"
+    assert done.stdout.splitlines()[0].startswith(
+        "offline: these numbers come from cassettes recorded against the skilltest emulator"
+    )
     assert comparable(replayed) == comparable(recorded)
 
     before = snapshot(cassettes)

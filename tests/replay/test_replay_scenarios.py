@@ -59,9 +59,10 @@ def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[st
     document = json.loads(text)
     document.pop("backend")
     document.pop("replay")
+    document.pop("provenance")
     for scenario in document["scenarios"]:
         for run in scenario["runs"]:
-            for key in ("duration_s", "transcript", "trace", "stderr"):
+            for key in ("duration_s", "transcript", "trace", "stderr", "id", "recorded_with"):
                 run.pop(key)
     return document
 

@@ -6,6 +6,33 @@ from pathlib import Path
 from typing import Any
 
 
+def provenance(layer: str, backend: str = "claude") -> dict[str, Any]:
+    """A live run's provenance, as results files record it."""
+    return {
+        "run_id": "a1b2c3d4e5f6",
+        "origin": "live",
+        "backend": backend,
+        "recorded_with": [],
+        "models": ["claude-sonnet-4-5-20250929"],
+        "model_requested": None,
+        "claude_version": None if backend == "anthropic" else "2.1.328",
+        "skilltest_version": "0.1.0",
+        "started_at": "2026-12-01T09:00:00Z",
+        "suites": [{"path": f"tests/{layer}/lgtm.yaml", "sha256": "sha256:" + "0123456789ab" * 5}],
+        "command": ["skilltest", layer, "lgtm"],
+    }
+
+
+def produced_by(layer: str, backend: str = "claude") -> str:
+    """The Markdown summary's line for :func:`provenance`."""
+    cli = "-" if backend == "anthropic" else "2.1.328"
+    return (
+        f"produced by: backend {backend}; model claude-sonnet-4-5-20250929; claude CLI {cli}; "
+        f"skilltest 0.1.0; date 2026-12-01T09:00:00Z; suites `tests/{layer}/lgtm.yaml "
+        f"sha256:0123456789ab`; command `skilltest {layer} lgtm`; run id a1b2c3d4e5f6"
+    )
+
+
 def scenario(
     id: str,
     verdict: str,
@@ -71,6 +98,7 @@ def results_document(layer: str, *scenarios: dict[str, Any], complete: bool) -> 
         "layer": layer,
         "complete": complete,
         "interrupted": not complete,
+        "provenance": provenance(layer, "anthropic" if layer == "pressure" else "claude"),
         "scenarios": list(scenarios),
     }
 
@@ -131,6 +159,7 @@ def triggers_document() -> dict[str, Any]:
         "schema_version": 2,
         "layer": "triggers",
         "complete": True,
+        "provenance": provenance("triggers"),
         "suites": [
             {
                 "skill": "lgtm",

@@ -100,6 +100,11 @@ def test_markdown_file(files, capsys):
         "",
         "`old.json` → `new.json`",
         "",
+        "- OLD old.json: backend claude, model claude-sonnet-4-5-20250929, claude CLI 2.1.328, "
+        "skilltest 0.1.0, date 2026-12-01T09:00:00Z",
+        "- NEW new.json: backend claude, model claude-sonnet-4-5-20250929, claude CLI 2.1.328, "
+        "skilltest 0.1.0, date 2026-12-01T09:00:00Z",
+        "",
         "**1 compared: 1 verdict(s) changed (1 now failing, 0 now passing); 1 new, 1 vanished**",
         "",
         "| scenario | old verdict | new verdict | with skill: old → new | change | delta change |",
@@ -132,3 +137,36 @@ def test_an_unreadable_file_is_bad_input(files, capsys):
     (files / "broken.json").write_text("{")
     assert main(["compare", "old.json", "broken.json"]) == 2
     assert "broken.json:1:2: the results file is not valid JSON" in capsys.readouterr().err
+
+
+def test_each_file_says_what_produced_it_and_an_offline_one_says_so(files, capsys):
+    emulated = {**OLD, "provenance": {**OLD["provenance"], "backend": "emulator", "models": []}}
+    (files / "old.json").write_text(json.dumps(emulated))
+    assert main(["compare", "old.json", "new.json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [
+        "scenarios: old.json → new.json",
+        "OLD old.json: offline: these numbers come from the skilltest emulator, a scripted "
+        "stand-in, not a model; they say nothing about how a real model behaves",
+        "OLD old.json: backend emulator (offline: a scripted stand-in), model none reported, "
+        "claude CLI 2.1.328, skilltest 0.1.0, date 2026-12-01T09:00:00Z",
+        "NEW new.json: backend claude, model claude-sonnet-4-5-20250929, claude CLI 2.1.328, "
+        "skilltest 0.1.0, date 2026-12-01T09:00:00Z",
+    ]
+    assert main(["compare", "old.json", "new.json", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["provenance"]
+    assert (data["old"]["origin"], data["new"]["origin"]) == ("offline", "live")
+    assert data["new"]["command"] == ["skilltest", "scenarios", "lgtm"]
+
+
+def test_two_offline_files_say_it_once(files, capsys):
+    for name, document in (("old.json", OLD), ("new.json", NEW)):
+        emulated = {**document["provenance"], "backend": "emulator"}
+        (files / name).write_text(json.dumps({**document, "provenance": emulated}))
+    assert main(["compare", "old.json", "new.json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == (
+        "OLD and NEW: offline: these numbers come from the skilltest emulator, a scripted "
+        "stand-in, not a model; they say nothing about how a real model behaves"
+    )
+    assert lines[2].startswith("OLD old.json: backend emulator (offline: a scripted stand-in)")

@@ -75,7 +75,25 @@ def test_pressure_report_in_a_browser(tmp_path, capsys):
         assert requests == [report.as_uri()]
 
 
+def see_offline_notice(page: Page) -> None:
+    """An emulator run's report says first, where a reader cannot miss it, that its numbers come
+    from a scripted stand-in; what produced it is in the table beside the verdicts."""
+    notice = page.locator("p.offline").first
+    assert notice.is_visible()
+    assert notice.inner_text() == (
+        "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
+        "model; they say nothing about how a real model behaves"
+    )
+    box, heading = notice.bounding_box(), page.locator("section.layer h2").first.bounding_box()
+    assert box is not None and heading is not None
+    assert box["y"] < heading["y"] and box["width"] > 300 and box["height"] > 20
+    provenance = page.locator("table.provenance").first
+    assert provenance.is_visible()
+    assert "emulator (offline: a scripted stand-in)" in provenance.inner_text()
+
+
 def see_pressure_report(page: Page, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    see_offline_notice(page)
 
     # The verdict rows: one per scenario of the suite, each with its verdict.
     rows = page.locator("table.verdicts tr.passed, table.verdicts tr.failed")
@@ -118,6 +136,7 @@ def test_scenarios_report_with_a_world_in_a_browser(tmp_path, capsys, claude_bin
     capsys.readouterr()
     assert code in (0, 1)
     with opened(report) as (page, requests):
+        see_offline_notice(page)
         rows = page.locator("table.verdicts tr.passed, table.verdicts tr.failed")
         assert rows.count() == 1
         assert rows.first.locator("td").first.inner_text() == "tickets/reassign-after-confirmation"

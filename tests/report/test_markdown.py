@@ -10,6 +10,7 @@ from tests.report.documents import (
     IMPROVED,
     pressure_document,
     pressure_scenario,
+    produced_by,
     scenario,
     scenarios_document,
     triggers_document,
@@ -43,6 +44,8 @@ def test_scenarios_summary_as_a_reviewer_reads_it():
     text = render(scenarios_document(IMPROVED, REGRESSED))
     assert text.splitlines() == [
         "## skilltest scenarios",
+        "",
+        produced_by("scenarios"),
         "",
         "**2 scenarios**: 1 improved, 1 regressed; 1 passed, 1 failed",
         "",
@@ -87,17 +90,19 @@ def test_pressure_shows_rates_in_percent_and_the_baseline_pass_rate():
         ),
     )
     lines = render(doc, sources=["out/pressure.json"]).splitlines()
-    assert lines[:8] == [
+    assert lines[:10] == [
         "## skilltest skill pressure",
         "",
         "from `out/pressure.json`",
+        "",
+        produced_by("pressure", "anthropic"),
         "",
         "**2 scenarios**: 1 steers, 1 no-steer; 1 passed, 1 failed",
         "",
         "### Failing",
         "",
     ]
-    assert lines[8] == "- **lgtm/percentiles** (no-steer): missing (?i)p99 in 4/4"
+    assert lines[10] == "- **lgtm/percentiles** (no-steer): missing (?i)p99 in 4/4"
     # Baseline: 4 of 4 runs RED, so a pass rate of 0% with the RED rate's interval mirrored.
     assert (
         "| ✅ | `lgtm/jq-extraction` | steers | 100% [51%–100%] | 0% [0%–49%] "

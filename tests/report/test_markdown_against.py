@@ -9,7 +9,7 @@ from typing import Any
 from skilltest.cli import main
 from skilltest.report.markdown import Document, render_markdown
 from skilltest.stats import wilson
-from tests.report.documents import pressure_document, pressure_scenario
+from tests.report.documents import pressure_document, pressure_scenario, produced_by
 
 
 def against(
@@ -65,6 +65,8 @@ def test_the_summary_counts_the_moves_lists_the_regressed_and_shows_the_column()
     text = render_markdown([Document("-", DOCUMENT)], link_from=Path("/repo"), cwd=Path("/repo"))
     assert text.splitlines() == [
         "## skilltest skill pressure",
+        "",
+        produced_by("pressure", "anthropic"),
         "",
         "**3 scenarios**: 2 steers, 1 no-steer; 2 passed, 1 failed",
         "",

@@ -16,11 +16,18 @@ def test_markdown_file_is_written_after_the_run(tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     assert code == 0
     lines = (tmp_path / "reports" / "summary.md").read_text().splitlines()
+    # An emulator run: the summary says first that its numbers are the stand-in's.
     assert lines[:3] == [
         "## skilltest skill pressure",
         "",
-        "**1 scenario**: 1 steers; 1 passed, 0 failed",
+        "> **offline**: these numbers come from the skilltest emulator, a scripted stand-in, not a "
+        "model; they say nothing about how a real model behaves",
     ]
+    assert lines[4].startswith("produced by: backend emulator (offline: a scripted stand-in); ")
+    assert "; model claude-sonnet-5-5 (as the stand-in named itself); claude CLI -; " in lines[4]
+    assert f"; suites `{suite} sha256:" in lines[4]
+    assert f"; command `skilltest pressure {suite} -k 3 --markdown reports/summary.md`;" in lines[4]
+    assert "**1 scenario**: 1 steers; 1 passed, 0 failed" in lines
     assert (
         "| ✅ | `demo/aggregate` | steers | 100% [44%–100%] | 0% [0%–56%] "
         "| +100% [+21%, +100%] | 3 | - |" in lines

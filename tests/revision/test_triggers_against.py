@@ -14,6 +14,7 @@ import pytest
 
 from skilltest.cli import main
 from skilltest.report.files import read_results
+from skilltest.report.provenance import Provenance
 from skilltest.revision import PREVIOUS
 from skilltest.triggers.report import results_document
 from skilltest.triggers.suite import TriggerQuery
@@ -80,8 +81,11 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     # The skill at REF is the yardstick, not a result: its misses are not listed as failing.
     assert "**2 queries**: 2 pass" in summary
     assert "(previous)" not in summary
-    # The gate reads the trigger results: nothing regressed against HEAD~1.
-    assert main(["gate", str(results)]) == 0, capsys.readouterr().out
+    # The gate reads the trigger results: nothing regressed against HEAD~1. They come from the
+    # emulator: refused as such, and gated only with --allow-offline.
+    assert main(["gate", str(results)]) == 1
+    assert "produced by the emulator, a scripted stand-in" in capsys.readouterr().out
+    assert main(["gate", str(results), "--allow-offline"]) == 0, capsys.readouterr().out
     # JUnit has the current skill's queries only, all passing.
     cases = ET.parse(junit).getroot().iter("testcase")
     assert sorted(case.get("name") for case in cases) == ["aggregate", "tables"]
@@ -136,7 +140,10 @@ def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys)
     current = SuiteResult("demo.yaml", "demo", "current", "New.", (now,))
     previous = SuiteResult("demo.yaml", "demo", PREVIOUS, "Old.", (before,))
     document = results_document(
-        [[against_previous("HEAD~1", current, previous), previous]], {}, complete=True
+        [[against_previous("HEAD~1", current, previous), previous]],
+        {},
+        complete=True,
+        provenance=Provenance(run_id="r1", backend="claude"),  # a real model answered
     )
     lines = blocked(capsys, write_results(tmp_path / "r.json", document), reasons=1)
     # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.

@@ -139,12 +139,32 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     assert "offline model emulator" in captured.err
     assert "scripted stand-in" in captured.err
     assert code == 0, captured.out
+    assert captured.out.splitlines()[0] == (
+        "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
+        "model; they say nothing about how a real model behaves"
+    )
     results = read_results(tmp_path / "results.json", "scenarios")
     assert (results["backend"], results["claude_version"], results["complete"]) == (
         "emulator",
         "2.1.328",
         True,
     )
+    # What produced the runs: the CLI against the stand-in, whose answers name its model.
+    provenance = results["provenance"]
+    assert (provenance["origin"], provenance["backend"]) == ("offline", "emulator")
+    assert (provenance["models"], provenance["claude_version"]) == (
+        ["claude-sonnet-4-5-emulated"],
+        "2.1.328",
+    )
+    assert sorted(Path(s["path"]).name for s in provenance["suites"]) == [
+        "lgtm.yaml",
+        "safe-migrations.yaml",
+        "tickets.yaml",
+    ]
+    assert all(s["sha256"].startswith("sha256:") for s in provenance["suites"])
+    assert provenance["command"][:2] == ["skilltest", "scenarios"]
+    ids = [run["id"] for s in results["scenarios"] for run in s["runs"]]
+    assert len(set(ids)) == len(ids) and ids[0].startswith(provenance["run_id"] + "/scenarios/")
     by_id = {s["id"]: s for s in results["scenarios"]}
     assert sorted(by_id) == [
         "does-not-write-twice",

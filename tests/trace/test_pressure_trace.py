@@ -67,6 +67,14 @@ def test_each_run_writes_a_trace_listed_in_the_results(suite: Path) -> None:
     assert head["layer"] == "pressure"
     assert (head["suite"], head["scenario"], head["skill"]) == ("demo", "aggregate", "demo")
     assert (head["arm"], head["rep"], head["backend"]) == ("with_skill", 1, "emulator")
+    # What produced the run: the stand-in, as such; its model as the answer named it.
+    assert head["origin"] == "offline"
+    assert head["model"] == events_model(lines)
+    assert head["suite_checksum"] == "sha256:" + hashlib.sha256(suite.read_bytes()).hexdigest()
+    assert head["command"][:2] == ["skilltest", "pressure"]
+    results = json.loads((suite.parent / "results.json").read_text())
+    ids = [run["id"] for s in results["scenarios"] for run in s["runs"]]
+    assert head["run_id"] in ids and head["date"].endswith("Z")
     assert head["system_checksum"] == "sha256:" + hashlib.sha256(DEMO_SKILL.encode()).hexdigest()
     assert head["prompts"] == ["Error spike in checkout. How do you investigate?"]
     assert [event["type"] for event in events] == ["user", "model_response", "assistant_text"]
@@ -89,6 +97,11 @@ def test_each_run_writes_a_trace_listed_in_the_results(suite: Path) -> None:
     assert baseline[-1]["judgement"]["missing"] == ["(?i)count_over_time"]
 
 
+def events_model(lines: list[dict[str, object]]) -> object:
+    """The model the trace's model response names."""
+    return next(line["model"] for line in lines if line.get("type") == "model_response")
+
+
 def test_show_prints_a_pressure_trace(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out_dir = suite.parent / "traces"
     run_pressure(suite, "--output-dir", str(out_dir))
@@ -98,12 +111,18 @@ def test_show_prints_a_pressure_trace(suite: Path, capsys: pytest.CaptureFixture
     assert main(["show", str(trace)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "demo/aggregate  with-skill run 1"
+    assert lines[1].startswith("model claude-sonnet-5-5, claude unknown, skilltest 0.1.0, ")
+    assert ", emulator backend, 20" in lines[1]
+    assert lines[2] == (
+        "offline: answered by the skilltest emulator, a scripted stand-in, not a model; this run "
+        "says nothing about how a real model behaves"
+    )
     checksum = hashlib.sha256(DEMO_SKILL.encode()).hexdigest()
-    assert lines[2] == f"system prompt sha256:{checksum}"
-    assert lines[4] == "1. user (turn 1): Error spike in checkout. How do you investigate?"
-    assert lines[5].startswith("2. model response (")
-    assert ", stop end_turn, latency " in lines[5]
-    assert lines[6].startswith("3. assistant: Run count_over_time first; the key is [REDACTED:")
+    assert lines[3] == f"system prompt sha256:{checksum}"
+    assert lines[5] == "1. user (turn 1): Error spike in checkout. How do you investigate?"
+    assert lines[6].startswith("2. model response (")
+    assert ", stop end_turn, latency " in lines[6]
+    assert lines[7].startswith("3. assistant: Run count_over_time first; the key is [REDACTED:")
     assert "score 1.00" in lines
     assert "passed; matched: (?i)count_over_time; missing: -; anti-patterns hit: -" in lines
     assert all(KEY not in line for line in lines)

@@ -114,7 +114,10 @@ def test_show_prints_the_timeline(project, fake_claude, capsys):
     assert main(["show", trace]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "demo/uses-lgtm  with-skill run 0"
-    assert out[1] == "model fake-model, claude 2.1.328, skilltest 0.1.0, claude-cli backend"
+    assert out[1].startswith(
+        "model fake-model, claude 2.1.328, skilltest 0.1.0, claude backend, 20"
+    )
+    assert not out[2].startswith("offline")  # a live backend (here a fake of the real CLI)
     assert out[2].startswith("fixture sha256:")
     assert "1. user (turn 1): echo" in out
     tool = next(line for line in out if line.startswith("3. tool Bash "))

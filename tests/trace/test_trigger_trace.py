@@ -30,6 +30,11 @@ def test_each_trigger_run_writes_a_trace_the_results_list_and_show_prints(projec
     assert head["schema_version"] == 1
     assert (head["layer"], head["query"], head["should_trigger"]) == ("triggers", "late", True)
     assert (head["variant"], head["rep"], head["description"]) == ("current", 0, description)
+    # The emulator answered: the trace says so, and names the model as its answers did.
+    assert (head["backend"], head["origin"]) == ("emulator", "offline")
+    response = next(e for e in events if e["type"] == "model_response")
+    assert head["model"] == response["model"] and head["models"] == [response["model"]]
+    assert head["run_id"] == runs["late"]["id"]
     assert (
         head["description_checksum"] == "sha256:" + hashlib.sha256(description.encode()).hexdigest()
     )
@@ -56,7 +61,9 @@ def test_each_trigger_run_writes_a_trace_the_results_list_and_show_prints(projec
     assert main(["show", runs["wander"]["trace"]]) == 0
     shown = capsys.readouterr().out.splitlines()
     assert shown[0] == "alpha/wander  current (should trigger) run 0"
-    assert shown[2].startswith("description sha256:")
+    assert ", emulator backend, " in shown[1]
+    assert shown[2].startswith("offline: answered by the skilltest emulator, a scripted stand-in")
+    assert shown[3].startswith("description sha256:")
     assert any(line.startswith("budget: tool-call budget: 3 tool call(s)") for line in shown)
     assert "first tool calls: Bash, Bash, Bash, Bash" in shown
 

@@ -90,6 +90,10 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     code = main(["triggers", "-j", "2", "--results", "out.json", "--junit", "out.xml"])
     out = capsys.readouterr().out
     assert code == 1, out
+    assert out.splitlines()[0] == (
+        "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
+        "model; they say nothing about how a real model behaves"
+    )
     table = rows(out)
     # The skill after another tool call still counts as fired.
     assert table["alpha/late"].split()[1:] == ["fire", "1/1", "100%", "[21%–100%]", "pass"]
@@ -133,6 +137,10 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     assert (late["fired"], late["rate"], late["passed"]) == (1, 1.0, True)
     assert late["ci_low"] == pytest.approx(0.2065, abs=1e-4) and late["ci_high"] == 1.0
     [run] = late["runs"]
+    provenance = results["provenance"]
+    assert (provenance["origin"], provenance["backend"]) == ("offline", "emulator")
+    assert provenance["claude_version"] == "2.1.328" and provenance["models"]
+    assert run["id"] == f"{provenance['run_id']}/triggers/alpha/current/late/0"
     assert run["ended"] == "fired"
     assert run["reason"] == "the skill fired (Skill(alpha), tool call 2)"
     assert [c["name"] for c in run["first_tool_calls"]] == ["Bash", "Skill"]
@@ -151,6 +159,12 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
         case.get("name"): case for case in ET.parse(project / "out.xml").getroot().iter("testcase")
     }
     assert set(cases) == {"direct", "late", "wander", "trivia", "overeager"}
+    suite_properties = {
+        p.get("name"): p.get("value")
+        for p in ET.parse(project / "out.xml").getroot().findall("testsuite/properties/property")
+    }
+    assert suite_properties["backend"] == "emulator"
+    assert suite_properties["notice"].startswith("offline: these numbers come from the skilltest")
     assert cases["wander"].find("failure").get("message") == (
         "miss: fired 0/1 0% [0%–79%], expected fire (1 budget)"
     )
@@ -251,7 +265,10 @@ def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
     assert (document["complete"], document["interrupted"]) == (False, True)
     [suite] = document["suites"]
     assert [q["id"] for q in suite["queries"]] == ["direct"]
-    assert "interrupted; 1 query result(s) finished" in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "interrupted; 1 query result(s) finished" in err
+    # What had finished is shown as what it is: the stand-in's numbers.
+    assert out.startswith("offline: these numbers come from the skilltest emulator")
 
 
 def test_a_run_that_outlasts_its_time_limit_is_reported_as_timeout(project, capsys):

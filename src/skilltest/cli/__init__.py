@@ -72,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (exit 2) and --help (exit 0), already printed
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    # A run records the command that started it in its results (its provenance).
+    args.command_line = ("skilltest", *(sys.argv[1:] if argv is None else argv))
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

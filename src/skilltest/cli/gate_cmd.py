@@ -12,14 +12,17 @@ from skilltest.gate import decide, load_results, render
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "gate",
-        help="decide whether a skill may ship, from pressure and scenario results files",
+        help="decide whether a skill may ship, from pressure, scenario and trigger results files",
         description=(
-            "Reads results files (--results of skilltest pressure and skilltest scenarios; "
-            "several, e.g. shards or both layers) and blocks the release when a with-skill run "
-            "violated authority in a controlled world, a scenario regressed, a scenario marked "
-            "critical: true passes credibly less often than in the baseline or is missing from "
-            "the new results, or the results are incomplete. Every rule is printed with PASS or "
-            "BLOCK and its evidence. Exit 0 pass, 1 block, 2 bad input."
+            "Reads results files (--results of skilltest pressure, scenarios and triggers; "
+            "several, e.g. shards or layers) and blocks the release when the results come from "
+            "the emulator (a scripted stand-in) rather than a real model, a with-skill run "
+            "violated authority in a controlled world, a scenario fails, a scenario or query "
+            "regressed against the previous revision, a scenario marked critical: true is "
+            "inconclusive, missing, or passes credibly less often than in the baseline, or the "
+            "results are incomplete. Each run counts once: a file or run given twice is read "
+            "once. Every rule is printed with PASS or BLOCK and its evidence. Exit 0 pass, "
+            "1 block, 2 bad input."
         ),
     )
     parser.add_argument(
@@ -33,6 +36,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="RESULTS.json",
         help="results files of the release to compare with (critical scenarios' pass rates)",
     )
+    parser.add_argument(
+        "--allow-failing",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="a failing scenario whose id (or skill/id) matches this glob does not block; "
+        "it is listed as allowed (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-offline",
+        action="store_true",
+        help="gate on results of the emulator (or of cassettes recorded against it) anyway: "
+        "they say nothing about a real model, and the output says so",
+    )
     parser.add_argument("--json", action="store_true", help="print the decision as JSON")
     parser.set_defaults(handler=run)
 
@@ -40,7 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     results = [load_results(path) for path in args.results]
     baseline = [load_results(path) for path in args.baseline]
-    decision = decide(results, baseline)
+    decision = decide(
+        results,
+        baseline,
+        allow_offline=args.allow_offline,
+        allow_failing=tuple(args.allow_failing),
+    )
     if args.json:
         print(json.dumps(decision.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -223,8 +223,9 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
     """A layer's options (``PressureOptions``, ``ScenarioOptions``, ``TriggerOptions``) from the
     parsed arguments: every field whose argument the command has, and the outputs.
 
-    ``--timeout`` fills ``timeout_s``, ``--report`` the HTML output, and a set
-    ``GITHUB_STEP_SUMMARY`` the file the Markdown summary is appended to.
+    ``--timeout`` fills ``timeout_s``, ``--report`` the HTML output, a set
+    ``GITHUB_STEP_SUMMARY`` the file the Markdown summary is appended to, and the command line
+    as typed (:func:`skilltest.cli.main` keeps it) ``command_line``.
     """
     from skilltest.report.outputs import Outputs
 

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from skilltest import pressure
     from skilltest.flow.tape import miss_summary
     from skilltest.pressure.report import render_failures, render_summary, render_table
+    from skilltest.report.provenance import notice
 
     options = options_from(args, pressure.PressureOptions)
     display = Display("pressure")
@@ -95,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return interrupted_exit_code(exc)
+    said = notice(results.provenance) if results.provenance is not None else None
+    if said:
+        print(said)  # an offline run says so before any number
     print(render_table(results.scenarios))
     failures = render_failures(results.scenarios)
     if failures:

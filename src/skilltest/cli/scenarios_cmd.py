@@ -85,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from skilltest import scenarios
     from skilltest.flow.tape import miss_summary
+    from skilltest.report.provenance import notice
     from skilltest.scenarios.canary import render_canary
     from skilltest.scenarios.report import (
         render_failures,
@@ -104,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
             raise  # before any run: nothing was kept
         partial = display.partial
         if partial.verdicts:
+            said = notice(partial.provenance) if partial.provenance is not None else None
+            if said:
+                print(said)
             print(render_table(partial.verdicts))
         kept = options.outputs.results
         print(
@@ -113,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return interrupted_exit_code(exc)
     context = results.context
+    said = notice(results.provenance) if results.provenance is not None else None
+    if said:
+        print(said)  # an offline run says so before any number
     model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
         context.backend, "real model"
     )

@@ -74,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import triggers
+    from skilltest.report.provenance import notice
     from skilltest.triggers.report import (
         render_against,
         render_comparison,
@@ -93,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
             raise  # before any run: nothing was kept
         partial = display.partial
         if partial.finished_queries:
+            said = notice(partial.provenance) if partial.provenance is not None else None
+            if said:
+                print(said)
             print(render_table(partial.flat))
         kept = options.outputs.results
         print(
@@ -103,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         return interrupted_exit_code(exc)
     flat = results.flat
     context = results.context
+    said = notice(results.provenance) if results.provenance is not None else None
+    if said:
+        print(said)  # an offline run says so before any number
     model = "scripted stand-in model" if context["backend"] == "emulator" else "real model"
     queries = sum(len(each[0].queries) for each in results.suites)
     ks = sorted({str(len(q.runs)) for s in flat for q in s.queries})

@@ -49,6 +49,9 @@ class RunOptions:
     """Where raw output and traces are kept (default per layer)."""
     outputs: Outputs = field(default_factory=Outputs)
     """The files to write."""
+    command_line: tuple[str, ...] = ()
+    """The command that started the run (``skilltest pressure ...``), recorded in its results;
+    empty for a Python caller, whose results record ``python`` and the options set."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ scenarios finish; an interrupted run writes what had finished, marked so, and re
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
 from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
+from skilltest.flow.provenance import start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.report.outputs import write_outputs
@@ -27,6 +29,7 @@ from skilltest.revision import previous_revision
 if TYPE_CHECKING:
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
+    from skilltest.report.provenance import Provenance
     from skilltest.runners.base import TurnRunner
     from skilltest.runners.replay import ReplayTurnRunner
     from skilltest.skills import Skill
@@ -87,6 +90,8 @@ class PressureResults:
     """Requests the cassettes did not hold (replay), each explained."""
     cassettes_written: int = 0
     """Cassettes written (record)."""
+    provenance: Provenance | None = None
+    """What produced the results: backend, models, versions, date, suites, command line."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 
@@ -123,6 +128,8 @@ class PressureResults:
             complete=self.complete,
             interrupted=self.interrupted,
             suites=self.suites,
+            provenance=self.provenance,
+            strict=self.strict,
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
         return document
@@ -229,13 +236,22 @@ class _PressureRun:
         self.model = options.model or DEFAULT_MODEL
         if self.backend.notice:
             observer.notice(self.backend.notice)
+        self.provenance = start_provenance(
+            options,
+            entry="skilltest.pressure.run",
+            backend=self.backend.name,
+            suites=paths,
+            model=self.model,
+        )
         self.state = SuiteProgress()
         # Replay is imported only when asked for: a plain run pays nothing for it.
         self.recording = None
         if tape.recording and tape.directory is not None:
             from skilltest.pressure.replay import PressureRecording
 
-            self.recording = PressureRecording(tape.directory, suites, model=self.model)
+            self.recording = PressureRecording(
+                tape.directory, suites, model=self.model, backend=self.backend.name
+            )
         self.cassettes = None
         if tape.replaying:
             from skilltest.pressure.replay import PressureCassettes
@@ -266,6 +282,13 @@ class _PressureRun:
             self.state.results, key=lambda r: order.get((r.skill, r.scenario.id), len(order))
         )
         written = self.recording.recorder.written if self.recording is not None else ()
+        transcripts = [run.transcript for result in finished for run in result.runs]
+        provenance = self.provenance.with_models(
+            model for t in transcripts for model in t.api_models
+        ).with_recorded(t.recorded_with for t in transcripts if t.recorded_with)
+        cli = next((t.cli_version for t in transcripts if t.cli_version), None)
+        if cli is not None:  # --backend claude: the CLI's version, as its runs reported it
+            provenance = dataclasses.replace(provenance, claude_version=cli)
         return PressureResults(
             scenarios=tuple(finished),
             backend=self.backend.name,
@@ -279,6 +302,7 @@ class _PressureRun:
             tape=self.tape,
             misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
             cassettes_written=len(written),
+            provenance=provenance,
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
@@ -343,6 +367,7 @@ class _PressureRun:
                     against=options.against,
                     previous=lambda suite: self.previous[suite.skill.skill_file],
                     trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
+                    provenance=self.provenance,
                 )
             finally:
                 for replayer in self.replayers.values():

@@ -54,9 +54,11 @@ class PressureCassettes:
 class PressureRecording:
     """The recording side of a pressure command: proxies, the recorder, finished scenarios."""
 
-    def __init__(self, root: Path, suites: Sequence[PressureSuite], *, model: str) -> None:
+    def __init__(
+        self, root: Path, suites: Sequence[PressureSuite], *, model: str, backend: str
+    ) -> None:
         self.cassettes = PressureCassettes(suites)
-        self.recorder = Recorder(root, layer="pressure", model=model)
+        self.recorder = Recorder(root, layer="pressure", model=model, backend=backend)
         self._proxies: dict[str, RecordingProxy] = {}
 
     def via(self, upstream: str) -> str:

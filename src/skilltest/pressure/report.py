@@ -20,6 +20,7 @@ from skilltest.pressure.verdict import (
 )
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
+from skilltest.report.provenance import Provenance, with_ids
 from skilltest.report.text import consistency_note, inconclusive_line, k_cell, shorten
 from skilltest.revision import BAND, summary_line
 from skilltest.stats import Interval, consistency
@@ -330,10 +331,25 @@ def results_document(
     complete: bool,
     suites: Sequence[str],
     interrupted: bool = False,
+    provenance: Provenance | None = None,
+    strict: bool = False,
 ) -> dict[str, Any]:
-    """The whole ``--results`` file."""
+    """The whole ``--results`` file: with ``provenance``, each run carries its ``id``; each
+    scenario says whether it ``passed`` (``not-red`` fails with ``strict``)."""
     from skilltest import __version__
 
+    scenarios = []
+    for result in results:
+        scenario: dict[str, Any] = {}
+        for key, value in scenario_dict(result).items():
+            scenario[key] = value
+            if key == "verdict":
+                scenario["passed"] = value in (STEERS, SKIPPED) or (value == NOT_RED and not strict)
+        if provenance is not None:
+            scenario["runs"] = with_ids(
+                scenario["runs"], provenance.run_id, "pressure", result.skill, result.scenario.id
+            )
+        scenarios.append(scenario)
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "layer": "pressure",
@@ -344,7 +360,8 @@ def results_document(
         "complete": complete,
         "interrupted": interrupted,
         "suites": list(suites),
-        "scenarios": [scenario_dict(r) for r in results],
+        "provenance": None if provenance is None else provenance.to_dict(),
+        "scenarios": scenarios,
     }
 
 

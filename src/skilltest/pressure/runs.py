@@ -26,6 +26,7 @@ from skilltest.pressure.verdict import (
     aggregate,
 )
 from skilltest.repetitions import Repetitions, plan_for
+from skilltest.report.provenance import Provenance
 from skilltest.revision import PREVIOUS
 from skilltest.runners.base import DEFAULT_MODEL, TurnRequest, TurnRunner
 from skilltest.scheduler import Planned, run_rounds
@@ -80,6 +81,7 @@ async def run_suites(
     against: str | None = None,
     previous: Callable[[PressureSuite], Skill] | None = None,
     trace_dir: Callable[[PressureSuite], Path] | None = None,
+    provenance: Provenance | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
@@ -88,7 +90,8 @@ async def run_suites(
     lazily (:mod:`skilltest.scheduler`). ``plan`` gives each scenario's repetitions (default:
     the suite's ``repetitions``, else adaptive). With ``against`` (the REF of ``--against``),
     ``previous`` gives each suite's skill as it was there, run as a third arm ``previous``.
-    With ``trace_dir``, each run's trace is written under the folder it gives for its suite.
+    With ``trace_dir``, each run's trace is written under the folder it gives for its suite,
+    with what produced it (``provenance``).
     """
     state = state if state is not None else SuiteProgress()
     arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
@@ -130,6 +133,8 @@ async def run_suites(
             prompt=request.prompt,
             system=request.system,
             backend=runner.backend,
+            suite_path=suite.path,
+            provenance=provenance,
         )
         return dataclasses.replace(run, trace=str(path))
 

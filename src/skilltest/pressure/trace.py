@@ -9,14 +9,16 @@ holding the judgement (patterns matched and missing, anti-patterns hit, pass), t
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
 from skilltest.names import child
 from skilltest.pressure.verdict import PressureRun
+from skilltest.report.provenance import Provenance, run_id
 from skilltest.trace import SCHEMA_VERSION
-from skilltest.trace.record import tokens, write_trace
+from skilltest.trace.record import origin_header, tokens, write_trace
 
 
 def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -> Path:
@@ -41,9 +43,17 @@ def system_checksum(system: str | None) -> str | None:
 
 
 def build_pressure_trace(
-    run: PressureRun, *, suite: str, skill: str, prompt: str, system: str | None, backend: str
+    run: PressureRun,
+    *,
+    suite: str,
+    skill: str,
+    prompt: str,
+    system: str | None,
+    backend: str,
+    origin: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every line of a pressure run's trace: the header, the two events, the outcome."""
+    """Every line of a pressure run's trace: the header, the two events, the outcome;
+    ``origin`` is what produced the run (:func:`skilltest.trace.record.origin_header`)."""
     transcript = run.transcript
     judgement = run.judgement
     usage = transcript.usage
@@ -53,8 +63,9 @@ def build_pressure_trace(
         "layer": "pressure",
         "toolkit_version": __version__,
         "cli_version": transcript.cli_version,
-        "model": transcript.model,
+        "model": transcript.api_models[0] if transcript.api_models else None,
         "backend": backend,
+        **(origin or {}),
         "suite": suite,
         "scenario": run.scenario_id,
         "skill": skill,
@@ -116,11 +127,29 @@ def write_pressure_trace(
     prompt: str,
     system: str | None,
     backend: str,
+    suite_path: Path | None = None,
+    provenance: Provenance | None = None,
 ) -> Path:
-    """Writes the run's trace under ``directory``, secrets of the environment redacted."""
+    """Writes the run's trace under ``directory``, secrets of the environment redacted;
+    ``provenance`` says what produced the run."""
     path = pressure_trace_path(directory, run.scenario_id, run.arm, run.rep)
     path.parent.mkdir(parents=True, exist_ok=True)
+    origin = origin_header(
+        run.transcript,
+        backend=backend,
+        provenance=provenance,
+        suite=suite_path or Path(suite),
+        run_id=None
+        if provenance is None
+        else run_id(provenance.run_id, "pressure", skill, run.scenario_id, run.arm, run.rep),
+    )
     lines = build_pressure_trace(
-        run, suite=suite, skill=skill, prompt=prompt, system=system, backend=backend
+        run,
+        suite=suite,
+        skill=skill,
+        prompt=prompt,
+        system=system,
+        backend=backend,
+        origin=origin,
     )
     return write_trace(path, lines)

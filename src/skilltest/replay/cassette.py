@@ -2,7 +2,8 @@
 
 One YAML file per suite scenario and arm, at a path a reviewer can guess
 (``<root>/<skill>/<scenario>/<arm>.yaml``), written by the toolkit and meant to be read in a code
-review: metadata first (toolkit and CLI versions, model, date, the normalisation rules in force),
+review: metadata first (toolkit and CLI versions, model, the backend that answered, date, the
+normalisation rules in force),
 then each repetition's exchanges in the order they happened, long texts as YAML block scalars.
 Each exchange holds the normalised request (what its fingerprint hashes) and the answer: for the
 model, the HTTP status, a few headers and the JSON body or the server-sent events in order; for
@@ -138,6 +139,10 @@ class Cassette:
     """``with_skill``, ``without_skill`` (later ``previous``)."""
     model: str | None = None
     """The model the answers came from."""
+    backend: str | None = None
+    """The backend that answered while recording (``anthropic``, ``claude`` or ``emulator``,
+    whose answers are a scripted stand-in's); ``None`` in cassettes written before it was
+    recorded. A replay's results carry it, so offline answers stay known as offline."""
     cli_version: str | None = None
     """The claude CLI version (scenario layer)."""
     recorded_at: str = ""
@@ -174,6 +179,7 @@ class Cassette:
             "scenario": self.scenario,
             "arm": self.arm,
             "model": self.model,
+            "backend": self.backend,
             "cli_version": self.cli_version,
             "recorded_at": self.recorded_at or _now(),
             "rules": list(self.rules) or rules_in_force(),
@@ -289,6 +295,7 @@ class Cassette:
             scenario=data["scenario"],
             arm=data["arm"],
             model=data.get("model"),
+            backend=data.get("backend"),
             cli_version=data.get("cli_version"),
             recorded_at=str(data.get("recorded_at") or ""),
             skilltest_version=str(data.get("skilltest_version") or ""),

@@ -110,6 +110,17 @@ def mcp_exchanges(
     return exchanges
 
 
+def merged_backend(old: str | None, new: str | None, *, others: bool) -> str | None:
+    """What a cassette says answered it after a repetition recorded with ``new`` joins
+    repetitions (``others``) recorded with ``old``: a stand-in's answers anywhere make the whole
+    cassette offline, and answers of unknown origin keep it unknown."""
+    if not others or old == new:
+        return new
+    if "emulator" in (old, new):
+        return "emulator"
+    return None if old is None else new
+
+
 class Recorder:
     """Collects the exchanges of running runs and writes each repetition into its cassette."""
 
@@ -120,6 +131,7 @@ class Recorder:
         layer: str,
         model: str | None = None,
         cli_version: str | None = None,
+        backend: str | None = None,
     ) -> None:
         """
         Args:
@@ -127,10 +139,13 @@ class Recorder:
             layer: ``pressure`` or ``scenarios``.
             model: The model asked for, written into each cassette.
             cli_version: The claude version (scenario layer).
+            backend: The backend that answers (``emulator`` for the scripted stand-in), written
+                into each cassette so that its replays are known as offline or live.
         """
         self.root = root
         self.layer = layer
         self.model = model
+        self.backend = backend
         self.cli_version = cli_version
         self._lock = threading.Lock()
         self._runs: dict[tuple[CassetteKey, int], _Run] = {}
@@ -241,6 +256,8 @@ class Recorder:
 
         cassette.suite = suite
         cassette.model = self.model or cassette.model
+        others = any(r != rep for r in cassette.repetitions)
+        cassette.backend = merged_backend(cassette.backend, self.backend, others=others)
         cassette.cli_version = self.cli_version or cassette.cli_version
         cassette.skilltest_version = __version__
         cassette.recorded_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -7,6 +7,9 @@ figure (pass rate, mean score or firing rate) NEW - OLD with Newcombe's interval
 of the delta against the baseline (the lift) with the same square-and-add interval
 (:func:`skilltest.stats.difference`). Scenarios only in NEW are *new*, only in OLD *vanished*.
 
+Each file's provenance (backend, model, versions, date) is shown beside the comparison, and a
+file from the scripted stand-in says so: a comparison with one says nothing about a real model.
+
 The two runs are independent samples, so the intervals combine each file's own intervals: each
 at the level its file records (95%, or with ``-k auto`` the level of the look that decided).
 """
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.report.provenance import Provenance, notice, provenance_of, summary
 from skilltest.report.rows import Row, figure, layer_of, merge, rows_of
 from skilltest.stats import Interval, difference, newcombe
 
@@ -62,6 +66,25 @@ class Comparison:
     """Scenarios only in NEW."""
     vanished: tuple[Row, ...]
     """Scenarios only in OLD."""
+    old_provenance: Provenance | None = None
+    """What produced OLD."""
+    new_provenance: Provenance | None = None
+    """What produced NEW."""
+
+    def provenance_lines(self) -> list[str]:
+        """Each offline file's notice (one that says nothing about a real model), then what
+        produced each file, OLD then NEW."""
+        sides = [
+            ("OLD", self.old, self.old_provenance),
+            ("NEW", self.new, self.new_provenance),
+        ]
+        said = {name: notice(p) for name, _, p in sides if p is not None}
+        if said.get("OLD") and said.get("OLD") == said.get("NEW"):
+            lines = [f"OLD and NEW: {said['OLD']}"]
+        else:
+            lines = [f"{name} {where}: {said[name]}" for name, where, _ in sides if said.get(name)]
+        lines += [f"{name} {where}: {summary(p)}" for name, where, p in sides if p is not None]
+        return lines
 
 
 def compare(
@@ -102,6 +125,8 @@ def compare(
         changes=tuple(changes),
         added=tuple(row for row in after if row.name not in before),
         vanished=tuple(row for name, row in before.items() if name not in names),
+        old_provenance=provenance_of(old),
+        new_provenance=provenance_of(new),
     )
 
 
@@ -128,6 +153,14 @@ def to_dict(comparison: Comparison) -> dict[str, Any]:
         "layer": comparison.layer,
         "old": comparison.old,
         "new": comparison.new,
+        "provenance": {
+            "old": None
+            if comparison.old_provenance is None
+            else comparison.old_provenance.to_dict(),
+            "new": None
+            if comparison.new_provenance is None
+            else comparison.new_provenance.to_dict(),
+        },
         "summary": summary_counts(comparison),
         "scenarios": [
             {
@@ -212,7 +245,8 @@ def render_text(comparison: Comparison) -> str:
     from tabulate import tabulate
 
     headers, rows = table_rows(comparison)
-    lines = [f"{comparison.layer}: {comparison.old} → {comparison.new}", ""]
+    lines = [f"{comparison.layer}: {comparison.old} → {comparison.new}"]
+    lines += [*comparison.provenance_lines(), ""]
     if rows:
         lines += [
             tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
@@ -234,6 +268,8 @@ def render_markdown(comparison: Comparison) -> str:
         f"## skilltest compare: {comparison.layer}",
         "",
         f"`{comparison.old}` → `{comparison.new}`",
+        "",
+        *(f"- {line}" for line in comparison.provenance_lines()),
         "",
         f"**{summary_line(comparison)}**",
         "",

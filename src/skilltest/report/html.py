@@ -3,7 +3,9 @@
 Pure apart from reading the kept transcripts the results name: it takes results documents (what
 ``--results`` writes) and returns one HTML page with everything inline (styles, plots; no
 script, no font, no request to any network), so the file can be mailed, attached to a CI run or
-opened from disk. Per layer: a table of the scenarios (verdict, figures with intervals, pass@k
+opened from disk. An offline run's report says first that its numbers come from a scripted
+stand-in; what produced each results file (backend, model, versions, date, suites, command line)
+heads its layer. Per layer: a table of the scenarios (verdict, figures with intervals, pass@k
 and pass^k, and with ``--against REF`` the verdict and delta against that revision), a forest
 plot of the deltas; per scenario: pass rates or mean scores per arm,
 component and split-score bars, and every run, in a ``<details>`` element: the answer (pressure)
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document, cost_line
+from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of, versus_cell
 from skilltest.revision import summary_line
 
@@ -54,6 +57,9 @@ border-left:4px solid #8c959f;background:#f6f8fa}
 .kind{font-weight:600;margin-right:.5em}
 pre{white-space:pre-wrap;word-break:break-word;margin:.2em 0;font-size:12px}
 .note{color:#57606a}
+.offline{font-size:1.1em;font-weight:600;background:#fff8c5;border:2px solid #bf8700;
+border-radius:4px;padding:.6em .9em;margin:.8em 0}
+table.provenance th{width:9em}
 """
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -361,6 +367,32 @@ def _scenario_section(
     )
 
 
+def offline_notices(documents: Sequence[Document]) -> str:
+    """The page's first words for every offline document (or one of unknown origin): its
+    numbers come from a scripted stand-in and say nothing about a real model."""
+    notes = []
+    for document in documents:
+        said = notice(provenance_of(document.data))
+        if said:
+            source = f" ({document.source})" if document.source != "-" else ""
+            head, _, rest = said.partition(": ")
+            notes.append(
+                f'<p class="offline" role="note"><strong>{_e(head)}</strong>{_e(source)}: '
+                f"{_e(rest)}</p>"
+            )
+    return "".join(dict.fromkeys(notes))
+
+
+def provenance_table(document: Document) -> str:
+    """What produced a document: backend, model, versions, date, suites, command line."""
+    cells = "".join(
+        f"<tr><th>{_e(name)}</th><td>{_e(value)}</td></tr>"
+        for name, value in fields(provenance_of(document.data))
+    )
+    caption = f"<caption>{_e(document.source)}</caption>" if document.source != "-" else ""
+    return f'<table class="provenance">{caption}{cells}</table>'
+
+
 def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> str:
     pairs: list[tuple[Row, Mapping[str, Any]]] = []
     for document in documents:
@@ -418,6 +450,7 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
             else ""
         )
         + f'<p class="note">{_e(LEGEND[layer])}.{_e(f" From {sources}." if sources else "")}</p>'
+        + "".join(provenance_table(document) for document in documents)
         + "".join(table)
         + forest_plot(rows, title=plot_title)
         + "".join(
@@ -449,6 +482,7 @@ def render_html(documents: Sequence[Document], *, cwd: Path) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         "<title>skilltest report</title>"
         f"<style>{STYLE}</style></head><body><h1>skilltest report</h1>"
+        + offline_notices(documents)
         + "".join(sections)
         + "</body></html>\n"
     )

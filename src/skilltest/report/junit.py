@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.report.files import write_report
+from skilltest.report.provenance import Provenance, model_text, notice
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,13 @@ class JUnitCase:
     verdict against that revision with its delta)."""
 
 
-def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
-    """Renders one ``<testsuites>`` document."""
+def render_junit(
+    suite_name: str,
+    cases: Sequence[JUnitCase],
+    properties: Sequence[tuple[str, str]] = (),
+) -> str:
+    """Renders one ``<testsuites>`` document; ``properties`` are the test suite's (what
+    produced the results: :func:`provenance_properties`)."""
     root = ET.Element("testsuites", name=suite_name)
     suite = ET.SubElement(
         root,
@@ -46,15 +53,20 @@ def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
         skipped=str(sum(1 for c in cases if c.skipped is not None)),
         time=f"{sum(c.time_s for c in cases):.3f}",
     )
+    if properties:
+        # The suite's properties come first inside it, as the JUnit schema orders them.
+        listed = ET.SubElement(suite, "properties")
+        for name, value in properties:
+            ET.SubElement(listed, "property", name=name, value=value)
     for case in cases:
         element = ET.SubElement(
             suite, "testcase", name=case.name, classname=case.classname, time=f"{case.time_s:.3f}"
         )
         if case.properties:
             # Inside the test case, before failure and output, as the JUnit schema orders them.
-            properties = ET.SubElement(element, "properties")
+            own = ET.SubElement(element, "properties")
             for name, value in case.properties:
-                ET.SubElement(properties, "property", name=name, value=value)
+                ET.SubElement(own, "property", name=name, value=value)
         if case.failure is not None:
             ET.SubElement(
                 element, "failure", message=case.failure.splitlines()[0]
@@ -69,6 +81,31 @@ def render_junit(suite_name: str, cases: Sequence[JUnitCase]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(path: Path, suite_name: str, cases: Sequence[JUnitCase]) -> None:
+def provenance_properties(provenance: Provenance) -> list[tuple[str, str]]:
+    """What produced the results, as test suite properties: an offline run's notice first, then
+    the backend, the model, the versions, the date, each suite file's checksum and the command
+    line."""
+    said = notice(provenance)
+    props = [("notice", said)] if said else []
+    props += [("origin", provenance.origin), ("backend", provenance.backend or "")]
+    if provenance.recorded_with:
+        props.append(("recorded_with", ", ".join(provenance.recorded_with)))
+    props += [
+        ("model", model_text(provenance)),
+        ("claude_version", provenance.claude_version or ""),
+        ("skilltest_version", provenance.skilltest_version or ""),
+        ("date", provenance.started_at or ""),
+    ]
+    props += [(f"suite {suite.path}", suite.sha256 or "") for suite in provenance.suites]
+    props += [("command", shlex.join(provenance.command)), ("run_id", provenance.run_id)]
+    return props
+
+
+def write_junit(
+    path: Path,
+    suite_name: str,
+    cases: Sequence[JUnitCase],
+    properties: Sequence[tuple[str, str]] = (),
+) -> None:
     """Writes JUnit XML to ``path`` atomically."""
-    write_report(path, render_junit(suite_name, cases))
+    write_report(path, render_junit(suite_name, cases, properties))

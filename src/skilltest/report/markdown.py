@@ -19,6 +19,7 @@ from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.report.files import write_report
+from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of, versus_cell
 from skilltest.report.text import cost_per_pass
 from skilltest.revision import summary_line
@@ -94,12 +95,33 @@ def cost_line(documents: Sequence[Document]) -> str:
     return "cost per passing run: " + "; ".join(parts) if known else ""
 
 
+def provenance_lines(documents: Sequence[Document]) -> list[str]:
+    """Per document: the offline notice (an offline run's, or one of unknown origin) as a
+    quote, then what produced it: backend, model, versions, date, suites, command line."""
+    lines = []
+    several = len(documents) > 1
+    for document in documents:
+        provenance = provenance_of(document.data)
+        named = f" (`{document.source}`)" if several and document.source != "-" else ""
+        said = notice(provenance)
+        if said:
+            head, _, rest = said.partition(": ")
+            lines += [f"> **{head}**{named}: {rest}", ""]
+        shown = "; ".join(
+            f"{name} `{value}`" if name in ("command", "suites") else f"{name} {value}"
+            for name, value in fields(provenance)
+        )
+        lines += [f"produced by{named}: {_cell(shown)}", ""]
+    return lines
+
+
 def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd: Path) -> str:
     rows = merge([row for d in documents for row in rows_of(d.data, d.source)])
     lines = [f"## skilltest {TITLES[layer]}", ""]
     sources = [d.source for d in documents if d.source != "-"]
     if sources:
         lines += ["from " + ", ".join(f"`{s}`" for s in sources), ""]
+    lines += provenance_lines(documents)
     if any(not d.data.get("complete", True) for d in documents):
         lines += ["> **incomplete**: the run stopped before every scenario finished", ""]
     lines += [_counts(layer, rows), ""]

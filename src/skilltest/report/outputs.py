@@ -64,23 +64,27 @@ def write_outputs(
             (default: the current folder).
 
     Returns:
-        The results document, when one was built (a results file or a final run).
+        The results document, when one was built (a results file, JUnit or a final run).
 
     Raises:
         InputError: a file cannot be written, naming it.
     """
     from skilltest.report.files import write_results
-    from skilltest.report.junit import write_junit
+    from skilltest.report.junit import provenance_properties, write_junit
+    from skilltest.report.provenance import provenance_of
 
     document = None
-    if outputs.results is not None or final:
+    if outputs.results is not None or outputs.junit is not None or final:
         document = results.to_document()
         if outputs.results is not None:
             write_results(outputs.results, document)
         if final:
             _summaries(document, outputs, cwd or Path.cwd())
     if outputs.junit is not None:
-        write_junit(outputs.junit, results.junit_name, results.junit_cases())
+        assert document is not None
+        # What produced the results goes with them: an offline run says so in CI's test view.
+        properties = provenance_properties(provenance_of(document))
+        write_junit(outputs.junit, results.junit_name, results.junit_cases(), properties)
     return document
 
 

@@ -125,6 +125,7 @@ class AnthropicRunner:
                 ),
                 usage=Usage.from_mapping(message.usage.model_dump()),
                 model=message.model,
+                api_models=(message.model,) if message.model else (),
                 stop_reason=message.stop_reason,
                 latency_ms=(time.monotonic() - started) * 1000,
             )

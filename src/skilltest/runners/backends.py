@@ -80,9 +80,9 @@ def choose_backend(
 
 
 PRESSURE_EMULATOR_NOTICE = (
-    "skilltest: answers come from the offline emulator: a scripted stand-in, not a real model "
-    "(no ANTHROPIC_API_KEY set, or --backend emulator). Set ANTHROPIC_API_KEY to test against "
-    "Claude."
+    "skilltest: offline: answers come from the skilltest emulator, a scripted stand-in, not a "
+    "model, so the numbers say nothing about how a real model behaves (no ANTHROPIC_API_KEY set, "
+    "or --backend emulator). Set ANTHROPIC_API_KEY to test against Claude."
 )
 
 

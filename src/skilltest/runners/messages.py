@@ -71,11 +71,13 @@ def transcript_from_message(
         for block in content
         if isinstance(block, Mapping) and block.get("type") == "text"
     )
+    model = message.get("model") if isinstance(message.get("model"), str) else None
     return Transcript(
         source=source,
         assistant_text=texts,
         usage=Usage.from_mapping(message.get("usage")),
-        model=message.get("model") if isinstance(message.get("model"), str) else None,
+        model=model,
+        api_models=(model,) if model else (),
         stop_reason=message.get("stop_reason")
         if isinstance(message.get("stop_reason"), str)
         else None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from skilltest.replay.cassette import Cassette, Exchange
@@ -97,7 +98,9 @@ class ReplayTurnRunner:
                 return await self.fallback.run_turn(request)
             self.misses.append(miss)
             return Transcript(source=BACKEND, error=miss.message)
-        return self._transcript(answers[-1].response, started)
+        cassette = self._cassettes.get(key)
+        recorded = (cassette.backend if cassette is not None else None) or "unknown"
+        return replace(self._transcript(answers[-1].response, started), recorded_with=recorded)
 
     def _transcript(self, response: Mapping[str, object], started: float) -> Transcript:
         latency = (time.monotonic() - started) * 1000

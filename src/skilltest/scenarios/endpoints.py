@@ -36,10 +36,11 @@ EMULATOR_API_KEY = "sk-skilltest-emulator"
 """The key the CLI sends to the emulator; never a real credential."""
 
 EMULATOR_NOTICE = (
-    "skilltest: no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN set, so the "
-    "real claude CLI runs against the offline model emulator: the model is a scripted stand-in "
-    "answering from each suite's model script, not Claude. Set a credential (or pass "
-    "--backend claude) to test against the real model."
+    "skilltest: offline: the real claude CLI runs against the offline model emulator, a scripted "
+    "stand-in answering from each suite's model script, not Claude, so the numbers say nothing "
+    "about how a real model behaves (no ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or "
+    "CLAUDE_CODE_OAUTH_TOKEN set, or --backend emulator). Set a credential (or pass --backend "
+    "claude) to test against the real model."
 )
 
 
@@ -166,10 +167,11 @@ def taped(
     *,
     model: str | None,
     cli_version: str | None,
+    backend: str | None = None,
 ) -> Endpoint:
     """``endpoint`` behind the recording or replaying point the tape asks for (``endpoint`` is
     ``None`` when the cassettes alone answer); ``rules`` are each suite's replay rules, by its
-    path."""
+    path; ``backend`` is what answers while recording, written into the cassettes."""
     if tape.directory is None:
         assert endpoint is not None
         return endpoint
@@ -181,7 +183,13 @@ def taped(
         return rules.get(request.suite_path, Rules())
 
     recorder = (
-        Recorder(tape.directory, layer="scenarios", model=model, cli_version=cli_version)
+        Recorder(
+            tape.directory,
+            layer="scenarios",
+            model=model,
+            cli_version=cli_version,
+            backend=backend,
+        )
         if tape.recording
         else None
     )
@@ -233,6 +241,7 @@ def cli_backend(
         rules or {},
         model=options.model,
         cli_version=binary.version,
+        backend=choice.name if choice.name != "replay" else None,
     )
     if choice.notice:
         observer.notice(choice.notice)

@@ -21,6 +21,7 @@ from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
 from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
+from skilltest.flow.provenance import start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
@@ -29,6 +30,7 @@ from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_su
 
 if TYPE_CHECKING:
     from skilltest.report.junit import JUnitCase
+    from skilltest.report.provenance import Provenance
     from skilltest.scenarios.canary import CanaryReport
     from skilltest.scenarios.outcome import RunRecord
     from skilltest.scenarios.verdict import ScenarioVerdict
@@ -76,6 +78,8 @@ class ScenarioResults:
     """Cassettes written (record)."""
     output_dir: Path | None = None
     """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
+    provenance: Provenance | None = None
+    """What produced the results: backend, models, versions, date, suites, command line."""
 
     junit_name: ClassVar[str] = "skilltest scenarios"
 
@@ -116,7 +120,11 @@ class ScenarioResults:
         from skilltest.scenarios.report import results_document
 
         document = results_document(
-            self.verdicts, self.context, complete=self.complete, interrupted=self.interrupted
+            self.verdicts,
+            self.context,
+            complete=self.complete,
+            interrupted=self.interrupted,
+            provenance=self.provenance,
         )
         canary = self.canary
         document["canary"] = canary.to_dict() if canary is not None else None
@@ -216,6 +224,13 @@ def _run(
 
     chosen = cli_backend(options, suites, observer, tape, {s.path: s.replay for s in suites})
     binary, endpoint = chosen.binary, chosen.endpoint
+    provenance = start_provenance(
+        options,
+        entry="skilltest.scenarios.run",
+        backend=chosen.backend,
+        suites=paths,
+        claude_version=binary.version,
+    )
     notice = unconfined_bash(
         rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
     )
@@ -257,12 +272,17 @@ def _run(
 
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
         written = getattr(recorder, "written", ())
+        verdicts = tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0]))
+        runs = [run for verdict in verdicts for run in verdict.runs]
         results = dataclasses.replace(
             base,
-            verdicts=tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0])),
+            verdicts=verdicts,
             complete=complete,
             interrupted=interrupted,
             cassettes_written=len(written),
+            provenance=provenance.with_models(m for run in runs for m in run.models).with_recorded(
+                run.recorded_with for run in runs if run.recorded_with
+            ),
         )
         write_outputs(results, options.outputs, final=complete or interrupted)
         return results
@@ -285,6 +305,7 @@ def _run(
                 repetitions=repetitions,
                 against=options.against,
                 previous=lambda scenario: previous[scenario.skill.skill_file],
+                provenance=provenance,
             )
         )
     except KeyboardInterrupt:

@@ -95,6 +95,10 @@ class RunRecord:
     """What the CLI estimated the run cost."""
     cli_version: str | None = None
     """The Claude Code version the run's init event reported."""
+    models: tuple[str, ...] = ()
+    """The models the API named in its answers (empty when none answered)."""
+    recorded_with: str | None = None
+    """A replayed run: the backend its cassette was recorded with; ``None`` otherwise."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in this run (a skill from outside the sandbox, a plugin...)."""
     explanation: str | None = None
@@ -167,6 +171,8 @@ class RunRecord:
             "exit_code": self.exit_code,
             "cost_usd": self.cost_usd,
             "claude_version": self.cli_version,
+            "models": list(self.models),
+            "recorded_with": self.recorded_with,
             "warnings": list(self.warnings),
             "loaded": {key: list(value) for key, value in self.loaded.items()},
             "world": dict(self.world) if self.world is not None else None,

@@ -308,6 +308,7 @@ class ReplayEndpoint:
                 },
                 wrap_server=wrap if sandbox is not None else None,
                 secrets=secrets,
+                recorded_with=(cassette.backend or "unknown") if recorded and cassette else None,
             )
             try:
                 yield session

@@ -8,6 +8,7 @@ from typing import Any
 
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
+from skilltest.report.provenance import Provenance, with_ids
 from skilltest.report.text import (
     consistency_note,
     cost_per_pass,
@@ -364,10 +365,18 @@ def results_document(
     *,
     complete: bool,
     interrupted: bool = False,
+    provenance: Provenance | None = None,
 ) -> dict[str, Any]:
-    """The whole ``--results`` file; rewritten after each scenario, ``complete`` at the end."""
+    """The whole ``--results`` file; rewritten after each scenario, ``complete`` at the end.
+    With ``provenance``, each run carries its ``id``."""
     from skilltest import __version__
 
+    scenarios = [scenario_dict(r) for r in results]
+    if provenance is not None:
+        for scenario in scenarios:
+            scenario["runs"] = with_ids(
+                scenario["runs"], provenance.run_id, LAYER, scenario["skill"], scenario["id"]
+            )
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "layer": LAYER,
@@ -381,6 +390,7 @@ def results_document(
         "complete": complete,
         "interrupted": interrupted,
         "suites": list(context.suites),
+        "provenance": None if provenance is None else provenance.to_dict(),
         "summary": {
             "scenarios": len(results),
             "passed": sum(1 for r in results if r.passed),
@@ -392,7 +402,7 @@ def results_document(
             "runs": sum(len(r.runs) for r in results),
             "unscored_runs": sum(1 for r in results for run in r.runs if run.error is not None),
         },
-        "scenarios": [scenario_dict(r) for r in results],
+        "scenarios": scenarios,
     }
 
 

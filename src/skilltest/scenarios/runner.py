@@ -283,6 +283,9 @@ class EndpointSession:
     secrets: dict[str, str] = field(default_factory=dict)
     """The run's own secrets, by name, added once known (a controlled world's tokens): a
     recording keeps them out of its cassette, a replay matches them as the recording did."""
+    recorded_with: str | None = None
+    """A replayed run: the backend its cassette was recorded with (``unknown`` when the cassette
+    does not say); ``None`` for a run that is not replayed."""
 
 
 class Endpoint(Protocol):
@@ -428,6 +431,8 @@ class ClaudeCliRunner:
                 # What the CLI (or a judge) made of a refused request is beside the point: the
                 # cassette is stale. The endpoint knows its misses once it is closed.
                 transcript = replace(transcript, error=session.misses[0].message, ended=None)
+            if session.recorded_with is not None:
+                transcript = replace(transcript, recorded_with=session.recorded_with)
             outcome = self._outcome(
                 request, output, transcript, (stdout, stderr), redact, session, warnings
             )

@@ -23,6 +23,7 @@ from skilltest.errors import PatternError, RunError
 from skilltest.flow.options import Observer
 from skilltest.redact import map_strings
 from skilltest.repetitions import Repetitions, plan_for
+from skilltest.report.provenance import Provenance, run_id
 from skilltest.scenarios.canary import judge_canary
 from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
 from skilltest.scenarios.rubric import COMPONENTS, score
@@ -35,10 +36,14 @@ from skilltest.skills import Skill
 from skilltest.trace.record import (
     build_trace,
     fixture_checksum,
+    origin_header,
     trace_path,
     write_trace,
 )
 from skilltest.transcript import Transcript
+
+LAYER = "scenarios"
+"""The layer, as a run's id names it."""
 
 DEFAULT_OUTPUT_FOLDER = "output"
 """Raw transcripts go to ``output/`` beside the suite file (``tests/scenarios/output/``)."""
@@ -153,6 +158,8 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         exit_code=transcript.exit_code,
         cost_usd=transcript.cost_usd,
         cli_version=transcript.cli_version,
+        models=transcript.api_models,
+        recorded_with=transcript.recorded_with,
         warnings=outcome.warnings,
         explanation=card.explain(),
         bad_input=bad_input,
@@ -167,8 +174,12 @@ def write_run_trace(
     outcome: RunOutcome,
     record: RunRecord,
     transcript_path: Path,
+    *,
+    backend: str,
+    provenance: Provenance | None = None,
 ) -> Path:
-    """Writes the run's trace beside its kept transcript and returns its path."""
+    """Writes the run's trace beside its kept transcript and returns its path; ``backend`` and
+    ``provenance`` say what produced the run."""
     scenario = request.scenario
     world_files: list[Path] = []
     if scenario.world is not None:
@@ -189,6 +200,22 @@ def write_run_trace(
         transcript_path=transcript_path,
         prompts=(scenario.prompt, *scenario.turns),
         world=record.world,
+        origin=origin_header(
+            outcome.transcript,
+            backend=backend,
+            provenance=provenance,
+            suite=suite.path,
+            run_id=None
+            if provenance is None
+            else run_id(
+                provenance.run_id,
+                LAYER,
+                scenario.skill.name,
+                scenario.id,
+                request.arm.value,
+                request.rep,
+            ),
+        ),
         outcome={
             "score": record.score,
             "components": record.components,
@@ -214,6 +241,7 @@ async def run_suites(
     repetitions: Callable[[Scenario], Repetitions] | None = None,
     against: str | None = None,
     previous: Callable[[Scenario], Skill] | None = None,
+    provenance: Provenance | None = None,
 ) -> list[ScenarioVerdict]:
     """Runs every scenario's arms K times (or adaptively), at most ``jobs`` CLI processes at once.
 
@@ -228,6 +256,7 @@ async def run_suites(
         against: The REF of ``--against``: each scenario also runs the previous revision's
             skill (``previous``) as an arm ``previous``, as many rounds as the others.
         previous: Each scenario's skill under test as it was at ``against``.
+        provenance: What produced the runs, for their traces.
 
     Returns:
         The verdicts in file order (``on_verdict`` sees them in completion order).
@@ -256,7 +285,15 @@ async def run_suites(
         if outcome.transcript_path is None:
             return record
         try:
-            trace = write_run_trace(entry.suite, request, outcome, record, outcome.transcript_path)
+            trace = write_run_trace(
+                entry.suite,
+                request,
+                outcome,
+                record,
+                outcome.transcript_path,
+                backend=runner.backend,
+                provenance=provenance,
+            )
         except OSError as exc:
             # The run itself is scored; a trace that cannot be written (a full disk) is a
             # warning on it, not a reason to stop the suite.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -12,6 +13,7 @@ from typing import Any
 from skilltest import __version__
 from skilltest.redact import Redactor, map_strings
 from skilltest.report.files import write_text_atomic
+from skilltest.report.provenance import Provenance
 from skilltest.trace import SCHEMA_VERSION
 from skilltest.transcript import Transcript, Usage
 
@@ -163,6 +165,40 @@ def http_events(world: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     ]
 
 
+def origin_header(
+    transcript: Transcript,
+    *,
+    backend: str,
+    provenance: Provenance | None,
+    suite: Path,
+    run_id: str | None,
+) -> dict[str, Any]:
+    """What produced one run, for its trace's header: the backend (for a replayed run, what its
+    cassette was recorded with), whether that was the scripted stand-in (``origin``), the model
+    as the API named it in its answers, the versions, the date, the suite file's checksum, the
+    command line and the run's ``id`` in the results file."""
+    recorded = (transcript.recorded_with,) if transcript.recorded_with else ()
+    origin = Provenance(run_id="", backend=backend, recorded_with=recorded).origin
+    checksum = (
+        next((s.sha256 for s in provenance.suites if s.path == str(suite)), None)
+        if provenance is not None
+        else None
+    )
+    return {
+        "toolkit_version": __version__,
+        "cli_version": transcript.cli_version,
+        "backend": backend,
+        "recorded_with": transcript.recorded_with,
+        "origin": origin,
+        "model": transcript.api_models[0] if transcript.api_models else None,
+        "models": list(transcript.api_models),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "suite_checksum": checksum,
+        "command": list(provenance.command) if provenance is not None else None,
+        "run_id": run_id,
+    }
+
+
 def build_trace(
     *,
     header: Mapping[str, Any],
@@ -171,16 +207,21 @@ def build_trace(
     prompts: Sequence[str],
     world: Mapping[str, Any] | None,
     outcome: Mapping[str, Any],
+    origin: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every line of a run's trace: the header, the numbered events, the outcome."""
+    """Every line of a run's trace: the header, the numbered events, the outcome.
+
+    ``origin`` is what produced the run (:func:`origin_header`); without it, what the
+    transcript says."""
     usage = transcript.usage
     head = {
         "schema_version": SCHEMA_VERSION,
         "kind": "header",
         "toolkit_version": __version__,
         "cli_version": transcript.cli_version,
-        "model": transcript.model,
+        "model": transcript.api_models[0] if transcript.api_models else None,
         "backend": transcript.source,
+        **(origin or {}),
         **header,
         "prompts": list(prompts),
         "profile": world.get("profile") if world is not None else None,

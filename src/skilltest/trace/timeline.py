@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skilltest.report.provenance import OFFLINE, STAND_IN
+
 TRIM = 160
 """Texts, inputs and results longer than this are cut on their line (the trace keeps more)."""
 
@@ -76,11 +78,20 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
         title = (
             f"{head.get('suite')}/{head.get('scenario')}  {str(head.get('arm')).replace('_', '-')}"
         )
+    backend = str(head.get("backend"))
+    if head.get("recorded_with"):
+        backend += f" of a cassette recorded with {head['recorded_with']}"
     out = [
         f"{title} run {head.get('rep')}",
         f"model {head.get('model') or 'unknown'}, claude {head.get('cli_version') or 'unknown'}, "
-        f"skilltest {head.get('toolkit_version')}, {head.get('backend')} backend",
+        f"skilltest {head.get('toolkit_version')}, {backend} backend"
+        + (f", {head['date']}" if head.get("date") else ""),
     ]
+    if head.get("origin") == OFFLINE:
+        out.append(
+            f"offline: answered by {STAND_IN}, not a model; this run says nothing about how a "
+            "real model behaves"
+        )
     if head.get("description_checksum"):
         out.append(f"description {head['description_checksum']}")
     if head.get("fixture_checksum"):
@@ -126,7 +137,10 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
             )
         )
     if head.get("system_checksum"):
-        out.insert(2, f"system prompt {head['system_checksum']}")
+        # After the header's lines on what produced the run.
+        out.insert(
+            3 if head.get("origin") == OFFLINE else 2, f"system prompt {head['system_checksum']}"
+        )
     world = outcome.get("world")
     if world:
         violations = world.get("violations") or []

@@ -221,7 +221,13 @@ class Transcript:
     cost_usd: float | None = None
     """Cost of the whole run, when known."""
     model: str | None = None
-    """The model that answered."""
+    """The model that answered (through the CLI: the model its session was started with)."""
+    api_models: tuple[str, ...] = ()
+    """The models the API named in its answers, in the order they first answered; empty when
+    no answer came. What a run's provenance reports as its model."""
+    recorded_with: str | None = None
+    """For a replayed run: the backend its cassette was recorded with (``emulator`` for the
+    scripted stand-in, ``unknown`` when the cassette does not say); ``None`` otherwise."""
     cli_version: str | None = None
     """The ``claude`` version, when the run went through the CLI."""
     session_id: str | None = None

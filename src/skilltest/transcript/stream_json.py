@@ -400,6 +400,7 @@ class _EventReader:
     cli_version: str | None = None
     init_model: str | None = None
     answering_model: str | None = None
+    answering_models: list[str] = field(default_factory=list)
     session_id: str | None = None
     skills_available: tuple[str, ...] | None = None
     tools_available: tuple[str, ...] | None = None
@@ -482,6 +483,8 @@ class _EventReader:
         model = _str(message.get("model"))
         if model:
             self.answering_model = model
+            if model not in self.answering_models:
+                self.answering_models.append(model)
         message_id = _str(message.get("id"))
         if message_id and "usage" in message:
             self.message_usage[message_id] = Usage.from_mapping(message.get("usage"))
@@ -599,6 +602,7 @@ class _EventReader:
             usage=usage,
             cost_usd=cost,
             model=self.init_model or self.answering_model or _first_key(self.session_usage),
+            api_models=tuple(self.answering_models),
             cli_version=self.cli_version,
             session_id=self.session_id,
             stop_reason=self.stop_reason,

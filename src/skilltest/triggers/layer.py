@@ -19,12 +19,15 @@ from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.plan import check_unique_scenarios, load_all, select
+from skilltest.flow.provenance import start_provenance
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
     from skilltest.report.junit import JUnitCase
+    from skilltest.report.provenance import Provenance
+    from skilltest.transcript import Transcript
     from skilltest.triggers.runs import Variant
     from skilltest.triggers.verdict import QueryResult, SuiteResult
 
@@ -64,6 +67,8 @@ class TriggerResults:
     """The run was stopped (Ctrl-C, SIGTERM)."""
     finished_queries: int = 0
     """Query results finished (per description)."""
+    provenance: Provenance | None = None
+    """What produced the results: backend, models, versions, date, suites, command line."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -92,6 +97,7 @@ class TriggerResults:
             self.context,
             complete=self.complete,
             interrupted=self.interrupted,
+            provenance=self.provenance,
         )
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -231,6 +237,14 @@ def _run(
     chosen = cli_backend(options, suites, observer)
     binary = chosen.binary
     runner = ClaudeCliRunner(binary, chosen.endpoint)
+    provenance = start_provenance(
+        options,
+        entry="skilltest.triggers.run",
+        backend=chosen.backend,
+        suites=paths,
+        claude_version=binary.version,
+    )
+    models: set[str] = set()
     base = TriggerResults(
         suites=(),
         context={
@@ -256,6 +270,7 @@ def _run(
             complete=complete,
             interrupted=interrupted,
             finished_queries=len(finished),
+            provenance=provenance.with_models(models),
         )
         write_outputs(current, options.outputs, final=complete or interrupted)
         return current
@@ -264,7 +279,8 @@ def _run(
         finished[s, v, q] = result
         save(complete=False)
 
-    def on_run(run: TriggerRun) -> None:
+    def on_run(run: TriggerRun, transcript: Transcript) -> None:
+        models.update(transcript.api_models)
         observer.run_finished(error=run.ended == "error")
 
     save(complete=False)  # an unwritable results file fails now, before any run
@@ -279,6 +295,7 @@ def _run(
                 output_dir=options.output_dir,
                 on_result=on_result,
                 on_run=on_run,
+                provenance=provenance,
             )
         )
     except KeyboardInterrupt:

@@ -9,6 +9,7 @@ from typing import Any
 
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
+from skilltest.report.provenance import Provenance, with_ids
 from skilltest.report.text import shorten
 from skilltest.revision import BAND, PREVIOUS, summary_line
 from skilltest.stats import Interval
@@ -266,9 +267,11 @@ def results_document(
     *,
     complete: bool,
     interrupted: bool = False,
+    provenance: Provenance | None = None,
 ) -> dict[str, Any]:
     """The ``--results`` JSON: per suite and description, the queries with their runs and the
-    suite metrics; with two descriptions, their differences."""
+    suite metrics; with two descriptions, their differences. With ``provenance``, each run
+    carries its ``id``."""
     comparisons = []
     for variants in results:
         if len(variants) == 2 and variants[1].variant != PREVIOUS:
@@ -286,9 +289,21 @@ def results_document(
         "complete": complete,
         "interrupted": interrupted,
         **context,
-        "suites": [suite.to_dict() for variants in results for suite in variants],
+        "provenance": None if provenance is None else provenance.to_dict(),
+        "suites": [_with_run_ids(suite, provenance) for variants in results for suite in variants],
         "comparison": comparisons or None,
     }
+
+
+def _with_run_ids(suite: SuiteResult, provenance: Provenance | None) -> dict[str, Any]:
+    """A suite as the results file lists it, each run of each query with its ``id``."""
+    data = suite.to_dict()
+    if provenance is not None:
+        for query in data["queries"]:
+            query["runs"] = with_ids(
+                query["runs"], provenance.run_id, LAYER, suite.skill, suite.variant, query["id"]
+            )
+    return data
 
 
 def junit_cases(results: Sequence[SuiteResult]) -> list[JUnitCase]:

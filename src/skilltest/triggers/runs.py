@@ -26,6 +26,7 @@ import yaml
 
 from skilltest.errors import InputError, RunError
 from skilltest.names import child
+from skilltest.report.provenance import Provenance
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
@@ -192,7 +193,8 @@ async def run_triggers(
     jobs: int = 4,
     output_dir: Path | None = None,
     on_result: Callable[[int, int, int, QueryResult], None] | None = None,
-    on_run: Callable[[TriggerRun], None] | None = None,
+    on_run: Callable[[TriggerRun, Transcript], None] | None = None,
+    provenance: Provenance | None = None,
 ) -> list[list[SuiteResult]]:
     """Runs every query of every suite K times per description, ``jobs`` runs at once.
 
@@ -204,7 +206,8 @@ async def run_triggers(
         output_dir: Where raw output is kept (default: ``output/`` beside each suite).
         on_result: Called with (suite index, variant index, query index, result) as soon as a
             query's last run finished.
-        on_run: Called after each run.
+        on_run: Called after each run, with its transcript.
+        provenance: What produced the runs, for their traces.
 
     Returns:
         Per suite, one result per variant.
@@ -254,9 +257,18 @@ async def run_triggers(
                 # A run that cannot even start is unscored; the suite goes on.
                 outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
             run = trigger_run(job.rep, watch, outcome)
-            run = _with_trace(suite, query, skill, label, run, outcome)
+            run = _with_trace(
+                suite,
+                query,
+                skill,
+                label,
+                run,
+                outcome,
+                backend=runner.backend,
+                provenance=provenance,
+            )
             if on_run is not None:
-                on_run(run)
+                on_run(run, outcome.transcript)
             key = (job.suite, job.variant, job.query)
             done = runs.setdefault(key, [])
             done.append(run)
@@ -313,11 +325,21 @@ def _with_trace(
     variant: str,
     run: TriggerRun,
     outcome: RunOutcome,
+    *,
+    backend: str,
+    provenance: Provenance | None,
 ) -> TriggerRun:
     """The run with its trace, written beside its kept transcript."""
     try:
         path = write_trigger_trace(
-            suite, query, description=skill.description, variant=variant, run=run, outcome=outcome
+            suite,
+            query,
+            description=skill.description,
+            variant=variant,
+            run=run,
+            outcome=outcome,
+            backend=backend,
+            provenance=provenance,
         )
     except OSError as exc:
         # The run itself counts; a trace that cannot be written (a full disk) is a warning.

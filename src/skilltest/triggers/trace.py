@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from skilltest.report.provenance import Provenance, run_id
 from skilltest.scenarios.runner import RunOutcome
-from skilltest.trace.record import build_trace, trace_path, write_trace
+from skilltest.trace.record import build_trace, origin_header, trace_path, write_trace
 from skilltest.triggers.suite import TriggerQuery, TriggerSuite
 from skilltest.triggers.verdict import TriggerRun
 
@@ -35,10 +36,22 @@ def write_trigger_trace(
     variant: str,
     run: TriggerRun,
     outcome: RunOutcome,
+    backend: str | None = None,
+    provenance: Provenance | None = None,
 ) -> Path | None:
-    """Writes the run's trace beside its kept transcript; ``None`` when none was kept."""
+    """Writes the run's trace beside its kept transcript; ``None`` when none was kept.
+    ``backend`` and ``provenance`` say what produced the run."""
     if outcome.transcript_path is None:
         return None
+    origin = origin_header(
+        outcome.transcript,
+        backend=backend or outcome.transcript.source,
+        provenance=provenance,
+        suite=suite.path,
+        run_id=None
+        if provenance is None
+        else run_id(provenance.run_id, "triggers", suite.skill.name, variant, query.id, run.rep),
+    )
     lines = build_trace(
         header={
             "layer": "triggers",
@@ -57,6 +70,7 @@ def write_trigger_trace(
         transcript_path=outcome.transcript_path,
         prompts=(query.query,),
         world=None,
+        origin=origin,
         outcome={"duration_s": round(run.duration_s, 3), "requests": run.requests},
     )
     # The run's ending is the trigger watch's, not the CLI's (which the outcome keeps too).

@@ -1,0 +1,85 @@
+"""What every layer records about how a run started (:mod:`skilltest.report.provenance`).
+
+The command line gives its own argv (``RunOptions.command_line``); a Python caller's run records
+``python``, the entry point and the options it set, so that a results file always says how to
+run it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skilltest import __version__
+from skilltest.flow.options import RunOptions
+from skilltest.report.provenance import Provenance, SuiteFile
+
+
+def checksum(path: Path) -> str | None:
+    """``sha256:<hex>`` of a file's bytes; ``None`` when it cannot be read."""
+    try:
+        return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return "(" + ", ".join(_shown(item) for item in value) + ")"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        given = [
+            f"{f.name}={_shown(getattr(value, f.name))}"
+            for f in dataclasses.fields(value)
+            if getattr(value, f.name) is not None
+        ]
+        return f"{type(value).__name__}({', '.join(given)})"
+    return str(value)
+
+
+def python_command(options: RunOptions, entry: str) -> tuple[str, ...]:
+    """``("python", entry, "name=value", ...)``: the options a Python caller set (the fields
+    that differ from their defaults)."""
+    defaults = type(options)()
+    given = [
+        f"{item.name}={_shown(getattr(options, item.name))}"
+        for item in dataclasses.fields(options)
+        if item.name != "command_line"
+        and getattr(options, item.name) != getattr(defaults, item.name)
+    ]
+    return ("python", entry, *given)
+
+
+def start_provenance(
+    options: RunOptions,
+    *,
+    entry: str,
+    backend: str,
+    suites: Sequence[Path],
+    model: str | None = None,
+    claude_version: str | None = None,
+) -> Provenance:
+    """A run's provenance as it starts; the models are added as the answers come.
+
+    Args:
+        options: The run's options (the command line, or what a Python caller set).
+        entry: The Python entry point (``skilltest.pressure.run``), for a Python caller.
+        backend: The backend chosen (``anthropic``, ``claude``, ``emulator``, ``replay``).
+        suites: The suite files read.
+        model: The model the run asks for, when it names one.
+        claude_version: The ``claude`` CLI version, for runs through the CLI.
+    """
+    return Provenance(
+        run_id=uuid.uuid4().hex[:12],
+        backend=backend,
+        model_requested=model or options.model,
+        claude_version=claude_version,
+        skilltest_version=__version__,
+        started_at=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        suites=tuple(SuiteFile(str(path), checksum(path)) for path in suites),
+        command=options.command_line or python_command(options, entry),
+    )

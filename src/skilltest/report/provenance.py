@@ -1,0 +1,254 @@
+"""Where a run's numbers came from, and whether they say anything about a real model. Pure.
+
+Every results file carries a ``provenance`` object: the backend, the models the API reported
+in its answers, the ``claude`` CLI and toolkit versions, the date, the suite files with their
+checksums and the command line. Every report made from a results file (HTML, Markdown, JUnit,
+``skilltest gate``, ``skilltest compare``) shows it, so that nobody reads a scripted stand-in's
+numbers as a model's.
+
+A run's *origin* is one of:
+
+``live``     a real model answered (the ``anthropic`` or ``claude`` backend, or cassettes
+             recorded from one).
+``offline``  the skilltest emulator answered, directly or through cassettes recorded against
+             it: a scripted stand-in, so the numbers test the suite's wiring and the toolkit, and
+             say nothing about a real model.
+``unknown``  the file or the cassettes do not say what answered (written before skilltest
+             recorded it).
+
+Each run of a results file carries an ``id``: the run's invocation id and its place in the run
+(layer, skill, scenario, arm, repetition), so the same run read twice, from one file given
+twice or from two files that both hold it, is recognised as one.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+LIVE = "live"
+OFFLINE = "offline"
+UNKNOWN = "unknown"
+
+EMULATOR = "emulator"
+"""The backend whose answers are a scripted stand-in's."""
+REPLAY = "replay"
+"""The backend that answers from cassettes only."""
+
+STAND_IN = "the skilltest emulator, a scripted stand-in"
+"""What answers an offline run: never a model name."""
+
+
+@dataclass(frozen=True)
+class SuiteFile:
+    """A suite file a run read, with its checksum."""
+
+    path: str
+    """As the run named it."""
+    sha256: str | None
+    """``sha256:<hex>`` of its bytes; ``None`` when it could not be read."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the results file stores it."""
+        return {"path": self.path, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What produced a run's results."""
+
+    run_id: str
+    """This invocation's id; each run's ``id`` starts with it."""
+    backend: str | None
+    """``anthropic``, ``claude``, ``emulator`` or ``replay``; ``None`` when a file does not
+    say."""
+    recorded_with: tuple[str, ...] = ()
+    """The backends the replayed cassettes were recorded against (``unknown`` for cassettes
+    that do not say); empty when nothing was replayed."""
+    models: tuple[str, ...] = ()
+    """The models the API named in its answers, sorted; empty when none answered."""
+    model_requested: str | None = None
+    """The model the run asked for (``--model`` or the suite's), when it named one."""
+    claude_version: str | None = None
+    """The ``claude`` CLI version the runs used; ``None`` for runs without the CLI."""
+    skilltest_version: str | None = None
+    """The toolkit version that ran."""
+    started_at: str | None = None
+    """When the run started, ISO 8601 in UTC."""
+    suites: tuple[SuiteFile, ...] = ()
+    """The suite files, with their checksums."""
+    command: tuple[str, ...] = ()
+    """The command line that started the run (``skilltest pressure ...``); a Python caller's:
+    ``python``, the entry point and the options it set."""
+
+    @property
+    def origin(self) -> str:
+        """``live``, ``offline`` or ``unknown`` (see the module docstring)."""
+        if self.backend == EMULATOR or EMULATOR in self.recorded_with:
+            return OFFLINE
+        if self.backend is None or UNKNOWN in self.recorded_with:
+            return UNKNOWN
+        if self.backend == REPLAY and not self.recorded_with:
+            return UNKNOWN
+        return LIVE
+
+    @property
+    def offline(self) -> bool:
+        """Whether the numbers come from the scripted stand-in."""
+        return self.origin == OFFLINE
+
+    def with_models(self, models: Iterable[str | None]) -> Provenance:
+        """This provenance with the models the runs' answers named."""
+        return replace(self, models=tuple(sorted({m for m in models if m})))
+
+    def with_recorded(self, backends: Iterable[str | None]) -> Provenance:
+        """This provenance with the backends the replayed cassettes were recorded against."""
+        found = {b or UNKNOWN for b in backends}
+        return replace(self, recorded_with=tuple(sorted(found | set(self.recorded_with))))
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the results file stores it."""
+        return {
+            "run_id": self.run_id,
+            "origin": self.origin,
+            "backend": self.backend,
+            "recorded_with": list(self.recorded_with),
+            "models": list(self.models),
+            "model_requested": self.model_requested,
+            "claude_version": self.claude_version,
+            "skilltest_version": self.skilltest_version,
+            "started_at": self.started_at,
+            "suites": [suite.to_dict() for suite in self.suites],
+            "command": list(self.command),
+        }
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def provenance_of(document: Mapping[str, Any]) -> Provenance:
+    """The provenance a results document records; for files written before it was recorded,
+    what their top-level keys say (the backend, the version; the origin of replayed answers
+    is then unknown)."""
+    data = document.get("provenance")
+    if isinstance(data, Mapping):
+        suites = tuple(
+            SuiteFile(str(s.get("path")), s.get("sha256"))
+            for s in data.get("suites") or []
+            if isinstance(s, Mapping)
+        )
+        return Provenance(
+            run_id=str(data.get("run_id") or ""),
+            backend=data.get("backend") if isinstance(data.get("backend"), str) else None,
+            recorded_with=_strings(data.get("recorded_with")),
+            models=_strings(data.get("models")),
+            model_requested=data.get("model_requested"),
+            claude_version=data.get("claude_version"),
+            skilltest_version=data.get("skilltest_version"),
+            started_at=data.get("started_at"),
+            suites=suites,
+            command=_strings(data.get("command")),
+        )
+    backend = document.get("backend")
+    listed = document.get("suites") if document.get("layer") != "triggers" else None
+    return Provenance(
+        run_id="",
+        backend=backend if isinstance(backend, str) else None,
+        # Replayed without the cassettes' origin recorded: nobody can tell what answered.
+        recorded_with=(UNKNOWN,) if backend == REPLAY else (),
+        model_requested=document.get("model") if isinstance(document.get("model"), str) else None,
+        claude_version=document.get("claude_version"),
+        skilltest_version=document.get("skilltest_version"),
+        suites=tuple(SuiteFile(s, None) for s in listed or () if isinstance(s, str)),
+    )
+
+
+def notice(provenance: Provenance) -> str | None:
+    """The line every output of an offline run (or one of unknown origin) begins with;
+    ``None`` for a live run."""
+    origin = provenance.origin
+    if origin == OFFLINE:
+        source = (
+            f"cassettes recorded against {STAND_IN}" if provenance.backend != EMULATOR else STAND_IN
+        )
+        return (
+            f"offline: these numbers come from {source}, not a model; they say nothing about "
+            "how a real model behaves"
+        )
+    if origin == UNKNOWN:
+        return (
+            "origin unknown: these results do not say which backend answered (written, or "
+            "their cassettes recorded, before skilltest recorded it); they may come from a "
+            "scripted stand-in"
+        )
+    return None
+
+
+def backend_text(provenance: Provenance) -> str:
+    """``emulator (offline: a scripted stand-in)``, ``replay of cassettes recorded with
+    anthropic``, ``claude``."""
+    backend = provenance.backend or "not recorded"
+    if provenance.recorded_with:
+        backend += f" of cassettes recorded with {', '.join(provenance.recorded_with)}"
+    if provenance.origin == OFFLINE:
+        backend += " (offline: a scripted stand-in)"
+    return backend
+
+
+def model_text(provenance: Provenance) -> str:
+    """The models as the API reported them; an offline run's are named as the stand-in's."""
+    if not provenance.models:
+        return "none reported"
+    shown = ", ".join(provenance.models)
+    return f"{shown} (as the stand-in named itself)" if provenance.offline else shown
+
+
+def suites_text(provenance: Provenance) -> str:
+    """``tests/lgtm.yaml sha256:1a2b3c4d5e6f``, each suite file with its checksum's start."""
+    return "; ".join(
+        f"{suite.path} {suite.sha256[:19] if suite.sha256 else '(no checksum)'}"
+        for suite in provenance.suites
+    )
+
+
+def fields(provenance: Provenance) -> list[tuple[str, str]]:
+    """Every field as a name and its text, in the order reports show them."""
+    return [
+        ("backend", backend_text(provenance)),
+        ("model", model_text(provenance)),
+        ("claude CLI", provenance.claude_version or "-"),
+        ("skilltest", provenance.skilltest_version or "-"),
+        ("date", provenance.started_at or "not recorded"),
+        ("suites", suites_text(provenance) or "-"),
+        ("command", shlex.join(provenance.command) if provenance.command else "not recorded"),
+        ("run id", provenance.run_id or "not recorded"),
+    ]
+
+
+def summary(provenance: Provenance) -> str:
+    """One line: backend, model, versions, date."""
+    return ", ".join(
+        f"{name} {value}"
+        for name, value in fields(provenance)[:5]
+        if not (name == "claude CLI" and value == "-")
+    )
+
+
+def run_id(prefix: str, *parts: object) -> str:
+    """A run's id: its invocation's id, then its place in the run."""
+    return "/".join((prefix, *(str(part) for part in parts)))
+
+
+def with_ids(
+    runs: Sequence[Mapping[str, Any]], prefix: str, *place: object
+) -> list[dict[str, Any]]:
+    """``runs`` (as the results file lists them), each with its ``id`` first: ``prefix``, then
+    ``place`` (layer, skill, scenario...) and the run's own arm and repetition."""
+    stamped = []
+    for run in runs:
+        parts = (*place, *((run["arm"],) if "arm" in run else ()), run.get("rep"))
+        stamped.append({"id": run_id(prefix, *parts), **run})
+    return stamped

@@ -1,0 +1,110 @@
+"""What produced a run, on everything a person reads: an emulator run's results file, JUnit,
+Markdown and HTML carry the offline notice and the provenance (backend, model as the API named
+it, CLI and toolkit versions, date, suite checksums, command line), and each run has an id."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+
+from skilltest.cli import main
+from skilltest.report.provenance import Provenance, provenance_of
+from tests.pressure.test_pressure_cli import workspace
+
+WITH_TEXT = 'Aggregate first: sum(count_over_time({app=\\"checkout\\"}[5m])).'
+NOTICE = (
+    "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a model; "
+    "they say nothing about how a real model behaves"
+)
+
+
+def run_emulated(tmp_path, capsys, monkeypatch) -> tuple[list[str], str]:
+    workspace(tmp_path, with_text=WITH_TEXT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    argv = ["pressure", "demo.yaml", "-k", "3", "--results", "out/p.json", "--junit", "out/p.xml"]
+    argv += ["--markdown", "out/p.md", "--report", "out/p.html"]
+    code = main(argv)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return argv, out
+
+
+def test_an_emulator_run_says_so_everywhere_with_what_produced_it(tmp_path, capsys, monkeypatch):
+    argv, out = run_emulated(tmp_path, capsys, monkeypatch)
+    assert out.splitlines()[0] == NOTICE
+
+    document = json.loads((tmp_path / "out" / "p.json").read_text())
+    provenance = document["provenance"]
+    checksum = "sha256:" + hashlib.sha256((tmp_path / "demo.yaml").read_bytes()).hexdigest()
+    assert provenance["origin"] == "offline"
+    assert (provenance["backend"], provenance["recorded_with"]) == ("emulator", [])
+    assert provenance["models"] == ["claude-sonnet-5-5"]  # as the emulator's answers named it
+    assert provenance["claude_version"] is None  # the SDK backend runs no CLI
+    assert provenance["skilltest_version"] == "0.1.0"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", provenance["started_at"])
+    assert provenance["suites"] == [{"path": "demo.yaml", "sha256": checksum}]
+    assert provenance["command"] == ["skilltest", *argv]
+    ids = [run["id"] for s in document["scenarios"] for run in s["runs"]]
+    assert len(ids) == len(set(ids)) == 6
+    assert ids[0] == f"{provenance['run_id']}/pressure/demo/aggregate/with_skill/1"
+    assert document["scenarios"][0]["passed"] is True
+
+    suite = ET.parse(tmp_path / "out" / "p.xml").getroot().find("testsuite")
+    assert suite is not None
+    properties = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert properties["notice"] == NOTICE
+    assert (properties["origin"], properties["backend"]) == ("offline", "emulator")
+    assert properties["model"] == "claude-sonnet-5-5 (as the stand-in named itself)"
+    assert properties["skilltest_version"] == "0.1.0"
+    assert properties["date"] == provenance["started_at"]
+    assert properties["suite demo.yaml"] == checksum
+    assert properties["command"] == "skilltest " + " ".join(argv)
+    assert properties["run_id"] == provenance["run_id"]
+
+    markdown = (tmp_path / "out" / "p.md").read_text().splitlines()
+    assert markdown[2] == (
+        "> **offline**: these numbers come from the skilltest emulator, a scripted stand-in, not "
+        "a model; they say nothing about how a real model behaves"
+    )
+    assert markdown[4] == (
+        "produced by: backend emulator (offline: a scripted stand-in); model claude-sonnet-5-5 "
+        f"(as the stand-in named itself); claude CLI -; skilltest 0.1.0; date "
+        f"{provenance['started_at']}; suites `demo.yaml {checksum[:19]}`; command "
+        f"`skilltest {' '.join(argv)}`; run id {provenance['run_id']}"
+    )
+
+    html = (tmp_path / "out" / "p.html").read_text()
+    assert html.index('<p class="offline" role="note"><strong>offline</strong>: these numbers') < (
+        html.index('<section class="layer"')
+    )
+    assert "<tr><th>backend</th><td>emulator (offline: a scripted stand-in)</td></tr>" in html
+    assert f"<tr><th>suites</th><td>demo.yaml {checksum[:19]}</td></tr>" in html
+    assert f"<tr><th>date</th><td>{provenance['started_at']}</td></tr>" in html
+
+
+def test_a_live_run_has_no_offline_notice():
+    live = Provenance(run_id="x", backend="anthropic", models=("claude-sonnet-4-5",))
+    assert live.origin == "live"
+    document = {"layer": "pressure", "provenance": live.to_dict()}
+    assert provenance_of(document) == live
+
+
+def test_files_written_before_provenance_read_as_their_backend_says():
+    assert provenance_of({"layer": "pressure", "backend": "emulator"}).origin == "offline"
+    assert provenance_of({"layer": "pressure", "backend": "anthropic"}).origin == "live"
+    # Replayed from cassettes nobody knows the origin of: neither live nor offline for sure.
+    assert provenance_of({"layer": "pressure", "backend": "replay"}).origin == "unknown"
+    assert provenance_of({"layer": "pressure"}).origin == "unknown"
+
+
+def test_each_run_of_a_run_has_its_own_id_and_two_runs_differ(tmp_path, capsys, monkeypatch):
+    run_emulated(tmp_path, capsys, monkeypatch)
+    first = json.loads((tmp_path / "out" / "p.json").read_text())
+    assert main(["pressure", "demo.yaml", "-k", "3", "--results", "out/q.json"]) == 0
+    capsys.readouterr()
+    second = json.loads((tmp_path / "out" / "q.json").read_text())
+    ids = {run["id"] for d in (first, second) for s in d["scenarios"] for run in s["runs"]}
+    assert len(ids) == 12
