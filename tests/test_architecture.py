@@ -28,6 +28,7 @@ ORDER: tuple[str, ...] = (
     "loopback",
     "repetitions",
     "scheduler",
+    "groups",
     # formats: what is read and written
     "suite",
     "skills",

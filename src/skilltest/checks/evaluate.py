@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from skilltest.checks.model import (
     ToolUsed,
     TraceMatches,
 )
+from skilltest.groups import stop_group
 from skilltest.patterns import Pattern, snippet
 from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.transcript import ToolCall, Transcript
@@ -51,8 +51,6 @@ MAX_FILES = 2000
 """The most files of the working directory a run's before-and-after comparison looks at."""
 OUTPUT_SHOWN = 600
 """How much of a command's output its evidence keeps (the end, where errors are)."""
-KILL_GRACE_S = 2.0
-"""How long a command gets between SIGTERM and SIGKILL at its time limit."""
 
 Snapshot = Mapping[str, tuple[int, int]]
 """A working directory's files: relative path -> (size, modification time in ns)."""
@@ -242,28 +240,16 @@ async def _command_result(check: Command, view: RunView) -> CheckResult:
     try:
         output, _ = await asyncio.wait_for(process.communicate(), check.timeout_s)
     except TimeoutError:
-        await _stop(process)
+        await stop_group(process)
         return _result(check, False, f"still running after {check.timeout_s:g}s; killed")
     finally:
         if process.returncode is None:
-            await _stop(process)
+            await stop_group(process)
     text = output.decode("utf-8", errors="replace").strip()
     tail = text[-OUTPUT_SHOWN:]
     passed = process.returncode == check.exit_code
     evidence = f"exit {process.returncode} (expected {check.exit_code})"
     return _result(check, passed, evidence + (f": {tail}" if tail else ""))
-
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """The command's whole process group: SIGTERM, then SIGKILL after a grace."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        try:
-            await asyncio.wait_for(process.wait(), KILL_GRACE_S)
-            return
-        except TimeoutError:
-            continue
 
 
 def _result(check: Check, passed: bool, evidence: str, error: str | None = None) -> CheckResult:

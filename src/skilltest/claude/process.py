@@ -11,16 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-KILL_GRACE_S = 2.0
-"""Seconds between SIGTERM and SIGKILL when a run is stopped."""
+from ..groups import KILL_GRACE_S, stop_group
 
 CHUNK = 1024 * 1024
 """Bytes read from the CLI's stdout at a time."""
@@ -117,30 +114,6 @@ def _is_turn_result(event: Mapping[str, Any]) -> bool:
     return not (isinstance(origin, dict) and origin.get("kind") == "task-notification")
 
 
-def _kill_group(process: asyncio.subprocess.Process, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, sig)
-
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM to the process group, then SIGKILL if it lingers (at once if the wait is
-    cancelled: a second Ctrl-C, or the event loop closing, never leaves the group running)."""
-    _kill_group(process, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(process.wait(), KILL_GRACE_S)
-    except TimeoutError:
-        _kill_group(process, signal.SIGKILL)
-        await process.wait()
-    except asyncio.CancelledError:
-        # No more grace; the wait for the killed group is short, and bounded all the same.
-        _kill_group(process, signal.SIGKILL)
-        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(process.wait(), KILL_GRACE_S)
-        raise
-    # Tools the agent started may still hold the pipes; the group kill covers them too.
-    _kill_group(process, signal.SIGKILL)
-
-
 async def run_conversation(invocation: Invocation) -> ProcessOutput:
     """Runs one ``claude`` process to the end, feeding follow-up turns after each result.
 
@@ -210,7 +183,7 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
             if stopped_reason is not None:
                 close_stdin()
                 # Stopped beside the reader, which drains the pipe until the group is gone.
-                stopping.append(asyncio.ensure_future(_stop(process)))
+                stopping.append(asyncio.ensure_future(stop_group(process)))
                 return
         if uses_stdin and stopped_reason is None and _is_turn_result(event):
             if pending:
@@ -237,14 +210,14 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         await asyncio.wait_for(asyncio.shield(task), invocation.timeout_s)
     except TimeoutError:
         timed_out = True
-        await _stop(process)
+        await stop_group(process)
         try:  # the readers finish once the pipes close
             await asyncio.wait_for(task, KILL_GRACE_S * 2)
         except (TimeoutError, asyncio.CancelledError):
             task.cancel()
     except asyncio.CancelledError:
         task.cancel()
-        await asyncio.shield(_stop(process))
+        await asyncio.shield(stop_group(process))
         raise
     finally:
         close_stdin()

@@ -2,8 +2,8 @@
 
 A stop signal (Ctrl-C's SIGINT, SIGTERM as CI systems cancel a job, SIGHUP) that arrives while a
 run's event loop runs cancels every task of the run: every worker unwinds where it waits (its
-``claude`` process group killed, its servers closed, its sandbox removed) and the signal is
-then raised as :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and SIGHUP), however
+``claude`` process group killed without a grace, its servers closed, its sandbox removed) and
+the signal is then raised as :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and SIGHUP), however
 the run ended meanwhile. A cancellation can be swallowed on its way (a gathered error
 completing first), so the signal is remembered here rather than read from how the task ended. A
 second signal while the run unwinds raises at once.
@@ -17,6 +17,8 @@ from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TypeVar
+
+from skilltest import groups
 
 _T = TypeVar("_T")
 
@@ -89,6 +91,7 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
             received.append(signum)
+            groups.interrupt()  # a child stopped from now on gets no grace
             if len(received) > 1:
                 raise interrupt_for(signum)  # a second signal: no more waiting
             # Every task, not only the main one: a worker already stopping its claude process
@@ -107,6 +110,7 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
                 raise
             finally:
                 _wind_down(loop)
+                groups.clear_interrupt()
     if received:
         raise interrupt_for(received[0])
     return result
