@@ -12,8 +12,10 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from skilltest import __version__
+from skilltest.cli.terminal import safe_output
 from skilltest.errors import ConfigurationError, InputError, SkilltestError
 from skilltest.flow.loop import (  # noqa: F401  (the commands run through run_async)
     Terminated,
@@ -78,6 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
+    with safe_output():  # no control character from a run or a file reaches the terminal
+        return _run(handler, args)
+
+
+def _run(handler: Any, args: argparse.Namespace) -> int:
+    """Runs a command's handler; an error, an interrupt or a closed pipe becomes its exit code."""
     try:
         with stop_signals_raise():
             return int(handler(args))

@@ -3,10 +3,10 @@
 A stop signal (Ctrl-C's SIGINT, SIGTERM as CI systems cancel a job, SIGHUP) that arrives while a
 run's event loop runs cancels every task of the run: every worker unwinds where it waits (its
 ``claude`` process group killed without a grace, its servers closed, its sandbox removed) and
-the signal is then raised as :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and SIGHUP), however
-the run ended meanwhile. A cancellation can be swallowed on its way (a gathered error
-completing first), so the signal is remembered here rather than read from how the task ended. A
-second signal while the run unwinds raises at once.
+the signal is then raised as :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and
+SIGHUP), however the run ended meanwhile. A cancellation can be swallowed on its way (a
+gathered error completing first), so the signal is remembered here rather than read from how
+the task ended. A second signal while the run unwinds raises at once.
 """
 
 from __future__ import annotations

@@ -16,7 +16,10 @@ class Progress:
         self.label = label
         self.done = 0
         self.errors = 0
-        self.stream = stream if stream is not None else sys.stderr
+        stream = stream if stream is not None else sys.stderr
+        # The bar redraws its line with a carriage return: it writes past the command line's
+        # escaping of control characters (cli.terminal), which its own text needs none of.
+        self.stream: TextIO = getattr(stream, "unescaped", stream)
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self._started = time.monotonic()
         self._lock = threading.Lock()

@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from skilltest.repetitions import Repetitions
+
+
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""C0 controls but tab and line feed, DEL, C1 controls, bidirectional embeddings, overrides and
+isolates: characters that act on a terminal, or reorder what is read, rather than show."""
+
+
+def escape_controls(text: str, *, also: str = "") -> str:
+    """``text`` with every control character (and those of the character class body ``also``)
+    written as a visible ``\\uXXXX`` escape (valid in a JSON string as well)."""
+    pattern = _with(also) if also else CONTROLS
+    return pattern.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+@functools.cache
+def _with(also: str) -> re.Pattern[str]:
+    return re.compile(CONTROLS.pattern[:-1] + also + "]")
 
 
 def shorten(text: str, width: int) -> str:
