@@ -124,6 +124,12 @@ def test_triggers_have_a_fired_column_and_no_baseline():
     )
 
 
+def test_one_query_is_counted_in_the_singular():
+    document = triggers_document()
+    del document["suites"][0]["queries"][1]
+    assert "**1 query**: 1 pass; 1 passed, 0 failed" in render(document).splitlines()
+
+
 def test_layers_in_order_and_shards_combined():
     shard_a = scenarios_document(IMPROVED)
     shard_b = scenarios_document(REGRESSED, complete=False)

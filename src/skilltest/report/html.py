@@ -30,6 +30,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from skilltest.errors import InputError
 from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document, cost_line
 from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of, versus_cell
@@ -214,11 +215,13 @@ def timeline_of_events(events: Sequence[Any]) -> Iterator[str]:
 
 
 def _read_events(path: Path) -> tuple[list[Any], str | None]:
+    from skilltest.files import read_head
+
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(TRANSCRIPT_LIMIT)
-    except OSError as exc:
-        return [], f"transcript not readable: {path}: {exc.strerror or exc}"
+        # A regular file only: a results file naming a FIFO or a device cannot stall the report.
+        raw = read_head(path, TRANSCRIPT_LIMIT, what="the transcript")
+    except InputError as exc:
+        return [], f"transcript not readable: {exc}"
     events = []
     for line in raw.decode("utf-8", errors="replace").splitlines():
         try:
@@ -441,7 +444,7 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
     )
     return (
         f'<section class="layer" id="layer-{_e(layer)}"><h2>{_e(TITLES[layer])}</h2>'
-        f'<p class="counts">{len(rows)} {_e(NOUNS[layer])}: {_e(count_text)}; '
+        f'<p class="counts">{len(rows)} {_e(NOUNS[layer][len(rows) != 1])}: {_e(count_text)}; '
         f"{failing} failing</p>"
         + "".join(f'<p class="counts against">{_e(line)}</p>' for line in against_lines)
         + (

@@ -10,6 +10,10 @@ from pathlib import Path
 
 from skilltest.report.files import write_report
 from skilltest.report.provenance import Provenance, model_text, notice
+from skilltest.report.text import escape_controls
+
+NOT_XML = "\ud800-\udfff\ufffe\uffff"
+"""Characters beside the controls that XML 1.0 documents cannot hold."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,10 @@ def render_junit(
         if case.output:
             ET.SubElement(element, "system-out").text = case.output
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    text = ET.tostring(root, encoding="unicode")
+    # Characters XML 1.0 cannot hold (a CI system would refuse the whole file), and those that
+    # act on a terminal where a CI log prints the file, are written as visible escapes.
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + escape_controls(text, also=NOT_XML) + "\n"
 
 
 def provenance_properties(provenance: Provenance) -> list[tuple[str, str]]:

@@ -11,20 +11,27 @@ file is read (a repository browser, a CI artifact unpacked as a whole).
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from skilltest.errors import InputError
 from skilltest.report.files import write_report
 from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of, versus_cell
-from skilltest.report.text import cost_per_pass
+from skilltest.report.text import cost_per_pass, escape_controls
 from skilltest.revision import summary_line
 
-NOUNS = {"pressure": "scenarios", "scenarios": "scenarios", "triggers": "queries"}
+NOUNS = {
+    "pressure": ("scenario", "scenarios"),
+    "scenarios": ("scenario", "scenarios"),
+    "triggers": ("query", "queries"),
+}
+"""Per layer, what a row is: one, several."""
 TITLES = {
     "pressure": "skill pressure",
     "scenarios": "scenarios",
@@ -50,19 +57,37 @@ class Document:
     """The results document, as ``--results`` writes it."""
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a table cell: no pipes, no line breaks."""
-    return " ".join(text.split()).replace("|", "\\|")
+_SPECIAL = re.compile(r"([\\`*_<>|])|(?<=[\]!])([(\[])")
+"""Markdown's characters that make code, emphasis, HTML, autolinks or table cells, and the
+bracket or parenthesis after ``]`` or ``!`` that makes a link or an image (a bracket alone, as
+in an interval, makes nothing)."""
+
+
+def _cell(text: object) -> str:
+    """Text shown as written, on one line, wherever it goes (a table cell, a list item): what a
+    model, an agent or a results file says cannot make a link, an image, HTML or a new cell."""
+    return _SPECIAL.sub(lambda m: "\\" + m.group(), " ".join(str(text).split()))
+
+
+def _code(text: object) -> str:
+    """Text as inline code, on one line: a fence longer than any run of backticks inside it,
+    and pipes escaped (a table splits cells on them even inside code)."""
+    flat = " ".join(str(text).split()).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _link(path: str, *, link_from: Path, cwd: Path) -> str:
+    """A transcript's path relative to the Markdown file, percent-encoded: a path from a results
+    file cannot become another kind of link (``javascript:``, ``https:``) or end the link."""
     target = Path(path) if Path(path).is_absolute() else cwd / path
-    return Path(os.path.relpath(target, link_from)).as_posix().replace(" ", "%20")
+    return quote(Path(os.path.relpath(target, link_from)).as_posix(), safe="/")
 
 
 def _transcripts(row: Row, *, link_from: Path, cwd: Path) -> str:
     links = [
-        f"[{t.label}]({_link(t.path, link_from=link_from, cwd=cwd)})"
+        f"[{_cell(t.label)}]({_link(t.path, link_from=link_from, cwd=cwd)})"
         for t in row.transcripts[:TRANSCRIPT_LINKS]
     ]
     more = len(row.transcripts) - TRANSCRIPT_LINKS
@@ -71,9 +96,9 @@ def _transcripts(row: Row, *, link_from: Path, cwd: Path) -> str:
 
 def _counts(layer: str, rows: Sequence[Row]) -> str:
     verdicts = Counter(row.verdict for row in rows)
-    shown = ", ".join(f"{count} {verdict}" for verdict, count in verdicts.items())
+    shown = ", ".join(f"{count} {_cell(verdict)}" for verdict, count in verdicts.items())
     failed = sum(1 for row in rows if row.failed)
-    noun = NOUNS[layer] if len(rows) != 1 else NOUNS[layer].removesuffix("s")
+    noun = NOUNS[layer][0 if len(rows) == 1 else 1]
     return f"**{len(rows)} {noun}**: {shown}; {len(rows) - failed} passed, {failed} failed"
 
 
@@ -102,16 +127,16 @@ def provenance_lines(documents: Sequence[Document]) -> list[str]:
     several = len(documents) > 1
     for document in documents:
         provenance = provenance_of(document.data)
-        named = f" (`{document.source}`)" if several and document.source != "-" else ""
+        named = f" ({_code(document.source)})" if several and document.source != "-" else ""
         said = notice(provenance)
         if said:
             head, _, rest = said.partition(": ")
             lines += [f"> **{head}**{named}: {rest}", ""]
         shown = "; ".join(
-            f"{name} `{value}`" if name in ("command", "suites") else f"{name} {value}"
+            f"{name} {_code(value)}" if name in ("command", "suites") else f"{name} {_cell(value)}"
             for name, value in fields(provenance)
         )
-        lines += [f"produced by{named}: {_cell(shown)}", ""]
+        lines += [f"produced by{named}: {shown}", ""]
     return lines
 
 
@@ -120,7 +145,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     lines = [f"## skilltest {TITLES[layer]}", ""]
     sources = [d.source for d in documents if d.source != "-"]
     if sources:
-        lines += ["from " + ", ".join(f"`{s}`" for s in sources), ""]
+        lines += ["from " + ", ".join(_code(s) for s in sources), ""]
     lines += provenance_lines(documents)
     if any(not d.data.get("complete", True) for d in documents):
         lines += ["> **incomplete**: the run stopped before every scenario finished", ""]
@@ -129,7 +154,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     refs = list(dict.fromkeys(row.against.ref for row in rows if row.against))
     for ref in refs:
         moves = [row.against.verdict for row in rows if row.against and row.against.ref == ref]
-        lines += [summary_line(ref, moves), ""]
+        lines += [_cell(summary_line(ref, moves)), ""]
     cost = cost_line(documents) if layer == "scenarios" else ""
     if cost:
         lines += [cost, ""]
@@ -138,7 +163,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
         lines += ["### Failing", ""]
         for row in failing:
             why = "; ".join(row.reasons) or "no reason recorded"
-            lines.append(f"- **{row.name}** ({row.verdict}): {_cell(why)}")
+            lines.append(f"- **{_cell(row.name)}** ({_cell(row.verdict)}): {_cell(why)}")
         lines.append("")
     for ref in refs:
         regressed = [
@@ -147,27 +172,29 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
             if row.against and row.against.ref == ref and row.against.verdict == "regressed"
         ]
         if regressed:
-            lines += [f"### Regressed against {ref}", ""]
+            lines += [f"### Regressed against {_cell(ref)}", ""]
             for row in regressed:
                 assert row.against is not None
                 delta = figure(row.against.delta, percent=row.percent, signed=True)
-                lines.append(f"- **{row.name}** ({row.verdict}): {delta} against {ref}")
+                lines.append(
+                    f"- **{_cell(row.name)}** ({_cell(row.verdict)}): {delta} against {_cell(ref)}"
+                )
             lines.append("")
     compared = layer != "triggers"
     headers = ["", "scenario" if compared else "query", "verdict" if compared else "result"]
     headers += ["with skill", "without skill", "delta"] if compared else ["fired"]
     if refs:
-        headers.append(f"vs {refs[0]}" if len(refs) == 1 else "vs previous revision")
+        headers.append(f"vs {_cell(refs[0])}" if len(refs) == 1 else "vs previous revision")
     headers += ["K", "transcripts"]
     lines += ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
     for row in rows:
-        cells = ["❌" if row.failed else "✅", f"`{row.name}`", row.verdict]
+        cells = ["❌" if row.failed else "✅", _code(row.name), _cell(row.verdict)]
         cells.append(figure(row.with_skill, percent=row.percent))
         if compared:
             cells.append(figure(row.without_skill, percent=row.percent))
             cells.append(figure(row.delta, percent=row.percent, signed=True))
         if refs:
-            cells.append(versus_cell(row, named=len(refs) > 1))
+            cells.append(_cell(versus_cell(row, named=len(refs) > 1)))
         cells += [str(row.k), _transcripts(row, link_from=link_from, cwd=cwd)]
         lines.append("| " + " | ".join(cells) + " |")
     # Trigger runs have a fixed K: their intervals are always at 95%.
@@ -202,7 +229,8 @@ def render_markdown(documents: Sequence[Document], *, link_from: Path, cwd: Path
         for layer in LAYERS
         if layer in by_layer
     ]
-    return "\n\n".join(sections) + "\n"
+    # No control character reaches a file a CI log may print, or a reader's terminal.
+    return escape_controls("\n\n".join(sections)) + "\n"
 
 
 def write_summary(
