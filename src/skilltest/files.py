@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from skilltest.errors import InputError
 from skilltest.limits import MAX_JSON_DEPTH
@@ -32,6 +32,72 @@ _KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
 
 def _mib(size: int) -> str:
     return f"{size / 2**20:.1f} MiB"
+
+
+def open_regular(
+    path: Path,
+    *,
+    error: type[InputError] = InputError,
+    what: str = "the file",
+    missing: str = "file not found",
+    missing_fix: str = "check the path",
+) -> BinaryIO:
+    """``path`` opened for reading in binary, when it is a regular file.
+
+    The file is opened without blocking and checked once open, so a FIFO (whose opening would
+    wait for a writer) or a device (which never ends) is refused before a byte is read, and no
+    file swapped in between a check and the opening slips through.
+
+    Raises:
+        InputError: (of class ``error``) missing, not a regular file, or unreadable.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise error(missing, location=str(path), fix=missing_fix) from None
+    except OSError as exc:
+        kind = _kind_of(path)
+        raise error(
+            f"cannot read {what}: "
+            + (f"it is {kind}, not a regular file" if kind else f"{exc.strerror or exc}"),
+            location=str(path),
+            fix="pass a regular file" if kind else "pass a readable file, or fix its permissions",
+        ) from exc
+    mode = os.fstat(fd).st_mode
+    for test, kind in _KINDS:
+        if test(mode):
+            os.close(fd)
+            raise error(
+                f"cannot read {what}: it is {kind}, not a regular file",
+                location=str(path),
+                fix="pass a regular file",
+            )
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _kind_of(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (a socket cannot even be opened)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), None)
+
+
+def read_head(path: Path, limit: int, *, what: str = "the file") -> bytes:
+    """At most the first ``limit`` bytes of a regular file (a transcript shown in a report).
+
+    Raises:
+        InputError: missing, not a regular file, or unreadable.
+    """
+    with open_regular(path, what=what) as handle:
+        try:
+            return handle.read(limit)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read {what}: {exc.strerror or exc}", location=str(path)
+            ) from exc
 
 
 def read_bytes(
@@ -61,33 +127,18 @@ def read_bytes(
         InputError: (of class ``error``) missing, not a regular file, unreadable, or larger
             than ``limit``; nothing is read from a FIFO or a device.
     """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise error(missing, location=str(path), fix=missing_fix) from None
-    except OSError as exc:
-        raise error(
-            f"cannot read {what}: {exc.strerror or exc}",
-            location=str(path),
-            fix="pass a readable file, or fix its permissions",
-        ) from exc
-    for test, kind in _KINDS:
-        if test(mode):
-            raise error(
-                f"cannot read {what}: it is {kind}, not a regular file",
-                location=str(path),
-                fix="pass a regular file",
-            )
-    try:
-        with open(path, "rb") as handle:
+    with open_regular(
+        path, error=error, what=what, missing=missing, missing_fix=missing_fix
+    ) as handle:
+        try:
             size = os.fstat(handle.fileno()).st_size
             raw = b"" if size > limit else handle.read(limit + 1)
-    except OSError as exc:
-        raise error(
-            f"cannot read {what}: {exc.strerror or exc}",
-            location=str(path),
-            fix="pass a readable file, or fix its permissions",
-        ) from exc
+        except OSError as exc:
+            raise error(
+                f"cannot read {what}: {exc.strerror or exc}",
+                location=str(path),
+                fix="pass a readable file, or fix its permissions",
+            ) from exc
     size = max(size, len(raw))
     if size > limit:
         raise error(

@@ -36,6 +36,8 @@ from skilltest.checks.model import (
     ToolUsed,
     TraceMatches,
 )
+from skilltest.errors import InputError
+from skilltest.files import open_regular
 from skilltest.groups import stop_group
 from skilltest.patterns import Pattern, snippet
 from skilltest.redact import CREDENTIAL_VARIABLES
@@ -96,8 +98,11 @@ class RunView:
 
 def read_text(path: Path) -> str:
     """A file's text (bytes that are not UTF-8 replaced), at most :data:`MAX_FILE_BYTES`."""
-    with path.open("rb") as handle:
-        raw = handle.read(MAX_FILE_BYTES + 1)
+    try:  # a FIFO or a device the agent left there is read as nothing, never waited on
+        with open_regular(path) as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except InputError as exc:
+        return f"(not readable: {exc})"
     text = raw[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
     return text + ("\n… [cut: the file is larger]" if len(raw) > MAX_FILE_BYTES else "")
 

@@ -59,6 +59,7 @@ totals for the whole *session*, so for a ``--resume``d session they include earl
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
@@ -67,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.files import open_regular
 from skilltest.transcript.model import (
     REFUSAL_MARKERS,
     ApiRetry,
@@ -317,7 +319,12 @@ def _chunk_lines(chunks: Iterable[str]) -> Iterator[str]:
 def _file_lines(path: Path) -> Iterator[str]:
     """The non-blank lines of a file, stripped, read one at a time."""
     # errors="replace": a process killed mid-write can leave a cut multi-byte character.
-    with path.open(encoding="utf-8", errors="replace", newline="\n") as file:
+    with io.TextIOWrapper(
+        open_regular(path, what="the transcript", missing="transcript file not found"),
+        encoding="utf-8",
+        errors="replace",
+        newline="\n",
+    ) as file:
         for raw in file:
             line = raw.strip()
             del raw
@@ -327,7 +334,8 @@ def _file_lines(path: Path) -> Iterator[str]:
 
 
 def _file_text(path: Path) -> str:
-    return path.read_bytes().decode("utf-8", errors="replace")
+    with open_regular(path, what="the transcript", missing="transcript file not found") as file:
+        return file.read().decode("utf-8", errors="replace")
 
 
 def _loads(text: str) -> Any:

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 DEFAULT_SUITE_DIR = Path("tests/triggers")
 """Where the suites are when none is named."""
 MAX_DESCRIPTION = 1024
+DESCRIPTION_FILE_BYTES = 64 * 1024
+"""The most a ``--description-file`` may hold (the description itself is at most
+:data:`MAX_DESCRIPTION` characters; the file may have some lines around it)."""
 """The longest description the Agent Skills format allows."""
 
 
@@ -116,14 +119,18 @@ def candidate_description(options: TriggerOptions) -> str | None:
     """
     if options.description_file is not None:
         where = "--description-file"
-        try:
-            text: str | None = options.description_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(
-                f"cannot read {options.description_file}: {exc}",
-                location=where,
-                fix="give a readable UTF-8 text file holding the description",
-            ) from exc
+        from skilltest.files import decode, read_bytes
+
+        raw = read_bytes(
+            options.description_file,
+            limit=DESCRIPTION_FILE_BYTES,
+            what="the description file",
+            too_large="a description file may be",
+            large_fix="give a text file holding the description alone",
+        )
+        text: str | None = decode(
+            raw, options.description_file, fix="save the description as UTF-8"
+        ).strip()
     else:
         where, text = "--description", options.description
     if text is None:
