@@ -50,3 +50,18 @@ def test_html_writes_the_report_of_every_file(tmp_path, capsys, monkeypatch):
     page = (tmp_path / "out" / "r.html").read_text()
     assert "<h2>scenarios</h2>" in page and "<h2>triggers</h2>" in page
     assert "lgtm/investigate-error-spike" in page
+
+
+def test_reports_follow_the_umask_as_any_file_the_user_creates(tmp_path, capsys, monkeypatch):
+    # A CI artifact a team shares, a report a web server serves: not private to the writer.
+    monkeypatch.chdir(tmp_path)
+    write_results(tmp_path / "a.json", scenarios_document(IMPROVED))
+    from skilltest.report import files
+
+    monkeypatch.setattr(files, "_umask", lambda: 0o022)
+    assert main(["report", "a.json", "--markdown", "s.md", "--html", "r.html"]) == 0
+    assert (tmp_path / "s.md").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "r.html").stat().st_mode & 0o777 == 0o644
+    monkeypatch.setattr(files, "_umask", lambda: 0o077)
+    assert main(["report", "a.json", "--markdown", "s.md"]) == 0
+    assert (tmp_path / "s.md").stat().st_mode & 0o777 == 0o600

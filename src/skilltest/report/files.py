@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -56,7 +57,11 @@ def write_text_atomic(path: Path, text: str) -> None:
             fix="choose a file in a folder you can write to",
         ) from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # mkstemp makes the file private; the file written follows the umask, as any other
+        # file the user creates (a CI artifact a team shares, a report a web server serves).
+        os.fchmod(fd, 0o666 & ~_umask())
+        # Half a character (a lone surrogate from a JSON escape) is written as its escape.
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
         os.replace(tmp, path)
     except OSError as exc:
@@ -67,6 +72,14 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask (read by setting it and setting it back, once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def read_results(path: Path, layer: str) -> dict[str, Any]:
