@@ -190,6 +190,22 @@ REFUSED = [
         "  fix: declare the real host name the skill text uses, e.g. api.tickets.example.com",
     ),
     (
+        "agent token in PATH",
+        HEAD.replace("    data:", "    auth: {env: PATH}\n    data:"),
+        {},
+        "<dir>/world.yaml#/services/0/auth/env: PATH is a variable the run sets or reads itself, "
+        "not one for an agent token\n"
+        "  fix: name a variable of the service's own, such as TICKETS_API_TOKEN",
+    ),
+    (
+        "agent token in the model API's key",
+        HEAD.replace("    data:", "    auth: {env: ANTHROPIC_API_KEY}\n    data:"),
+        {},
+        "<dir>/world.yaml#/services/0/auth/env: ANTHROPIC_API_KEY is a variable the run sets or "
+        "reads itself, not one for an agent token\n"
+        "  fix: name a variable of the service's own, such as TICKETS_API_TOKEN",
+    ),
+    (
         "host with a port",
         HEAD.replace("[api.tickets.example.com]", "['api.tickets.example.com:8443']"),
         {},

@@ -51,6 +51,27 @@ RECORD_ACTIONS = frozenset({"get", "update", "merge", "delete"})
 CONTROL_PATHS = ("/health", "/_skilltest")
 """Paths the fake answers itself on every host (the control plane)."""
 
+RESERVED_ENV = frozenset(
+    {
+        "PATH", "HOME", "SHELL", "USER", "LOGNAME", "PWD", "TMPDIR", "TEMP", "TMP", "LANG",
+        "TERM", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE",
+        "SSL_CERT_DIR", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "GIT_CONFIG_NOSYSTEM",
+    }
+)  # fmt: skip
+"""Variables the run sets itself (or that steer every program in it): an agent token put there
+would break the run or turn its traffic elsewhere."""
+RESERVED_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "SKILLTEST_", "LD_", "DYLD_", "NODE_", "PYTHON")
+"""Prefixes of variables that configure the model API, the CLI, skilltest or the interpreters."""
+
+
+def env_problem(name: str) -> str | None:
+    """Why ``name`` cannot carry a world's agent token, or ``None``."""
+    upper = name.upper()
+    if upper in RESERVED_ENV or upper.startswith(RESERVED_ENV_PREFIXES):
+        return f"{name} is a variable the run sets or reads itself, not one for an agent token"
+    return None
+
+
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -343,6 +364,13 @@ def _service(raw: dict[str, Any], world_path: Path, where: str) -> Service:
         if route.collection is not None:
             _check_collection(route, data, data_where)
     auth = raw.get("auth") or {}
+    problem = env_problem(auth["env"]) if "env" in auth else None
+    if problem is not None:
+        raise WorldError(
+            problem,
+            location=f"{where}/auth/env",
+            fix="name a variable of the service's own, such as TICKETS_API_TOKEN",
+        )
     service = Service(
         name=raw["name"],
         hosts=tuple(hosts),
