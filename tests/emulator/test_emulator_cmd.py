@@ -16,7 +16,13 @@ from skilltest.cli import main
 SCRIPTS = Path(__file__).parent / "scripts"
 
 
-def test_serve_prints_the_url_answers_and_stops_cleanly_on_ctrl_c() -> None:
+@pytest.mark.parametrize(
+    ("stop", "exit_code"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+)
+def test_serve_prints_the_url_answers_and_stops_on_a_signal_with_its_exit_code(
+    stop: signal.Signals, exit_code: int
+) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "skilltest", "emulator", "serve", "--script",
          str(SCRIPTS / "bash_echo.yaml"), "--port", "0"],
@@ -41,9 +47,10 @@ def test_serve_prints_the_url_answers_and_stops_cleanly_on_ctrl_c() -> None:
         with urllib.request.urlopen(request, timeout=5) as response:
             assert json.load(response)["content"][0]["text"] == "No rule matched."
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         _out, err = process.communicate(timeout=10)
-    assert process.returncode == 0
+    # A server stopped by a signal says so in its exit code, as every command stopped does.
+    assert process.returncode == exit_code
     assert "POST /v1/messages  200  rule=(default)" in err
     assert err.rstrip().endswith("emulator stopped")
 

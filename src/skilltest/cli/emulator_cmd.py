@@ -7,6 +7,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from skilltest.cli import interrupted_exit_code
 from skilltest.cli.options import tcp_port
 from skilltest.errors import ConfigurationError
 
@@ -57,7 +58,8 @@ def _describe(request: RecordedRequest) -> str:
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """Loads the script, serves it, and returns 0 when interrupted."""
+    """Loads the script and serves it until a stop signal; exits as a stopped command does
+    (130 on Ctrl-C, 128 + the signal's number on SIGTERM or SIGHUP)."""
     # Imported here: every other command starts without loading the emulator.
     from skilltest.emulator import EmulatorServer, ModelScript
 
@@ -84,6 +86,7 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"  script: {script.source} ({len(script.rules)} rules); Ctrl-C stops", flush=True)
         try:
             threading.Event().wait()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             print("emulator stopped", file=sys.stderr)
-    return 0
+            return interrupted_exit_code(exc)
+    raise AssertionError("the wait ends only by a stop signal")

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilltest.cli import interrupted_exit_code
 from skilltest.cli.options import tcp_port
 from skilltest.errors import ConfigurationError
 
@@ -65,7 +66,8 @@ def _log(line: str) -> None:
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """Loads the world, serves it, and returns 0 when interrupted."""
+    """Loads the world and serves it until a stop signal; exits as a stopped command does
+    (130 on Ctrl-C, 128 + the signal's number on SIGTERM or SIGHUP), having said what it saw."""
     # Imported here: every other command starts without loading the world's dependencies.
     from skilltest.world.instance import PROXY_ENV, WorldInstance
     from skilltest.world.model import load_world
@@ -102,7 +104,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 print(line, flush=True)
             try:
                 threading.Event().wait()
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:
                 calls = instance.calls
                 writes = sum(call.write for call in calls)
                 print(
@@ -110,11 +112,12 @@ def serve_command(args: argparse.Namespace) -> int:
                     f"{len(instance.violations)} egress violations",
                     file=sys.stderr,
                 )
+                return interrupted_exit_code(exc)
         finally:
             instance.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return 0
+    raise AssertionError("the wait ends only by a stop signal")
 
 
 def _banner(instance: WorldInstance, env_file: Path, *, cooperative: bool) -> list[str]:
