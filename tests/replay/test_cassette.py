@@ -401,3 +401,32 @@ def test_every_text_reads_back_exactly(tmp_path):
     assert [data for _, data in read.response["events"]] == TRICKY_TEXTS
     # Half a character (a JavaScript string cut inside an emoji) is not UTF-8: it becomes U+FFFD.
     assert read.response["body"]["texts"] == [*TRICKY_TEXTS, "half \ufffd"]
+
+
+def test_a_cassette_of_megabytes_is_written_fast_and_reads_back_exactly(tmp_path):
+    # Above LARGE_CASSETTE_CHARS libyaml writes the file; every text still reads back as it was.
+    from skilltest.replay.cassette import LARGE_CASSETTE_CHARS
+
+    big = "line of a long answer: ünïcödé, tabs\there, ${{x}} & *refs\n" * 20_000
+    assert len(big) > LARGE_CASSETTE_CHARS
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": t} for t in TRICKY_TEXTS]}
+        ],
+    }
+    response = {
+        "status": 200,
+        "headers": {},
+        "body": {"texts": [*TRICKY_TEXTS, "half \ud83e", big]},
+        "events": [["e", t] for t in [*TRICKY_TEXTS, big]],
+    }
+    cassette = made_up_cassette(tmp_path / "c.yaml")
+    for rep in range(2):  # the second repetition shares the request's parts with the first
+        cassette.add(rep, Exchange(0, "model", fingerprint(request), request, response))
+    cassette.save()
+    for rep in range(2):
+        read = Cassette.load(tmp_path / "c.yaml").repetitions[rep][0]
+        assert [block["text"] for block in read.request["messages"][0]["content"]] == TRICKY_TEXTS
+        assert [data for _, data in read.response["events"]] == [*TRICKY_TEXTS, big]
+        assert read.response["body"]["texts"] == [*TRICKY_TEXTS, "half \ufffd", big]
