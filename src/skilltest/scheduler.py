@@ -162,7 +162,10 @@ async def run_rounds(
             record = await run(scenario.item, arm, rep)
             await complete(scenario, record)
 
-    await run_workers([worker() for _ in range(max(1, workers))])
+    # No more workers than runs the plans can ask for: idle workers all wake at each finished
+    # run, so a -j far above the suite's size would cost time for nothing.
+    most = sum(entry.plan.most * len(entry.arms) for entry in planned if not entry.skip)
+    await run_workers([worker() for _ in range(max(1, min(workers, most)))])
 
 
 async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
