@@ -380,6 +380,18 @@ TRICKY_TEXTS = [
 ]
 
 
+def message_of(texts: list[str]) -> dict[str, Any]:
+    """A message answering ``texts``, one text block each."""
+    return {
+        "content": [{"type": "text", "text": text} for text in texts],
+        "usage": {"input_tokens": 1, "output_tokens": len(texts)},
+    }
+
+
+def texts_of(message: dict[str, Any]) -> list[str]:
+    return [block["text"] for block in message["content"]]
+
+
 def test_every_text_reads_back_exactly(tmp_path):
     request = {
         "model": "m",
@@ -390,7 +402,7 @@ def test_every_text_reads_back_exactly(tmp_path):
     response = {
         "status": 200,
         "headers": {},
-        "body": {"texts": [*TRICKY_TEXTS, "half \ud83e"]},
+        "body": message_of([*TRICKY_TEXTS, "half \ud83e"]),
         "events": [["e", t] for t in TRICKY_TEXTS],
     }
     cassette = made_up_cassette(tmp_path / "c.yaml")
@@ -400,7 +412,7 @@ def test_every_text_reads_back_exactly(tmp_path):
     assert [block["text"] for block in read.request["messages"][0]["content"]] == TRICKY_TEXTS
     assert [data for _, data in read.response["events"]] == TRICKY_TEXTS
     # Half a character (a JavaScript string cut inside an emoji) is not UTF-8: it becomes U+FFFD.
-    assert read.response["body"]["texts"] == [*TRICKY_TEXTS, "half \ufffd"]
+    assert texts_of(read.response["body"]) == [*TRICKY_TEXTS, "half \ufffd"]
 
 
 def test_a_cassette_of_megabytes_is_written_fast_and_reads_back_exactly(tmp_path):
@@ -418,7 +430,7 @@ def test_a_cassette_of_megabytes_is_written_fast_and_reads_back_exactly(tmp_path
     response = {
         "status": 200,
         "headers": {},
-        "body": {"texts": [*TRICKY_TEXTS, "half \ud83e", big]},
+        "body": message_of([*TRICKY_TEXTS, "half \ud83e", big]),
         "events": [["e", t] for t in [*TRICKY_TEXTS, big]],
     }
     cassette = made_up_cassette(tmp_path / "c.yaml")
@@ -429,4 +441,4 @@ def test_a_cassette_of_megabytes_is_written_fast_and_reads_back_exactly(tmp_path
         read = Cassette.load(tmp_path / "c.yaml").repetitions[rep][0]
         assert [block["text"] for block in read.request["messages"][0]["content"]] == TRICKY_TEXTS
         assert [data for _, data in read.response["events"]] == [*TRICKY_TEXTS, big]
-        assert read.response["body"]["texts"] == [*TRICKY_TEXTS, "half \ufffd", big]
+        assert texts_of(read.response["body"]) == [*TRICKY_TEXTS, "half \ufffd", big]

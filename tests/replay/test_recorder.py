@@ -26,6 +26,8 @@ def answer(text: str) -> RecordedExchange:
             "type": "message",
             "role": "assistant",
             "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 9, "output_tokens": 4},
         },
     }
     return RecordedExchange("run", "POST", "/v1/messages", body, response)

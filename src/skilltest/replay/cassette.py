@@ -22,6 +22,7 @@ but a few harmless ones are kept out, whatever the request or the answer held.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -223,13 +224,14 @@ class Cassette:
         write_text_atomic(self.path, self.dumps(environ=environ))
 
     @classmethod
-    def load(cls, path: Path) -> Cassette:
-        """Reads and checks a cassette.
+    def load(cls, path: Path, *, layer: str | None = None) -> Cassette:
+        """Reads and checks a cassette (of ``layer`` when one is named).
 
         Raises:
             InputError: a missing or unreadable file, YAML that does not parse, a cassette that
-                does not match the format, a schema version this code cannot read or a
-                repetition listed twice; each names the file and the line.
+                does not match the format, a schema version this code cannot read, a
+                repetition listed twice or another layer's cassette; each names the file and
+                the line.
         """
         raw = read_bytes(
             path,
@@ -239,7 +241,17 @@ class Cassette:
             missing="no such cassette",
             missing_fix="record it with --record DIR (or --replay DIR --record-missing)",
         )
-        return cls.loads(decode(raw, path, fix="re-record it with --record DIR"), path)
+        text = decode(raw, path, fix="re-record it with --record DIR")
+        cassette = cls.loads(text, path)
+        if layer is not None and cassette.layer != layer:
+            raise InputError(
+                f"a {cassette.layer} cassette, not a {layer} one: it was recorded by "
+                f"`skilltest {cassette.layer}`",
+                location=f"{path}:{_line_of(text, ['layer'])}",
+                fix=f"replay it with `skilltest {cassette.layer}`, or keep each layer's "
+                "cassettes in a folder of their own",
+            )
+        return cassette
 
     @classmethod
     def loads(cls, text: str, path: Path) -> Cassette:
@@ -277,6 +289,7 @@ class Cassette:
                 else "re-record it with this version of skilltest (--record DIR)",
             )
         _validate(data, text, path)
+        _check_streams(data, text, path)
         repetitions: dict[int, list[Exchange]] = {}
         for index, entry in enumerate(data["repetitions"]):
             rep = int(entry["rep"])
@@ -454,6 +467,59 @@ def _validate(data: dict[str, Any], text: str, path: Path) -> None:
         fix=(f"expected {wanted}; " if wanted else "")
         + "undo the hand edit, or re-record the cassette with --record DIR",
     )
+
+
+_TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+def _check_streams(data: dict[str, Any], text: str, path: Path) -> None:
+    """Checks what the schema cannot see inside a streamed answer's events (each event's data is
+    JSON text): the data parses, token counts are integers >= 0, a stop reason is text or
+    null. A replay then never reports a count or an ending the model could not have given."""
+    for r, repetition in enumerate(data["repetitions"]):
+        for e, exchange in enumerate(repetition["exchanges"]):
+            events = exchange["response"].get("events") if exchange["channel"] == "model" else None
+            for index, event in enumerate(events or []):
+                where = ["repetitions", r, "exchanges", e, "response", "events", index]
+                problem = _stream_problem(event)
+                if problem is not None:
+                    from skilltest.suite.loader import json_pointer
+
+                    raise InputError(
+                        f"#{json_pointer(where)}: {problem}",
+                        location=f"{path}:{_line_of(text, where)}",
+                        fix="undo the hand edit, or re-record the cassette with --record DIR",
+                    )
+
+
+def _stream_problem(event: Any) -> str | None:
+    if not (isinstance(event, list) and len(event) == 2 and all(isinstance(x, str) for x in event)):
+        return "expected an [event, data] pair of texts"
+    name, raw = event
+    if name not in ("message_start", "message_delta"):
+        return None
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        return f"the {name} event's data is not JSON"
+    if not isinstance(payload, dict):
+        return f"the {name} event's data is not a mapping"
+    message = payload.get("message") if name == "message_start" else payload
+    usage = message.get("usage") if isinstance(message, dict) else None
+    for field_name in _TOKENS:
+        value = usage.get(field_name) if isinstance(usage, dict) else None
+        if value is not None and (type(value) is not int or value < 0):
+            return f"{field_name} {value!r} in the {name} event is not an integer >= 0"
+    delta = payload.get("delta") if name == "message_delta" else None
+    stop = delta.get("stop_reason") if isinstance(delta, dict) else None
+    if stop is not None and not isinstance(stop, str):
+        return f"stop_reason {stop!r} in the {name} event is not text"
+    return None
 
 
 _VALIDATOR: Any = None

@@ -232,7 +232,7 @@ class Recorder:
         if cassette is None:
             path = self.path_for(key)
             cassette = (
-                Cassette.load(path)
+                Cassette.load(path, layer=self.layer)
                 if path.is_file()
                 else Cassette(
                     path=path,

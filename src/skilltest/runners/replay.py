@@ -65,7 +65,7 @@ class ReplayTurnRunner:
     def _player(self, key: CassetteKey, rep: int, rules: Rules) -> Player | Miss:
         if key not in self._cassettes:
             path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
-            self._cassettes[key] = Cassette.load(path) if path.is_file() else None
+            self._cassettes[key] = Cassette.load(path, layer="pressure") if path.is_file() else None
         cassette = self._cassettes[key]
         if cassette is None:
             path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)

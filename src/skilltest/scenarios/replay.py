@@ -123,7 +123,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         return []
     entries = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             entry = json.loads(line)
             if isinstance(entry, dict):
                 entries.append(entry)
@@ -222,7 +222,9 @@ class ReplayEndpoint:
         """The cassette of a key, loaded once; ``None`` when there is none."""
         if key not in self._cassettes:
             path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
-            self._cassettes[key] = Cassette.load(path) if path.is_file() else None
+            self._cassettes[key] = (
+                Cassette.load(path, layer="scenarios") if path.is_file() else None
+            )
         return self._cassettes[key]
 
     @contextlib.asynccontextmanager
