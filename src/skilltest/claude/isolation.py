@@ -33,6 +33,7 @@ else; :class:`Redactor` keeps credentials, and pieces of them, out of what is st
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -41,11 +42,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilltest.errors import InputError
 from skilltest.names import child
 from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.skills import Skill
@@ -151,21 +153,57 @@ def create_sandbox(
         workspace: A fixture folder copied into the working directory in both arms.
         base: Where to create the sandbox; the system temp folder by default.
     """
-    root = Path(tempfile.mkdtemp(prefix="skilltest-run-", dir=base))
-    workdir, home = root / "work", root / "home"
-    workdir.mkdir()
-    home.mkdir()
-    (root / "tmp").mkdir()
-    if workspace is not None:
-        shutil.copytree(workspace, workdir, dirs_exist_ok=True, ignore=_IGNORED)
-    make_repository_root(workdir, home)
-    sandbox = Sandbox(root=root, workdir=workdir, home=home)
-    installed: set[str] = set()
-    for each in (*([skill] if skill is not None else []), *skills):
-        if each.name not in installed:
-            installed.add(each.name)
-            install_skill(each, sandbox)
+    with _copying(base or Path(tempfile.gettempdir()), "the run's sandbox"):
+        root = Path(tempfile.mkdtemp(prefix="skilltest-run-", dir=base))
+    try:
+        workdir, home = root / "work", root / "home"
+        with _copying(root, "the run's sandbox"):
+            workdir.mkdir()
+            home.mkdir()
+            (root / "tmp").mkdir()
+        if workspace is not None:
+            with _copying(workspace, "the workspace"):
+                shutil.copytree(workspace, workdir, dirs_exist_ok=True, ignore=_IGNORED)
+        make_repository_root(workdir, home)
+        sandbox = Sandbox(root=root, workdir=workdir, home=home)
+        installed: set[str] = set()
+        for each in (*([skill] if skill is not None else []), *skills):
+            if each.name not in installed:
+                installed.add(each.name)
+                install_skill(each, sandbox)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)  # a sandbox half made is not left behind
+        raise
     return sandbox
+
+
+@contextlib.contextmanager
+def _copying(source: Path, what: str) -> Iterator[None]:
+    """Turns a failed copy or folder creation into one clear error naming the file at fault:
+    a named pipe, a socket or a device in a folder to copy, an unreadable file, a full disk."""
+    try:
+        yield
+    except shutil.Error as exc:
+        problems = [p for p in exc.args[0] if isinstance(p, tuple) and len(p) == 3]
+        if not problems:
+            raise _copy_error(source, what, str(exc)) from None
+        at, _, why = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise _copy_error(Path(at), what, f"{why}{more}") from None
+    except OSError as exc:
+        raise _copy_error(Path(exc.filename or source), what, exc.strerror or str(exc)) from None
+
+
+def _copy_error(at: Path, what: str, why: str) -> InputError:
+    full = "No space left" in why or "Disk quota" in why
+    return InputError(
+        f"cannot prepare {what} of a run: {why}",
+        location=str(at),
+        fix="free space in the temp folder (TMPDIR), or point TMPDIR at a larger disk"
+        if full
+        else "a skill, plugin or workspace folder may hold only regular files and folders, all "
+        "readable: remove named pipes, sockets and devices, or fix the permissions",
+    )
 
 
 _IGNORED = shutil.ignore_patterns("__pycache__", ".git", ".DS_Store", "*.pyc")
@@ -174,7 +212,8 @@ _IGNORED = shutil.ignore_patterns("__pycache__", ".git", ".DS_Store", "*.pyc")
 def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
     """Copies the whole skill folder (SKILL.md, references, scripts) into ``.claude/skills/``."""
     target = child(sandbox.skills_dir, skill.name, what="the skill name")
-    shutil.copytree(skill.directory, target, ignore=_IGNORED, symlinks=False)
+    with _copying(skill.directory, "the skill"):
+        shutil.copytree(skill.directory, target, ignore=_IGNORED, symlinks=False)
     return target
 
 
@@ -191,7 +230,8 @@ def install_plugin(plugin: Plugin, sandbox: Sandbox) -> tuple[Path, tuple[McpSer
     own working directory. Returns the copy and the plugin's MCP servers running from it.
     """
     target = child(sandbox.workdir / ".claude" / "plugins", plugin.name, what="the plugin name")
-    shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
+    with _copying(plugin.root, "the plugin"):
+        shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
     return target, plugin_servers(plugin, target)
 
 
@@ -206,7 +246,8 @@ def install_plugin_servers(plugin: Plugin, sandbox: Sandbox) -> tuple[McpServer,
     ignore = shutil.ignore_patterns(
         *PLUGIN_PARTS_OF_THE_SKILL_ARM, "__pycache__", ".git", ".DS_Store", "*.pyc"
     )
-    shutil.copytree(plugin.root, target, ignore=ignore, symlinks=False)
+    with _copying(plugin.root, "the plugin's MCP servers"):
+        shutil.copytree(plugin.root, target, ignore=ignore, symlinks=False)
     return plugin_servers(plugin, target)
 
 
@@ -504,7 +545,7 @@ def init_event(lines: Iterable[str]) -> dict[str, object] | None:
             continue
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(event, dict) and (event.get("type"), event.get("subtype")) == (
             "system",
