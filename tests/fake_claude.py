@@ -8,7 +8,8 @@ argument), or ``multiturn`` when the prompt comes on stdin:
 ``multiturn``  per stdin message: an assistant text ``turn N: <message>`` and a result; a
                message ``big N`` first prints a tool result line of N megabytes
 ``hang``       init, one tool call, then starts a child in its process group and sleeps; the
-               child's pid goes to ``$FAKE_CHILD_PID_FILE`` (in the cwd when unset)
+               child's pid goes to ``$FAKE_CHILD_PID_FILE`` (in the cwd when unset), its own
+               to ``$FAKE_PID_FILE`` when set
 ``stubborn``   init, one tool call, then ignores SIGTERM (a CLI slow to stop) and sleeps; its own
                pid goes to ``$FAKE_PID_FILE`` (``claude.pid`` in the cwd when unset)
 ``auth``       init, then an ``api_retry`` event (HTTP 401) every 0.2 s for a minute, as the CLI
@@ -124,6 +125,8 @@ def main() -> int:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
         pid_file = Path(os.environ.get("FAKE_CHILD_PID_FILE", "child.pid"))
         pid_file.write_text(str(child.pid))
+        if "FAKE_PID_FILE" in os.environ:
+            Path(os.environ["FAKE_PID_FILE"]).write_text(str(os.getpid()))
         time.sleep(300)
         return 0
     if mode == "stubborn":

@@ -285,3 +285,29 @@ def test_a_missing_binary_says_how_to_install_the_pinned_one(tmp_path):
     with pytest.raises(ClaudeNotFoundError) as caught:
         find_claude(tmp_path / "nope")
     assert "make claude" in str(caught.value)
+
+
+def test_a_killed_cli_does_not_wait_for_the_tool_it_left_running(fake_claude, tmp_path):
+    # kill -9 of the CLI alone: its tool still holds the output pipe. The run ends about at once
+    # (not when the tool would), with the CLI's status, and the tool is killed with it.
+    pid_file, child_file = tmp_path / "claude.pid", tmp_path / "child.pid"
+    env = {"FAKE_PID_FILE": str(pid_file), "FAKE_CHILD_PID_FILE": str(child_file)}
+
+    async def kill_the_cli() -> tuple[object, float]:
+        task = asyncio.ensure_future(
+            run_conversation(invocation(fake_claude, tmp_path, "hang", env=env))
+        )
+        for _ in range(200):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            await asyncio.sleep(0.05)
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        killed = time.monotonic()
+        output = await asyncio.wait_for(task, 30)
+        return output, time.monotonic() - killed
+
+    output, after = asyncio.run(kill_the_cli())
+    assert output.exit_code == -signal.SIGKILL
+    assert '"name": "Bash"' in output.stdout or '"name":"Bash"' in output.stdout
+    assert after < 20  # the tool would have held it for 300 s
+    assert_gone(int(child_file.read_text()))

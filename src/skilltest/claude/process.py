@@ -11,13 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..groups import KILL_GRACE_S, stop_group
+from ..groups import KILL_GRACE_S, signal_group, stop_group
+
+ORPHAN_GRACE_S = 1.0
+"""How long a tool the CLI left behind may keep its output open once the CLI has exited."""
 
 CHUNK = 1024 * 1024
 """Bytes read from the CLI's stdout at a time."""
@@ -101,7 +105,7 @@ def unrecoverable_api_error(event: Mapping[str, Any]) -> str | None:
 def _event(line: bytes) -> dict[str, Any] | None:
     try:
         event = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return event if isinstance(event, dict) else None
 
@@ -112,6 +116,13 @@ def _is_turn_result(event: Mapping[str, Any]) -> bool:
         return False
     origin = event.get("origin")
     return not (isinstance(origin, dict) and origin.get("kind") == "task-notification")
+
+
+async def _exited(process: asyncio.subprocess.Process) -> None:
+    """Returns once the process has exited. (``Process.wait`` also waits for its pipes to
+    close, which a tool the process started may hold open after it is gone.)"""
+    while process.returncode is None:
+        await asyncio.sleep(0.1)
 
 
 async def run_conversation(invocation: Invocation) -> ProcessOutput:
@@ -199,7 +210,23 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
     async def converse() -> None:
         if invocation.first_message is not None:
             await send(invocation.first_message)
-        await asyncio.gather(read_stdout(), read_stderr())
+        readers: asyncio.Future[Any] = asyncio.gather(read_stdout(), read_stderr())
+        exited: asyncio.Future[Any] = asyncio.ensure_future(_exited(process))
+        for each in (readers, exited):  # an outcome nobody waits for is not an error to log
+            each.add_done_callback(lambda done: done.cancelled() or done.exception())
+        try:
+            await asyncio.wait((readers, exited), return_when=asyncio.FIRST_COMPLETED)
+            if not readers.done():
+                # The CLI is gone (killed, crashed) while a tool it started still holds its
+                # pipes: what is left of its output comes at once, or the tool is killed.
+                try:
+                    await asyncio.wait_for(asyncio.shield(readers), ORPHAN_GRACE_S)
+                except TimeoutError:
+                    signal_group(process, signal.SIGKILL)
+            await readers
+        finally:
+            readers.cancel()
+            exited.cancel()
         await process.wait()
         for stop in stopping:
             await stop
