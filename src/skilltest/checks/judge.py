@@ -130,7 +130,7 @@ def parse_vote(text: str) -> Vote:
     try:
         data = json.loads(stripped[stripped.find("{") : stripped.rfind("}") + 1])
         reason = str(data.get("reason") or "") if isinstance(data, dict) else ""
-    except ValueError:
+    except (ValueError, RecursionError):
         reason = stripped[:200]
     return Vote("pass" if found.group(1).lower() == "pass" else "fail", reason)
 

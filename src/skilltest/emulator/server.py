@@ -101,7 +101,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             body = json.loads(raw or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             self._json(400, error_body(400, "the body must be a JSON object with 'messages'"))

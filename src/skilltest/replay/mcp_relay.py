@@ -115,7 +115,7 @@ def _messages(line: bytes) -> tuple[list[Any], bool] | None:
         return [], False
     try:
         decoded = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return (decoded, True) if isinstance(decoded, list) else ([decoded], False)
 
@@ -667,7 +667,7 @@ def _normaliser(paths_json: str | None, rules_json: str | None) -> Normalise:
 def _json_object(text: str, option: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"{option} is not JSON: {exc}", location=option) from None
     if not isinstance(value, dict):
         raise InputError(f"{option} must be a JSON object", location=option)

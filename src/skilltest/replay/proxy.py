@@ -139,7 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers["accept-encoding"] = "identity"  # the recording must see what the client sees
         try:
             body = json.loads(raw) if raw else None
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         assert proxy.upstream is not None
         url = proxy.upstream.rstrip("/") + self.path
@@ -183,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
             return True
         try:
             body = json.loads(raw) if raw else None
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         assert proxy.player is not None
         answer = proxy.player.answer(proxy.channel_of(path), proxy.normalise(body, path))
@@ -269,7 +269,7 @@ class _Handler(BaseHTTPRequestHandler):
         data = upstream.read()
         try:
             parsed: Any = json.loads(data) if data else None
-        except ValueError:
+        except (ValueError, RecursionError):
             parsed = data.decode("utf-8", errors="replace")
         record({"status": status, "headers": kept, "body": parsed})
         self.send_header("content-length", str(len(data)))

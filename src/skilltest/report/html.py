@@ -226,7 +226,7 @@ def _read_events(path: Path) -> tuple[list[Any], str | None]:
     for line in raw.decode("utf-8", errors="replace").splitlines():
         try:
             events.append(json.loads(line))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # a plain-text transcript or a cut-off line: the rest still shows
     return events, None
 

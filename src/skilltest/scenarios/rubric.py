@@ -553,7 +553,7 @@ def _parse_nested(value: str) -> dict[str, Any] | list[Any] | None:
         return None
     try:
         parsed = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return parsed if isinstance(parsed, dict | list) else None
 

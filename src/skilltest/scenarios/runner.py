@@ -204,7 +204,7 @@ def retrying_at_end(stdout: str) -> ApiRetry | None:
     for line in _lines_from_the_end(stdout):
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(event, dict) or event.get("type") not in ("system", "assistant", "user"):
             continue

@@ -61,7 +61,7 @@ def _raw_events(transcript_path: Path | None) -> list[dict[str, Any]]:
     for line in transcript_path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(event, dict):
             events.append(event)

@@ -270,7 +270,7 @@ def _one_json_document(output: _Output) -> Any:
             return None
         del first, lines  # closes the file before it is read whole
         return _loads(output.text().strip())
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if next(lines, None) is None else None
 
@@ -339,9 +339,11 @@ def _file_text(path: Path) -> str:
 
 
 def _loads(text: str) -> Any:
+    """``text`` parsed as JSON, or ``None`` when it is not JSON (or nested too deep to parse: no
+    event the CLI prints is)."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -515,7 +515,7 @@ def _precondition(request: HttpRequest, record: Mapping[str, Any]) -> _Answer | 
 def _json_object(body: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(body or b"null")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -595,7 +595,7 @@ def _malformed(body: bytes) -> bytes:
     cut = body[: max(1, len(body) // 2)] or b"{"
     try:
         json.loads(cut)
-    except ValueError:
+    except (ValueError, RecursionError):
         return cut
     return cut + b"\x00{"
 
@@ -605,7 +605,7 @@ def _recorded_body(body: bytes) -> Any:
         return None
     try:
         return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return body.decode("utf-8", errors="replace")[:MAX_RECORDED_TEXT]
 
 

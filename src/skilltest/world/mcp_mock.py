@@ -267,7 +267,7 @@ def read_calls(path: Path) -> list[Call]:
         try:
             data = json.loads(line)
             calls.append(Call(**data))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             continue
     return calls
 
