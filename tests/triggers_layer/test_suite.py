@@ -119,7 +119,12 @@ def test_a_description_is_added_to_a_skill_without_front_matter():
         (["--description", "x" * 1025], "the description has 1025 characters"),
         (["--description", "  "], "the description has 0 characters"),
         (["--compare-description"], "--compare-description needs the description"),
-        (["--description-file", "missing.txt"], "cannot read missing.txt"),
+        (["--description-file", "missing.txt"], "missing.txt: no such description file"),
+        (
+            ["--description-file", "/dev/zero"],
+            "/dev/zero: cannot read the description file: it is "
+            "a character device, not a regular file",
+        ),
     ],
 )
 def test_bad_descriptions_exit_2(project, capsys, args, message, monkeypatch):

@@ -127,6 +127,8 @@ def candidate_description(options: TriggerOptions) -> str | None:
             what="the description file",
             too_large="a description file may be",
             large_fix="give a text file holding the description alone",
+            missing="no such description file (--description-file)",
+            missing_fix="give the path of a text file holding the description",
         )
         text: str | None = decode(
             raw, options.description_file, fix="save the description as UTF-8"
