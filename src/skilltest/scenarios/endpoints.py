@@ -166,10 +166,11 @@ def taped(
     *,
     model: str | None,
     cli_version: str | None,
+    layer: str = "scenarios",
 ) -> Endpoint:
     """``endpoint`` behind the recording or replaying point the tape asks for (``endpoint`` is
     ``None`` when the cassettes alone answer); ``rules`` are each suite's replay rules, by its
-    path."""
+    path; ``layer`` is what the cassettes record (``scenarios`` or ``triggers``)."""
     if tape.directory is None:
         assert endpoint is not None
         return endpoint
@@ -181,7 +182,7 @@ def taped(
         return rules.get(request.suite_path, Rules())
 
     recorder = (
-        Recorder(tape.directory, layer="scenarios", model=model, cli_version=cli_version)
+        Recorder(tape.directory, layer=layer, model=model, cli_version=cli_version)
         if tape.recording
         else None
     )
@@ -209,9 +210,11 @@ def cli_backend(
     observer: Observer,
     tape: Tape | None = None,
     rules: Mapping[Path, Rules] | None = None,
+    layer: str = "scenarios",
 ) -> CliBackend:
     """Finds ``claude``, chooses the backend (the cassettes alone when the tape replays without
-    recording), opens its endpoint behind the tape, and tells the observer what it chose.
+    recording), opens its endpoint behind the tape (its cassettes of ``layer``), and tells the
+    observer what it chose.
 
     Raises:
         ClaudeNotFoundError: no usable ``claude``.
@@ -233,6 +236,7 @@ def cli_backend(
         rules or {},
         model=options.model,
         cli_version=binary.version,
+        layer=layer,
     )
     if choice.notice:
         observer.notice(choice.notice)

@@ -90,6 +90,9 @@ class RunRequest:
     place of the skill under test, as the with-skill arm installs the current one."""
     settings: Mapping[str, object] | None = None
     """More ``--settings`` for this run (the trigger layer's stop hook)."""
+    cassette_arm: str | None = None
+    """The name of this run's cassette in its scenario's folder instead of the arm's (the
+    trigger layer's ``current`` or ``candidate``)."""
 
     @property
     def installed(self) -> tuple[Skill, ...]:

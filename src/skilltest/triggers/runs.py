@@ -13,6 +13,10 @@ carries it; the skill's own folder is never edited. With two descriptions (``--c
 description``) the runs of both alternate per repetition, so that drift in the backend over the
 suite's wall time affects both alike. With ``--against REF`` the second arm is the skill as it
 was at REF (its own folder and description, read by :mod:`skilltest.revision`).
+
+With ``--record`` or ``--replay`` each (skill, query, description) has a cassette,
+``<DIR>/<skill>/<query>/<current|candidate>.yaml``, one repetition per run: the scenario layer's
+recording and replaying endpoints, keyed by the description instead of the arm.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import yaml
 
 from skilltest.errors import InputError, RunError
 from skilltest.names import child
+from skilltest.replay.match import MISS_PREFIX
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
@@ -138,6 +143,7 @@ def trigger_request(
     skill: Skill,
     rep: int,
     *,
+    variant: str = "current",
     output_dir: Path | None = None,
     calls: Path | None = None,
 ) -> tuple[RunRequest, TriggerWatch]:
@@ -148,6 +154,7 @@ def trigger_request(
         query: The query, sent as the prompt.
         skill: The skill under test, as installed for this description.
         rep: The repetition, from 0.
+        variant: ``current`` or ``candidate``: names the run's cassette.
         output_dir: Where the run's raw output is kept.
         calls: Where the stop hook counts the run's tool calls (a file of this run alone);
             ``None`` installs no hook, and the watch stops the run once it has read the
@@ -163,6 +170,7 @@ def trigger_request(
         model_script=suite.model_script,
         stop_on=watch,
         settings=hook.settings(skill.name, suite.max_tool_calls, calls) if calls else None,
+        cassette_arm=variant,
     )
     return request, watch
 
@@ -170,6 +178,9 @@ def trigger_request(
 def ending(watch: TriggerWatch, transcript: Transcript) -> tuple[Ended, str | None]:
     """How a run ended, and what ended it."""
     error = transcript.error
+    if error is not None and error.startswith(MISS_PREFIX):
+        # The cassette is stale: what the run did all the same says nothing about the skill.
+        return "error", error
     if watch.fired or (
         error is None
         and (
@@ -289,6 +300,7 @@ async def run_triggers(
                 query,
                 skill,
                 job.rep,
+                variant=label,
                 output_dir=folder if label == CURRENT.label else folder / label,
                 calls=Path(tmp) / f"calls-{job.suite}-{job.variant}-{job.query}-{job.rep}.txt",
             )
