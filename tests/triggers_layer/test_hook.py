@@ -24,14 +24,14 @@ def stop(reason: str) -> dict:
     }
 
 
-def payload(tool: str, call_id: str, **arguments: object) -> str:
-    """A PreToolUse payload as Claude Code 2.1.328 writes it on the hook's stdin."""
+def payload(tool: str, call_id: str, event: str = "PreToolUse", **arguments: object) -> str:
+    """A hook payload as Claude Code 2.1.328 writes it on the hook's stdin."""
     return json.dumps(
         {
             "session_id": "58c6ba0c-0713-487d-8e62-9a8cdea04bc1",
             "cwd": "/tmp/skilltest-run-x/work",
             "permission_mode": "default",
-            "hook_event_name": "PreToolUse",
+            "hook_event_name": event,
             "tool_name": tool,
             "tool_input": arguments,
             "tool_use_id": call_id,
@@ -40,11 +40,26 @@ def payload(tool: str, call_id: str, **arguments: object) -> str:
 
 
 def run_hook(settings: dict, stdin: str) -> subprocess.CompletedProcess[str]:
-    """The hook's command as the settings give it, through a shell, with an environment as bare
-    as the CLI's isolated one (no PYTHONPATH, no virtual environment on PATH)."""
-    [entry] = settings["hooks"]["PreToolUse"]
+    """The hook's command as the settings give it for the payload's event and tool, through a
+    shell, with an environment as bare as the CLI's isolated one (no PYTHONPATH, no virtual
+    environment on PATH); a call no matcher of its event names gets no answer."""
+    try:
+        sent = json.loads(stdin)
+    except ValueError:
+        sent = None
+    event, tool = ("PreToolUse", "Bash")
+    if isinstance(sent, dict):
+        event, tool = sent["hook_event_name"], sent["tool_name"]
+    entries = [
+        entry
+        for entry in settings["hooks"].get(event, [])
+        if entry["matcher"] == "*" or tool in entry["matcher"].split("|")
+    ]
+    if not entries:
+        return subprocess.CompletedProcess([], 0, "", "")
+    [entry] = entries
     [command] = entry["hooks"]
-    assert entry["matcher"] == "*" and command["type"] == "command"
+    assert command["type"] == "command"
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/")}
     return subprocess.run(
         ["/bin/sh", "-c", command["command"]],
@@ -62,13 +77,16 @@ def answered(result: subprocess.CompletedProcess[str]) -> dict | None:
 
 
 def test_the_skill_ends_the_run_at_its_call_and_other_skills_go_through(tmp_path):
-    settings = hook.settings("lgtm", 3, tmp_path / "calls.txt")
-    assert answered(run_hook(settings, payload("Skill", "t1", skill="lgtm"))) == stop(FIRED)
+    def settings(name: str) -> dict:
+        return hook.settings("lgtm", 3, tmp_path / f"{name}.txt")
+
+    assert answered(run_hook(settings("a"), payload("Skill", "t1", skill="lgtm"))) == stop(FIRED)
     # A read of its SKILL.md fires too; a distractor and other tools go through, unanswered.
-    read = payload("Read", "t2", file_path="/tmp/w/.claude/skills/lgtm/SKILL.md")
-    assert answered(run_hook(settings, read)) == stop(FIRED)
-    assert answered(run_hook(settings, payload("Skill", "t3", skill="safe-migrations"))) is None
-    assert answered(run_hook(settings, payload("Bash", "t4", command="ls"))) is None
+    read = payload("Read", "t1", file_path="/tmp/w/.claude/skills/lgtm/SKILL.md")
+    assert answered(run_hook(settings("b"), read)) == stop(FIRED)
+    other = settings("c")
+    assert answered(run_hook(other, payload("Skill", "t1", skill="safe-migrations"))) is None
+    assert answered(run_hook(other, payload("Bash", "t2", command="ls"))) is None
 
 
 def test_the_call_after_the_budget_is_refused_and_ends_the_run(tmp_path):
@@ -80,9 +98,13 @@ def test_the_call_after_the_budget_is_refused_and_ends_the_run(tmp_path):
     assert answered(run_hook(settings, payload("Glob", "t2", pattern="*"))) is None
     stopped = answered(run_hook(settings, payload("Bash", "t3", command="rm -rf build")))
     assert stopped == stop(BUDGET)
-    assert calls.read_text().split() == ["t1", "t2", "t3"]
-    # The skill as the call after the budget still fires.
-    assert answered(run_hook(settings, payload("Skill", "t4", skill="lgtm"))) == stop(FIRED)
+    assert calls.read_text().splitlines() == ["t1", "t2", "t3", f"stop {BUDGET}"]
+
+
+def test_the_skill_as_the_call_after_the_budget_still_fires(tmp_path):
+    settings = hook.settings("lgtm", 1, tmp_path / "calls.txt")
+    assert answered(run_hook(settings, payload("Bash", "t1", command="ls"))) is None
+    assert answered(run_hook(settings, payload("Skill", "t2", skill="lgtm"))) == stop(FIRED)
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]"])
@@ -121,3 +143,19 @@ def test_the_hook_runs_outside_the_package_with_the_standard_library_only():
         if line.startswith(("import ", "from ")) or line.strip().startswith("import ")
     }
     assert "skilltest" not in imported
+
+
+def test_once_a_subagent_fired_the_skill_its_caller_ends_too(tmp_path):
+    # A subagent's `continue: false` ends only the subagent: the Agent call that started it
+    # ends the session when it returns, before the main agent asks the model again.
+    settings = hook.settings("lgtm", 3, tmp_path / "calls.txt")
+    agent = payload("Agent", "t1", prompt="look at the logs")
+    assert answered(run_hook(settings, agent)) is None
+    assert answered(run_hook(settings, payload("Agent", "t1", "PostToolUse"))) is None
+    assert answered(run_hook(settings, payload("Skill", "t2", skill="lgtm"))) == stop(FIRED)
+    after = {"continue": False, "stopReason": FIRED}
+    assert answered(run_hook(settings, payload("Agent", "t1", "PostToolUse"))) == after
+    assert answered(run_hook(settings, payload("Agent", "t1", "PostToolUseFailure"))) == after
+    # Any call after the decision is refused too; other tools' PostToolUse are not hooked.
+    assert answered(run_hook(settings, payload("Bash", "t3", command="ls"))) == stop(FIRED)
+    assert answered(run_hook(settings, payload("Bash", "t3", "PostToolUse"))) is None

@@ -1,7 +1,8 @@
 """Where a trigger run ends, with the real claude CLI against the emulator: at the deciding call.
 
 The stop hook ends the CLI before the deciding call runs, so no request follows it: a run that
-fires at once costs one model request, and the call after the tool-call budget never runs. When
+fires at once costs one model request, the call after the tool-call budget never runs, and a
+subagent that fires the skill ends the whole session, not only itself. When
 hooks are off (managed settings can do that), the watch stops the CLI at its next model turn and
 says so.
 """
@@ -30,6 +31,8 @@ model_script: model.yaml
 queries:
   - {id: fire, query: "fire: look at the logs", should_trigger: true}
   - {id: wander, query: "wander: look around", should_trigger: true}
+  - {id: delegate, query: "delegate: have a subagent look", should_trigger: true}
+  - {id: background, query: "background: have a subagent look", should_trigger: true}
 """
 
 # After the skill has loaded, or after the second Bash call, a run not stopped goes on.
@@ -40,6 +43,25 @@ rules:
   - id: follow
     when: {skill_loaded: alpha}
     reply: {text: "Following alpha.", tool_calls: [{name: Bash, input: {command: "echo follow"}}]}
+  - id: subagent-fires
+    when: {user: "^SUBTASK", turn: 1}
+    reply: {text: "Loading.", tool_calls: [{name: Skill, input: {skill: alpha}}]}
+  - id: delegate
+    when: {user: "^delegate", turn: 1}
+    reply:
+      tool_calls:
+        - name: Agent
+          input:
+            description: Look
+            prompt: "SUBTASK: look at the logs"
+            subagent_type: general-purpose
+            run_in_background: false
+  - id: background
+    when: {user: "^background", turn: 1}
+    reply:
+      tool_calls:
+        - name: Agent
+          input: {description: Look, prompt: "SUBTASK: look at the logs", subagent_type: general-purpose}
   - id: fire
     when: {user: "^fire", turn: 1}
     reply: {text: "Loading.", tool_calls: [{name: Skill, input: {skill: alpha}}]}
@@ -111,6 +133,23 @@ def test_the_call_after_the_budget_never_runs(suite, tmp_path, claude_bin):
     assert log.read_text() == "one\n"
     assert budget.requests == 2
     assert last["terminal_reason"] == "hook_stopped"
+
+
+def test_a_subagent_that_fires_the_skill_ends_the_session(suite, tmp_path, claude_bin):
+    fired, last = run(suite[0], "delegate", tmp_path, claude_bin)
+    assert (fired.ended, fired.reason) == ("fired", "the skill fired (Skill(alpha), tool call 2)")
+    assert [call.name for call in fired.first_calls] == ["Agent", "Skill"]
+    assert fired.requests == 2  # the main agent's Agent call, the subagent's Skill call
+    assert fired.warnings == ()
+    assert last["terminal_reason"] == "hook_stopped"
+
+
+def test_a_background_subagent_that_fires_the_skill_is_a_firing_run(suite, tmp_path, claude_bin):
+    # Its caller goes on beside it (Claude Code's default for the Agent tool), so the main agent
+    # may ask the model again before the subagent decides; that is no broken hook.
+    fired, _ = run(suite[0], "background", tmp_path, claude_bin)
+    assert (fired.ended, fired.reason) == ("fired", "the skill fired (Skill(alpha), tool call 2)")
+    assert fired.warnings == ()
 
 
 def test_with_hooks_off_the_watch_stops_the_cli_at_its_next_turn(suite, tmp_path, claude_bin):

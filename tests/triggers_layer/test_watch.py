@@ -91,3 +91,13 @@ def test_with_the_hook_a_cli_that_asks_the_model_again_is_stopped_then():
     assert reason == "tool-call budget: 0 tool call(s) without the skill, then Bash(ls)"
     assert watch.overran
     assert len(watch.calls) == 1  # what came after the decision is not counted
+
+
+def test_a_decision_inside_a_subagent_stops_its_caller_without_a_warning():
+    watch = TriggerWatch("lgtm", max_tool_calls=3, hooked=True)
+    assert watch(message("m1", tool_use("t1", "Agent", prompt="look"))) is None
+    inside = {**message("s1", tool_use("t2", "Skill", skill="lgtm")), "parent_tool_use_id": "t1"}
+    assert watch(inside) is None and watch.fired
+    # A background subagent's caller went on beside it: stopped, and no broken hook is implied.
+    assert watch(message("m2", tool_use("t3", "Bash", command="ls"))) == watch.reason
+    assert not watch.overran

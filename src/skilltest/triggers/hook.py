@@ -12,14 +12,19 @@ after the tool-call budget, this hook answers::
 
 ``deny`` keeps the tool from running (a forked skill would start a subagent, a budget call a
 command) and ``continue: false`` ends the session with ``terminal_reason: hook_stopped``: no
-request follows the deciding one. Every other call is let through, unchanged.
+request follows the deciding one. Every other call is let through, unchanged. Inside a subagent
+``continue: false`` ends only the subagent, so the hook also runs after each ``Agent`` call
+(``PostToolUse``, ``PostToolUseFailure``) and, once the run is decided, ends the session there,
+before the main agent asks the model again. (A background subagent's caller goes on beside it:
+what it asks meanwhile cannot be held back.)
 
 The verdict stays the stream watch's (:class:`~skilltest.triggers.watch.TriggerWatch`, which uses
-the same :func:`fires`); the hook is only a brake. It counts calls in a file of its own, one
-line per ``tool_use_id``. The hook runs as a script (``python -I hook.py``), outside the package:
-it imports the standard library only, so it starts fast and needs no ``PYTHONPATH`` in the CLI's
-isolated environment. Whatever goes wrong in it, it lets the call through (exit 0, nothing
-printed): an exit status of 2 would refuse the call and tell the model, changing the run.
+the same :func:`fires`); the hook is only a brake. It keeps a file of its own per run: one line
+per ``tool_use_id`` counted, then ``stop <reason>`` once the run is decided. The hook runs as a
+script (``python -I hook.py``), outside the package: it imports the standard library only, so it
+starts fast and needs no ``PYTHONPATH`` in the CLI's isolated environment. Whatever goes wrong in
+it, it lets the call through (exit 0, nothing printed): an exit status of 2 would refuse the call
+and tell the model, changing the run.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ FIRED = "skilltest: the skill fired; the trigger run ends at this call"
 """Why the hook ended a run at the skill (Claude Code shows it as the tool's error)."""
 BUDGET = "skilltest: tool-call budget spent; the trigger run ends at this call"
 """Why the hook ended a run at the call after the budget."""
+STOP = "stop "
+"""How the line that records the decision in the calls file starts (the reason follows)."""
+DELEGATIONS = "Agent|Task"
+"""The tools that start a subagent (``Task`` is the Agent tool's former name)."""
 
 
 def fires(name: str, tool: str, arguments: Mapping[str, Any]) -> bool:
@@ -82,44 +91,76 @@ def settings(skill: str, max_tool_calls: int, calls: Path) -> dict[str, Any]:
         ]
     )
     hook = {"type": "command", "command": command, "timeout": TIMEOUT_S}
-    return {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}}
+    return {
+        "hooks": {
+            "PreToolUse": [{"matcher": "*", "hooks": [hook]}],
+            # A subagent the skill fired in returns to its caller, which must not go on.
+            "PostToolUse": [{"matcher": DELEGATIONS, "hooks": [hook]}],
+            "PostToolUseFailure": [{"matcher": DELEGATIONS, "hooks": [hook]}],
+        }
+    }
 
 
 def decide(
     payload: Mapping[str, Any], *, skill: str, max_tool_calls: int, calls: Path
 ) -> str | None:
-    """Why the run ends at this call (:data:`FIRED`, :data:`BUDGET`), or ``None`` to let it
-    through; the call is counted in ``calls`` (once per ``tool_use_id``)."""
+    """Why the run ends here (:data:`FIRED`, :data:`BUDGET`), or ``None`` to let it go on.
+
+    A ``PreToolUse`` call is counted in ``calls`` (once per ``tool_use_id``) and decided; once a
+    call has decided the run (``stop <reason>`` in ``calls``), every later hook ends it too: a
+    subagent's ``continue: false`` ends only the subagent, and the ``PostToolUse`` of the
+    ``Agent`` call that started it then ends the session.
+    """
+    event = payload.get("hook_event_name", "PreToolUse")
     tool = str(payload.get("tool_name", ""))
     arguments = payload.get("tool_input")
-    arguments = arguments if isinstance(arguments, dict) else {}
-    if fires(skill, tool, arguments):
-        return FIRED
+    fired = event == "PreToolUse" and fires(
+        skill, tool, arguments if isinstance(arguments, dict) else {}
+    )
+    try:
+        return _recorded(calls, payload, fired=fired, max_tool_calls=max_tool_calls)
+    except OSError:
+        return FIRED if fired else None  # no count to keep: the skill still ends the run
+
+
+def _recorded(
+    calls: Path, payload: Mapping[str, Any], *, fired: bool, max_tool_calls: int
+) -> str | None:
     import fcntl  # POSIX only, like the CLI runs themselves; imported when a hook runs
 
-    call_id = str(payload.get("tool_use_id") or "")
     with calls.open("a+", encoding="utf-8") as file:
         # Calls of one message may be checked at once: one hook at a time reads and counts.
         fcntl.flock(file, fcntl.LOCK_EX)
         file.seek(0)
-        seen = file.read().split()
-        if not call_id or call_id not in seen:
-            file.write(f"{call_id or '-'}\n")
-            seen.append(call_id)
-    return BUDGET if len(seen) > max_tool_calls else None
+        lines = file.read().splitlines()
+        decided = [line.removeprefix(STOP) for line in lines if line.startswith(STOP)]
+        if decided:
+            return decided[0]
+        if payload.get("hook_event_name", "PreToolUse") != "PreToolUse":
+            return None
+        reason = FIRED if fired else None
+        if reason is None:
+            call_id = str(payload.get("tool_use_id") or "-")
+            if call_id == "-" or call_id not in lines:
+                file.write(f"{call_id}\n")
+                lines.append(call_id)
+            if len(lines) > max_tool_calls:
+                reason = BUDGET
+        if reason is not None:
+            file.write(f"{STOP}{reason}\n")
+        return reason
 
 
-def answer(reason: str) -> dict[str, Any]:
-    """The hook's output that refuses the call and ends the session."""
-    return {
-        "continue": False,
-        "stopReason": reason,
-        "hookSpecificOutput": {
+def answer(reason: str, event: object = "PreToolUse") -> dict[str, Any]:
+    """The hook's output that ends the session (and, before a call, refuses it)."""
+    output: dict[str, Any] = {"continue": False, "stopReason": reason}
+    if event == "PreToolUse":
+        output["hookSpecificOutput"] = {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
-        },
-    }
+        }
+    return output
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                 payload, skill=args.skill, max_tool_calls=args.max_tool_calls, calls=args.calls
             )
             if reason is not None:
-                print(json.dumps(answer(reason)))
+                print(json.dumps(answer(reason, payload.get("hook_event_name", "PreToolUse"))))
     return 0
 
 

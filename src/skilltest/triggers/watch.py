@@ -80,10 +80,12 @@ class TriggerWatch:
     reason: str | None = None
     """What decided the run: the firing call, or the call after the budget."""
     overran: bool = False
-    """The CLI went on to another model turn after the deciding call (the hook did not stop
-    it), and the watch stopped it."""
+    """The CLI asked the model again after a deciding call of the main agent (the hook did not
+    stop it), and the watch stopped it. A background subagent's caller goes on beside it
+    whatever the hook does, so a decision inside a subagent never sets this."""
     _ids: set[str] = field(default_factory=set)
     _decided_in: object = None
+    _decided_by_subagent: bool = False
 
     def __call__(self, event: dict[str, Any]) -> str | None:
         if event.get("type") != "assistant":
@@ -93,7 +95,7 @@ class TriggerWatch:
             # The message holding the deciding call may go on over more lines; a new message
             # means the CLI asked the model again.
             if isinstance(message, dict) and message.get("id") != self._decided_in:
-                self.overran = True
+                self.overran = not self._decided_by_subagent
                 return self.reason
             return None
         content = message.get("content") if isinstance(message, dict) else None
@@ -114,20 +116,22 @@ class TriggerWatch:
             if fires(self.skill, call.name, call.input):
                 self.fired = True
                 return self._decide(
-                    message, f"the skill fired ({call.short()}, tool call {len(self.calls)})"
+                    event, f"the skill fired ({call.short()}, tool call {len(self.calls)})"
                 )
             if len(self.calls) > self.max_tool_calls:
                 self.budget = True
                 return self._decide(
-                    message,
+                    event,
                     f"tool-call budget: {self.max_tool_calls} tool call(s) without the skill, "
                     f"then {call.short()}",
                 )
         return None
 
-    def _decide(self, message: Any, reason: str) -> str | None:
+    def _decide(self, event: dict[str, Any], reason: str) -> str | None:
         self.reason = reason
+        message = event.get("message")
         self._decided_in = message.get("id") if isinstance(message, dict) else None
+        self._decided_by_subagent = event.get("parent_tool_use_id") is not None
         return None if self.hooked else reason
 
     @property
