@@ -119,8 +119,9 @@ def decide(
     )
     try:
         return _recorded(calls, payload, fired=fired, max_tool_calls=max_tool_calls)
-    except OSError:
-        return FIRED if fired else None  # no count to keep: the skill still ends the run
+    except (OSError, ImportError):
+        # No count to keep (an unwritable file, no fcntl): the skill still ends the run.
+        return FIRED if fired else None
 
 
 def _recorded(
