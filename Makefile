@@ -74,11 +74,13 @@ bench: $(STAMP) $(CLAUDE)
 	$(BIN)/python scripts/bench_house.py
 
 # Re-records the example suites' cassettes: live with ANTHROPIC_API_KEY set, else against the
-# emulator. Replay them with `make test-pressure ARGS="--replay tests/cassettes"` (and scenarios).
+# emulator. Replay them with `make test-pressure ARGS="--replay tests/cassettes"` (and scenarios,
+# triggers).
 CASSETTES ?= tests/cassettes
 record: $(STAMP) $(CLAUDE)
 	$(BIN)/skilltest pressure --record $(CASSETTES) $(ARGS)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest scenarios --record $(CASSETTES) $(ARGS)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest triggers --record $(CASSETTES) $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) tests/scenarios/output .pytest_cache .mypy_cache .ruff_cache

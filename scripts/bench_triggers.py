@@ -1,11 +1,14 @@
 """Benchmark of the trigger layer's early stop: prints figures, asserts nothing.
 
-For a few queries of the lgtm trigger suite, each repetition runs twice through the real claude
-CLI against the emulator, in one process, one run at a time: as a trigger run (stopped as soon as
-it is known whether the skill fired) and as a full run of the same query (the same scenario and
-turn budget, no early stop, as ``skilltest scenarios`` would run it). Per query and overall it
-prints mean model requests, tokens (input with cached input included, and output) and wall time
-per run, and how many times cheaper the trigger run is.
+For a few queries of the lgtm trigger suite, each repetition runs three times through the real
+claude CLI against the emulator, in one process, one run at a time (which kind goes first turns
+round): as a trigger run stopped by its PreToolUse hook at the deciding call (``hook``, what
+``skilltest triggers`` does), as a trigger run stopped once the stream shows that call (``stream``,
+what it did before the hook: by then the CLI has usually run the call and asked the model again),
+and as a full run of the same query (the same scenario and turn budget, no early stop, as
+``skilltest scenarios`` would run it). Per query and overall it prints mean model requests, tokens
+(input with cached input included, and output) and wall time per run, and how many times
+cheaper each kind of trigger run is than the full run.
 
     SKILLTEST_CLAUDE=.tools/node_modules/.bin/claude \\
         .venv/bin/python scripts/bench_triggers.py [-k 3] [--query ID ...]
@@ -19,17 +22,15 @@ import statistics
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skilltest.claude.binary import find_claude
 from skilltest.scenarios.endpoints import EmulatorEndpoint
-from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest
-from skilltest.triggers.runs import scenario_of, trigger_run
+from skilltest.scenarios.runner import ClaudeCliRunner
+from skilltest.triggers.runs import trigger_request, trigger_run
 from skilltest.triggers.suite import TriggerQuery, TriggerSuite, load_trigger_suite
 from skilltest.triggers.verdict import TriggerRun
-from skilltest.triggers.watch import TriggerWatch
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tests" / "triggers" / "lgtm.yaml"
@@ -81,46 +82,40 @@ def cost(runs: Sequence[TriggerRun]) -> Cost:
     )
 
 
+KINDS = ("hook", "stream", "full")
+"""The kinds of run measured: stopped by the hook, stopped by the stream watch, not stopped."""
+
+Measured = dict[str, dict[str, list[TriggerRun]]]
+"""Per query id, per kind, its runs."""
+
+
 async def measure(
     suite: TriggerSuite, queries: Sequence[TriggerQuery], repetitions: int, output: Path
-) -> dict[str, tuple[list[TriggerRun], list[TriggerRun]]]:
-    """Per query id, its trigger runs and its full runs, taking turns (which goes first
-    alternates) so that drift hits both alike."""
+) -> Measured:
+    """Per query id, its runs of each kind (:data:`KINDS`), taking turns (which goes first
+    rotates) so that drift hits all alike."""
     runner = ClaudeCliRunner(find_claude(), EmulatorEndpoint())
     # One run first that is not counted: the first CLI start of a process pays for cold caches.
-    warm_up = RunRequest(
-        scenario_of(suite, queries[0], suite.skill),
-        Arm.WITH_SKILL,
-        0,
-        suite_path=suite.path,
-        output_dir=output / "warm-up",
-        model_script=suite.model_script,
-    )
+    warm_up, _ = trigger_request(suite, queries[0], suite.skill, 0, output_dir=output / "warm-up")
     await runner.run(warm_up)
-    measured: dict[str, tuple[list[TriggerRun], list[TriggerRun]]] = {}
+    measured: Measured = {}
     for query in queries:
-        scenario = scenario_of(suite, query, suite.skill)
-        stopped: list[TriggerRun] = []
-        full: list[TriggerRun] = []
+        runs: dict[str, list[TriggerRun]] = {kind: [] for kind in KINDS}
         for rep in range(repetitions):
-            kinds = [("trigger", stopped), ("full", full)]
-            for kind, runs in kinds if rep % 2 == 0 else kinds[::-1]:
-                # A full run is judged by the same watch afterwards, but never stopped by it.
-                watch = TriggerWatch(suite.skill.name, suite.max_tool_calls)
-                request = RunRequest(
-                    scenario,
-                    Arm.WITH_SKILL,
-                    rep,
-                    suite_path=suite.path,
-                    output_dir=output / kind,
-                    model_script=suite.model_script,
-                    stop_on=watch if kind == "trigger" else None,
+            turn = rep % len(KINDS)
+            for kind in KINDS[turn:] + KINDS[:turn]:
+                calls = output / f"calls-{query.id}-{rep}.txt" if kind == "hook" else None
+                request, watch = trigger_request(
+                    suite, query, suite.skill, rep, output_dir=output / kind, calls=calls
                 )
+                if kind == "full":
+                    # Judged from its transcript afterwards, never stopped.
+                    request = replace(request, stop_on=None)
                 outcome = await runner.run(request)
                 if outcome.transcript.error is not None:
                     sys.exit(f"{query.id} ({kind} run {rep}): {outcome.transcript.error}")
-                runs.append(trigger_run(rep, watch, outcome))
-        measured[query.id] = (stopped, full)
+                runs[kind].append(trigger_run(rep, watch, outcome))
+        measured[query.id] = runs
     return measured
 
 
@@ -128,36 +123,37 @@ def ratio(full: float, trigger: float) -> str:
     return f"{full / trigger:5.1f}x" if trigger > 0 else "    -"
 
 
-def report(measured: dict[str, tuple[list[TriggerRun], list[TriggerRun]]]) -> None:
+def report(measured: Measured) -> None:
     header = (
-        f"  {'query':<20} {'run':<8} {'fired':>5} {'requests':>8} {'tokens in':>10} "
+        f"  {'query':<20} {'run':<13} {'fired':>5} {'requests':>8} {'tokens in':>10} "
         f"{'tokens out':>10} {'wall':>7}"
     )
     print(header)
-    every_trigger: list[TriggerRun] = []
-    every_full: list[TriggerRun] = []
-    rows = [*measured.items(), ("all queries", ([], []))]
-    for query_id, (stopped, full) in rows:
-        if query_id == "all queries":
-            stopped, full = every_trigger, every_full
-        else:
-            every_trigger.extend(stopped)
-            every_full.extend(full)
-        a, b = cost(stopped), cost(full)
-        for label, c in (("trigger", a), ("full", b)):
+    every: dict[str, list[TriggerRun]] = {kind: [] for kind in KINDS}
+    for query_id, runs in [*measured.items(), ("all queries", every)]:
+        if runs is not every:
+            for kind in KINDS:
+                every[kind].extend(runs[kind])
+        costs = {kind: cost(runs[kind]) for kind in KINDS}
+        for n, kind in enumerate(KINDS):
+            c = costs[kind]
             print(
-                f"  {query_id if label == 'trigger' else '':<20} {label:<8} "
+                f"  {query_id if n == 0 else '':<20} {kind:<13} "
                 f"{c.fired:>2}/{c.runs:<2} {c.requests:>8.1f} {c.tokens_in:>10,.0f} "
                 f"{c.tokens_out:>10,.0f} {c.wall_s:>6.2f}s"
             )
-        print(
-            f"  {'':<20} {'full ÷':<8} {'':>5} {ratio(b.requests, a.requests):>8} "
-            f"{ratio(b.tokens_in, a.tokens_in):>10} {ratio(b.tokens_out, a.tokens_out):>10} "
-            f"{ratio(b.wall_s, a.wall_s):>7}"
-        )
+        full = costs["full"]
+        for kind in ("stream", "hook"):
+            c = costs[kind]
+            print(
+                f"  {'':<20} {'full ÷ ' + kind:<13} {'':>5} {ratio(full.requests, c.requests):>8} "
+                f"{ratio(full.tokens_in, c.tokens_in):>10} "
+                f"{ratio(full.tokens_out, c.tokens_out):>10} {ratio(full.wall_s, c.wall_s):>7}"
+            )
     print(
-        "  means per run; tokens in include cached input; 'full ÷': full run over trigger run "
-        "(how many times cheaper the trigger run is)"
+        "  means per run; tokens in include cached input; hook: stopped by the PreToolUse hook at "
+        "the deciding call (skilltest triggers now); stream: stopped once the stream showed that "
+        "call (before the hook); full: not stopped; 'full ÷': how many times cheaper"
     )
 
 
@@ -179,8 +175,9 @@ def main() -> None:
         sys.exit(f"no query {', '.join(unknown)} in {SUITE}; it has {', '.join(by_id)}")
     binary = find_claude()
     print(
-        f"trigger runs beside full runs: {SUITE.relative_to(ROOT)}, claude {binary.version} "
-        f"against the emulator, K={args.k} per query and kind, one run at a time"
+        f"trigger runs (hook, stream) beside full runs: {SUITE.relative_to(ROOT)}, "
+        f"claude {binary.version} against the emulator, K={args.k} per query and kind, "
+        "one run at a time"
     )
     with tempfile.TemporaryDirectory(prefix="skilltest-bench-triggers-") as output:
         measured = asyncio.run(

@@ -14,6 +14,7 @@ SCRIPTS = REPO_ROOT / "tests" / "model-scripts"
 EXAMPLES = {
     "pressure": REPO_ROOT / "tests" / "skill-pressure",
     "scenarios": REPO_ROOT / "tests" / "scenarios",
+    "triggers": REPO_ROOT / "tests" / "triggers",
 }
 """Where each layer's example suites are."""
 

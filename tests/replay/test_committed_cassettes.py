@@ -1,7 +1,7 @@
 """The cassettes committed under tests/cassettes replay the example suites as recorded.
 
 `make record` writes them; `make test-pressure ARGS="--replay tests/cassettes"` and the same for
-`test-scenarios` replay them. An edit to an example skill, suite, fixture or model script that
+`test-scenarios` and `test-triggers` replay them. An edit to an example skill, suite, fixture or model script that
 changes what the model is sent makes these tests fail with the replay miss that says what
 changed: the fix is `make record`. ``ANTHROPIC_BASE_URL`` points at a closed port, so nothing but
 the cassettes can answer.
@@ -60,3 +60,24 @@ def test_scenario_examples_replay_from_the_committed_cassettes(
     assert code == 0, out
     found = verdicts(tmp_path / "results.json")
     assert found and set(found.values()) == {"improved"}, found
+
+
+@pytest.mark.cli
+@pytest.mark.parametrize("suite", ["lgtm", "safe-migrations"])
+def test_trigger_examples_replay_from_the_committed_cassettes(
+    suite, claude_bin, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+    path = REPO_ROOT / "tests" / "triggers" / f"{suite}.yaml"
+    options = ["--claude", claude_bin, "--replay", CASSETTES, "-j", "4"]
+    code = run_layer("triggers", path, tmp_path, *options)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    document = json.loads((tmp_path / "results.json").read_text())
+    assert document["backend"] == "replay"
+    assert document["replay"]["misses"] == []
+    [result] = document["suites"]
+    queries = result["queries"]
+    assert len(queries) == 8 and all(len(q["runs"]) == 3 for q in queries)
+    assert all(q["passed"] for q in queries), out
+    assert "8 queries: 8 pass; per run TP 12, FP 0, FN 0, TN 12" in out

@@ -144,10 +144,13 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     assert run["ended"] == "fired"
     assert run["reason"] == "the skill fired (Skill(alpha), tool call 2)"
     assert [c["name"] for c in run["first_tool_calls"]] == ["Bash", "Skill"]
-    assert run["duration_s"] > 0 and run["requests"] >= 2
+    # Ended at the Skill call: its request was the last one (and the direct one's the only one).
+    assert run["duration_s"] > 0 and run["requests"] == 2
+    assert queries["direct"]["runs"][0]["requests"] == 1
     assert run["tokens"]["output_tokens"] > 0
     [wander] = queries["wander"]["runs"]
     assert wander["ended"] == "budget"
+    assert wander["requests"] == 4  # the fourth Bash call was refused, and nothing followed
     assert wander["reason"].startswith("tool-call budget: 3 tool call(s) without the skill")
     assert queries["wander"]["ended"]["budget"] == 1
     assert queries["trivia"]["runs"][0]["ended"] == "not-fired"

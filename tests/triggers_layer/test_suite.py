@@ -142,3 +142,47 @@ def test_another_description_for_suites_of_two_skills_is_refused(project, capsys
     err = capsys.readouterr().err
     assert "another description is for one skill, and these suites test alpha, beta" in err
     assert "skilltest triggers alpha --description" in err
+
+
+def test_a_suite_adds_its_own_replay_rules(project):
+    rules = (
+        "replay:\n  ignore: [/system/2/text]\n"
+        "  normalise: [{pattern: 'trace_id=[0-9a-f]+', replacement: 'trace_id={TRACE}'}]\n"
+    )
+    suite = load_trigger_suite(write(project, "skill: alpha\n" + rules + QUERIES))
+    assert suite.replay.ignore == ("/system/2/text",)
+    assert suite.replay.normalise == (("trace_id=[0-9a-f]+", "trace_id={TRACE}"),)
+
+
+def test_a_replay_rule_that_does_not_compile_is_refused_with_its_place(project):
+    path = write(
+        project, "skill: alpha\nreplay:\n  normalise: [{pattern: '(unclosed'}]\n" + QUERIES
+    )
+    with pytest.raises(SuiteError) as caught:
+        load_trigger_suite(path)
+    assert caught.value.location == f"{path}#/replay/normalise/0"
+
+
+@pytest.mark.parametrize(
+    ("args", "message", "fix"),
+    [
+        (["--record", "c", "--replay", "c"], "--record and --replay exclude each other", "record"),
+        (["--record-missing"], "--record-missing needs --replay DIR", "--replay DIR"),
+        (["--replay", "nowhere"], "no cassette folder at nowhere", "skilltest triggers --record"),
+        (
+            ["--replay", "c", "--against", "HEAD"],
+            "--against runs the previous revision live; it does not record or replay",
+            "drop the cassette options",
+        ),
+    ],
+)
+def test_bad_tape_options_exit_2_before_any_run(project, capsys, monkeypatch, args, message, fix):
+    monkeypatch.chdir(project)
+    (project / "c").mkdir()
+    write(project, "skill: alpha\n" + QUERIES)
+    # No claude is needed to refuse them.
+    assert main(["triggers", *args, "--claude", str(project / "no-claude")]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "fix: " in err and fix in err.split("fix: ", 1)[1]
+    assert "Traceback" not in err

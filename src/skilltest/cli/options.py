@@ -189,6 +189,19 @@ def add_compared_options(parser: argparse.ArgumentParser) -> None:
         help=f"-k auto: the most runs per arm; still undecided then: inconclusive "
         f"(default {DEFAULT_MAX_K})",
     )
+    add_tape_options(parser)
+    parser.add_argument(
+        "--allow-inconclusive",
+        action="store_true",
+        help="do not fail on inconclusive scenarios (their intervals do not decide yet)",
+    )
+    parser.add_argument(
+        "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
+    )
+
+
+def add_tape_options(parser: argparse.ArgumentParser) -> None:
+    """``--record``, ``--replay``, ``--record-missing``."""
     parser.add_argument(
         "--record",
         type=Path,
@@ -205,14 +218,6 @@ def add_compared_options(parser: argparse.ArgumentParser) -> None:
         "--record-missing",
         action="store_true",
         help="with --replay: run live and record what the cassettes do not hold",
-    )
-    parser.add_argument(
-        "--allow-inconclusive",
-        action="store_true",
-        help="do not fail on inconclusive scenarios (their intervals do not decide yet)",
-    )
-    parser.add_argument(
-        "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )
 
 

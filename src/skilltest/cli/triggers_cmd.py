@@ -6,13 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from skilltest.cli import EXIT_FAILED, EXIT_OK, interrupted_exit_code
+from skilltest.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, interrupted_exit_code
 from skilltest.cli.display import Display
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_output_options,
     add_suite_arguments,
+    add_tape_options,
     options_from,
     repetition_count,
 )
@@ -30,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "skill (and the suite's distractors) installed, stops each run as soon as it is "
             "known whether the skill fired, and reports per query the firing rate and per suite "
             "precision, recall and accuracy. Without credentials the CLI talks to the offline "
-            "model emulator using each suite's model script."
+            "model emulator using each suite's model script; with --replay DIR it answers from "
+            "cassettes recorded with --record DIR."
         ),
     )
     add_suite_arguments(parser, default_dir=DEFAULT_SUITE_DIR)
@@ -68,18 +70,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --description or --description-file: run the current description and the "
         "candidate side by side and report their differences",
     )
+    add_tape_options(parser)
     add_against_option(parser, what=" and say per query whether the edit improved its firing")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import triggers
+    from skilltest.flow.tape import miss_summary
     from skilltest.report.provenance import notice
     from skilltest.triggers.report import (
         render_against,
         render_comparison,
         render_costs,
         render_failures,
+        render_misses,
         render_suite_line,
         render_table,
         warnings_of,
@@ -110,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     said = notice(results.provenance) if results.provenance is not None else None
     if said:
         print(said)  # an offline run says so before any number
-    model = "scripted stand-in model" if context["backend"] == "emulator" else "real model"
+    model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
+        context["backend"], "real model"
+    )
     queries = sum(len(each[0].queries) for each in results.suites)
     ks = sorted({str(len(q.runs)) for s in flat for q in s.queries})
     print(
@@ -139,4 +146,14 @@ def run(args: argparse.Namespace) -> int:
         print()
         for warning in warnings:
             print(f"warning: {warning}")
+    misses = render_misses(flat)
+    if misses:
+        print()
+        print(misses)
+    if results.cassettes_written:
+        print(f"{results.cassettes_written} cassette(s) written under {results.tape.directory}")
+    if results.misses:
+        # Stale cassettes are bad input, not a failing description.
+        print(miss_summary(len(results.misses)))
+        return EXIT_BAD_INPUT
     return EXIT_OK if results.passed else EXIT_FAILED

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from skilltest.errors import InputError
-from skilltest.flow.options import ComparedOptions
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,24 @@ class Tape:
         }
 
 
-def tape_of(options: ComparedOptions, *, layer: str) -> Tape:
+class TapeOptions(Protocol):
+    """The options a layer that records and replays takes (``ComparedOptions``,
+    ``TriggerOptions``)."""
+
+    @property
+    def record(self) -> Path | None: ...
+
+    @property
+    def replay(self) -> Path | None: ...
+
+    @property
+    def record_missing(self) -> bool: ...
+
+    @property
+    def against(self) -> str | None: ...
+
+
+def tape_of(options: TapeOptions, *, layer: str) -> Tape:
     """The run's tape, checked; ``--against`` with a tape is refused too.
 
     Raises:

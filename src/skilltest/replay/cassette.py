@@ -51,7 +51,7 @@ SCHEMA_VERSION = 1
 KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry", "request-id")
 """Response headers a cassette keeps; every other header (cookies, credentials) is dropped."""
 
-LAYERS = ("pressure", "scenarios")
+LAYERS = ("pressure", "scenarios", "triggers")
 """The layers a cassette can belong to."""
 
 
@@ -129,15 +129,16 @@ class Cassette:
     path: Path
     """Where the cassette is read from and written to."""
     layer: str
-    """``pressure`` or ``scenarios``."""
+    """``pressure``, ``scenarios`` or ``triggers``."""
     suite: str
     """The suite file, relative to the repository root when possible."""
     skill: str
     """The skill under test."""
     scenario: str
-    """The scenario id."""
+    """The scenario id (a trigger cassette's query id)."""
     arm: str
-    """``with_skill``, ``without_skill`` (later ``previous``)."""
+    """``with_skill``, ``without_skill`` (later ``previous``); a trigger cassette's description,
+    ``current`` or ``candidate``."""
     model: str | None = None
     """The model the answers came from."""
     backend: str | None = None
@@ -145,7 +146,7 @@ class Cassette:
     whose answers are a scripted stand-in's); ``None`` in cassettes written before it was
     recorded. A replay's results carry it, so offline answers stay known as offline."""
     cli_version: str | None = None
-    """The claude CLI version (scenario layer)."""
+    """The claude CLI version (scenario and trigger layers)."""
     recorded_at: str = ""
     """ISO date-time (UTC) of the last recording; filled in by :meth:`save` when empty."""
     skilltest_version: str = ""

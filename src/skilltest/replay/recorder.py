@@ -136,7 +136,7 @@ class Recorder:
         """
         Args:
             root: The cassette folder (``--record DIR``).
-            layer: ``pressure`` or ``scenarios``.
+            layer: ``pressure``, ``scenarios`` or ``triggers``.
             model: The model asked for, written into each cassette.
             cli_version: The claude version (scenario layer).
             backend: The backend that answers (``emulator`` for the scripted stand-in), written

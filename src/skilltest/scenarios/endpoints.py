@@ -168,10 +168,12 @@ def taped(
     model: str | None,
     cli_version: str | None,
     backend: str | None = None,
+    layer: str = "scenarios",
 ) -> Endpoint:
     """``endpoint`` behind the recording or replaying point the tape asks for (``endpoint`` is
     ``None`` when the cassettes alone answer); ``rules`` are each suite's replay rules, by its
-    path; ``backend`` is what answers while recording, written into the cassettes."""
+    path; ``backend`` is what answers while recording, written into the cassettes; ``layer`` is
+    what the cassettes record (``scenarios`` or ``triggers``)."""
     if tape.directory is None:
         assert endpoint is not None
         return endpoint
@@ -185,7 +187,7 @@ def taped(
     recorder = (
         Recorder(
             tape.directory,
-            layer="scenarios",
+            layer=layer,
             model=model,
             cli_version=cli_version,
             backend=backend,
@@ -196,7 +198,9 @@ def taped(
     if not tape.replaying:
         assert endpoint is not None and recorder is not None
         return RecordingEndpoint(endpoint, recorder, rules_of=rules_of)
-    return ReplayEndpoint(tape.directory, rules_of=rules_of, fallback=endpoint, recorder=recorder)
+    return ReplayEndpoint(
+        tape.directory, rules_of=rules_of, fallback=endpoint, recorder=recorder, layer=layer
+    )
 
 
 @dataclass(frozen=True)
@@ -217,9 +221,11 @@ def cli_backend(
     observer: Observer,
     tape: Tape | None = None,
     rules: Mapping[Path, Rules] | None = None,
+    layer: str = "scenarios",
 ) -> CliBackend:
     """Finds ``claude``, chooses the backend (the cassettes alone when the tape replays without
-    recording), opens its endpoint behind the tape, and tells the observer what it chose.
+    recording), opens its endpoint behind the tape (its cassettes of ``layer``), and tells the
+    observer what it chose.
 
     Raises:
         ClaudeNotFoundError: no usable ``claude``.
@@ -242,6 +248,7 @@ def cli_backend(
         model=options.model,
         cli_version=binary.version,
         backend=choice.name if choice.name != "replay" else None,
+        layer=layer,
     )
     if choice.notice:
         observer.notice(choice.notice)

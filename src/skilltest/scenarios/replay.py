@@ -40,8 +40,10 @@ RELAY = (sys.executable, "-m", "skilltest.replay.mcp_relay")
 
 
 def cassette_key(request: RunRequest) -> CassetteKey:
-    """The cassette of a run: ``<root>/<skill>/<scenario>/<arm>.yaml``."""
-    return CassetteKey(request.scenario.skill.name, request.scenario.id, request.arm.value)
+    """The cassette of a run: ``<root>/<skill>/<scenario>/<arm>.yaml`` (``cassette_arm`` in place
+    of the arm when the request names one)."""
+    arm = request.cassette_arm or request.arm.value
+    return CassetteKey(request.scenario.skill.name, request.scenario.id, arm)
 
 
 def run_paths(sandbox: Sandbox | None, request: RunRequest | None = None) -> RunPaths | None:
@@ -204,6 +206,7 @@ class ReplayEndpoint:
         rules_of: Callable[[RunRequest], Rules],
         fallback: Endpoint | None = None,
         recorder: Recorder | None = None,
+        layer: str = "scenarios",
     ) -> None:
         """
         Args:
@@ -211,8 +214,10 @@ class ReplayEndpoint:
             rules_of: The suite's normalisation rules of a run.
             fallback: The endpoint that answers what the cassettes miss (``--record-missing``).
             recorder: Where what the fallback answers is recorded.
+            layer: The layer whose cassettes these are (``scenarios`` or ``triggers``).
         """
         self.root = root
+        self.layer = layer
         self.rules_of = rules_of
         self.fallback = fallback
         self.recorder = recorder
@@ -223,7 +228,7 @@ class ReplayEndpoint:
         if key not in self._cassettes:
             path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
             self._cassettes[key] = (
-                Cassette.load(path, layer="scenarios") if path.is_file() else None
+                Cassette.load(path, layer=self.layer) if path.is_file() else None
             )
         return self._cassettes[key]
 

@@ -88,6 +88,11 @@ class RunRequest:
     previous: Skill | None = None
     """The previous revision's skill (``--against REF``): the ``previous`` arm installs it in
     place of the skill under test, as the with-skill arm installs the current one."""
+    settings: Mapping[str, object] | None = None
+    """More ``--settings`` for this run (the trigger layer's stop hook)."""
+    cassette_arm: str | None = None
+    """The name of this run's cassette in its scenario's folder instead of the arm's (the
+    trigger layer's ``current`` or ``candidate``)."""
 
     @property
     def installed(self) -> tuple[Skill, ...]:
@@ -402,7 +407,10 @@ class ClaudeCliRunner:
                         self.binary.version,
                         sandbox=sandbox,
                         protected=protected_paths(request),
-                        extra=world.settings() if world is not None else None,
+                        extra={
+                            **(world.settings() if world is not None else {}),
+                            **(request.settings or {}),
+                        },
                     ),
                     plugin_dirs=plugin_dirs,
                     mcp_config=write_mcp_config(servers, sandbox),

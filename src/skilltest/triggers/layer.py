@@ -1,17 +1,18 @@
 """The trigger layer's entry point: :func:`run` takes :class:`TriggerOptions` and returns
 :class:`TriggerResults`.
 
-The flow: check the description options, load and select the suites, read the skill at
-``against`` when asked, find ``claude``, choose the backend, run each query K times per
-description (stopping each run once it is known whether the skill fired), and write the outputs
-as queries finish; an interrupted run writes what had finished, marked so, and re-raises.
+The flow: check the description options, load and select the suites, check the tape, read the
+skill at ``against`` when asked, find ``claude``, choose the backend (the cassettes alone with
+``replay``), run each query K times per description (each run ended at the call that decides
+whether the skill fired), and write the outputs as queries finish; an interrupted run writes
+what had finished, marked so, and re-raises.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +21,7 @@ from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.plan import check_unique_scenarios, load_all, select
 from skilltest.flow.provenance import start_provenance
+from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
@@ -52,6 +54,13 @@ class TriggerOptions(RunOptions):
     compare_description: bool = False
     """Run the current description and the other one side by side and report their
     differences."""
+    record: Path | None = None
+    """Record every model exchange into cassettes under this folder, one per (skill, query,
+    description): ``<record>/<skill>/<query>/<current|candidate>.yaml``."""
+    replay: Path | None = None
+    """Answer from the cassettes under this folder only: no API, no key, no model script."""
+    record_missing: bool = False
+    """With ``replay``: run live and record what the cassettes do not hold."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,10 @@ class TriggerResults:
     """Query results finished (per description)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    tape: Tape = field(default_factory=Tape)
+    """What was recorded or replayed."""
+    cassettes_written: int = 0
+    """Cassettes written (``record``, ``record_missing``)."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -91,17 +104,32 @@ class TriggerResults:
         """Every judged query passed."""
         return all(suite.passed for suite in self.judged)
 
+    @property
+    def misses(self) -> list[str]:
+        """Why each run the cassettes could not answer missed (``replay miss: ...``)."""
+        from skilltest.replay.match import MISS_PREFIX
+
+        return [
+            str(run.reason)
+            for suite in self.flat
+            for query in suite.queries
+            for run in query.runs
+            if run.ended == "error" and (run.reason or "").startswith(MISS_PREFIX)
+        ]
+
     def to_document(self) -> dict[str, Any]:
         """The results file."""
         from skilltest.triggers.report import results_document
 
-        return results_document(
+        document = results_document(
             [list(each) for each in self.suites],
             self.context,
             complete=self.complete,
             interrupted=self.interrupted,
             provenance=self.provenance,
         )
+        document["replay"] = self.tape.to_dict(misses=self.misses)
+        return document
 
     def junit_cases(self) -> list[JUnitCase]:
         """One JUnit case per query of the skill under test (and per description)."""
@@ -187,7 +215,8 @@ def run(
         The results; the outputs ``options.outputs`` asks for are written.
 
     Raises:
-        InputError: bad input (a suite, a description, an option), before any run.
+        InputError: bad input (a suite, a description, an option, a cassette folder), before
+            any run.
         ConfigurationError: no usable ``claude``, a live backend without credentials.
         KeyboardInterrupt: the run was interrupted; what had finished is written, marked so.
     """
@@ -207,6 +236,7 @@ def run(
         )
     candidate = candidate_description(options)
     paths, suites = load_suites(options)
+    tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})
     if candidate is not None and len(tested) > 1:
         raise InputError(
@@ -228,7 +258,7 @@ def run(
         else:
             # Only the other description runs; it is reported as the one under test.
             variants = (Variant("current", candidate),)
-        return _run(options, observer, paths, suites, variants)
+        return _run(options, observer, paths, suites, variants, tape)
 
 
 def _run(
@@ -237,13 +267,15 @@ def _run(
     paths: Sequence[Path],
     suites: list[TriggerSuite],
     variants: tuple[Variant, ...],
+    tape: Tape,
 ) -> TriggerResults:
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.triggers.runs import assemble, run_triggers
     from skilltest.triggers.verdict import TriggerRun, against_previous
 
-    chosen = cli_backend(options, suites, observer)
+    rules = {suite.path: suite.replay for suite in suites}
+    chosen = cli_backend(options, suites, observer, tape, rules, layer="triggers")
     binary = chosen.binary
     runner = ClaudeCliRunner(binary, chosen.endpoint)
     provenance = start_provenance(
@@ -254,6 +286,8 @@ def _run(
         claude_version=binary.version,
     )
     models: set[str] = set()
+    recorded: set[str] = set()  # what the replayed cassettes were recorded against
+    recorder = getattr(chosen.endpoint, "recorder", None)
     base = TriggerResults(
         suites=(),
         context={
@@ -264,6 +298,7 @@ def _run(
             "jobs": options.jobs,
         },
         against=options.against,
+        tape=tape,
     )
     finished: dict[tuple[int, int, int], QueryResult] = {}
 
@@ -279,7 +314,8 @@ def _run(
             complete=complete,
             interrupted=interrupted,
             finished_queries=len(finished),
-            provenance=provenance.with_models(models),
+            provenance=provenance.with_models(models).with_recorded(recorded),
+            cassettes_written=len(getattr(recorder, "written", ())),
         )
         write_outputs(current, options.outputs, final=complete or interrupted)
         return current
@@ -290,6 +326,8 @@ def _run(
 
     def on_run(run: TriggerRun, transcript: Transcript) -> None:
         models.update(transcript.api_models)
+        if transcript.recorded_with:
+            recorded.add(transcript.recorded_with)
         observer.run_finished(error=run.ended == "error")
 
     save(complete=False)  # an unwritable results file fails now, before any run
@@ -309,6 +347,8 @@ def _run(
         )
     except KeyboardInterrupt:
         observer.stopped()
+        if recorder is not None:
+            recorder.flush()  # a run whose cassette the interrupt stopped writing
         observer.interrupted(save(complete=False, interrupted=True))
         raise
     observer.stopped()

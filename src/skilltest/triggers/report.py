@@ -149,6 +149,26 @@ def render_failures(results: Sequence[SuiteResult]) -> str:
     return "\n\n".join(blocks)
 
 
+def render_misses(results: Sequence[SuiteResult]) -> str:
+    """Per query whose runs the cassettes could not answer, the first miss in full (what
+    differs from the nearest recorded request) and how many runs missed; empty when none did."""
+    from skilltest.replay.match import MISS_PREFIX
+
+    blocks = []
+    for suite in results:
+        label = f" ({suite.variant})" if suite.variant != "current" else ""
+        for query in suite.queries:
+            missed = [
+                run
+                for run in query.runs
+                if run.ended == "error" and (run.reason or "").startswith(MISS_PREFIX)
+            ]
+            if missed:
+                runs = f"{len(missed)} of {len(query.runs)} runs"
+                blocks.append(f"{suite.skill}/{query.query.id}{label} ({runs}): {missed[0].reason}")
+    return ("replay misses:\n" + "\n".join(blocks)) if blocks else ""
+
+
 def render_comparison(current: SuiteResult, other: SuiteResult) -> str:
     """Per query and per suite: the rate under each description and the difference."""
     rows = []

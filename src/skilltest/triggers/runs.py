@@ -3,14 +3,20 @@
 Each (query, repetition) is one with-skill run of a scenario made from the query (the query is
 the prompt; there is no rubric): the same sandbox, isolation, backends and ``claude`` binary as
 ``skilltest scenarios``. The skill under test and the suite's distractors are installed side by
-side under ``.claude/skills/``; a :class:`~skilltest.triggers.watch.TriggerWatch` stops the run
-as soon as it is known whether the skill fired.
+side under ``.claude/skills/``. A ``PreToolUse`` hook (:mod:`skilltest.triggers.hook`) ends the
+run at the call that decides it, before that call runs and before the CLI asks the model again;
+a :class:`~skilltest.triggers.watch.TriggerWatch` reads the stream and says how the run ended
+(and stops a CLI that goes on all the same).
 
 Another description is tested on a copy of the skill folder whose ``SKILL.md`` front matter
 carries it; the skill's own folder is never edited. With two descriptions (``--compare-
 description``) the runs of both alternate per repetition, so that drift in the backend over the
 suite's wall time affects both alike. With ``--against REF`` the second arm is the skill as it
 was at REF (its own folder and description, read by :mod:`skilltest.revision`).
+
+With ``--record`` or ``--replay`` each (skill, query, description) has a cassette,
+``<DIR>/<skill>/<query>/<current|candidate>.yaml``, one repetition per run: the scenario layer's
+recording and replaying endpoints, keyed by the description instead of the arm.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import yaml
 
 from skilltest.errors import InputError, RunError
 from skilltest.names import child
+from skilltest.replay.match import MISS_PREFIX
 from skilltest.report.provenance import Provenance
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
@@ -35,6 +42,7 @@ from skilltest.scheduler import run_workers
 from skilltest.skills import Skill
 from skilltest.suite.loader import parse_yaml
 from skilltest.transcript import Transcript
+from skilltest.triggers import hook
 from skilltest.triggers.suite import MAX_TURNS, TriggerQuery, TriggerSuite
 from skilltest.triggers.trace import write_trigger_trace
 from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
@@ -130,23 +138,72 @@ def scenario_of(suite: TriggerSuite, query: TriggerQuery, skill: Skill) -> Scena
     )
 
 
+def trigger_request(
+    suite: TriggerSuite,
+    query: TriggerQuery,
+    skill: Skill,
+    rep: int,
+    *,
+    variant: str = "current",
+    output_dir: Path | None = None,
+    calls: Path | None = None,
+) -> tuple[RunRequest, TriggerWatch]:
+    """One trigger run's request, and the watch that reads its stream.
+
+    Args:
+        suite: The suite.
+        query: The query, sent as the prompt.
+        skill: The skill under test, as installed for this description.
+        rep: The repetition, from 0.
+        variant: ``current`` or ``candidate``: names the run's cassette.
+        output_dir: Where the run's raw output is kept.
+        calls: Where the stop hook counts the run's tool calls (a file of this run alone);
+            ``None`` installs no hook, and the watch stops the run once it has read the
+            deciding call (by then the CLI has usually asked the model again).
+    """
+    watch = TriggerWatch(skill.name, suite.max_tool_calls, hooked=calls is not None)
+    request = RunRequest(
+        scenario_of(suite, query, skill),
+        Arm.WITH_SKILL,
+        rep,
+        suite_path=suite.path,
+        output_dir=output_dir,
+        model_script=suite.model_script,
+        stop_on=watch,
+        settings=hook.settings(skill.name, suite.max_tool_calls, calls) if calls else None,
+        cassette_arm=variant,
+    )
+    return request, watch
+
+
 def ending(watch: TriggerWatch, transcript: Transcript) -> tuple[Ended, str | None]:
     """How a run ended, and what ended it."""
+    error = transcript.error
+    if error is not None and error.startswith(MISS_PREFIX):
+        # The cassette is stale: what the run did all the same says nothing about the skill.
+        return "error", error
     if watch.fired or (
-        transcript.error is None
+        error is None
         and (
             watch.skill in transcript.skills_invoked
             or any(fires(watch.skill, c.name, c.input) for c in transcript.tool_calls)
         )
     ):
-        return "fired", transcript.ended
+        return "fired", watch.reason or transcript.ended
     if watch.budget:
-        return "budget", transcript.ended
-    if transcript.error is not None:
-        return "error", transcript.error
+        return "budget", watch.reason or transcript.ended
+    if error is not None:
+        return "error", error
     if transcript.ended is not None and transcript.ended.startswith("timed out"):
         return "timeout", transcript.ended
     return "not-fired", transcript.ended
+
+
+OVERRAN = (
+    "claude asked the model again after the deciding call: its PreToolUse stop hook did not end "
+    "the run (are hooks turned off by managed settings?), so the run was stopped then"
+)
+"""The warning of a run the watch stopped because the hook did not."""
 
 
 def _request_count(outcome: RunOutcome) -> int | None:
@@ -173,7 +230,7 @@ def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRu
         requests=_request_count(outcome),
         tokens=usage.to_dict() if transcript.results or usage.input_tokens else None,
         transcript=str(outcome.transcript_path) if outcome.transcript_path else None,
-        warnings=outcome.warnings,
+        warnings=(*outcome.warnings, *((OVERRAN,) if watch.overran else ())),
     )
 
 
@@ -239,17 +296,16 @@ async def run_triggers(
             suite = suites[job.suite]
             query = suite.queries[job.query]
             skill = skills[job.suite, job.variant]
-            watch = TriggerWatch(skill.name, suite.max_tool_calls)
             folder = output_dir or suite.path.parent / DEFAULT_OUTPUT_FOLDER
             label = variants[job.variant].label
-            request = RunRequest(
-                scenario_of(suite, query, skill),
-                Arm.WITH_SKILL,
+            request, watch = trigger_request(
+                suite,
+                query,
+                skill,
                 job.rep,
-                suite_path=suite.path,
+                variant=label,
                 output_dir=folder if label == CURRENT.label else folder / label,
-                model_script=suite.model_script,
-                stop_on=watch,
+                calls=Path(tmp) / f"calls-{job.suite}-{job.variant}-{job.query}-{job.rep}.txt",
             )
             try:
                 outcome = await runner.run(request)

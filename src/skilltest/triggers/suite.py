@@ -7,10 +7,11 @@ any distractor skills) installed; nothing else is scored.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skilltest.errors import SuiteError
+from skilltest.replay.normalise import Rules
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS
 from skilltest.skills import Skill, find_skill
 from skilltest.suite.loader import load_validated, model_script_path
@@ -72,6 +73,8 @@ class TriggerSuite:
     keeps SKILL.md's."""
     name: str | None = None
     """A title for reports."""
+    replay: Rules = field(default_factory=Rules)
+    """The suite's own record-and-replay rules (``replay:``), on top of the built-in ones."""
 
 
 def load_trigger_suite(
@@ -154,4 +157,5 @@ def load_trigger_suite(
         model_script=model_script_path(data, path),
         description=data.get("description"),
         name=data.get("name"),
+        replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
     )
