@@ -83,6 +83,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.compare_cmd",
     "skilltest.cli.gate_cmd",
     "skilltest.cli.show_cmd",
+    "skilltest.cli.setup_cmd",
 )
 
 
