@@ -84,6 +84,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.gate_cmd",
     "skilltest.cli.show_cmd",
     "skilltest.cli.setup_cmd",
+    "skilltest.cli.init_cmd",
 )
 
 
