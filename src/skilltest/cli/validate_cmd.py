@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skilltest.cli.options import add_plugin_dir_option
+from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError, ModelScriptError
 from skilltest.flow.plan import check_unique_scenarios
 from skilltest.suite.loader import discover_suites, read_yaml
@@ -119,7 +119,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
             path,
             skills_dir=args.skills_dir,
             skill_name=args.skill,
-            overrides=PressureOverrides(plugin_dir=args.plugin_dir),
+            overrides=PressureOverrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
         )
         _check_model_script(path, suite.model_script)
         return suite
@@ -131,7 +131,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
             path,
             skills_dir=args.skills_dir,
             skill_name=args.skill,
-            overrides=Overrides(plugin_dir=args.plugin_dir),
+            overrides=Overrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
         )
         _check_model_script(path, suite.model_script)
         # The servers its scenarios start must answer, and its rubrics name tools that exist.
@@ -195,6 +195,7 @@ def _scenario_entries(suite: object) -> list[tuple[str, str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_plugin_choice(args)
     existing = [p for p in DEFAULT_PATHS if p.exists()]
     files = discover_suites(
         args.paths or existing,
