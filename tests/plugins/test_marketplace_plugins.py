@@ -136,3 +136,41 @@ def test_plugin_picks_a_plugin_of_the_marketplace_plugin_dir_names(tmp_path, mon
         "  fix: add --plugin-dir DIR (the folder holding .claude-plugin/marketplace.json), e.g. "
         "--plugin-dir . --plugin documents\n"
     )
+
+
+SCRIPT = """\
+schema_version: 1
+rules:
+  - id: load
+    when: {skill: pdf, turn: 1}
+    reply: {text: "loading", tool_calls: [{name: Skill, input: {skill: "documents:pdf"}}]}
+  - id: after
+    when: {turn: 2}
+    reply: {text: "done", tool_calls: [{name: Bash, input: {command: "echo pdf"}}]}
+default: {text: "plain"}
+"""
+
+
+@pytest.mark.cli
+def test_claude_loads_exactly_the_skills_the_entry_lists(claude_bin, tmp_path, monkeypatch, capsys):
+    root = marketplace(tmp_path, TWO, ("pdf", "docx", "canvas"))
+    (root / ".git").mkdir()
+    (root / "script.yaml").write_text(SCRIPT)
+    (root / "docs.yaml").write_text(
+        "model_script: script.yaml\nrepetitions: 1\nscenarios:\n"
+        '  - {id: a, prompt: "Fill the pdf form.", expected: {required_patterns: [pdf]}, '
+        "expected_skills: [pdf]}\n"
+    )
+    monkeypatch.chdir(root)
+    results = tmp_path / "results.json"
+    args = ["scenarios", "docs.yaml", "--plugin-dir", ".", "--plugin", "documents"]
+    main([*args, "--skill-only", "--claude", str(claude_bin), "--results", str(results)])
+    capsys.readouterr()
+    (scenario,) = json.loads(results.read_text())["scenarios"]
+    loaded = scenario["loaded"]["with_skill"]
+    assert loaded["plugins"] == ["documents"]
+    assert sorted(s for s in loaded["skills"] if s.startswith("documents:")) == [
+        "documents:docx",
+        "documents:pdf",
+    ]
+    assert scenario["runs"][0]["score"] == 1.0
