@@ -54,6 +54,15 @@ def test_globs_mentions_and_interpreter_runs_are_not_findings(tmp_path):
     assert findings(folder, tmp_path) == []
 
 
+def test_paths_from_the_skill_folder_variable_are_still_checked(tmp_path):
+    body = "Run `${CLAUDE_SKILL_DIR}/scripts/collect.sh --all`, then `${CLAUDE_SKILL_DIR}/scripts/gone.sh`.\n"
+    folder = skill(tmp_path, "triage", body, {"scripts/collect.sh": ""})
+    assert [f.split("\n")[0] for f in findings(folder, tmp_path)] == [
+        f"{folder / 'SKILL.md'}:6: ${{CLAUDE_SKILL_DIR}}/scripts/collect.sh is not executable, and the skill runs it directly",
+        f"{folder / 'SKILL.md'}:6: missing file: ${{CLAUDE_SKILL_DIR}}/scripts/gone.sh does not exist in {folder}",
+    ]
+
+
 def test_a_link_whose_case_differs_from_the_file_is_a_finding(tmp_path):
     body = (
         "See REFERENCE.md for the API, and [the forms guide](FORMS.md).\n"

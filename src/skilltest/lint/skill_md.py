@@ -309,7 +309,7 @@ def _paths(
         prefix, relative = match.group(1), match.group(2)
         taken.append(match.span())
         token_end = TOKEN_END.search(line, match.end())
-        token = line[match.start() : token_end.start() if token_end else len(line)]
+        token = line[match.start(2) : token_end.start() if token_end else len(line)]
         if GLOB.search(token) or not _is_skill_file(prefix, relative, folder):
             continue  # a glob (shared/agents-*.md) names no one file
         # What stands before it in its command: the line in a code block, the span inline.
