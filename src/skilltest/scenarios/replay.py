@@ -227,9 +227,7 @@ class ReplayEndpoint:
         """The cassette of a key, loaded once; ``None`` when there is none."""
         if key not in self._cassettes:
             path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
-            self._cassettes[key] = (
-                Cassette.load(path, layer=self.layer) if path.is_file() else None
-            )
+            self._cassettes[key] = Cassette.load(path, layer=self.layer) if path.is_file() else None
         return self._cassettes[key]
 
     @contextlib.asynccontextmanager
