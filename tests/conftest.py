@@ -39,7 +39,8 @@ def _no_ci_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
 def claude_bin() -> Path:
     """The claude binary, found as the product finds it; skips with the reason when none.
 
-    ``--claude``'s order: ``$SKILLTEST_CLAUDE``, ``.tools/`` (``make claude``), ``PATH``.
+    ``--claude``'s order: ``$SKILLTEST_CLAUDE``, ``.tools/`` (``make claude``), the cache of
+    ``skilltest setup``, ``PATH``.
     """
     try:
         return resolve_claude(None).absolute()

@@ -55,6 +55,8 @@ ORDER: tuple[str, ...] = (
     # what reads results and skills
     "gate",
     "lint",
+    # what writes a first suite for a skill
+    "scaffold",
     # the command line
     "cli",
     "__main__",

@@ -284,7 +284,7 @@ def test_find_claude_reads_the_version_and_warns_on_an_unknown_one(fake_claude, 
 def test_a_missing_binary_says_how_to_install_the_pinned_one(tmp_path):
     with pytest.raises(ClaudeNotFoundError) as caught:
         find_claude(tmp_path / "nope")
-    assert "make claude" in str(caught.value)
+    assert "skilltest setup" in str(caught.value)
 
 
 def test_a_killed_cli_does_not_wait_for_the_tool_it_left_running(fake_claude, tmp_path):

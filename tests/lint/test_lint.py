@@ -96,13 +96,16 @@ def test_an_unknown_mcp_tool_name_is_compared_with_the_servers_tools(
     shutil.copytree(FIXTURE, plugin)
     skill_md = plugin / "skills" / "log-triage" / "SKILL.md"
     skill_md.write_text(
-        skill_md.read_text().replace("mcp__telemetry__query_logs", "mcp__telemetry__query_log")
+        skill_md.read_text().replace(
+            "mcp__plugin_observability_telemetry__query_logs",
+            "mcp__plugin_observability_telemetry__query_log",
+        )
     )
     code, out = run_lint(capsys, str(plugin))
     assert code == 1
     assert out == (
-        f"{skill_md}:8: mcp__telemetry__query_log: the server telemetry has no tool query_log; it has query_logs, search_traces\n"
-        "  fix: did you mean mcp__telemetry__query_logs? use a tool its tools/list gives\n"
+        f"{skill_md}:9: mcp__plugin_observability_telemetry__query_log: the server telemetry has no tool query_log; it has query_logs, search_traces\n"
+        "  fix: did you mean mcp__plugin_observability_telemetry__query_logs? use a tool its tools/list gives\n"
         "\n"
         "2 skills, 1 plugin: 1 finding\n"
     )
@@ -312,7 +315,7 @@ def test_without_mcp_the_names_are_noted_as_not_checked(capsys, tmp_path, monkey
     code, out = run_lint(capsys, "observability", "--no-mcp")
     assert (code, out) == (
         0,
-        "note: observability/skills/log-triage/SKILL.md: mcp__telemetry__query_logs not checked (--no-mcp)\n\n2 skills, 1 plugin: no findings\n",
+        "note: observability/skills/log-triage/SKILL.md: mcp__plugin_observability_telemetry__query_logs not checked against the servers (--no-mcp)\n\n2 skills, 1 plugin: no findings\n",
     )
 
 

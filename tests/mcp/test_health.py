@@ -3,20 +3,27 @@ SDK, and servers that crash, hang, or speak something else."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
+from skilltest.cli import main
 from skilltest.errors import McpServerError
 from skilltest.mcp import ServerTools, check_servers, list_tools, probe_servers
 from skilltest.plugins import McpServer, load_plugin
+from tests.projects import write_skill
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "observability"
+HTTP_SERVER = Path(__file__).with_name("http_server.py")
 
 
 @pytest.fixture
@@ -163,17 +170,75 @@ def test_a_command_that_does_not_exist_cannot_be_started(tmp_path):
     )
 
 
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def test_check_servers_raises_for_the_first_failing_server_in_order(tmp_path, venv_python_first):
     good = load_plugin(FIXTURE).mcp_servers[0]
     bad = McpServer(name="missing", command="no-such-mcp-server-command")
-    remote = McpServer(name="remote", command="", transport="http", url="https://mcp.example/")
+    url = f"http://127.0.0.1:{closed_port()}/mcp"
+    remote = McpServer(name="remote", command="", transport="http", url=url)
     results = probe_servers([bad, good, remote], timeout_s=20)
-    assert list(results) == ["missing", "telemetry"]  # remote servers are not started
+    assert list(results) == ["missing", "telemetry"]  # lint's probe contacts no remote server
     assert isinstance(results["missing"], McpServerError)
     assert results["telemetry"].tools == ("query_logs", "search_traces")  # type: ignore[union-attr]
     with pytest.raises(McpServerError, match=r"^MCP server 'missing'"):
         check_servers([good, bad], timeout_s=20)
-    assert list(check_servers([good, remote], timeout_s=20)) == ["telemetry"]
+    # The runs need every server, remote ones too: one nobody answers stops them, named.
+    with pytest.raises(McpServerError) as caught:
+        check_servers([good, remote], timeout_s=20)
+    assert str(caught.value).startswith(
+        f"MCP server 'remote' (http {url}) could not be reached for initialize: "
+    )
+    assert str(caught.value).endswith(
+        "  fix: the runs connect to it the same way: make it reachable from this machine (and "
+        "its headers valid), or declare a local (stdio) server for the tests instead"
+    )
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    """The URL of a streamable-HTTP MCP server on loopback (tests/mcp/http_server.py)."""
+    port = closed_port()
+    with subprocess.Popen(
+        [sys.executable, str(HTTP_SERVER), str(port)], stdout=subprocess.PIPE, text=True
+    ) as process:
+        try:
+            assert process.stdout is not None and process.stdout.readline() == "ready\n"
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def test_a_remote_http_server_is_connected_to_and_lists_its_tools(http_server):
+    weather = McpServer(
+        name="wx",
+        command="",
+        transport="http",
+        url=http_server,
+        origin="suite.yaml#/config/mcp_servers/wx",
+    )
+    checked = check_servers([weather], timeout_s=20)
+    assert checked["wx"].tools == ("get_forecast",)
+    assert checked["wx"].server_info["name"] == "weather"
+
+
+def test_a_websocket_server_is_refused_by_name():
+    ws = McpServer(
+        name="live", command="", transport="ws", url="ws://127.0.0.1:1/", origin="x.yaml#/s"
+    )
+    with pytest.raises(McpServerError) as caught:
+        check_servers([ws], timeout_s=5)
+    assert str(caught.value) == (
+        "MCP server 'live' (ws ws://127.0.0.1:1/) is a WebSocket server, which skilltest cannot connect to\n"
+        "  declared at x.yaml#/s\n"
+        "  fix: serve it over http (streamable HTTP) or stdio for the tests, or leave it out of the suite"
+    )
 
 
 def test_a_server_runs_with_its_env_in_the_folder_given(tmp_path):
@@ -193,3 +258,40 @@ def test_a_server_runs_with_its_env_in_the_folder_given(tmp_path):
     with pytest.raises(McpServerError) as caught:
         anyio.run(lambda: list_tools(server, timeout_s=20, cwd=tmp_path / "work"))
     assert f"    {tmp_path}/work t0k\n" in str(caught.value)
+
+
+REMOTE_SUITE = """\
+plugin: weather
+scenarios:
+  - id: forecast
+    prompt: "Tomorrow's weather in Lyon?"
+    expected: {required_tools: [get_forecast]}
+"""
+
+
+def test_a_plugins_remote_server_is_connected_to_before_the_runs_or_refused_by_name(
+    http_server, tmp_path, monkeypatch, capsys
+):
+    """Before any run every server of a scenario must answer: a plugin's remote (http) server is
+    connected to, and its tools satisfy the rubric; one nobody answers is refused by name."""
+    plugin = tmp_path / "weather"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "weather"}')
+    write_skill(
+        plugin, "---\nname: forecast\ndescription: Weather forecasts.\n---\nbody\n", "forecast"
+    )
+    mcp = plugin / ".mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"wx": {"type": "http", "url": http_server}}}))
+    suite = tmp_path / "weather.yaml"
+    suite.write_text(REMOTE_SUITE)
+    assert main(["validate", str(suite)]) == 0
+    assert capsys.readouterr().out == f"ok   {suite} (scenarios)\n\n1 file(s) valid\n"
+    down = f"http://127.0.0.1:{closed_port()}/mcp"
+    mcp.write_text(json.dumps({"mcpServers": {"wx": {"type": "http", "url": down}}}))
+    assert main(["validate", str(suite)]) == 2
+    out = capsys.readouterr().err
+    assert (
+        f"skilltest: error: MCP server 'plugin_weather_wx' (http {down}) could not be reached "
+        "for initialize: "
+    ) in out
+    assert f"  declared at {mcp}#/mcpServers/wx\n" in out

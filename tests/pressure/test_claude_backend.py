@@ -91,7 +91,7 @@ def test_missing_claude_binary_is_bad_input(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "no-claude: no executable file there" in err
-    assert "make claude" in err
+    assert "skilltest setup" in err
 
 
 def run_one_failing(claude_bin, monkeypatch, capsys, status: int, *extra: str):

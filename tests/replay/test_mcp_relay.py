@@ -8,6 +8,7 @@ Code would; the last test puts the real claude CLI in front of the relay.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from skilltest.emulator import EmulatorServer, ModelScript
-from skilltest.replay.mcp_relay import MISS_CODE, McpExchange, RecordedServer
+from skilltest.replay.mcp_relay import MISS_CODE, McpExchange, RecordedServer, record
 from tests.bare_claude import blocks, run_bare_claude
 
 from ..conftest import REPO_ROOT
@@ -368,6 +369,40 @@ def test_the_relay_exits_with_the_servers_status(tmp_path):
     assert code == 0
     assert answers[0]["id"] == 1 and answers[0]["result"]["serverInfo"]["name"] == "telemetry"
     assert [entry["method"] for entry in read_log(log)] == ["initialize"]
+
+
+SLOW_STARTER = """\
+import json, sys, time
+time.sleep(1)  # as a server importing its SDK on a busy machine: nothing read yet
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"late": True}}), flush=True)
+"""
+
+
+def test_a_slow_server_answers_what_it_was_asked_before_its_grace_starts(tmp_path):
+    """The client sends a request and closes stdin at once; the server starts reading only later
+    than its grace. It still answers, is logged, and exits by itself with 0 (not 143)."""
+    server = tmp_path / "slow.py"
+    server.write_text(SLOW_STARTER)
+    client_in, relay_in = os.pipe()
+    relay_out, client_out = os.pipe()
+    os.write(relay_in, b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
+    os.close(relay_in)
+    log = tmp_path / "log.jsonl"
+    code = record(
+        [sys.executable, str(server)], log, stdin_fd=client_in, stdout_fd=client_out, grace_s=0.05
+    )
+    os.close(client_out)
+    with os.fdopen(relay_out, "rb") as answers:
+        assert [json.loads(line) for line in answers] == [
+            {"jsonrpc": "2.0", "id": 1, "result": {"late": True}}
+        ]
+    os.close(client_in)
+    assert code == 0
+    assert read_log(log) == [
+        {"method": "ping", "params": None, "response": {"result": {"late": True}}}
+    ]
 
 
 def _alive(pid: int) -> bool:

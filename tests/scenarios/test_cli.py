@@ -138,7 +138,7 @@ def test_missing_claude_exits_2_with_the_install_command(project, capsys):
     code = main(["scenarios", "--claude", str(project / "no-claude")])
     err = capsys.readouterr().err
     assert code == 2
-    assert "make claude" in err
+    assert "skilltest setup" in err
 
 
 def test_unknown_version_warns_and_is_recorded(project, fake_claude, capsys, monkeypatch):

@@ -50,6 +50,32 @@ def test_a_suite_loads_with_its_defaults(project):
     assert suite.queries[1].location.endswith("alpha.yaml#/queries/1")
 
 
+def test_skills_outside_a_skills_folder_are_named_by_their_skill_md(project):
+    for name, words in (("gamma", "Query traces by duration."), ("delta", "Send emails.")):
+        folder = project / "plugins" / "obs" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {words}\n---\n")
+    text = (
+        "skill_file: plugins/obs/skills/gamma/SKILL.md\n"
+        'distractors: [beta, "../../plugins/obs/skills/delta/SKILL.md"]\n' + QUERIES
+    )
+    suite = load_trigger_suite(write(project, text))
+    assert suite.skill.name == "gamma"
+    assert suite.skill.skill_file == project / "plugins/obs/skills/gamma/SKILL.md"
+    assert [d.name for d in suite.distractors] == ["beta", "delta"]
+    with pytest.raises(SuiteError) as raised:
+        load_trigger_suite(write(project, "distractors: [beta]\n" + QUERIES))
+    assert str(raised.value) == (
+        f"{project / 'tests/triggers/alpha.yaml'}#: the suite names no skill\n"
+        "  fix: add skill: <name> (skills/<name>/SKILL.md) or skill_file: <path to its SKILL.md>"
+    )
+    with pytest.raises(Exception) as missing:
+        load_trigger_suite(write(project, "skill_file: plugins/none/SKILL.md\n" + QUERIES))
+    assert str(missing.value).startswith(
+        f"{project / 'tests/triggers/alpha.yaml'}#/skill_file: skill 'none' not found; looked at:"
+    )
+
+
 def test_k_and_model_from_the_command_line_win(project):
     path = write(project, "skill: alpha\nrepetitions: 5\nmodel: m-suite\n" + QUERIES)
     suite = load_trigger_suite(path, repetitions=2, model="m-cli")

@@ -1,7 +1,10 @@
 """Finding the ``claude`` CLI and its version.
 
-Order: an explicit path (``--claude``), ``$SKILLTEST_CLAUDE``, the project's pinned install in
-``.tools/node_modules/.bin/claude`` (from ``make claude``), then ``claude`` on ``PATH``.
+Order: an explicit path (``--claude``), ``$SKILLTEST_CLAUDE``, a project's pinned install in
+``.tools/node_modules/.bin/claude`` in the current folder or one above it (``make claude`` in
+this repository), the pinned install ``skilltest setup`` keeps in the user's cache
+(:func:`cached_claude`), then ``claude`` on ``PATH``. Nothing depends on where skilltest itself
+is installed.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -17,17 +21,47 @@ from pathlib import Path
 from skilltest.errors import ClaudeNotFoundError
 
 PINNED_VERSION = "2.1.328"
-"""The Claude Code version the Makefile installs and the parser is tested against."""
+"""The Claude Code version ``skilltest setup`` installs and the parser is tested against."""
+PACKAGE = "@anthropic-ai/claude-code"
+"""The npm package of the Claude Code CLI."""
 
 KNOWN_VERSIONS = frozenset({PINNED_VERSION})
 """Versions whose stream-json output and isolation flags have been verified."""
 
-INSTALL_HINT = "run `make claude` (installs @anthropic-ai/claude-code@2.1.328 into .tools/)"
+INSTALL_HINT = (
+    f"run `skilltest setup` (installs {PACKAGE}@{PINNED_VERSION} into skilltest's cache with "
+    "npm; `make claude` in the skilltest repository), or pass --claude PATH"
+)
 
 
-def _pinned_candidates() -> list[Path]:
-    here = Path(__file__).resolve()
-    roots = [Path.cwd(), *Path.cwd().parents, *here.parents]
+def cache_dir() -> Path:
+    """skilltest's own cache folder: ``$SKILLTEST_CACHE_DIR``, else ``$XDG_CACHE_HOME/skilltest``,
+    else ``~/.cache/skilltest`` (``%LOCALAPPDATA%\\skilltest`` on Windows)."""
+    given = os.environ.get("SKILLTEST_CACHE_DIR")
+    if given:
+        return Path(given).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "skilltest"
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "skilltest"
+    return Path.home() / ".cache" / "skilltest"
+
+
+def cached_install(version: str = PINNED_VERSION) -> Path:
+    """The folder ``skilltest setup`` installs ``claude`` ``version`` into (an npm prefix)."""
+    return cache_dir() / f"claude-code-{version}"
+
+
+def cached_claude(version: str = PINNED_VERSION) -> Path:
+    """Where the ``claude`` of :func:`cached_install` is (whether or not it is there yet)."""
+    return cached_install(version) / "node_modules" / ".bin" / "claude"
+
+
+def _project_candidates() -> list[Path]:
+    # A project that pins its own CLI (`make claude` here) keeps it in .tools/ at its root,
+    # which may be above the folder the command runs in.
+    roots = [Path.cwd(), *Path.cwd().parents]
     return [root / ".tools" / "node_modules" / ".bin" / "claude" for root in roots]
 
 
@@ -53,7 +87,7 @@ def resolve_claude(explicit: Path | str | None = None) -> Path:
     env = os.environ.get("SKILLTEST_CLAUDE")
     if env:
         return _executable(Path(env), f"SKILLTEST_CLAUDE={env}")
-    for candidate in _pinned_candidates():
+    for candidate in [*_project_candidates(), cached_claude()]:
         if _is_executable(candidate):
             return candidate
     found = shutil.which("claude")
@@ -111,7 +145,8 @@ class ClaudeBinary:
 
 
 def find_claude(explicit: Path | str | None = None) -> ClaudeBinary:
-    """The ``claude`` binary (``--claude``, ``$SKILLTEST_CLAUDE``, ``.tools/``, ``PATH``).
+    """The ``claude`` binary (``--claude``, ``$SKILLTEST_CLAUDE``, ``.tools/``, the cache of
+    ``skilltest setup``, ``PATH``).
 
     Raises:
         ClaudeNotFoundError: nothing usable was found; the message gives the install command.

@@ -231,8 +231,38 @@ def install_plugin(plugin: Plugin, sandbox: Sandbox) -> tuple[Path, tuple[McpSer
     """
     target = child(sandbox.workdir / ".claude" / "plugins", plugin.name, what="the plugin name")
     with _copying(plugin.root, "the plugin"):
-        shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
+        if plugin.from_marketplace:
+            copy_marketplace_plugin(plugin, target)
+        else:
+            shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
     return target, plugin_servers(plugin, target)
+
+
+def copy_marketplace_plugin(plugin: Plugin, target: Path) -> None:
+    """A copy of a plugin its marketplace entry defines, that ``claude --plugin-dir`` loads as
+    the marketplace defines it.
+
+    The entry is the plugin's manifest (``strict: false``, or no ``plugin.json``), and one rooted
+    at the marketplace's folder may name a few skills of a ``skills/`` folder holding many: the
+    copy gets the folder without its ``skills/``, exactly the plugin's skills in ``skills/``, and
+    a ``.claude-plugin/plugin.json`` holding the entry's manifest without its skill paths.
+    """
+    root = plugin.root.resolve()
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        ignored = set(_IGNORED(folder, names))
+        if Path(folder).resolve() == root:
+            ignored |= {"skills", ".claude-plugin"}
+        return ignored
+
+    shutil.copytree(plugin.root, target, ignore=ignore, symlinks=False)
+    for skill in plugin.skills:
+        shutil.copytree(skill.directory, target / "skills" / skill.name, ignore=_IGNORED)
+    manifest = {key: value for key, value in plugin.manifest.items() if key != "skills"}
+    (target / ".claude-plugin").mkdir()
+    (target / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({**manifest, "name": plugin.name}, indent=2), encoding="utf-8"
+    )
 
 
 def install_plugin_servers(plugin: Plugin, sandbox: Sandbox) -> tuple[McpServer, ...]:

@@ -53,6 +53,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.compare_cmd",
     "skilltest.cli.gate_cmd",
     "skilltest.cli.show_cmd",
+    "skilltest.cli.setup_cmd",
+    "skilltest.cli.init_cmd",
 )
 
 

@@ -56,6 +56,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds a server has to answer initialize and tools/list (default 30)",
     )
+    parser.add_argument(
+        "--plugin",
+        metavar="NAME",
+        help="check only the plugin of this name (in a marketplace that lists several)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     probe = None
     if not args.no_mcp:
         probe = functools.partial(_probe, timeout_s=args.mcp_timeout)
-    report = lint(targets, probe=probe, servers=servers)
+    report = lint(targets, probe=probe, servers=servers, plugin=args.plugin)
     for finding in report.findings:
         print(finding)
     for note in report.notes:

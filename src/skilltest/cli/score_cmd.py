@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from skilltest.cli.options import add_plugin_dir_option
+from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError
 from skilltest.scenarios.rubric import score
 from skilltest.scenarios.suite import Overrides, load_scenario_suite
@@ -38,11 +38,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_plugin_choice(args)
     suite = load_scenario_suite(
         args.scenario,
         skills_dir=args.skills_dir,
         skill_name=args.skill,
-        overrides=Overrides(plugin_dir=args.plugin_dir),
+        overrides=Overrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
     )
     scenario = next((s for s in suite.scenarios if s.id == args.id), None)
     if scenario is None:

@@ -7,10 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skilltest.cli.options import add_plugin_dir_option
+from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError, ModelScriptError
 from skilltest.flow.plan import check_unique_scenarios
 from skilltest.suite.loader import discover_suites, read_yaml
+from skilltest.suite.todo import Todo, todos
 
 DEFAULT_PATHS = (
     Path("tests/skill-pressure"),
@@ -29,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "(fake services: routes, fixtures, profiles): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "
-            "catastrophically. The kind of each file is read from its content."
+            "catastrophically; and lists each `# TODO:` comment left to fill in (with its line, "
+            "exit 2). The kind of each file is read from its content."
         ),
     )
     parser.add_argument(
@@ -117,7 +119,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
             path,
             skills_dir=args.skills_dir,
             skill_name=args.skill,
-            overrides=PressureOverrides(plugin_dir=args.plugin_dir),
+            overrides=PressureOverrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
         )
         _check_model_script(path, suite.model_script)
         return suite
@@ -129,7 +131,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
             path,
             skills_dir=args.skills_dir,
             skill_name=args.skill,
-            overrides=Overrides(plugin_dir=args.plugin_dir),
+            overrides=Overrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
         )
         _check_model_script(path, suite.model_script)
         # The servers its scenarios start must answer, and its rubrics name tools that exist.
@@ -193,6 +195,7 @@ def _scenario_entries(suite: object) -> list[tuple[str, str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_plugin_choice(args)
     existing = [p for p in DEFAULT_PATHS if p.exists()]
     files = discover_suites(
         args.paths or existing,
@@ -202,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     )
     loaders = _loaders(args)
     problems: list[str] = []
+    left: list[Todo] = []
     # Per layer, as `pressure` and `scenarios` refuse them: one (skill, id) in two files.
     entries: dict[str, list[tuple[str, str, str]]] = {"pressure": [], "scenarios": []}
     for path in files:
@@ -216,12 +220,24 @@ def run(args: argparse.Namespace) -> int:
             problems.append(str(exc))
             print(f"FAIL {path}")
             continue
+        found = todos(path, path.read_text(encoding="utf-8"))
+        if found:
+            left += found
+            print(f"TODO {path} ({kind}): {len(found)} to fill in")
+            continue
         print(f"ok   {path} ({kind})")
-    if problems:
+    if problems or left:
         print()
         for problem in problems:
             print(f"skilltest: error: {problem}")
-        print(f"\n{len(problems)} of {len(files)} file(s) invalid")
+        for todo in left:
+            print(todo)
+        counts = []
+        if problems:
+            counts.append(f"{len(problems)} of {len(files)} file(s) invalid")
+        if left:
+            counts.append(f"{len(left)} TODO(s) left in {len({t.path for t in left})} file(s)")
+        print(f"\n{'; '.join(counts)}")
         return 2
     print(f"\n{len(files)} file(s) valid")
     return 0

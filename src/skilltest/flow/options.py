@@ -60,6 +60,8 @@ class ComparedOptions(RunOptions):
 
     plugin_dir: Path | None = None
     """A plugin under test instead of each suite's skill or plugin."""
+    plugin: str | None = None
+    """With ``plugin_dir`` a marketplace's folder: the plugin it lists to test."""
     skill: str | None = None
     """The skill of suites that name none."""
     min_k: int = DEFAULT_MIN_K

@@ -36,6 +36,8 @@ class ToolMention:
     """The tool part."""
     line: int
     """Its line in SKILL.md."""
+    scoped: bool = False
+    """Written with the ``plugin_<plugin>_`` prefix, as a plugin run names the tool."""
 
 
 def tool_mentions(text: str, plugin: str | None = None) -> list[ToolMention]:
@@ -45,10 +47,17 @@ def tool_mentions(text: str, plugin: str | None = None) -> list[ToolMention]:
     for number, line in enumerate(text.splitlines(), start=1):
         for match in TOOL_NAME.finditer(line):
             server, tool = match.group(1), match.group(2)
-            if prefix and server.startswith(prefix):
-                server = server.removeprefix(prefix)
-            found.append(ToolMention(match.group(0), server, tool, number))
+            scoped = bool(prefix) and server.startswith(str(prefix))
+            if scoped:
+                server = server.removeprefix(str(prefix))
+            found.append(ToolMention(match.group(0), server, tool, number, scoped))
     return found
+
+
+def plugin_tool_name(plugin: str, server: str, tool: str) -> str:
+    """The name a plugin's MCP tool has in a run of the plugin: Claude Code 2.1.328 names the
+    server ``plugin:<plugin>:<server>`` and its tools ``mcp__plugin_<plugin>_<server>__<tool>``."""
+    return f"mcp__plugin_{normalized(plugin)}_{normalized(server)}__{tool}"
 
 
 def check_tool_mentions(
@@ -57,16 +66,23 @@ def check_tool_mentions(
     servers: Sequence[McpServer],
     checked: Mapping[str, ServerTools | McpServerError],
     owner: str,
+    *,
+    plugin: str | None = None,
+    own: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    """Findings for mentions of a server that is not declared, or of a tool it does not list.
+    """Findings for mentions of a server that is not declared, of a tool it does not list, and
+    of a plugin's tool by a name a run of the plugin does not give it.
 
     Args:
         skill_md: The SKILL.md the mentions are in.
         mentioned: Its mentions.
         servers: The servers declared for it (its plugin's, and those passed to lint).
         checked: What each server answered (a server that failed is reported on its own; its
-            mentions are not judged).
+            mentions are not judged; a server not asked is not either).
         owner: Who declares the servers, for messages (``the plugin observability``).
+        plugin: The plugin the skill is part of.
+        own: The names of the servers only the plugin starts: their tools are
+            ``mcp__plugin_<plugin>_<server>__<tool>`` in a run, never ``mcp__<server>__<tool>``.
     """
     by_name = {normalized(server.name): server for server in servers}
     findings: list[Finding] = []
@@ -89,12 +105,29 @@ def check_tool_mentions(
                 )
             )
             continue
+        unscoped = plugin is not None and not mention.scoped and server.name in own
         answer = checked.get(server.name)
         if not isinstance(answer, ServerTools) or mention.tool in answer.tools:
+            if unscoped:
+                assert plugin is not None
+                right = plugin_tool_name(plugin, server.name, mention.tool)
+                findings.append(
+                    Finding(
+                        place,
+                        f"{mention.name}: a run of the plugin {plugin} has no such tool; it "
+                        f"names it {right} (Claude Code names a plugin's server "
+                        f"plugin_{normalized(plugin)}_{server.name})",
+                        f"write {right}",
+                        "mcp-tool",
+                    )
+                )
             continue
         listed = ", ".join(answer.tools) or "no tools"
         close = difflib.get_close_matches(mention.tool, answer.tools, n=1)
         start = mention.name[: len(mention.name) - len(mention.tool)]
+        if unscoped:
+            assert plugin is not None
+            start = plugin_tool_name(plugin, server.name, "")
         hint = f"did you mean {start}{close[0]}? " if close else ""
         findings.append(
             Finding(

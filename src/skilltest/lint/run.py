@@ -11,13 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skilltest.errors import McpServerError
+from skilltest.errors import InputError, McpServerError
 from skilltest.lint.findings import Finding
-from skilltest.lint.mcp_tools import check_tool_mentions, tool_mentions
+from skilltest.lint.mcp_tools import check_tool_mentions, normalized, tool_mentions
 from skilltest.lint.skill_md import check_skill
 from skilltest.lint.targets import Targets
 from skilltest.mcp import ServerTools
-from skilltest.plugins import McpServer, inspect_marketplace, inspect_plugin, is_plugin
+from skilltest.plugins import MarketplaceEntry, McpServer, inspect_marketplace, inspect_plugin
 from skilltest.plugins.plugin import MANIFEST, Plugin
 from skilltest.suite.loader import load_schema
 
@@ -58,6 +58,8 @@ class _Linter:
         self.notes: list[str] = []
         self.skills = 0
         self.answers: dict[tuple[str, str], ServerTools | McpServerError] = {}
+        self.checked_skills: set[Path] = set()
+        """Skill folders checked as part of a plugin: not again on their own."""
 
     def answers_of(self, servers: Sequence[McpServer]) -> dict[str, ServerTools | McpServerError]:
         """What each server answered, each started once however many skills mention it."""
@@ -93,31 +95,59 @@ class _Linter:
                 "outside a plugin (pass --mcp-config FILE)"
             )
             return
+        answers: dict[str, ServerTools | McpServerError] = {}
         if self.probe is None:
-            self.notes.append(f"{skill_md}: {names} not checked (--no-mcp)")
-            return
+            self.notes.append(f"{skill_md}: {names} not checked against the servers (--no-mcp)")
+        else:
+            answers = self.answers_of(servers)
+            by_name = {normalized(s.name): s for s in servers}
+            remote = dict.fromkeys(
+                m.name for m in mentioned if m.server in by_name and not by_name[m.server].is_local
+            )
+            if remote:
+                self.notes.append(
+                    f"{skill_md}: {', '.join(remote)} not checked: a remote server is not "
+                    "contacted by lint"
+                )
         owner = f"the plugin {plugin.name}" if plugin else "the --mcp-config file"
-        answers = self.answers_of(servers)
-        self.findings += check_tool_mentions(skill_md, mentioned, servers, answers, owner)
+        # The plugin's own servers, unless --mcp-config declares one of the same name: that one
+        # keeps its plain mcp__<server>__<tool> names.
+        own = (
+            frozenset(s.name for s in plugin.mcp_servers) - {s.name for s in self.servers}
+            if plugin
+            else frozenset()
+        )
+        self.findings += check_tool_mentions(
+            skill_md,
+            mentioned,
+            servers,
+            answers,
+            owner,
+            plugin=plugin.name if plugin else None,
+            own=own,
+        )
 
-    def plugin(self, root: Path) -> None:
-        inspection = inspect_plugin(root)
+    def plugin(self, root: Path, entry: MarketplaceEntry | None = None) -> None:
+        inspection = inspect_plugin(root, entry=entry.manifest() if entry else None)
         self.findings += [Finding.from_error(p, "plugin", str(root)) for p in inspection.problems]
         plugin = inspection.plugin
         if plugin is None:
             return
         self.findings += _unknown_keys(plugin)
         for skill in plugin.skills:
+            self.checked_skills.add(skill.directory.resolve())
             self.skill(skill.directory, plugin)
         if self.probe is not None:
             self.answers_of(plugin.mcp_servers)  # a server that fails is a finding on its own
 
-    def marketplace(self, root: Path) -> list[Path]:
+    def marketplace(self, root: Path) -> list[MarketplaceEntry]:
         marketplace, problems = inspect_marketplace(root)
         self.findings += [Finding.from_error(p, "marketplace", str(root)) for p in problems]
         if marketplace is None:
             return []
-        return [folder for folder in marketplace.local_plugins if is_plugin(folder)]
+        # A source that is not a folder was reported; one that is no plugin by itself is read
+        # with its entry, as Claude Code reads it (strict: false entries are the manifest).
+        return [e for e in marketplace.local_entries if e.folder is not None and e.folder.is_dir()]
 
 
 KNOWN_MANIFEST_KEYS = tuple(load_schema("plugin")["properties"])
@@ -147,25 +177,54 @@ def lint(
     *,
     probe: ServerProbe | None,
     servers: Sequence[McpServer] = (),
+    plugin: str | None = None,
 ) -> LintReport:
     """Checks every skill, plugin and marketplace of ``targets``.
+
+    A marketplace's plugins are read with their entries, as Claude Code reads them (an entry
+    with ``strict: false`` is its plugin's manifest); a skill checked as part of a plugin is not
+    checked again on its own.
 
     Args:
         targets: What to check.
         probe: Starts MCP servers and lists their tools; ``None`` leaves MCP tool names
-            unchecked.
+            unchecked against the servers.
         servers: MCP servers declared for every skill besides its plugin's (``--mcp-config``).
+        plugin: ``--plugin``: check only the plugin of this name (and the marketplace files).
+
+    Raises:
+        InputError: no plugin is named ``plugin``.
     """
     linter = _Linter(probe, servers)
-    plugins = list(targets.plugins)
-    for root in targets.marketplaces:
-        for folder in linter.marketplace(root):
-            if all(folder.resolve() != p.resolve() for p in plugins):
-                plugins.append(folder)
-    for root in plugins:
-        linter.plugin(root)
-    for folder in targets.skills:
-        linter.skill(folder, None)
+    entries = [entry for root in targets.marketplaces for entry in linter.marketplace(root)]
+    # A plugin folder a marketplace lists is read with its entry (which may add to it).
+    listed = {e.folder.resolve() for e in entries if e.folder is not None}
+    plugins: list[tuple[Path, MarketplaceEntry | None]] = [
+        (root, None) for root in targets.plugins if root.resolve() not in listed
+    ]
+    seen: set[tuple[Path, str]] = set()
+    for entry in entries:
+        assert entry.folder is not None
+        key = (entry.folder.resolve(), entry.name)
+        if key not in seen:
+            seen.add(key)
+            plugins.append((entry.folder, entry))
+    if plugin is not None:
+        plugins = [(root, e) for root, e in plugins if _plugin_name(root, e) == plugin]
+        if not plugins:
+            known = sorted({_plugin_name(root, e) for root, e in plugins_before(targets, entries)})
+            raise InputError(
+                f"--plugin {plugin}: no plugin of that name here; there are "
+                f"{', '.join(known) or 'none'}",
+                location="--plugin",
+                fix="pass the name of one of those plugins (its plugin.json or marketplace name)",
+            )
+    for root, listed_by in plugins:
+        linter.plugin(root, listed_by)
+    if plugin is None:
+        for folder in targets.skills:
+            if folder.resolve() not in linter.checked_skills:
+                linter.skill(folder, None)
     return LintReport(
         findings=tuple(linter.findings),
         skills=linter.skills,
@@ -173,3 +232,19 @@ def lint(
         marketplaces=len(targets.marketplaces),
         notes=tuple(linter.notes),
     )
+
+
+def plugins_before(
+    targets: Targets, entries: Sequence[MarketplaceEntry]
+) -> list[tuple[Path, MarketplaceEntry | None]]:
+    """Every plugin the targets hold, before ``--plugin`` picks one."""
+    return [(root, None) for root in targets.plugins] + [
+        (e.folder, e) for e in entries if e.folder is not None
+    ]
+
+
+def _plugin_name(root: Path, entry: MarketplaceEntry | None) -> str:
+    if entry is not None:
+        return entry.name
+    inspection = inspect_plugin(root)
+    return inspection.plugin.name if inspection.plugin is not None else root.name

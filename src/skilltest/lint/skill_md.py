@@ -4,6 +4,7 @@ scripts it runs."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import stat
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ CONVENTIONAL_FOLDERS = frozenset(
 """Folders a skill's files live in by convention: a path into one of them is a file of the
 skill even when the folder is missing."""
 SCRIPT_SUFFIXES = frozenset({"", ".sh", ".bash", ".zsh", ".py", ".rb", ".pl", ".js", ".mjs"})
-SHELL_SUFFIXES = frozenset({".sh", ".bash", ".zsh"})
+NAMED_SCRIPT_SUFFIXES = tuple(sorted(SCRIPT_SUFFIXES - {""}))
+"""What a script named without its extension may be missing."""
 INTERPRETER = re.compile(
     r"(?:^|[\s;&|(`])(?:bash|sh|zsh|source|\.|python[0-9.]*|node|ruby|perl|deno run|bun|"
     r"uv run|npx|exec python[0-9.]*)(?:\s+-\S+)*\s+[\"']?$"
@@ -39,15 +41,27 @@ INTERPRETER = re.compile(
 """What stands before a script run through its interpreter (``bash x.sh``, ``python x.py``),
 which needs no execute permission."""
 COMMAND_POSITION = re.compile(r"(?:^|[;&|(]|\$)\s*[\"']?$")
+RUN_VERB = re.compile(r"(?i)\b(?:run|execute|invoke|launch)\s+(?:(?:the|this)\s+(?:script\s+)?)?$")
+"""Prose that tells the reader to run what the code span after it names (``Run `x.sh` first``);
+a script only mentioned (``handled by `x.py```) is not run."""
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 MARKDOWN_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)>?")
 PATH_MENTION = re.compile(
-    r"(?<![\w./$}{:-])(\$\{CLAUDE_SKILL_DIR\}/|\$\{CLAUDE_PLUGIN_ROOT\}/|\./)?"
-    r"((?:[\w.-]+/)+[\w.-]*[\w-](?:\.[A-Za-z0-9]+)?)(?![\w/(])"
+    r"(?<![\w./$}{:*-])(\$\{CLAUDE_SKILL_DIR\}/|\$\{CLAUDE_PLUGIN_ROOT\}/|\./|"
+    r"<[\w .-]*skill[\w .-]*>/)?"
+    r"((?:[\w.-]+/)+[\w.-]*[\w-](?:\.[A-Za-z0-9]+)?)(?![\w/(*?\[{])"
 )
+"""A path of the skill's files in the text. ``<skill-path>/`` (a placeholder naming the skill)
+stands for the skill's folder."""
+GLOB = re.compile(r"[*?\[\]{}]")
+TOKEN_END = re.compile(r"[\s`'\"()<>|,;]|$")
+FILE_NAME = re.compile(
+    r"(?<![\w./$}{:*<-])([A-Za-z0-9][\w-]*\.[A-Za-z][A-Za-z0-9]{0,4})(?![\w/(*?\[{-])"
+)
+"""A file name on its own (``FORMS.md``): checked only against the skill's own top-level files."""
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -63,8 +77,15 @@ class Mention:
     """The line of SKILL.md it is on."""
     link: bool
     """A markdown link (always a file), rather than a path in the text."""
-    needs_execute: bool
-    """Whether the skill runs it directly, so it must be executable."""
+    runs: bool = False
+    """The skill runs it directly here (a command in code, or "run `x.sh`"), so it must be
+    executable."""
+    interpreted: bool = False
+    """The skill runs it through its interpreter here (``python x.py``): no execute bit needed,
+    and a mere "run `x.py`" elsewhere means the same."""
+    bare: bool = False
+    """A file name without a folder (``FORMS.md``): only a case mismatch with a file of the
+    skill is reported, since such names are often files of the user's project."""
 
 
 def front_matter_lines(lines: list[str]) -> tuple[int, int] | None:
@@ -236,16 +257,29 @@ def _is_skill_file(prefix: str | None, relative: str, folder: Path) -> bool:
     return first in CONVENTIONAL_FOLDERS or (first not in {".", ".."} and (folder / first).exists())
 
 
-def _needs_execute(relative: str, before: str, in_code: bool) -> bool:
+def _how_run(
+    relative: str, before: str, fenced: bool, span: bool, prose: str, args: str
+) -> tuple[bool, bool]:
+    """``(runs directly, runs through an interpreter)`` for a path and what surrounds it.
+
+    Args:
+        relative: The path.
+        before: What stands before it in its command: the line (in a fenced block or in
+            prose), or the code span up to it.
+        fenced: Whether the line is in a fenced code block.
+        span: Whether the path is in a code span.
+        prose: For a code span, the text before the span on its line.
+        args: For a code span, what follows the path inside it.
+    """
     if INTERPRETER.search(before):
-        return False
-    suffix = Path(relative).suffix
-    if relative.startswith("scripts/") and suffix in SCRIPT_SUFFIXES:
-        return True
-    if suffix in SHELL_SUFFIXES:
-        return True
-    # A .py (or other) file at the start of a command in a code block runs directly.
-    return in_code and suffix in SCRIPT_SUFFIXES and bool(COMMAND_POSITION.search(before))
+        return False, True
+    if Path(relative).suffix not in SCRIPT_SUFFIXES or not COMMAND_POSITION.search(before):
+        return False, False
+    if span:
+        # A span runs it when it holds a command (the path and its arguments) or the prose
+        # before it says to run it; `scripts/x.py` alone in a sentence only names it.
+        return bool(args.strip()) or bool(RUN_VERB.search(prose)), False
+    return fenced, False
 
 
 def _links(line: str, number: int, folder: Path) -> list[Mention]:
@@ -259,27 +293,40 @@ def _links(line: str, number: int, folder: Path) -> list[Mention]:
             continue  # a URL, a section of this file, or an absolute path
         relative = unquote(target.split("#", 1)[0].split("?", 1)[0])
         if relative:
-            runs = _needs_execute(relative.removeprefix("./"), prose[: match.start()], False)
-            found.append(Mention(target, folder / relative, number, True, runs))
+            # A link is for reading: it runs nothing.
+            found.append(Mention(target, folder / relative, number, True))
     return found
 
 
 def _paths(
     line: str, number: int, fenced: bool, folder: Path, plugin_root: Path | None
 ) -> list[Mention]:
-    """Paths of the skill's files in the text, in code or not."""
+    """Paths of the skill's files in the text, in code or not, and file names on their own."""
     spans = [(m.start(), m.end()) for m in INLINE_CODE.finditer(line)]
     found = []
+    taken: list[tuple[int, int]] = []
     for match in PATH_MENTION.finditer(line):
         prefix, relative = match.group(1), match.group(2)
-        if not _is_skill_file(prefix, relative, folder):
-            continue
+        taken.append(match.span())
+        token_end = TOKEN_END.search(line, match.end())
+        token = line[match.start(2) : token_end.start() if token_end else len(line)]
+        if GLOB.search(token) or not _is_skill_file(prefix, relative, folder):
+            continue  # a glob (shared/agents-*.md) names no one file
         # What stands before it in its command: the line in a code block, the span inline.
-        opened = [a for a, b in spans if a < match.start() < b]
-        before = line[max(opened) + 1 if opened else 0 : match.start()]
-        runs = _needs_execute(relative, before, fenced or bool(opened))
+        opened = [(a, b) for a, b in spans if a < match.start() < b]
+        if opened:
+            start, stop = max(opened)
+            before = line[start + 1 : match.start()]
+            prose, args = line[:start], line[match.end() : stop - 1]
+        else:
+            before, prose, args = line[: match.start()], "", ""
+        runs, interpreted = _how_run(relative, before, fenced, bool(opened), prose, args)
         path = _resolve(prefix, relative, folder, plugin_root)
-        found.append(Mention(match.group(0), path, number, False, runs))
+        found.append(Mention(match.group(0), path, number, False, runs, interpreted))
+    for match in FILE_NAME.finditer(line):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        found.append(Mention(match.group(1), folder / match.group(1), number, False, bare=True))
     return found
 
 
@@ -303,6 +350,54 @@ def mentions(text: str, folder: Path, plugin_root: Path | None = None) -> list[M
 EXECUTE_BITS = stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
 
 
+def _exact(path: Path, folder: Path) -> Path | None:
+    """``path`` as it is on disk when every part of it below ``folder`` exists with exactly
+    this spelling, else ``None``. A case-insensitive file system (macOS, Windows) finds
+    ``FORMS.md`` for ``forms.md``; Linux, where skills often run, does not."""
+    try:
+        parts = path.relative_to(folder).parts
+    except ValueError:
+        return path if path.exists() else None  # outside the skill: reported as such
+    current = folder
+    for part in parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = current.parent
+            continue
+        try:
+            names = os.listdir(current)
+        except OSError:
+            return None
+        if part not in names:
+            return None
+        current = current / part
+    return current
+
+
+def _case_insensitive(path: Path, folder: Path) -> Path | None:
+    """The file whose path differs from ``path`` only in case, if there is one."""
+    try:
+        parts = path.relative_to(folder).parts
+    except ValueError:
+        return None
+    current = folder
+    for part in parts:
+        try:
+            names = os.listdir(current)
+        except OSError:
+            return None
+        same = [name for name in names if name.lower() == part.lower()]
+        if not same:
+            return None
+        current = current / same[0]
+    return current
+
+
+def _shown(path: Path, folder: Path) -> str:
+    return str(path.relative_to(folder)) if path.is_relative_to(folder) else str(path)
+
+
 def _missing(mention: Mention, folder: Path, known: list[str]) -> tuple[str, str]:
     wanted = mention.text
     if mention.path.is_relative_to(folder):
@@ -313,6 +408,24 @@ def _missing(mention: Mention, folder: Path, known: list[str]) -> tuple[str, str
     return (
         f"{what}: {mention.text} does not exist in {folder}",
         f"{hint}create the file or fix the path (relative to the skill folder)",
+    )
+
+
+def _wrong_case(mention: Mention, actual: Path, folder: Path) -> tuple[str, str]:
+    what = "a link to" if mention.link else ""
+    real = _shown(actual, folder)
+    return (
+        f"{what + ' ' if what else ''}{mention.text}: no such file in {folder}; the file is "
+        f"{real}, whose name differs in case (found on macOS and Windows, not on Linux)",
+        f"write {real}, or rename the file to {Path(mention.text).name}",
+    )
+
+
+def _without_extension(mention: Mention, actual: Path, folder: Path) -> tuple[str, str]:
+    real = _shown(actual, folder)
+    return (
+        f"{mention.text}: no such file in {folder}; the script is {real}",
+        f"name it with its extension: {real}",
     )
 
 
@@ -333,9 +446,47 @@ def _not_executable(mention: Mention) -> tuple[str, str]:
     )
 
 
+def _with_extension(path: Path, folder: Path) -> Path | None:
+    if path.suffix:
+        return None
+    for suffix in NAMED_SCRIPT_SUFFIXES:
+        found = _exact(path.with_name(path.name + suffix), folder)
+        if found is not None and found.is_file():
+            return found
+    return None
+
+
+def _problem(
+    group: list[Mention], folder: Path, home: Path, known: list[str], in_plugin: bool
+) -> tuple[Mention, str, str, str] | None:
+    """The finding for one file of the skill, from every mention of it: ``(the mention it is
+    reported at, message, fix, check)``."""
+    first = group[0]
+    actual = _exact(first.path, folder)
+    if actual is None:
+        other_case = _case_insensitive(first.path, folder)
+        if other_case is not None:
+            return (first, *_wrong_case(first, other_case, folder), "link")
+        named = _with_extension(first.path, folder)
+        if named is not None:
+            return (first, *_without_extension(first, named, folder), "script")
+        if first.bare:
+            return None
+        return (first, *_missing(first, folder, known), "link")
+    if not actual.resolve().is_relative_to(home):
+        return (first, *_outside(first, in_plugin), "link")
+    runs = [m for m in group if m.runs]
+    if not runs or any(m.interpreted for m in group) or not actual.is_file():
+        return None
+    if actual.stat().st_mode & EXECUTE_BITS:
+        return None
+    return (runs[0], *_not_executable(runs[0]), "script")
+
+
 def check_files(skill_md: Path, text: str, plugin_root: Path | None = None) -> list[Finding]:
-    """Dead links, files named that do not exist or lie outside the skill (and its plugin),
-    and scripts run directly that are not executable; each file reported once."""
+    """Dead links, files named that do not exist (or only in another case, or only with an
+    extension), files outside the skill (and its plugin), and scripts the skill runs directly
+    that are not executable; each file reported once."""
     folder = skill_md.parent
     home = (plugin_root or folder).resolve()
     known = sorted(
@@ -343,25 +494,17 @@ def check_files(skill_md: Path, text: str, plugin_root: Path | None = None) -> l
         for path in folder.rglob("*")
         if path.is_file() and path.name != "SKILL.md"
     )
-    findings: dict[Path, Finding] = {}
+    groups: dict[str, list[Mention]] = {}
     for mention in mentions(text, folder, plugin_root):
-        resolved = mention.path.resolve()
-        if resolved in findings:
-            continue
-        if not mention.path.exists():
-            (message, fix), check = _missing(mention, folder, known), "link"
-        elif not resolved.is_relative_to(home):
-            (message, fix), check = _outside(mention, plugin_root is not None), "link"
-        elif (
-            mention.needs_execute
-            and mention.path.is_file()
-            and not mention.path.stat().st_mode & EXECUTE_BITS
-        ):
-            (message, fix), check = _not_executable(mention), "script"
-        else:
-            continue
-        findings[resolved] = Finding(f"{skill_md}:{mention.line}", message, fix, check)
-    return list(findings.values())
+        key = os.path.normpath(mention.path)
+        groups.setdefault(key, []).append(mention)
+    findings = []
+    for group in groups.values():
+        problem = _problem(group, folder, home, known, plugin_root is not None)
+        if problem is not None:
+            mention, message, fix, check = problem
+            findings.append(Finding(f"{skill_md}:{mention.line}", message, fix, check))
+    return sorted(findings, key=lambda f: int(f.place.rsplit(":", 1)[1]))
 
 
 def check_skill(folder: Path, plugin_root: Path | None = None) -> tuple[str, list[Finding]]:

@@ -14,10 +14,10 @@ import re
 import shlex
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from skilltest import __version__
 from skilltest.errors import McpServerError
@@ -43,6 +43,8 @@ class ServerTools:
 
 
 def _command_line(server: McpServer) -> str:
+    if not server.is_local:
+        return f"{server.transport} {server.url}"
     return shlex.join([server.command, *server.args])
 
 
@@ -54,17 +56,40 @@ def _tail(errlog: IO[str]) -> str:
     return text
 
 
-def _error(server: McpServer, failure: str, stderr: str, fix: str) -> McpServerError:
+def _error(
+    server: McpServer, failure: str, stderr: str, fix: str, *, remote: bool = False
+) -> McpServerError:
     lines = [f"MCP server {server.name!r} ({_command_line(server)}) {failure}"]
     if server.origin:
         lines.append(f"  declared at {server.origin}")
-    if stderr:
+    if remote:
+        pass  # a remote server has no stderr of ours to show
+    elif stderr:
         lines.append("  its stderr ends with:")
         lines += [f"    {line}" for line in stderr.splitlines()]
     else:
         lines.append("  it wrote nothing to stderr")
     lines.append(f"  fix: {fix}")
     return McpServerError("\n".join(lines))
+
+
+def _remote_error(
+    server: McpServer, exc: BaseException, step: str, timeout_s: float
+) -> McpServerError:
+    """Why a remote server could not be used: it is unreachable, refuses, or does not answer."""
+    if isinstance(exc, TimeoutError):
+        failure = f"did not answer {step} within {timeout_s:g} s"
+    else:
+        reason = str(exc).strip() or type(exc).__name__
+        failure = f"could not be reached for {step}: {reason[:300]}"
+    return _error(
+        server,
+        failure,
+        "",
+        "the runs connect to it the same way: make it reachable from this machine (and its "
+        "headers valid), or declare a local (stdio) server for the tests instead",
+        remote=True,
+    )
 
 
 def _offending_line(exc: Exception) -> str:
@@ -116,41 +141,69 @@ def _quiet_sdk_logs() -> Iterator[None]:
 async def list_tools(
     server: McpServer, *, timeout_s: float = 30.0, cwd: Path | None = None
 ) -> ServerTools:
-    """Starts a stdio server, asks ``initialize`` and ``tools/list``, and stops it.
+    """Asks a server ``initialize`` and ``tools/list``: a stdio server is started and stopped,
+    a remote one (``http``: streamable HTTP, ``sse``) is connected to at its ``url`` with its
+    ``headers``.
 
-    The server gets this process's environment plus its own ``env``, and runs in ``cwd`` (this
-    process's working directory when ``None``). It is started in a process group of its own,
-    which is stopped (SIGTERM, then SIGKILL) when it does not exit by itself once its stdin
+    A stdio server gets this process's environment plus its own ``env``, and runs in ``cwd``
+    (this process's working directory when ``None``). It is started in a process group of its
+    own, which is stopped (SIGTERM, then SIGKILL) when it does not exit by itself once its stdin
     closes, also after a timeout.
 
     Raises:
-        McpServerError: the server is remote, cannot be started, exits or closes its stdout
-            before answering, writes what is not JSON-RPC, speaks another protocol version, or
-            does not answer both requests within ``timeout_s``; with the end of its stderr.
+        McpServerError: the server cannot be started or reached, exits or closes its stdout
+            before answering, writes what is not JSON-RPC, speaks another protocol version,
+            does not answer both requests within ``timeout_s``, or is a WebSocket server;
+            with the end of a stdio server's stderr.
     """
-    if not server.is_local:
-        raise McpServerError(
-            f"MCP server {server.name!r} is a remote ({server.transport}) server at {server.url}: "
-            "skilltest starts and checks only local (stdio) servers\n"
-            "  fix: check it yourself, or declare a local server for the tests"
+    if server.transport == "ws":
+        raise _error(
+            server,
+            "is a WebSocket server, which skilltest cannot connect to",
+            "",
+            "serve it over http (streamable HTTP) or stdio for the tests, or leave it out of "
+            "the suite",
+            remote=True,
         )
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
     from mcp.shared.exceptions import MCPError
     from mcp_types import Implementation, PaginatedRequestParams
 
-    params = StdioServerParameters(
-        command=server.command,
-        args=list(server.args),
-        env={**os.environ, **server.env},
-        cwd=cwd,
-    )
     not_json: list[str] = []
 
     async def on_message(message: object) -> None:
         # A line on stdout that is not JSON-RPC reaches the session as an exception.
         if isinstance(message, Exception) and not not_json:
             not_json.append(_offending_line(message))
+
+    @contextlib.asynccontextmanager
+    async def transport(errlog: TextIO) -> AsyncIterator[Any]:
+        """The client side of the server's transport: a process it starts, or a connection."""
+        if server.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            # The transport leaves a client it was given open: this one closes with it.
+            async with (
+                create_mcp_http_client(headers=dict(server.headers) or None) as client,
+                streamable_http_client(server.url, http_client=client) as streams,
+            ):
+                yield streams
+        elif server.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            async with sse_client(server.url, headers=dict(server.headers) or None) as streams:
+                yield streams
+        else:
+            params = StdioServerParameters(
+                command=server.command,
+                args=list(server.args),
+                env={**os.environ, **server.env},
+                cwd=cwd,
+            )
+            async with stdio_client(params, errlog=errlog) as streams:
+                yield streams
 
     step = "initialize"
     with (
@@ -160,7 +213,7 @@ async def list_tools(
         try:
             with anyio.fail_after(timeout_s):
                 async with (
-                    stdio_client(params, errlog=errlog) as (read, write),
+                    transport(errlog) as (read, write, *_),
                     ClientSession(
                         read,
                         write,
@@ -182,6 +235,8 @@ async def list_tools(
                             break
         except Exception as caught:
             exc = _leaf(caught)
+            if not server.is_local:
+                raise _remote_error(server, exc, step, timeout_s) from None
             stderr = _tail(errlog)
             run_it = f"run `{_command_line(server)}` yourself and make it start"
             if isinstance(exc, TimeoutError):
@@ -215,11 +270,16 @@ async def list_tools(
 
 
 def probe_servers(
-    servers: Sequence[McpServer], *, timeout_s: float = 30.0, cwd: Path | None = None
+    servers: Sequence[McpServer],
+    *,
+    timeout_s: float = 30.0,
+    cwd: Path | None = None,
+    remote: bool = False,
 ) -> dict[str, ServerTools | McpServerError]:
-    """Checks every local server at once; each gets its tools or the error that says why not.
+    """Checks every server at once; each gets its tools or the error that says why not.
 
-    Remote (http, sse, ws) servers are left out: they cannot be started from here.
+    Args:
+        remote: Also connect to remote (http, sse, ws) servers; without it they are left out.
     """
     import anyio
 
@@ -234,7 +294,7 @@ def probe_servers(
     async def probe_all() -> None:
         async with anyio.create_task_group() as group:
             for server in servers:
-                if server.is_local:
+                if server.is_local or remote:
                     group.start_soon(probe, server)
 
     anyio.run(probe_all)
@@ -244,16 +304,17 @@ def probe_servers(
 def check_servers(
     servers: Sequence[McpServer], *, timeout_s: float = 30.0, cwd: Path | None = None
 ) -> dict[str, ServerTools]:
-    """Starts each local server, asks ``initialize`` and ``tools/list``, and stops it.
+    """Starts each local server (or connects to each remote one), asks ``initialize`` and
+    ``tools/list``, and stops it: what the runs will need, before the first run.
 
     Returns:
-        The tools of each local server, by name (remote servers are not checked).
+        The tools of each server, by name.
 
     Raises:
-        McpServerError: for the first server (in the given order) that fails: does not answer,
-            exits, or speaks another protocol; with its stderr.
+        McpServerError: for the first server (in the given order) that fails: cannot be started
+            or reached, does not answer, exits, or speaks another protocol; with its stderr.
     """
-    results = probe_servers(servers, timeout_s=timeout_s, cwd=cwd)
+    results = probe_servers(servers, timeout_s=timeout_s, cwd=cwd, remote=True)
     checked: dict[str, ServerTools] = {}
     for name, result in results.items():
         if isinstance(result, McpServerError):

@@ -10,7 +10,14 @@ from typing import Any
 
 from skilltest.errors import PluginError
 from skilltest.plugins.json_file import read_json
-from skilltest.plugins.plugin import MANIFEST, STANDARD_PARTS
+from skilltest.plugins.plugin import (
+    COMPONENT_KEYS,
+    MANIFEST,
+    STANDARD_PARTS,
+    EntryManifest,
+    PluginInspection,
+    inspect_plugin,
+)
 from skilltest.suite.loader import json_pointer, validate
 
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
@@ -30,6 +37,15 @@ class MarketplaceEntry:
     """The plugin's folder when ``source`` is a path (whether or not it exists)."""
     location: str
     """The entry's place, ``marketplace.json#/plugins/<index>``."""
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """The entry as the file has it: with ``strict: false`` (or a plugin without a
+    ``plugin.json``), its manifest."""
+    source_is_marketplace: bool = False
+    """Whether ``source`` is the marketplace's own folder (``./``)."""
+
+    def manifest(self) -> EntryManifest:
+        """The entry, for reading its plugin (:func:`skilltest.plugins.inspect_plugin`)."""
+        return EntryManifest(self.data, self.location, self.source_is_marketplace)
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,28 @@ class Marketplace:
     def local_plugins(self) -> tuple[Path, ...]:
         """The folders of the plugins it lists from its own repository."""
         return tuple(entry.folder for entry in self.entries if entry.folder is not None)
+
+    @property
+    def local_entries(self) -> tuple[MarketplaceEntry, ...]:
+        """The entries of the plugins it lists from its own repository."""
+        return tuple(entry for entry in self.entries if entry.folder is not None)
+
+    def plugin(self, name: str) -> PluginInspection:
+        """The plugin it lists as ``name`` from its own repository, read with its entry.
+
+        Raises:
+            PluginError: it lists no such plugin (naming those it lists).
+        """
+        for entry in self.local_entries:
+            if entry.name == name:
+                assert entry.folder is not None
+                return inspect_plugin(entry.folder, entry=entry.manifest())
+        raise PluginError(
+            f"the marketplace {self.name} lists no plugin {name!r} in its repository; it lists "
+            f"{', '.join(e.name for e in self.local_entries) or 'none'}",
+            location=str(self.root / MARKETPLACE),
+            fix="pass --plugin with one of those names",
+        )
 
 
 def is_marketplace(path: Path) -> bool:
@@ -88,7 +126,9 @@ def inspect_marketplace(root: Path) -> tuple[Marketplace | None, tuple[PluginErr
                         "start it with ./",
                     )
                 )
-            elif not any((folder / part).exists() for part in (MANIFEST, *STANDARD_PARTS)):
+            elif not any(key in entry for key in COMPONENT_KEYS) and not any(
+                (folder / part).exists() for part in (MANIFEST, *STANDARD_PARTS)
+            ):
                 problems.append(
                     PluginError(
                         f"{source} is not a plugin: no .claude-plugin/plugin.json, skills/, "
@@ -97,5 +137,8 @@ def inspect_marketplace(root: Path) -> tuple[Marketplace | None, tuple[PluginErr
                         fix="point the source at the plugin's folder",
                     )
                 )
-        entries.append(MarketplaceEntry(str(entry["name"]), source, folder, where))
+        at_root = folder is not None and folder.resolve() == root.resolve()
+        entries.append(
+            MarketplaceEntry(str(entry["name"]), source, folder, where, dict(entry), at_root)
+        )
     return Marketplace(str(data["name"]), root, tuple(entries)), tuple(problems)

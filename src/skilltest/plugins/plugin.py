@@ -58,6 +58,10 @@ class Plugin:
     """Its MCP servers from ``.mcp.json`` and the manifest's ``mcpServers``."""
     hook_files: tuple[Path, ...] = ()
     """Every hooks file it loads (``hooks/hooks.json`` first, then the manifest's)."""
+    from_marketplace: bool = False
+    """Defined by its marketplace entry rather than a ``plugin.json`` of its own (``strict:
+    false``, or no manifest): ``claude --plugin-dir`` on its folder alone would not see it as
+    the marketplace defines it, so a run installs a copy that says it."""
 
     def skill(self, name: str) -> Skill | None:
         """The skill ``name`` (or ``<plugin>:name``, as the CLI lists it), if the plugin has it."""
@@ -80,19 +84,59 @@ class PluginInspection:
     """What is wrong, in the order found; empty for a valid plugin."""
 
 
-def load_plugin(path: Path, *, location: str | None = None) -> Plugin:
-    """Reads and validates a plugin folder.
+def _in_marketplace(root: Path, name: str | None, location: str | None) -> PluginInspection | None:
+    """The plugin ``--plugin NAME`` picks in the marketplace at ``root`` (or its only one);
+    ``None`` when ``root`` is no marketplace listing plugins of its repository."""
+    from skilltest.plugins.marketplace import inspect_marketplace, is_marketplace
+
+    where = f"{location}: {root}" if location else str(root)
+    if not is_marketplace(root):
+        if name is not None:
+            raise PluginError(
+                f"--plugin {name}: {root} is not a marketplace (no .claude-plugin/"
+                "marketplace.json)",
+                location=where,
+                fix="leave --plugin out for a plugin folder, or pass the marketplace's folder",
+            )
+        return None
+    marketplace, problems = inspect_marketplace(root)
+    if marketplace is None:
+        raise problems[0]
+    entries = marketplace.local_entries
+    if name is not None:
+        return marketplace.plugin(name)
+    if len(entries) == 1:
+        return marketplace.plugin(entries[0].name)
+    if not entries:
+        return None
+    names = ", ".join(entry.name for entry in entries)
+    raise PluginError(
+        f"{root} is a marketplace of {len(entries)} plugins ({names}), not one plugin: "
+        "loading the folder would make every skill in it one plugin's",
+        location=where,
+        fix=f"pick one with --plugin NAME (e.g. --plugin {entries[0].name})",
+    )
+
+
+def load_plugin(path: Path, *, location: str | None = None, name: str | None = None) -> Plugin:
+    """Reads and validates a plugin folder, or one plugin of a marketplace's folder.
 
     Args:
-        path: The plugin folder (or its ``.claude-plugin/plugin.json``).
+        path: The plugin folder (or its ``.claude-plugin/plugin.json``), or a folder holding
+            ``.claude-plugin/marketplace.json``.
         location: Where the plugin was named (``suite.yaml#/plugin``), for a folder that
             does not exist or is not a plugin.
+        name: ``--plugin``: the plugin of the marketplace to read. Without it a marketplace
+            that lists one plugin gives that one, and one that lists several is refused.
 
     Raises:
         PluginError: the first problem :func:`inspect_plugin` finds, naming the file, the JSON
-            pointer or line, and the fix.
+            pointer or line, and the fix; a marketplace without ``name``, or a ``name`` it
+            does not list.
     """
-    inspection = inspect_plugin(path, location=location)
+    root = plugin_root(path)
+    picked = _in_marketplace(root, name, location) if root.is_dir() else None
+    inspection = picked or inspect_plugin(path, location=location)
     if inspection.problems:
         first = inspection.problems[0]
         more = len(inspection.problems) - 1
@@ -120,23 +164,58 @@ def is_plugin(path: Path) -> bool:
     return (path / MANIFEST).is_file()
 
 
-def inspect_plugin(path: Path, *, location: str | None = None) -> PluginInspection:
+COMPONENT_KEYS = ("commands", "agents", "skills", "hooks", "mcpServers")
+"""Manifest keys that name what a plugin loads (the rest describe it)."""
+MARKETPLACE_ONLY_KEYS = frozenset({"source", "strict", "category", "tags", "id"})
+"""Keys of a marketplace entry that are not manifest keys."""
+
+
+@dataclass(frozen=True)
+class EntryManifest:
+    """A marketplace entry read as a plugin's manifest (see :func:`inspect_plugin`)."""
+
+    data: Mapping[str, Any] = field(hash=False)
+    """The entry, as the marketplace file has it."""
+    location: str
+    """``marketplace.json#/plugins/<index>``."""
+    source_is_marketplace: bool
+    """Whether its ``source`` is the marketplace's own folder (``./``)."""
+
+    @property
+    def strict(self) -> bool:
+        """``strict`` (default true): the plugin's own ``plugin.json`` is authoritative."""
+        return self.data.get("strict", True) is not False
+
+
+def inspect_plugin(
+    path: Path, *, location: str | None = None, entry: EntryManifest | None = None
+) -> PluginInspection:
     """Reads a plugin folder and collects every problem instead of stopping at the first.
+
+    With ``entry`` (the plugin as a marketplace lists it), the folder is read as Claude Code
+    2.1.328 reads a marketplace's plugin: without a ``plugin.json`` the entry is the manifest;
+    with one, the entry's component paths are added to it, unless the entry says ``strict:
+    false``, which then conflicts; an entry whose source is the marketplace's own folder and
+    lists its ``skills`` loads those skills, not the whole ``skills/`` folder.
 
     Problems: a folder that does not exist or is no plugin, a manifest that is not valid JSON
     or not valid against ``plugin.schema.json`` (``name`` missing among others), component
     paths that do not exist or leave the plugin folder, skill folders without ``SKILL.md``,
     hooks files with unknown events, MCP servers without a command.
     """
-    return _Reader(plugin_root(path), location).read()
+    return _Reader(plugin_root(path), location, entry).read()
 
 
 class _Reader:
-    def __init__(self, root: Path, location: str | None) -> None:
+    def __init__(self, root: Path, location: str | None, entry: EntryManifest | None) -> None:
         self.root = root
         self.location = location
+        self.entry = entry
         self.problems: list[PluginError] = []
         self.manifest_path = root / MANIFEST
+        self.entry_keys: frozenset[str] = frozenset()
+        """Manifest keys that come from the marketplace entry: their pointers are its."""
+        self.listed_skills_only = False
 
     def add(self, message: str, location: str, fix: str) -> None:
         self.problems.append(PluginError(message, location=location, fix=fix))
@@ -148,7 +227,37 @@ class _Reader:
             self.add(exc.message, exc.location or str(self.root), exc.fix or "")
 
     def at(self, *parts: object) -> str:
+        if self.entry is not None and parts and parts[0] in self.entry_keys:
+            return f"{self.entry.location}{json_pointer(parts)}"
         return f"{self.manifest_path}#{json_pointer(parts)}"
+
+    def from_entry(self, manifest: dict[str, Any]) -> dict[str, Any] | None:
+        """The manifest once the marketplace entry is applied; ``None`` when they conflict."""
+        entry = self.entry
+        if entry is None:
+            return manifest
+        components = [key for key in COMPONENT_KEYS if key in entry.data]
+        if not self.manifest_path.is_file():
+            taken = {k: v for k, v in entry.data.items() if k not in MARKETPLACE_ONLY_KEYS}
+            self.entry_keys = frozenset(taken)
+        elif not entry.strict and components:
+            self.add(
+                f"the plugin has both a plugin.json and components in its marketplace entry "
+                f"({', '.join(components)}) with strict: false: Claude Code refuses to load it",
+                entry.location,
+                "set strict: true in the marketplace entry, or keep the components in one of "
+                "the two places",
+            )
+            return None
+        else:
+            # plugin.json is authoritative; the entry's component paths add to it.
+            taken = dict(manifest)
+            for key in components:
+                if key not in taken:
+                    taken[key] = entry.data[key]
+                    self.entry_keys |= {key}
+        self.listed_skills_only = entry.source_is_marketplace and "skills" in self.entry_keys
+        return taken
 
     def read(self) -> PluginInspection:
         root = self.root
@@ -166,6 +275,11 @@ class _Reader:
                 self.keep(exc)
                 return PluginInspection(None, tuple(self.problems))
             manifest = data
+        applied = self.from_entry(manifest)
+        if applied is None:
+            return PluginInspection(None, tuple(self.problems))
+        manifest = applied
+        if "name" in manifest:
             name = str(manifest["name"])
         elif any((root / part).exists() for part in STANDARD_PARTS):
             name = root.resolve().name  # as `claude --plugin-dir` names it without a manifest
@@ -198,6 +312,7 @@ class _Reader:
             hooks=hook_files[0] if hook_files else None,
             mcp_servers=self.mcp_servers(manifest),
             hook_files=hook_files,
+            from_marketplace=self.entry is not None and not self.manifest_path.is_file(),
         )
         return PluginInspection(plugin, tuple(self.problems))
 
@@ -237,7 +352,13 @@ class _Reader:
     def skills(self, manifest: Mapping[str, Any]) -> tuple[Skill, ...]:
         folders: list[Path] = []
         standard = self.root / "skills"
-        if standard.is_dir():
+        # A marketplace entry rooted at the marketplace's folder that lists its skills loads
+        # those, not every skill of the repository (unless it lists skills/ itself).
+        listed = self.listed_skills_only and not any(
+            (self.root / str(value)).resolve() in (standard.resolve(), self.root.resolve())
+            for value, _ in self.entries(manifest["skills"], "skills")
+        )
+        if standard.is_dir() and not listed:
             folders += self.skill_folders(standard, str(standard))
         if "skills" in manifest:
             for value, parts in self.entries(manifest["skills"], "skills"):

@@ -155,6 +155,7 @@ def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuit
         max_tokens=options.max_tokens,
         temperature=options.temperature,
         plugin_dir=options.plugin_dir,
+        plugin_name=options.plugin,
     )
     paths, suites = load_all(
         options.suites,

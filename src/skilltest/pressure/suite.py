@@ -51,6 +51,8 @@ class Overrides:
     """``--max-tokens``."""
     temperature: float | None = None
     """``--temperature``."""
+    plugin_name: str | None = None
+    """``--plugin``: the plugin of the marketplace ``plugin_dir`` is the folder of."""
     plugin_dir: Path | None = None
     """``--plugin-dir``: the plugin whose skills are under test, instead of the suite's
     ``plugin:``."""
@@ -251,8 +253,10 @@ def _plugin_skill(
 ) -> Skill | None:
     """The system prompt of a suite that tests a plugin: the skill it names, or every skill of
     the plugin, each under its name (the model of one turn cannot load skills itself)."""
+    plugin_name = None
     if overrides.plugin_dir is not None:
         folder, location = overrides.plugin_dir, "--plugin-dir"
+        plugin_name = overrides.plugin_name
     elif data.get("plugin"):
         folder, location = path.parent / str(data["plugin"]), f"{path}#/plugin"
     else:
@@ -265,7 +269,7 @@ def _plugin_skill(
             "relative to the suite file",
         )
     try:
-        plugin = load_plugin(folder.resolve(), location=location)
+        plugin = load_plugin(folder.resolve(), location=location, name=plugin_name)
     except InputError as exc:
         raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
     name = data.get("skill") or skill_name

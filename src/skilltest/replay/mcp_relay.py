@@ -15,6 +15,9 @@ neither result nor error. Other notifications and the server's own requests are 
 logged. With ``--paths-json`` the logged params have the run's paths replaced by placeholders.
 The relay exits when the client closes stdin or the server exits, with the server's exit status,
 and stops the server's whole process group when it is itself stopped (SIGTERM, SIGINT, SIGHUP).
+A server still owing answers when the client closes stdin (it may not even have started reading:
+a Python SDK server takes seconds to import on a busy machine) gives them first; its grace to
+exit by itself starts once it owes none.
 
 Under ``--replay`` no server is started::
 
@@ -60,7 +63,10 @@ MISS_PREFIX = "replay miss: "
 """How every miss message starts, as the model-side misses do."""
 
 STOP_GRACE_S = 3.0
-"""How long a server has to exit by itself (stdin closed, or SIGTERM) before it is killed."""
+"""How long a server has to exit by itself (stdin closed and every request answered, or
+SIGTERM) before it is killed."""
+STREAMS = frozenset({"subscriptions/listen"})
+"""Requests a server answers only when the session ends: a server does not owe their answer."""
 READ_SIZE = 1 << 16
 
 _SHOWN_DIFFERENCES = 4
@@ -232,6 +238,7 @@ class _Log:
         self._open: dict[str, _OpenRequest] = {}
         # Re-entrant: the signal handler closes the log on the thread that may be holding it.
         self._lock = threading.RLock()
+        self._answered = threading.Condition(self._lock)
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
@@ -259,11 +266,30 @@ class _Log:
                 request = self._open.pop(_id_key(message["id"]), None)
                 if request is not None:
                     self._write(request, _answer_body(message))
+                    self._answered.notify_all()
         elif isinstance(message, dict) and "method" in message and "id" not in message:
             with self._lock:
                 request = self._request_named_by(message)
                 if request is not None:
                     request.notifications.append(message)
+
+    def owes_answers(self) -> bool:
+        """Whether a client request other than a stream is still unanswered."""
+        with self._lock:
+            return any(request.method not in STREAMS for request in self._open.values())
+
+    def wait_answered(self, stop: threading.Event, alive: Callable[[], bool]) -> None:
+        """Returns once the server owes no answer, or once it is gone: ``stop`` set (its stdout
+        ended) or ``alive()`` false (it exited while something it started holds its stdout)."""
+        with self._answered:
+            while self.owes_answers() and not stop.is_set() and alive():
+                self._answered.wait(timeout=1.0)
+
+    def server_gone(self, stop: threading.Event) -> None:
+        """Wakes :meth:`wait_answered`: the server will answer nothing more."""
+        with self._answered:
+            stop.set()
+            self._answered.notify_all()
 
     def _request_named_by(self, notification: Mapping[str, Any]) -> _OpenRequest | None:
         params = notification.get("params")
@@ -298,6 +324,7 @@ class _Log:
             for request in self._open.values():
                 self._write(request, {})
             self._open.clear()
+            self._answered.notify_all()
             os.close(self._fd)
             self._fd = None
 
@@ -319,7 +346,8 @@ def record(
         log: Where one JSON line per finished client request is appended.
         stdin_fd: What the client writes.
         stdout_fd: What the client reads.
-        grace_s: How long the server has to exit after its stdin closes.
+        grace_s: How long the server has to exit after its stdin closes and it has answered
+            every request the client sent (however long answering takes).
         normalise: What the log's params go through (the run's paths become placeholders, so
             the log replays in another working directory); answers are logged as they came.
         on_start: Called with the started server and the function that closes the log (the
@@ -343,6 +371,7 @@ def record(
     assert server.process.stdin is not None and server.process.stdout is not None
     to_server = server.process.stdin.fileno()
     from_server = server.process.stdout.fileno()
+    server_gone = threading.Event()
 
     def client_to_server() -> None:
         try:
@@ -355,6 +384,10 @@ def record(
         finally:
             with contextlib.suppress(OSError):
                 server.process.stdin.close()  # type: ignore[union-attr]
+        # The grace starts when the server has answered what it was asked, not when the client
+        # closed stdin: a client may send its requests and close at once, before a slow server
+        # has read the first one, and a server stopped then would answer nothing.
+        exchanges.wait_answered(server_gone, lambda: server.process.poll() is None)
         if not server.exited_within(grace_s):
             server.stop(grace_s)
 
@@ -368,12 +401,14 @@ def record(
             for message in (_messages(line) or ([], False))[0]:
                 exchanges.server_sent(message)
         # The server closed its stdout: it is exiting (or something it started kept it open).
+        exchanges.server_gone(server_gone)
         if not server.exited_within(grace_s):
             server.stop(grace_s)
         return server.exit_status()
     finally:
         exchanges.close()
         server.stop(0)
+        server.process.stdout.close()
 
 
 # --- replaying -----------------------------------------------------------------------------

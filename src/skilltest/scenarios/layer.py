@@ -151,6 +151,7 @@ def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuit
         model=options.model,
         skill_only=options.skill_only,
         plugin_dir=options.plugin_dir,
+        plugin_name=options.plugin,
     )
     paths, suites = load_all(
         options.suites,

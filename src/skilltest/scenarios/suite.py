@@ -62,6 +62,8 @@ class Overrides:
     """``--skill-only``: run only the with-skill arm."""
     plugin_dir: Path | None = None
     """``--plugin-dir``: the plugin under test, instead of the suite's ``plugin:``."""
+    plugin_name: str | None = None
+    """``--plugin``: the plugin of the marketplace ``plugin_dir`` is the folder of."""
 
 
 @dataclass(frozen=True)
@@ -286,8 +288,9 @@ def _plugin(
     data: dict[str, Any], path: Path, overrides: Overrides, cache: dict[Path, Plugin]
 ) -> Plugin | None:
     """The plugin under test: ``--plugin-dir``, else the suite's ``plugin:`` (relative to it)."""
+    name = None
     if overrides.plugin_dir is not None:
-        folder, location = overrides.plugin_dir, "--plugin-dir"
+        folder, location, name = overrides.plugin_dir, "--plugin-dir", overrides.plugin_name
     elif data.get("plugin"):
         folder, location = path.parent / str(data["plugin"]), f"{path}#/plugin"
     else:
@@ -302,7 +305,7 @@ def _plugin(
                 "relative to the suite file",
             )
         try:
-            cache[folder] = load_plugin(folder, location=location)
+            cache[folder] = load_plugin(folder, location=location, name=name)
         except InputError as exc:
             raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
     return cache[folder]

@@ -13,7 +13,7 @@ from pathlib import Path
 from skilltest.errors import SuiteError
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS
-from skilltest.skills import Skill, find_skill
+from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_REPETITIONS = 3
@@ -98,12 +98,29 @@ def load_trigger_suite(
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
     data = load_validated(path, "triggers")
-    name = str(data["skill"])
-    skill = find_skill(name, suite_path=path, skills_dir=skills_dir, location=f"{path}#/skill")
+    skill_file = data.get("skill_file")
+    if not data.get("skill") and not skill_file:
+        raise SuiteError(
+            "the suite names no skill",
+            location=f"{path}#",
+            fix="add skill: <name> (skills/<name>/SKILL.md) or skill_file: <path to its SKILL.md>",
+        )
+    # As in the other layers: `skill_file:` alone names the skill by its folder.
+    name = str(data.get("skill") or skill_name_from_file(str(skill_file)) or "")
+    skill = find_skill(
+        name,
+        suite_path=path,
+        skill_file=skill_file,
+        skills_dir=skills_dir,
+        location=f"{path}#/skill_file" if skill_file else f"{path}#/skill",
+    )
     distractors: list[Skill] = []
     seen_distractors: dict[str, int] = {}
-    for index, other in enumerate(data.get("distractors") or ()):
+    for index, entry in enumerate(data.get("distractors") or ()):
         where = f"{path}#/distractors/{index}"
+        # A name has no /: an entry with one is the path of the distractor's SKILL.md.
+        other_file = entry if "/" in entry else None
+        other = (skill_name_from_file(entry) or entry) if other_file else entry
         if other == name:
             # Two skills of one name in .claude/skills/ are one folder: the distractor would
             # replace (shadow) the skill under test, and every result would be about it instead.
@@ -121,7 +138,13 @@ def load_trigger_suite(
             )
         seen_distractors[other] = index
         distractors.append(
-            find_skill(other, suite_path=path, skills_dir=skills_dir, location=where)
+            find_skill(
+                other,
+                suite_path=path,
+                skill_file=other_file,
+                skills_dir=skills_dir,
+                location=where,
+            )
         )
     queries = []
     seen: dict[str, int] = {}

@@ -1,0 +1,40 @@
+"""``skilltest setup``: installs the pinned Claude Code CLI where skilltest finds it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from skilltest.cli import EXIT_OK
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "setup",
+        help="install the pinned Claude Code CLI into skilltest's cache (needs npm)",
+        description=(
+            "Installs @anthropic-ai/claude-code at the version skilltest is verified against "
+            "with npm into skilltest's cache ($SKILLTEST_CACHE_DIR, else "
+            "$XDG_CACHE_HOME/skilltest, else ~/.cache/skilltest), checks that it reports that "
+            "version, and prints where it is. skilltest finds it there without PATH; --claude "
+            "and $SKILLTEST_CLAUDE still win. Already installed: nothing to do. Exit 0; 2 when "
+            "node or npm is missing or the install fails."
+        ),
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="install again even when it is already there"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from skilltest.claude.install import install_claude
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    done = install_claude(force=args.force, progress=progress)
+    state = "installed" if done.installed else "already installed"
+    print(f"claude {done.version} {state} at {done.path}")
+    print("skilltest finds it there (--claude PATH and $SKILLTEST_CLAUDE still win)")
+    return EXIT_OK
