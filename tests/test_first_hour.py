@@ -134,7 +134,9 @@ def test_from_an_empty_repository_to_green_suites(wheel, tmp_path):
 
     assert "flaky-tests/example-request  steers" in run([skilltest, "pressure"], repo, env)
     scenarios = run([skilltest, "scenarios"], repo, env)
-    assert scenarios.startswith("claude 2.1.328, emulator backend")
+    # Offline, and said so first; then the CLI the setup installed answered.
+    assert scenarios.startswith("offline: these numbers come from the skilltest emulator")
+    assert scenarios.splitlines()[1].startswith("claude 2.1.328, emulator backend")
     assert "1 scenarios: 1 improved; 1 passed" in scenarios
     triggers = run([skilltest, "triggers"], repo, env)
     assert "4 queries: 4 pass" in triggers
