@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from skilltest.emulator import ModelScript, Reply, ToolCall
+from skilltest.emulator.batches import BatchBehaviour, BatchOutcome
 from skilltest.emulator.described import DescribedCondition
 from skilltest.emulator.script import model_script_schema
 from skilltest.errors import InputError, ModelScriptError
@@ -69,6 +70,9 @@ def test_every_key_of_the_format_loads() -> None:
     assert described.when.described == DescribedCondition(min_overlap=2)
     assert described.replies[0].tool_calls == (ToolCall("Skill", {"skill": "{described}"}),)
     assert script.default == Reply(text="default", stop_reason="max_tokens")
+    assert script.batches == BatchBehaviour(polls=2, processing_ms=50, end="expired")
+    assert script.rules[1].batch == BatchOutcome("errored", status=529, message="busy")
+    assert script.rules[0].batch is None
 
 
 @pytest.mark.parametrize(
@@ -137,7 +141,7 @@ BAD_SCRIPTS = [
         "unknown-top-level-key",
         "schema_version: 1\nrule: []\n",
         "#/rule: unknown key 'rule'\n"
-        "  fix: did you mean 'rules'? allowed keys here: default, faults, model, "
+        "  fix: did you mean 'rules'? allowed keys here: batches, default, faults, model, "
         "rules, schema_version, seed",
     ),
     (
@@ -336,6 +340,29 @@ BAD_SCRIPTS = [
         "hang-false",
         "schema_version: 1\nfaults: {hang: false}\n",
         "#/faults/hang: must be true, got false\n  fix: write true or remove the key",
+    ),
+    (
+        "batch-end-unknown",
+        "schema_version: 1\nbatches: {end: later}\n",
+        '#/batches/end: "later" is not one of the allowed values\n'
+        '  fix: use one of "expired", "canceled"',
+    ),
+    (
+        "batch-polls-negative",
+        "schema_version: 1\nbatches: {polls: -1}\n",
+        "#/batches/polls: -1 is too small\n  fix: use a value at least 0",
+    ),
+    (
+        "batch-result-unknown",
+        f"schema_version: 1\n{RULE}    reply: {{text: x}}\n    batch: {{result: lost}}\n",
+        '#/rules/0/batch/result: "lost" is not one of the allowed values\n'
+        '  fix: use one of "errored", "expired", "canceled"',
+    ),
+    (
+        "batch-status-without-error",
+        f"schema_version: 1\n{RULE}    reply: {{text: x}}\n    batch: {{result: expired, status: 500}}\n",
+        "#/rules/0/batch/status: 'status' only applies to result: errored\n"
+        "  fix: remove 'status', or make the result errored",
     ),
 ]
 

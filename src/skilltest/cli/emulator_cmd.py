@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilltest.cli import interrupted_exit_code
@@ -35,6 +36,13 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--port", type=tcp_port, default=0, help="TCP port; 0 picks a free one")
     serve.add_argument(
         "--quiet", action="store_true", help="do not print a line per request on stderr"
+    )
+    serve.add_argument(
+        "--batch-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep Message Batches in DIR (one JSON file each), so that an emulator started "
+        "again on DIR still has them (default: in memory)",
     )
     serve.set_defaults(handler=serve_command)
     parser.set_defaults(handler=lambda args: _usage(parser))
@@ -70,7 +78,11 @@ def serve_command(args: argparse.Namespace) -> int:
 
     try:
         server = EmulatorServer(
-            script, host=args.host, port=args.port, on_request=None if args.quiet else log
+            script,
+            host=args.host,
+            port=args.port,
+            on_request=None if args.quiet else log,
+            batch_dir=args.batch_dir,
         )
     except OSError as exc:  # in use, not an address of this machine, unknown host name
         raise ConfigurationError(

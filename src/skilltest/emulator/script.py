@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from skilltest.emulator.batches import BatchBehaviour, BatchOutcome
 from skilltest.emulator.described import (
     PLACEHOLDER,
     DescribedCondition,
@@ -185,6 +186,9 @@ class Rule:
     """How one of several replies is chosen."""
     fault: Fault | None = None
     """Faults applied to the requests this rule answers."""
+    batch: BatchOutcome | None = None
+    """How the requests this rule answers end when they come in a Message Batch (``None``:
+    succeeded, unless a fault fails them)."""
     location: str = ""
     """``file#/rules/N``."""
 
@@ -205,6 +209,8 @@ class ModelScript:
     """Seed of every random choice."""
     faults: Fault | None = None
     """Faults applied to every Messages request."""
+    batches: BatchBehaviour = field(default_factory=BatchBehaviour)
+    """How Message Batches go: how long they take, whether they expire or are canceled."""
 
     @classmethod
     def load(cls, path: str | Path) -> ModelScript:
@@ -279,6 +285,7 @@ def _build(data: Mapping[str, Any], source: str) -> ModelScript:
         model=data.get("model"),
         seed=int(data.get("seed", 0)),
         faults=_build_fault(data["faults"], f"{source}#/faults") if "faults" in data else None,
+        batches=BatchBehaviour.from_dict(data.get("batches") or {}),
     )
 
 
@@ -313,6 +320,7 @@ def _build_rule(raw: Mapping[str, Any], location: str) -> Rule:
         replies=tuple(Reply.from_dict(reply) for reply in replies),
         pick=raw.get("pick", "cycle"),
         fault=_build_fault(raw["fault"], f"{location}/fault") if "fault" in raw else None,
+        batch=_build_batch(raw["batch"], f"{location}/batch") if "batch" in raw else None,
         location=location,
     )
 
@@ -351,6 +359,18 @@ def _refuse_placeholder(replies: object, location: str) -> None:
             location=location,
             fix="add 'described: {min_overlap: N}' to the rule's 'when', or write the skill's name",
         )
+
+
+def _build_batch(raw: Mapping[str, Any], location: str) -> BatchOutcome:
+    if raw["result"] != "errored":
+        for key in ("status", "message"):
+            if key in raw:
+                raise ModelScriptError(
+                    f"'{key}' only applies to result: errored",
+                    location=f"{location}/{key}",
+                    fix=f"remove '{key}', or make the result errored",
+                )
+    return BatchOutcome.from_dict(raw)
 
 
 def _build_fault(raw: Mapping[str, Any], location: str) -> Fault:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from skilltest.emulator.batches import BatchOutcome
 from skilltest.emulator.faults import NO_FAULT, FaultDecision, FaultGate, combine
 from skilltest.emulator.prompt_cache import PromptCache
 from skilltest.emulator.request_view import RequestView
@@ -41,6 +42,8 @@ class Answer:
     """Rule that answered; ``None`` for the default reply; ``side:KIND`` for built-in answers."""
     side_request: SideRequestKind | None
     """Which side request this was, or ``None`` for a main request."""
+    batch: BatchOutcome | None = None
+    """How the request ends when it came in a Message Batch (the rule's ``batch:``)."""
 
 
 class Responder(Protocol):
@@ -116,6 +119,7 @@ class ScriptedModel:
             fault=fault,
             rule_id=rule_id,
             side_request=view.side_request,
+            batch=rule.batch if rule is not None else None,
         )
 
     def _pick(self, rule: Rule) -> Reply:

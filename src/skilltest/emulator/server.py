@@ -5,6 +5,11 @@ Routes:
 * ``POST /v1/messages`` (any query string, e.g. Claude Code's ``?beta=true``): JSON, or SSE
   when ``stream`` is true, answered by the :class:`~skilltest.emulator.scripted_model.Responder`;
 * ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` with the same estimate as usage;
+* the Message Batches API (:mod:`skilltest.emulator.batches`): ``POST /v1/messages/batches``
+  (each request answered by the responder at once), ``GET /v1/messages/batches`` (the list),
+  ``GET /v1/messages/batches/{id}`` (a poll), ``GET /v1/messages/batches/{id}/results``
+  (JSON Lines), ``POST /v1/messages/batches/{id}/cancel`` and ``DELETE
+  /v1/messages/batches/{id}``;
 * ``GET /health`` and ``GET /``: JSON that says this is the skilltest emulator;
 * ``HEAD``/``GET /api/hello``: the connectivity check Claude Code makes at start-up;
 * ``GET /v1/models``: a one-model list, for clients that look the model up;
@@ -25,9 +30,17 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from skilltest.emulator.batches import (
+    CUSTOM_ID,
+    MAX_BATCH_BYTES,
+    MAX_BATCH_REQUESTS,
+    BatchBehaviour,
+    BatchStore,
+)
 from skilltest.emulator.faults import FaultDecision, error_body, retry_headers
 from skilltest.emulator.script import ModelScript
 from skilltest.emulator.scripted_model import DEFAULT_MODEL, Answer, Responder, ScriptedModel
@@ -35,6 +48,8 @@ from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_e
 from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
+
+BATCHES = "/v1/messages/batches"
 
 HEALTH_DESCRIPTION = (
     "skilltest emulator: a scripted stand-in for the Anthropic Messages API. "
@@ -82,6 +97,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"message": "hello from the skilltest emulator"})
         elif path == "/v1/models":
             self._json(200, self.server.owner.models())
+        elif path == BATCHES or path.startswith(BATCHES + "/"):
+            self._batch_get(path)
         else:
             self._not_found(path)
 
@@ -95,6 +112,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path.rstrip("/")
+        if path == BATCHES or path.startswith(BATCHES + "/"):
+            self._batch_post(path)
+            return
         raw = read_request_body(self)
         if path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._not_found(path)
@@ -117,7 +137,111 @@ class _Handler(BaseHTTPRequestHandler):
         read_request_body(self)
         self._not_found(urlsplit(self.path).path)
 
-    do_PUT = do_PATCH = do_DELETE = _other
+    do_PUT = do_PATCH = _other
+
+    def do_DELETE(self) -> None:
+        read_request_body(self)
+        path = urlsplit(self.path).path.rstrip("/")
+        batch_id = path.removeprefix(BATCHES + "/")
+        if not path.startswith(BATCHES + "/") or "/" in batch_id:
+            self._not_found(path)
+            return
+        deleted = self.server.owner.batches.delete(batch_id)
+        if deleted is None:
+            self._batch_missing(path, batch_id)
+        elif not deleted:
+            message = f"batch {batch_id} is still processing: cancel it before deleting it"
+            self._json(400, error_body(400, message))
+            self._record(path, None, 400)
+        else:
+            self._json(200, {"id": batch_id, "type": "message_batch_deleted"})
+            self._record(path, None, 200)
+
+    # --- the Message Batches API -------------------------------------------------------------
+
+    def _base_url(self) -> str:
+        return f"http://{self.headers.get('host') or self.server.owner.base_url[7:]}"
+
+    def _batch_missing(self, path: str, batch_id: str) -> None:
+        self._json(404, error_body(404, f"no message batch {batch_id!r} on this emulator"))
+        self._record(path, None, 404)
+
+    def _batch_post(self, path: str) -> None:
+        owner = self.server.owner
+        if path != BATCHES:
+            read_request_body(self)
+            batch_id, _, action = path.removeprefix(BATCHES + "/").partition("/")
+            if action != "cancel":
+                self._not_found(path)
+                return
+            batch = owner.batches.cancel(batch_id, self._base_url())
+            if batch is None:
+                self._batch_missing(path, batch_id)
+            else:
+                self._json(200, batch)
+                self._record(path, None, 200)
+            return
+        length = int(self.headers.get("content-length") or 0)
+        if length > MAX_BATCH_BYTES:
+            self.close_connection = True  # the body is not read: the connection cannot go on
+            message = f"a batch may be at most {MAX_BATCH_BYTES // (1024 * 1024)} MB"
+            self._json(413, error_body(413, message))
+            self._record(path, None, 413)
+            return
+        try:
+            body = json.loads(read_request_body(self) or b"null")
+        except (ValueError, RecursionError):
+            body = None
+        problem = _batch_problem(body)
+        if problem is not None:
+            self._json(400, error_body(400, problem))
+            self._record(path, body, 400)
+            return
+        results = [
+            {"custom_id": item["custom_id"], "result": owner.batch_result(item["params"])}
+            for item in body["requests"]
+        ]
+        batch = owner.batches.create(results, owner.batch_behaviour, self._base_url())
+        self._json(200, batch)
+        self._record(path, body, 200)
+
+    def _batch_get(self, path: str) -> None:
+        owner = self.server.owner
+        if path == BATCHES:
+            data = owner.batches.listing(self._base_url())
+            first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+            self._json(200, {"data": data, "has_more": False, "first_id": first, "last_id": last})
+            self._record(path, None, 200)
+            return
+        batch_id, _, action = path.removeprefix(BATCHES + "/").partition("/")
+        if action == "results":
+            lines = owner.batches.results(batch_id)
+            if lines is None:
+                self._batch_missing(path, batch_id)
+            elif isinstance(lines, str):
+                message = f"batch {batch_id} is {lines}: its results exist once it has ended"
+                self._json(400, error_body(400, message))
+                self._record(path, None, 400)
+            else:
+                jsonl = b"".join(
+                    json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n" for line in lines
+                )
+                self.send_response(200)
+                self.send_header("content-type", "application/binary")
+                self.send_header("content-length", str(len(jsonl)))
+                self.end_headers()
+                self.wfile.write(jsonl)
+                self._record(path, None, 200)
+            return
+        if action:
+            self._not_found(path)
+            return
+        batch = owner.batches.retrieve(batch_id, self._base_url())
+        if batch is None:
+            self._batch_missing(path, batch_id)
+        else:
+            self._json(200, batch)
+            self._record(path, None, 200)
 
     def _not_found(self, path: str) -> None:
         message = f"{self.command} {path} is not a route of the skilltest emulator"
@@ -279,6 +403,7 @@ class EmulatorServer(LocalServer):
         port: int = 0,
         *,
         on_request: Callable[[RecordedRequest], None] | None = None,
+        batch_dir: Path | None = None,
     ) -> None:
         """Binds the socket (``port=0`` picks a free port); call :meth:`start` or use ``with``.
 
@@ -287,12 +412,20 @@ class EmulatorServer(LocalServer):
             host: Interface to listen on.
             port: TCP port; 0 picks a free one.
             on_request: Called with every recorded request (from a server thread).
+            batch_dir: Keep Message Batches in this folder (one JSON file each), so that an
+                emulator started again on it still has them; ``None``: in memory only.
         """
         super().__init__()
         self.script = script if isinstance(script, ModelScript) else None
         self.responder: Responder = (
             ScriptedModel(script) if isinstance(script, ModelScript) else script
         )
+        # A responder that keeps a script (one model per run) says how its batches go.
+        behind = self.script or getattr(script, "script", None)
+        self.batch_behaviour = (
+            behind.batches if isinstance(behind, ModelScript) else BatchBehaviour()
+        )
+        self.batches = BatchStore(batch_dir)
         self._on_request = on_request
         self._requests: list[RecordedRequest] = []
         self._requests_lock = threading.Lock()
@@ -316,6 +449,26 @@ class EmulatorServer(LocalServer):
         if self._on_request is not None:
             self._on_request(request)
 
+    def batch_result(self, params: Any) -> dict[str, Any]:
+        """How one request of a Message Batch ends: answered as ``POST /v1/messages`` would
+        answer it (a fault that fails it makes it ``errored``), unless its rule ends it
+        otherwise."""
+        if not isinstance(params, dict) or not isinstance(params.get("messages"), list):
+            return _errored(400, "params must be a Messages request with 'messages'")
+        try:
+            answer = self.responder.answer(params)
+        except ModelScriptError as exc:
+            return _errored(500, f"skilltest emulator: {exc}")
+        outcome = answer.batch
+        if outcome is not None and outcome.result != "errored":
+            return {"type": outcome.result}
+        if outcome is not None:
+            return _errored(outcome.status, outcome.message)
+        fault = answer.fault
+        if fault.failure is not None:
+            return _errored(fault.status or (529 if fault.failure == "midstream_error" else 500))
+        return {"type": "succeeded", "message": answer.message.data}
+
     def health(self) -> dict[str, Any]:
         """The ``GET /health`` document."""
         script = self.script
@@ -338,3 +491,27 @@ class EmulatorServer(LocalServer):
             "created_at": "2025-01-01T00:00:00Z",
         }
         return {"data": [model], "has_more": False, "first_id": name, "last_id": name}
+
+
+def _errored(status: int, message: str | None = None) -> dict[str, Any]:
+    return {"type": "errored", "error": error_body(status, message)}
+
+
+def _batch_problem(body: Any) -> str | None:
+    """Why a batch cannot be created from ``body``, or ``None``."""
+    requests = body.get("requests") if isinstance(body, dict) else None
+    if not isinstance(requests, list) or not requests:
+        return "the body must be a JSON object with a non-empty list 'requests'"
+    if len(requests) > MAX_BATCH_REQUESTS:
+        return f"a batch may hold at most {MAX_BATCH_REQUESTS:,} requests, not {len(requests):,}"
+    seen: set[str] = set()
+    for index, item in enumerate(requests):
+        if not isinstance(item, dict) or "params" not in item:
+            return f"requests.{index}: expected {{'custom_id': ..., 'params': {{...}}}}"
+        custom_id = item.get("custom_id")
+        if not isinstance(custom_id, str) or not CUSTOM_ID.match(custom_id):
+            return f"requests.{index}.custom_id: must match {CUSTOM_ID.pattern}"
+        if custom_id in seen:
+            return f"requests.{index}.custom_id: {custom_id!r} is used twice in this batch"
+        seen.add(custom_id)
+    return None
