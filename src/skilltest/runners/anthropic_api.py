@@ -22,6 +22,42 @@ EXCERPT_CHARS = 120
 """How much of an unreadable reply's body an error quotes."""
 
 
+def open_client(
+    *,
+    api_key: str | None,
+    auth_token: str | None,
+    base_url: str | None,
+    max_retries: int,
+    timeout_s: float,
+) -> tuple[anthropic.AsyncAnthropic, Redactor]:
+    """An SDK client (credentials and base URL from the environment when not given) and the
+    redactor that keeps its credentials out of the answers.
+
+    Raises:
+        CredentialsError: no API key and no auth token.
+    """
+    api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+    auth_token = auth_token or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+    if api_key is None and auth_token is None:
+        raise CredentialsError(
+            "the anthropic backend needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
+            "  fix: export ANTHROPIC_API_KEY=..., or run offline with --backend emulator"
+        )
+    # A model that repeats the key (a prompt-injected skill, an echoing proxy) must not carry
+    # it into answers, which are printed, judged and written to every report.
+    secrets = {name: os.environ[name] for name in CREDENTIAL_VARIABLES if os.environ.get(name)}
+    secrets.update({"ANTHROPIC_API_KEY": api_key} if api_key else {})
+    secrets.update({"ANTHROPIC_AUTH_TOKEN": auth_token} if auth_token else {})
+    client = anthropic.AsyncAnthropic(
+        api_key=api_key,
+        auth_token=auth_token,
+        base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+        max_retries=max_retries,
+        timeout=timeout_s,
+    )
+    return client, Redactor(secrets)
+
+
 class AnthropicRunner:
     """Sends each request with the SDK's retries for 429, 529 and 5xx.
 
@@ -51,26 +87,13 @@ class AnthropicRunner:
         self.backend = backend
         self.name_runs = name_runs
         self.run_header = run_header
-        api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        auth_token = auth_token or os.environ.get("ANTHROPIC_AUTH_TOKEN")
-        if api_key is None and auth_token is None:
-            raise CredentialsError(
-                "the anthropic backend needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)\n"
-                "  fix: export ANTHROPIC_API_KEY=..., or run offline with --backend emulator"
-            )
         self.max_retries = max_retries
-        # A model that repeats the key (a prompt-injected skill, an echoing proxy) must not
-        # carry it into answers, which are printed, judged and written to every report.
-        secrets = {name: os.environ[name] for name in CREDENTIAL_VARIABLES if os.environ.get(name)}
-        secrets.update({"ANTHROPIC_API_KEY": api_key} if api_key else {})
-        secrets.update({"ANTHROPIC_AUTH_TOKEN": auth_token} if auth_token else {})
-        self._redact = Redactor(secrets)
-        self._client = anthropic.AsyncAnthropic(
+        self._client, self._redact = open_client(
             api_key=api_key,
             auth_token=auth_token,
-            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+            base_url=base_url,
             max_retries=max_retries,
-            timeout=timeout_s,
+            timeout_s=timeout_s,
         )
 
     async def run_turn(self, request: TurnRequest) -> Transcript:

@@ -20,6 +20,7 @@ from skilltest.runners.base import TurnRunner
 
 if TYPE_CHECKING:  # the emulator is imported only when the emulator backend is used
     from skilltest.emulator import EmulatorServer, ModelScript
+    from skilltest.runners.batch import BatchRunner
 
 BACKENDS = ("anthropic", "claude", "emulator")
 
@@ -106,6 +107,7 @@ class TurnRunnerPool:
         timeout_s: float | None = None,
         max_retries: int | None = None,
         via: Callable[[str], str] | None = None,
+        batch_dir: Path | None = None,
     ) -> None:
         """
         Args:
@@ -117,6 +119,8 @@ class TurnRunnerPool:
                 default per runner.
             via: Given the model API's base URL, the base URL to send requests to instead (a
                 recording proxy in front of it); SDK runners then name each run in a header.
+            batch_dir: Where the emulator keeps its Message Batches, so that an emulator
+                started again (a resumed ``--batch`` run) finds them; ``None``: in memory.
         """
         self.backend = backend
         self.via = via
@@ -127,8 +131,10 @@ class TurnRunnerPool:
             self.limits["timeout_s"] = timeout_s
         if max_retries is not None:
             self.limits["max_retries"] = max_retries
+        self.batch_dir = batch_dir
         self._runners: dict[object, TurnRunner] = {}
-        self._servers: list[EmulatorServer] = []
+        self._batch_runners: dict[str, BatchRunner] = {}
+        self._servers: dict[Path, EmulatorServer] = {}
         self._scripts: dict[Path, ModelScript] = {}
 
     def check(self, suites: Sequence[_HasScript]) -> None:
@@ -171,6 +177,56 @@ class TurnRunnerPool:
             self._runners[key] = self._open(key)
         return self._runners[key]
 
+    def runner_key(self, suite: _HasScript) -> str:
+        """What answers this suite: the backend's name, or with the emulator its script."""
+        if self.backend.name == "emulator":
+            return str(self._script_for(suite))
+        return self.backend.name
+
+    def batch_runner_for(self, suite: _HasScript) -> BatchRunner:
+        """The Message Batches runner that answers this suite's requests (opened on first
+        use): the live API's, or the emulator of the suite's script.
+
+        Raises:
+            InputError: a backend without batches (the claude CLI).
+        """
+        from skilltest.runners.batch import BatchRunner
+
+        if self.backend.name not in ("anthropic", "emulator"):
+            raise InputError(
+                f"--backend {self.backend.name} has no Message Batches",
+                location="--batch",
+                fix="use --backend anthropic (live) or the emulator with --batch, or drop --batch",
+            )
+        key = self.runner_key(suite)
+        if key not in self._batch_runners:
+            limits = {k: v for k, v in self.limits.items() if k in ("timeout_s", "max_retries")}
+            if self.backend.name == "anthropic":
+                self._batch_runners[key] = BatchRunner(**limits)
+            else:
+                server = self._server(self._script_for(suite))
+                self._batch_runners[key] = BatchRunner(
+                    backend="emulator",
+                    api_key="sk-emulator",
+                    base_url=server.base_url,
+                    name_runs=True,
+                    **limits,
+                )
+        return self._batch_runners[key]
+
+    def _server(self, path: Path) -> EmulatorServer:
+        from skilltest.emulator import EmulatorServer, ModelScript
+        from skilltest.emulator.per_run import PerRunModel
+
+        if path not in self._servers:
+            script = self._scripts.get(path) or ModelScript.load(path)
+            server = EmulatorServer(
+                PerRunModel(script), host="127.0.0.1", port=0, batch_dir=self.batch_dir
+            )
+            server.start()
+            self._servers[path] = server
+        return self._servers[path]
+
     def _open(self, key: object) -> TurnRunner:
         # The SDK takes seconds to import: only commands that send requests pay for it.
         from skilltest.replay.proxy import upstream_of
@@ -187,14 +243,8 @@ class TurnRunnerPool:
 
             # The CLI retries by itself: --max-retries becomes its CLAUDE_CODE_MAX_RETRIES.
             return ClaudeTurnRunner(claude=self.claude, **self.limits)
-        from skilltest.emulator import EmulatorServer, ModelScript
-        from skilltest.emulator.per_run import PerRunModel
-
         assert isinstance(key, Path)
-        script = self._scripts.get(key) or ModelScript.load(key)
-        server = EmulatorServer(PerRunModel(script), host="127.0.0.1", port=0)
-        server.start()
-        self._servers.append(server)
+        server = self._server(key)
         return AnthropicRunner(
             backend="emulator",
             api_key="sk-emulator",
@@ -209,6 +259,9 @@ class TurnRunnerPool:
         for runner in self._runners.values():
             await runner.aclose()
         self._runners.clear()
-        for server in self._servers:
+        for batches in self._batch_runners.values():
+            await batches.aclose()
+        self._batch_runners.clear()
+        for server in self._servers.values():
             server.close()
         self._servers.clear()
