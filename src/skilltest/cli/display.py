@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
-from skilltest.flow.options import Observer
+from skilltest.flow.options import BatchProgress, Observer
 from skilltest.report.progress import Progress
+
+BATCH_LINE_EVERY_S = 60.0
+"""Off a terminal, a batch's progress line is printed when its status changes and at most this
+often otherwise."""
 
 
 class Display(Observer):
@@ -21,6 +26,8 @@ class Display(Observer):
         self.label = label
         self.progress: Progress | None = None
         self.partial: Any = None
+        self._batch_said: tuple[int, str] | None = None
+        self._batch_said_at = 0.0
 
     def notice(self, text: str) -> None:
         print(text, file=sys.stderr)
@@ -32,6 +39,24 @@ class Display(Observer):
         if self.progress is not None:
             self.progress.advance(error=error)
 
+    def batch_polled(self, progress: BatchProgress) -> None:
+        counts = progress.counts
+        done = progress.requests - counts.get("processing", 0)
+        text = (
+            f"batch round {progress.round}: {len(progress.batches)} batch(es), "
+            f"{progress.requests} requests, {progress.status}"
+            + (f" ({done} ended)" if progress.status == "ended" else "")
+            + f", {progress.polls} poll(s), {_duration(progress.elapsed_s)}"
+        )
+        if self.progress is not None and self.progress.enabled:
+            self.progress.show("" if progress.status == "ended" else text)
+            return
+        now = time.monotonic()
+        said = (progress.round, progress.status)
+        if said != self._batch_said or now - self._batch_said_at >= BATCH_LINE_EVERY_S:
+            print(f"skilltest: {text}", file=sys.stderr)
+            self._batch_said, self._batch_said_at = said, now
+
     def stopped(self) -> None:
         if self.progress is not None:
             self.progress.close()
@@ -39,3 +64,14 @@ class Display(Observer):
 
     def interrupted(self, results: Any) -> None:
         self.partial = results
+
+
+def _duration(seconds: float) -> str:
+    """``4.2s``, ``3m05s``, ``2h14m``."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"

@@ -252,7 +252,8 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
     """A layer's options (``PressureOptions``, ``ScenarioOptions``, ``TriggerOptions``) from the
     parsed arguments: every field whose argument the command has, and the outputs.
 
-    ``--timeout`` fills ``timeout_s``, ``--report`` the HTML output, a set
+    ``--timeout`` fills ``timeout_s``, ``--poll-interval`` ``poll_interval_s``, ``--report``
+    the HTML output, a set
     ``GITHUB_STEP_SUMMARY`` the file the Markdown summary is appended to, and the command line
     as typed (:func:`skilltest.cli.main` keeps it) ``command_line``.
     """
@@ -260,7 +261,7 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
 
     check_plugin_choice(args)
     given = vars(args)
-    renamed = {"timeout_s": "timeout"}
+    renamed = {"timeout_s": "timeout", "poll_interval_s": "poll_interval"}
     values: dict[str, Any] = {}
     for item in dataclasses.fields(kind):  # type: ignore[arg-type]
         name = renamed.get(item.name, item.name)

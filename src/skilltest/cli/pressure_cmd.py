@@ -73,13 +73,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep a trace of every run in DIR/<skill>/<scenario>/<arm>-<rep>.trace.jsonl "
         "(default: none; the results file holds each answer and its judgement)",
     )
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the runs through the Message Batches API: half the price, answered when the "
+        "API gets to them (usually within an hour, at most 24 hours); one batch per round "
+        "(-k auto: a round per look), polled until it has ended. The batch ids go to a resume "
+        "file first: beside --results (X.batch.json), else in --output-dir, else "
+        "./pressure.batch.json",
+    )
+    parser.add_argument(
+        "--resume-batch",
+        type=Path,
+        metavar="FILE",
+        help="pick up the batches of an interrupted --batch run from its resume file: poll them "
+        "and read their results without submitting them again (implies --batch)",
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=positive_float,
+        metavar="S",
+        help="with --batch: seconds between polls of a batch (default 15; on the emulator 0.1)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import pressure
     from skilltest.flow.tape import miss_summary
-    from skilltest.pressure.report import render_failures, render_summary, render_table
+    from skilltest.pressure.report import (
+        batch_resume_line,
+        batch_summary,
+        render_failures,
+        render_summary,
+        render_table,
+    )
     from skilltest.report.provenance import notice
 
     options = options_from(args, pressure.PressureOptions)
@@ -95,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
             + (f" in {kept}" if kept else ""),
             file=sys.stderr,
         )
+        resumable = batch_resume_line(display.partial.batch)
+        if resumable:
+            print(resumable, file=sys.stderr)
         return interrupted_exit_code(exc)
     said = notice(results.provenance) if results.provenance is not None else None
     if said:
@@ -110,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
             results.scenarios, strict=options.strict, allow_inconclusive=options.allow_inconclusive
         )
     )
+    if results.batch is not None:
+        print(batch_summary(results.batch))
     if results.cassettes_written:
         print(f"{results.cassettes_written} cassette(s) written under {results.tape.directory}")
     if results.misses:

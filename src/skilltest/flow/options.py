@@ -13,6 +13,7 @@ Python caller builds them directly::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,29 @@ class ComparedOptions(RunOptions):
     """An ``inconclusive`` verdict does not fail the run."""
 
 
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where the Message Batches of a round stand, after one poll of each."""
+
+    round: int
+    """The round (from 1): with adaptive repetitions, each round after the first is a batch of
+    the scenarios not decided yet."""
+    batches: tuple[str, ...]
+    """The round's batch ids."""
+    status: str
+    """``in_progress`` while a batch of the round is, ``canceling``, or ``ended``."""
+    requests: int
+    """The round's requests."""
+    counts: Mapping[str, int]
+    """Summed over the round's batches: ``processing``, ``succeeded``, ``errored``,
+    ``canceled``, ``expired`` (the API moves requests out of ``processing`` only once a whole
+    batch has ended)."""
+    polls: int
+    """Polls of the round so far."""
+    elapsed_s: float
+    """Seconds since the round's polling began."""
+
+
 class Observer:
     """What a caller sees of a run while it goes; every method does nothing here.
 
@@ -95,6 +119,9 @@ class Observer:
 
     def run_finished(self, *, error: bool) -> None:
         """One run ended; ``error``: it could not be judged (an API or CLI failure)."""
+
+    def batch_polled(self, progress: BatchProgress) -> None:
+        """A round of Message Batches was polled (``--batch``)."""
 
     def stopped(self) -> None:
         """No more runs will finish (the suites ended, or were interrupted)."""

@@ -27,6 +27,7 @@ from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 
 if TYPE_CHECKING:
+    from skilltest.pressure.batch import PressureBatches, ResumeFile
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
@@ -60,6 +61,14 @@ class PressureOptions(ComparedOptions):
     """Retries of a request that failed with 429, 529, 5xx or a time-out (default 4)."""
     strict: bool = False
     """``not-red`` scenarios (the baseline already passes) fail the run too."""
+    batch: bool = False
+    """Send the runs through the Message Batches API (half the price, answered within 24
+    hours): a batch per round, polled until it has ended."""
+    resume_batch: Path | None = None
+    """Resume the batches this file holds (written by an earlier ``batch`` run) instead of
+    submitting them again; implies ``batch``."""
+    poll_interval_s: float | None = None
+    """Seconds between polls of a batch (default 15; on the emulator 0.1)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,9 @@ class PressureResults:
     """Cassettes written (record)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    batch: dict[str, Any] | None = None
+    """With ``batch``: the batches (ids, rounds, the resume file), how their requests ended,
+    their tokens and the price they are billed at; ``None`` for direct runs."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 
@@ -132,6 +144,7 @@ class PressureResults:
             strict=self.strict,
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
+        document["batch"] = self.batch
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -209,6 +222,7 @@ class _PressureRun:
         tape: Tape,
         previous: dict[Path, Skill],
     ) -> None:
+        from skilltest.pressure.batch import emulator_folder
         from skilltest.pressure.runs import SuiteProgress
         from skilltest.runners.backends import (
             PRESSURE_EMULATOR_NOTICE,
@@ -235,8 +249,6 @@ class _PressureRun:
                     fix="record with --backend anthropic (live) or the emulator",
                 )
         self.model = options.model or DEFAULT_MODEL
-        if self.backend.notice:
-            observer.notice(self.backend.notice)
         self.provenance = start_provenance(
             options,
             entry="skilltest.pressure.run",
@@ -244,6 +256,18 @@ class _PressureRun:
             suites=paths,
             model=self.model,
         )
+        self.resume: ResumeFile | None = None
+        if options.batch or options.resume_batch is not None:
+            from skilltest.pressure.batch import open_resume_file
+
+            self.resume = open_resume_file(
+                _check_batch(options, tape, self.backend.name),
+                resume=options.resume_batch is not None,
+                backend=self.backend.name,
+                command=self.provenance.command,
+            )
+        if self.backend.notice:
+            observer.notice(self.backend.notice)
         self.state = SuiteProgress()
         # Replay is imported only when asked for: a plain run pays nothing for it.
         self.recording = None
@@ -267,9 +291,25 @@ class _PressureRun:
             timeout_s=options.timeout_s,
             max_retries=options.max_retries,
             via=self.recording.via if self.recording is not None else None,
+            batch_dir=(
+                emulator_folder(self.resume.path)
+                if self.resume is not None and self.backend.name == "emulator"
+                else None
+            ),
         )
         if self.backend.name != "replay":
             self.pool.check(suites)
+        self.batches: PressureBatches | None = None
+        if self.resume is not None:
+            from skilltest.pressure.batch import PressureBatches
+
+            self.batches = PressureBatches(
+                self.pool,
+                self.resume,
+                observer=observer,
+                poll_s=options.poll_interval_s,
+                recording=self.recording,
+            )
         self.saved_at = 0.0
 
     def results(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
@@ -304,6 +344,7 @@ class _PressureRun:
             misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
             cassettes_written=len(written),
             provenance=provenance,
+            batch=self.batches.to_dict() if self.batches is not None else None,
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
@@ -338,7 +379,7 @@ class _PressureRun:
         return self.replayers[suite.path]
 
     def go(self) -> PressureResults:
-        from skilltest.pressure.runs import run_suites, total_runs
+        from skilltest.pressure.runs import run_suites, run_suites_in_rounds, total_runs
 
         options = self.options
         plan = repetition_plan(options)
@@ -354,22 +395,24 @@ class _PressureRun:
         traces = options.output_dir
 
         async def run_all() -> None:
+            shared: dict[str, Any] = dict(
+                skill_only=options.skill_only,
+                default_model=self.model,
+                observer=self.observer,
+                state=self.state,
+                on_result=finished,
+                plan=plan,
+                against=options.against,
+                previous=lambda suite: self.previous[suite.skill.skill_file],
+                trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
+                provenance=self.provenance,
+            )
             try:
-                await run_suites(
-                    self.suites,
-                    self.runner_for,
-                    jobs=options.jobs,
-                    skill_only=options.skill_only,
-                    default_model=self.model,
-                    observer=self.observer,
-                    state=self.state,
-                    on_result=finished,
-                    plan=plan,
-                    against=options.against,
-                    previous=lambda suite: self.previous[suite.skill.skill_file],
-                    trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
-                    provenance=self.provenance,
-                )
+                if self.batches is not None:
+                    await run_suites_in_rounds(self.suites, self.batches.answer, **shared)
+                    self.batches.finish()
+                else:
+                    await run_suites(self.suites, self.runner_for, jobs=options.jobs, **shared)
             finally:
                 for replayer in self.replayers.values():
                     await replayer.aclose()
@@ -387,3 +430,30 @@ class _PressureRun:
             raise
         self.observer.stopped()
         return self.save(complete=True)
+
+
+def _check_batch(options: PressureOptions, tape: Tape, backend: str) -> Path:
+    """The resume file of a ``batch`` run, once the options allow one.
+
+    Raises:
+        InputError: ``batch`` with a replay (it sends nothing) or with a backend that has no
+            Message Batches (the claude CLI).
+    """
+    from skilltest.pressure.batch import default_resume_file
+
+    flag = "--resume-batch" if options.resume_batch is not None else "--batch"
+    if tape.replaying:
+        raise InputError(
+            "a replay answers from the cassettes and sends no request to batch",
+            location=f"{flag} with --replay",
+            fix="drop --batch to replay; record with --batch --record DIR",
+        )
+    if backend not in ("anthropic", "emulator"):
+        raise InputError(
+            f"--backend {backend} runs each turn through the claude CLI, which has no Message "
+            "Batches",
+            location=flag,
+            fix="use --backend anthropic (live, with ANTHROPIC_API_KEY) or the emulator with "
+            "--batch, or drop --batch",
+        )
+    return options.resume_batch or default_resume_file(options.outputs.results, options.output_dir)

@@ -10,8 +10,9 @@ interrupted recording keeps every repetition that finished.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from skilltest.pressure.suite import PressureSuite
 from skilltest.pressure.verdict import WITH_SKILL, WITHOUT_SKILL
@@ -87,6 +88,31 @@ class PressureRecording:
             return
         suite = self.cassettes.suite_of[run]
         self.recorder.finish(key, rep, suite=str(suite.path), rules=self.cassettes.rules[run])
+
+    def answered(
+        self, request: TurnRequest, body: Mapping[str, Any], message: Mapping[str, Any]
+    ) -> None:
+        """A run answered through a Message Batch: its request and message written into its
+        cassette as the exchange of the same request sent directly would be, so that a replay
+        (which sends nothing) finds it."""
+        run = request.run or ""
+        key = self.cassettes.keys.get(run)
+        if key is None:
+            return
+        exchange = RecordedExchange(
+            run=f"{run}|{request.rep}",
+            method="POST",
+            path="/v1/messages",
+            body=dict(body),
+            response={
+                "status": 200,
+                "headers": {"content-type": "application/json"},
+                "body": dict(message),
+            },
+        )
+        self.recorder.begin(key, request.rep, rules=self.cassettes.rules[run])
+        self.recorder.add(key, request.rep, exchange, rules=self.cassettes.rules[run])
+        self.ended(run, request.rep)
 
     def close(self) -> None:
         """Stops every proxy."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skilltest.pressure.verdict import (
@@ -397,3 +397,33 @@ def junit_cases(
             )
         )
     return cases
+
+
+def batch_summary(batch: Mapping[str, Any]) -> str:
+    """What a ``--batch`` run's batches were and cost, for the end of the summary."""
+    results = batch.get("results") or {}
+    ended = ", ".join(f"{count} {kind}" for kind, count in results.items() if count)
+    usage = batch.get("usage") or {}
+    batches = batch.get("batches") or []
+    shown = ", ".join(b["id"] for b in batches[:3]) + (", ..." if len(batches) > 3 else "")
+    return (
+        f"batch: {batch.get('requests', 0)} request(s) in {len(batches)} batch(es) over "
+        f"{batch.get('rounds', 0)} round(s) ({batch.get('submitted', 0)} submitted by this run, "
+        f"{batch.get('resumed', 0)} resumed){': ' + ended if ended else ''}\n"
+        f"  billed at {100 * float(batch.get('price_factor', 0.5)):.0f}% of the standard price "
+        f"(Message Batches): {usage.get('input_tokens', 0):,} tokens in, "
+        f"{usage.get('output_tokens', 0):,} out\n"
+        f"  batches: {shown or 'none'}; resume file: {batch.get('resume_file')}"
+    )
+
+
+def batch_resume_line(batch: Mapping[str, Any] | None) -> str | None:
+    """What an interrupted ``--batch`` run says about its batches: they go on, and how to pick
+    them up; ``None`` when it had submitted none."""
+    if not batch or not batch.get("batches"):
+        return None
+    path = batch.get("resume_file")
+    return (
+        f"skilltest: the submitted batches go on; --resume-batch {path} polls them and reads "
+        "their results without submitting them again"
+    )

@@ -9,7 +9,7 @@ each round at the confidence level of that look, and stop it once its verdict is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +66,139 @@ def _judge_run(
 
 Entry = tuple[PressureSuite, PressureScenario]
 
+AnswerRound = Callable[
+    [int, Sequence[TurnRequest], Sequence[PressureSuite]],
+    Awaitable[Sequence[tuple[Transcript, str]]],
+]
+"""Answers one round of a batched run: the round's number (from 1), its requests and the suite
+of each; gives each request's transcript and the backend that answered, in the same order."""
+
+
+class _SuiteRuns:
+    """What running a set of suites needs, however the answers come (one request at a time or
+    in batches): the requests, judging and tracing each run, the verdict after each round."""
+
+    def __init__(
+        self,
+        suites: Sequence[PressureSuite],
+        *,
+        skill_only: bool,
+        default_model: str,
+        observer: Observer | None,
+        state: SuiteProgress | None,
+        on_result: Callable[[ScenarioResult], None] | None,
+        plan: Callable[[PressureScenario], Repetitions] | None,
+        against: str | None,
+        previous: Callable[[PressureSuite], Skill] | None,
+        trace_dir: Callable[[PressureSuite], Path] | None,
+        provenance: Provenance | None,
+    ) -> None:
+        self.state = state if state is not None else SuiteProgress()
+        arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
+        if against is not None:
+            assert previous is not None
+            arms += (PREVIOUS,)
+        self.arms = arms
+        self.skill_only = skill_only
+        self.default_model = default_model
+        self.observer = observer
+        self.on_result = on_result
+        self.against = against
+        self.previous = previous
+        self.trace_dir = trace_dir
+        self.provenance = provenance
+        plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
+        self.entries: list[Entry] = [
+            (suite, scenario) for suite in suites for scenario in suite.scenarios
+        ]
+        self.plans = {id(entry[1]): plan_of(entry[1]) for entry in self.entries}
+        self.order = {id(entry[1]): index for index, entry in enumerate(self.entries)}
+        self.finished: dict[int, ScenarioResult] = {}
+
+    def planned(self) -> list[Planned[Entry]]:
+        """Every scenario with its plan and arms, in suite order."""
+        return [
+            Planned(entry, self.plans[id(entry[1])], self.arms, skip=bool(entry[1].skip))
+            for entry in self.entries
+        ]
+
+    def request(self, entry: Entry, arm: str, rep: int) -> TurnRequest:
+        """The request of one run (``rep`` counted from 0)."""
+        suite, scenario = entry
+        return TurnRequest(
+            prompt=scenario.message,
+            system=_system(suite, arm, self.previous),
+            model=scenario.model or self.default_model,
+            max_tokens=scenario.max_tokens,
+            temperature=scenario.temperature,
+            run=f"{suite.path}#{scenario.id}:{arm}",
+            rep=rep,
+        )
+
+    def record(
+        self,
+        entry: Entry,
+        arm: str,
+        rep: int,
+        request: TurnRequest,
+        transcript: Transcript,
+        backend: str,
+    ) -> PressureRun:
+        """The run judged, with its trace written when traces are kept."""
+        suite, scenario = entry
+        run = _judge_run(scenario, arm, rep + 1, transcript)
+        if self.trace_dir is None:
+            return run
+        from skilltest.pressure.trace import write_pressure_trace
+
+        path = write_pressure_trace(
+            self.trace_dir(suite),
+            run,
+            suite=suite.path.stem,
+            skill=suite.skill.name,
+            prompt=request.prompt,
+            system=request.system,
+            backend=backend,
+            suite_path=suite.path,
+            provenance=self.provenance,
+        )
+        return dataclasses.replace(run, trace=str(path))
+
+    def judged(self, entry: Entry, runs: Sequence[PressureRun], k: int) -> ScenarioResult:
+        repetitions = self.plans[id(entry[1])]
+        return aggregate(
+            entry[1],
+            entry[0].skill.name,
+            runs,
+            skill_only=self.skill_only,
+            confidence=repetitions.confidence_at(k),
+            repetitions=repetitions,
+            against=self.against,
+        )
+
+    def decided(self, entry: Entry, runs: Sequence[PressureRun], k: int) -> bool:
+        return self.judged(entry, runs, k).verdict in DECIDED
+
+    def started(self, entry: Entry, run: PressureRun) -> None:
+        self.state.partial.setdefault(_key(entry), []).append(run)
+        if self.observer is not None:
+            self.observer.run_finished(error=not run.completed)
+
+    def done(self, entry: Entry, runs: list[PressureRun], k: int) -> None:
+        self.state.partial.pop(_key(entry), None)
+        result = self.judged(entry, runs, k)
+        self.finished[self.order[id(entry[1])]] = result
+        self.state.results.append(result)
+        if self.on_result is not None:
+            self.on_result(result)
+
+    def results(self) -> list[ScenarioResult]:
+        return [self.finished[index] for index in sorted(self.finished)]
+
+
+def _key(entry: Entry) -> tuple[str, str]:
+    return (str(entry[0].path), entry[1].id)
+
 
 async def run_suites(
     suites: Sequence[PressureSuite],
@@ -93,88 +226,108 @@ async def run_suites(
     With ``trace_dir``, each run's trace is written under the folder it gives for its suite,
     with what produced it (``provenance``).
     """
-    state = state if state is not None else SuiteProgress()
-    arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
-    if against is not None:
-        assert previous is not None
-        arms += (PREVIOUS,)
-    plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
-    entries: list[Entry] = [(suite, scenario) for suite in suites for scenario in suite.scenarios]
-    plans = {id(entry[1]): plan_of(entry[1]) for entry in entries}
-    order = {id(entry[1]): index for index, entry in enumerate(entries)}
-    finished: dict[int, ScenarioResult] = {}
-
-    def key(entry: Entry) -> tuple[str, str]:
-        return (str(entry[0].path), entry[1].id)
+    runs = _SuiteRuns(
+        suites,
+        skill_only=skill_only,
+        default_model=default_model,
+        observer=observer,
+        state=state,
+        on_result=on_result,
+        plan=plan,
+        against=against,
+        previous=previous,
+        trace_dir=trace_dir,
+        provenance=provenance,
+    )
 
     async def one_run(entry: Entry, arm: str, rep: int) -> PressureRun:
-        suite, scenario = entry
-        request = TurnRequest(
-            prompt=scenario.message,
-            system=_system(suite, arm, previous),
-            model=scenario.model or default_model,
-            max_tokens=scenario.max_tokens,
-            temperature=scenario.temperature,
-            run=f"{suite.path}#{scenario.id}:{arm}",
-            rep=rep,
-        )
-        runner = runner_for(suite)
+        request = runs.request(entry, arm, rep)
+        runner = runner_for(entry[0])
         transcript = await runner.run_turn(request)
-        run = _judge_run(scenario, arm, rep + 1, transcript)
-        if trace_dir is None:
-            return run
-        from skilltest.pressure.trace import write_pressure_trace
-
-        path = write_pressure_trace(
-            trace_dir(suite),
-            run,
-            suite=suite.path.stem,
-            skill=suite.skill.name,
-            prompt=request.prompt,
-            system=request.system,
-            backend=runner.backend,
-            suite_path=suite.path,
-            provenance=provenance,
-        )
-        return dataclasses.replace(run, trace=str(path))
-
-    def judged(entry: Entry, runs: Sequence[PressureRun], k: int) -> ScenarioResult:
-        repetitions = plans[id(entry[1])]
-        return aggregate(
-            entry[1],
-            entry[0].skill.name,
-            runs,
-            skill_only=skill_only,
-            confidence=repetitions.confidence_at(k),
-            repetitions=repetitions,
-            against=against,
-        )
-
-    def decided(entry: Entry, runs: Sequence[PressureRun], k: int) -> bool:
-        return judged(entry, runs, k).verdict in DECIDED
-
-    def started(entry: Entry, run: PressureRun) -> None:
-        state.partial.setdefault(key(entry), []).append(run)
-        if observer is not None:
-            observer.run_finished(error=not run.completed)
-
-    def done(entry: Entry, runs: list[PressureRun], k: int) -> None:
-        state.partial.pop(key(entry), None)
-        result = judged(entry, runs, k)
-        finished[order[id(entry[1])]] = result
-        state.results.append(result)
-        if on_result is not None:
-            on_result(result)
+        return runs.record(entry, arm, rep, request, transcript, runner.backend)
 
     await run_rounds(
-        [Planned(entry, plans[id(entry[1])], arms, skip=bool(entry[1].skip)) for entry in entries],
+        runs.planned(),
         workers=jobs,
         run=one_run,
-        decided=decided,
-        finished=done,
-        started=started,
+        decided=runs.decided,
+        finished=runs.done,
+        started=runs.started,
     )
-    return [finished[index] for index in sorted(finished)]
+    return runs.results()
+
+
+async def run_suites_in_rounds(
+    suites: Sequence[PressureSuite],
+    answer: AnswerRound,
+    *,
+    skill_only: bool = False,
+    default_model: str = DEFAULT_MODEL,
+    observer: Observer | None = None,
+    state: SuiteProgress | None = None,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+    plan: Callable[[PressureScenario], Repetitions] | None = None,
+    against: str | None = None,
+    previous: Callable[[PressureSuite], Skill] | None = None,
+    trace_dir: Callable[[PressureSuite], Path] | None = None,
+    provenance: Provenance | None = None,
+) -> list[ScenarioResult]:
+    """Runs every scenario of every suite as :func:`run_suites` does, a round of every open
+    scenario at a time, each round answered at once by ``answer`` (a Message Batch).
+
+    The first round is every scenario's first K repetitions per arm; after it, an adaptive
+    scenario whose verdict is not decided takes one more repetition per arm in the next round,
+    as :func:`skilltest.scheduler.run_rounds` would give it, so the verdicts are those of a
+    direct run. Returns results in suite and scenario order.
+    """
+    runs = _SuiteRuns(
+        suites,
+        skill_only=skill_only,
+        default_model=default_model,
+        observer=observer,
+        state=state,
+        on_result=on_result,
+        plan=plan,
+        against=against,
+        previous=previous,
+        trace_dir=trace_dir,
+        provenance=provenance,
+    )
+    open_: list[tuple[Entry, Repetitions, int, int]] = []
+    """Scenarios under way: their plan, the repetitions done before this round and after it."""
+    records: dict[int, list[PressureRun]] = {}
+    for planned in runs.planned():
+        if planned.skip:
+            runs.done(planned.item, [], 0)
+        else:
+            open_.append((planned.item, planned.plan, 0, planned.plan.first))
+            records[id(planned.item[1])] = []
+    number = 1
+    while open_:
+        wanted = [
+            (entry, arm, rep)
+            for entry, _, before, target in open_
+            for rep in range(before, target)
+            for arm in runs.arms
+        ]
+        requests = [runs.request(entry, arm, rep) for entry, arm, rep in wanted]
+        answers = await answer(number, requests, [entry[0] for entry, _, _ in wanted])
+        for (entry, arm, rep), request, (transcript, backend) in zip(
+            wanted, requests, answers, strict=True
+        ):
+            run = runs.record(entry, arm, rep, request, transcript, backend)
+            records[id(entry[1])].append(run)
+            runs.started(entry, run)
+        still: list[tuple[Entry, Repetitions, int, int]] = []
+        for entry, repetitions, _, k in open_:
+            done = records[id(entry[1])]
+            if repetitions.more_after(k) and not runs.decided(entry, done, k):
+                still.append((entry, repetitions, k, k + 1))
+            else:
+                runs.done(entry, done, k)
+        open_ = still
+        number += 1
+    return runs.results()
 
 
 def _system(

@@ -21,14 +21,23 @@ class Progress:
         # escaping of control characters (cli.terminal), which its own text needs none of.
         self.stream: TextIO = getattr(stream, "unescaped", stream)
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.status = ""
         self._started = time.monotonic()
         self._lock = threading.Lock()
+        self._width = 0
 
     def advance(self, *, error: bool = False) -> None:
         """One more run finished."""
         with self._lock:
             self.done += 1
             self.errors += int(error)
+            self._draw()
+
+    def show(self, status: str) -> None:
+        """Says what the runs wait for after the count (a batch being processed); ``""``
+        says nothing more."""
+        with self._lock:
+            self.status = status
             self._draw()
 
     def _draw(self) -> None:
@@ -39,9 +48,11 @@ class Progress:
         bar = "#" * filled + "-" * (width - filled)
         elapsed = time.monotonic() - self._started
         errors = f", {self.errors} errors" if self.errors else ""
-        self.stream.write(
-            f"\r{self.label} [{bar}] {self.done}/{self.total} runs{errors} {elapsed:5.1f}s"
-        )
+        status = f"  {self.status}" if self.status else ""
+        line = f"{self.label} [{bar}] {self.done}/{self.total} runs{errors} {elapsed:5.1f}s{status}"
+        # A shorter line than the last one leaves no tail of it behind.
+        self.stream.write("\r" + line.ljust(self._width))
+        self._width = len(line)
         self.stream.flush()
 
     def close(self) -> None:

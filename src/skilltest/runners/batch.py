@@ -68,15 +68,17 @@ class BatchItem:
 def split(
     items: Sequence[BatchItem],
     *,
-    max_requests: int = MAX_BATCH_REQUESTS,
-    max_bytes: int = MAX_BATCH_BYTES,
+    max_requests: int | None = None,
+    max_bytes: int | None = None,
 ) -> list[list[BatchItem]]:
     """``items`` cut into batches of one API version, at most ``max_requests`` requests and
-    ``max_bytes`` bytes of body each, in their order.
+    ``max_bytes`` bytes of body each (default: the API's limits), in their order.
 
     Raises:
         InputError: one request alone is larger than ``max_bytes``.
     """
+    max_requests = max_requests or MAX_BATCH_REQUESTS
+    max_bytes = max_bytes or MAX_BATCH_BYTES
     envelope = len(b'{"requests": []}')
     batches: list[list[BatchItem]] = []
     for version in dict.fromkeys(item.version for item in items):

@@ -1,0 +1,524 @@
+"""`skilltest pressure --batch`: the runs through the Message Batches API, offline (the real SDK
+against the emulator on loopback): the verdicts of a direct run, a resume that submits nothing
+again, batch requests that did not succeed as run errors, and cassettes recorded from batches."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.report.files import read_results
+from tests.projects import DEMO_SKILL, demo_suite, write_demo_project
+
+from ..conftest import REPO_ROOT
+
+
+def demo(tmp_path: Path, *, batches: str = "", rules: str = "", repetitions: int = 3) -> Path:
+    """The demo project (with the skill: count_over_time; without it: grep), its model script
+    with ``batches`` (a YAML line) and extra ``rules`` first."""
+    script = f"""\
+schema_version: 1
+{batches}
+rules:
+{rules}  - id: with-skill
+    when: {{system: "DEMO SKILL"}}
+    reply: {{text: "count_over_time first"}}
+default: {{text: "I would grep the error logs."}}
+"""
+    return write_demo_project(tmp_path, demo_suite(repetitions), script)
+
+
+def runs_of(document: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """What a user reads of each run: scenario, verdict, arm, repetition, answer, judgement."""
+    return [
+        (s["id"], s["verdict"], s["k"], r["arm"], r["rep"], r["output"], r["passed"], r["error"])
+        for s in document["scenarios"]
+        for r in s["runs"]
+    ]
+
+
+def test_batch_gives_the_verdicts_of_the_direct_run_on_the_example_suites(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(REPO_ROOT)
+    direct, batched = tmp_path / "direct.json", tmp_path / "batch.json"
+    assert main(["pressure", "--results", str(direct)]) == 0
+    direct_out = capsys.readouterr().out
+
+    code = main(["pressure", "--batch", "--results", str(batched)])
+    out, err = capsys.readouterr()
+
+    assert code == 0
+    document = read_results(batched, "pressure")
+    assert runs_of(document) == runs_of(read_results(direct, "pressure"))
+    # The same table and summary, then what the batches were and cost.
+    assert out.startswith(direct_out.rstrip("\n"))
+    batch = document["batch"]
+    # -k auto: the first look's round, then a round per look of the undecided scenarios (the
+    # not-red one looks until K=9); one batch per model script per round.
+    assert batch["rounds"] == 7
+    assert batch["requests"] == 74
+    assert batch["results"] == {
+        "succeeded": 74,
+        "errored": 0,
+        "expired": 0,
+        "canceled": 0,
+        "failed": 0,
+    }
+    assert batch["submitted"] == len(batch["batches"]) == 9
+    assert batch["price_factor"] == 0.5
+    assert batch["resume_file"] == str(tmp_path / "batch.batch.json")
+    assert "batch: 74 request(s) in 9 batch(es) over 7 round(s) (9 submitted by this run" in out
+    assert "billed at 50% of the standard price (Message Batches)" in out
+    assert f"resume file: {tmp_path / 'batch.batch.json'}" in out
+    assert re.search(
+        r"skilltest: batch msgbatch_\w+ submitted \(24 requests, round 1\); its id is in "
+        + re.escape(str(tmp_path / "batch.batch.json")),
+        err,
+    )
+    assert "skilltest: batch round 1: 2 batch(es), 48 requests, ended (48 ended)" in err
+    resume = json.loads((tmp_path / "batch.batch.json").read_text())
+    assert resume["complete"] is True
+    assert document["provenance"]["backend"] == "emulator"
+
+
+def test_a_fixed_k_is_one_round_in_one_batch(tmp_path, capsys):
+    suite = demo(tmp_path, repetitions=5)
+    results = tmp_path / "r.json"
+
+    assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
+
+    batch = read_results(results, "pressure")["batch"]
+    assert (batch["rounds"], batch["requests"], len(batch["batches"])) == (1, 10, 1)
+    assert "demo/aggregate  steers" in capsys.readouterr().out
+
+
+def test_over_the_api_limits_a_round_is_several_batches(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("skilltest.runners.batch.MAX_BATCH_REQUESTS", 4)
+    suite = demo(tmp_path, repetitions=5)
+    results = tmp_path / "r.json"
+
+    assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
+
+    document = read_results(results, "pressure")
+    assert [b["requests"] for b in document["batch"]["batches"]] == [4, 4, 2]
+    assert document["scenarios"][0]["verdict"] == "steers"
+    assert document["scenarios"][0]["with_skill"]["passed"] == 5
+
+
+def test_progress_is_shown_on_stderr_while_a_batch_is_processed(tmp_path, capsys, monkeypatch):
+    suite = demo(tmp_path, batches="batches: {polls: 3}")
+    monkeypatch.chdir(tmp_path)
+
+    assert main(["pressure", str(suite), "--batch", "--poll-interval", "0.01"]) == 0
+
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("skilltest: batch round")]
+    assert re.fullmatch(
+        r"skilltest: batch round 1: 1 batch\(es\), 6 requests, in_progress, 1 poll\(s\), [\d.]+s",
+        lines[0],
+    )
+    # Off a terminal: a line when the status changes (and at most once a minute otherwise).
+    assert re.fullmatch(
+        r"skilltest: batch round 1: 1 batch\(es\), 6 requests, ended \(6 ended\), 4 poll\(s\), "
+        r"[\d.]+s",
+        lines[1],
+    )
+    assert len(lines) == 2
+    # Without --results or --output-dir the resume file is in the current folder.
+    assert "its id is in pressure.batch.json" in err
+    assert (tmp_path / "pressure.batch.json").is_file()
+
+
+def test_expired_errored_and_canceled_requests_are_run_errors_with_their_reason(tmp_path, capsys):
+    rules = """\
+  - id: too-long
+    when: {system: "DEMO SKILL"}
+    reply: {text: "never"}
+    batch: {result: errored, status: 400, message: "prompt is too long"}
+  - id: not-processed
+    when: {user: "Error spike"}
+    reply: {text: "never"}
+    batch: {result: expired}
+"""
+    suite = demo(tmp_path, rules=rules, repetitions=2)
+    results = tmp_path / "r.json"
+
+    code = main(["pressure", str(suite), "--batch", "--results", str(results)])
+    out = capsys.readouterr().out
+
+    assert code == 1
+    document = read_results(results, "pressure")
+    scenario = document["scenarios"][0]
+    assert scenario["verdict"] == "error"
+    # Not scored: no run counts for or against the skill.
+    assert (scenario["with_skill"]["runs"], scenario["with_skill"]["errors"]) == (0, 2)
+    assert (scenario["without_skill"]["runs"], scenario["without_skill"]["errors"]) == (0, 2)
+    errors = {r["arm"]: r["error"] for r in scenario["runs"]}
+    assert errors["with_skill"] == (
+        "batch request errored: invalid_request_error: prompt is too long"
+    )
+    assert errors["without_skill"].startswith("batch request expired: the batch ended")
+    assert all(r["passed"] is None for r in scenario["runs"])
+    assert document["batch"]["results"] == {
+        "succeeded": 0,
+        "errored": 2,
+        "expired": 2,
+        "canceled": 0,
+        "failed": 0,
+    }
+    assert "demo/aggregate: 4 run(s) failed" in out
+    assert ": 2 errored, 2 expired" in out
+
+
+def test_a_canceled_batch_makes_every_run_an_error(tmp_path, capsys):
+    suite = demo(tmp_path, batches="batches: {end: canceled}", repetitions=1)
+    results = tmp_path / "r.json"
+
+    assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 1
+
+    scenario = read_results(results, "pressure")["scenarios"][0]
+    assert [r["error"] for r in scenario["runs"]] == [
+        "batch request canceled: the batch was canceled before this request was run"
+    ] * 2
+
+
+def wait_for(path: Path, process: subprocess.Popen[str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, f"{path} was not written"
+        time.sleep(0.05)
+
+
+def interrupted_batch(tmp_path: Path, sig: int, *options: str) -> subprocess.CompletedProcess[str]:
+    """``skilltest pressure --batch`` in a process of its own, stopped with ``sig`` once its
+    resume file is written (it polls a batch that ends 3 s after its creation)."""
+    suite = demo(tmp_path, batches="batches: {processing_ms: 3000}")
+    command = [sys.executable, "-m", "skilltest", "pressure", str(suite), "--batch", *options]
+    process = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    wait_for(tmp_path / "out" / "r.batch.json", process)
+    time.sleep(0.3)  # into the poll
+    process.send_signal(sig)
+    out, err = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_an_interrupted_batch_resumes_without_submitting_again(
+    tmp_path, capsys, monkeypatch, sig, code
+):
+    stopped = interrupted_batch(tmp_path, sig, "--results", "out/r.json")
+
+    assert stopped.returncode == code
+    assert "Traceback" not in stopped.stderr
+    assert (
+        "skilltest: the submitted batches go on; --resume-batch out/r.batch.json polls them and "
+        "reads their results without submitting them again"
+    ) in stopped.stderr
+    partial = read_results(tmp_path / "out" / "r.json", "pressure")
+    assert (partial["complete"], partial["interrupted"], partial["scenarios"]) == (
+        False,
+        True,
+        [],
+    )
+    resume = json.loads((tmp_path / "out" / "r.batch.json").read_text())
+    assert resume["complete"] is False
+    (submitted,) = resume["batches"]
+    assert sorted((r["run"], r["rep"]) for r in submitted["requests"].values()) == sorted(
+        (f"demo/aggregate:{arm}", rep)
+        for arm in ("with_skill", "without_skill")
+        for rep in (0, 1, 2)
+    )
+    # The emulator keeps its batches beside the resume file: one, the one submitted.
+    folder = tmp_path / "out" / "r.batch.emulator"
+    assert [p.name for p in folder.iterdir()] == [f"{submitted['id']}.json"]
+
+    monkeypatch.chdir(tmp_path)
+    resumed = main(
+        ["pressure", "demo.yaml", "--resume-batch", "out/r.batch.json", "--results", "out/r.json"]
+    )
+    out, err = capsys.readouterr()
+
+    assert resumed == 0
+    assert "demo/aggregate  steers" in out
+    assert "submitted (" not in err
+    document = read_results(tmp_path / "out" / "r.json", "pressure")
+    assert document["complete"] is True
+    batch = document["batch"]
+    assert (batch["submitted"], batch["resumed"]) == (0, 1)
+    assert batch["batches"][0]["id"] == submitted["id"]
+    assert batch["batches"][0]["submitted_by_this_run"] is False
+    assert [p.name for p in folder.iterdir()] == [f"{submitted['id']}.json"]
+    assert json.loads((tmp_path / "out" / "r.batch.json").read_text())["complete"] is True
+
+
+def test_resume_against_the_api_polls_the_same_batch(tmp_path, capsys, monkeypatch):
+    """The live path: the anthropic backend at ANTHROPIC_BASE_URL (an emulator served on its
+    own, which logs each request), stopped mid-poll and resumed: one batch is ever created."""
+    suite = demo(tmp_path, batches="batches: {processing_ms: 3000}")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "skilltest", "emulator", "serve", "--script", "model.yaml"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert server.stdout is not None
+        url = re.search(r"http://\S+", server.stdout.readline())
+        assert url is not None, "the emulator did not say where it listens"
+        env = {**os.environ, "ANTHROPIC_BASE_URL": url.group(0), "ANTHROPIC_API_KEY": "sk-fake"}
+        options = ["--backend", "anthropic", "--poll-interval", "0.1", "--results", "out/r.json"]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "skilltest", "pressure", str(suite), "--batch", *options],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**env, "PYTHONUNBUFFERED": "1"},
+        )
+        wait_for(tmp_path / "out" / "r.batch.json", process)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
+        assert process.returncode == 130
+        resume = json.loads((tmp_path / "out" / "r.batch.json").read_text())
+        assert (resume["backend"], resume["base_url"]) == ("anthropic", url.group(0))
+
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        code = main(["pressure", "demo.yaml", "--resume-batch", "out/r.batch.json", *options])
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, log = server.communicate(timeout=30)
+
+    assert code == 0
+    assert "demo/aggregate  steers" in capsys.readouterr().out
+    creations = [line for line in log.splitlines() if line.startswith("POST /v1/messages/batches")]
+    assert creations == ["POST /v1/messages/batches  200"]
+    assert re.search(r"GET /v1/messages/batches/msgbatch_\w+/results  200", log)
+
+
+def test_batch_record_writes_the_cassettes_a_direct_recording_writes(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)
+    direct, batched = tmp_path / "direct", tmp_path / "batched"
+    assert main(["pressure", "--record", str(direct), "--results", str(tmp_path / "d.json")]) == 0
+    assert (
+        main(
+            ["pressure", "--batch", "--record", str(batched), "--results", str(tmp_path / "b.json")]
+        )
+        == 0
+    )
+
+    def cassettes(root: Path) -> dict[str, list[str]]:
+        return {
+            str(path.relative_to(root)): [
+                line for line in path.read_text().splitlines() if not line.startswith("recorded_at")
+            ]
+            for path in sorted(root.rglob("*.yaml"))
+        }
+
+    assert len(cassettes(batched)) == 16
+    assert cassettes(batched) == cassettes(direct)
+
+    replayed = tmp_path / "replayed.json"
+    assert main(["pressure", "--replay", str(batched), "--results", str(replayed)]) == 0
+    assert runs_of(read_results(replayed, "pressure")) == runs_of(
+        read_results(tmp_path / "b.json", "pressure")
+    )
+
+
+def test_requests_that_did_not_succeed_are_not_recorded(tmp_path, capsys):
+    rules = """\
+  - id: not-processed
+    when: {user: "Error spike", system: "DEMO SKILL"}
+    reply: {text: "never"}
+    batch: {result: expired}
+"""
+    suite = demo(tmp_path, rules=rules, repetitions=1)
+    cassettes = tmp_path / "cassettes"
+    results = tmp_path / "r.json"
+
+    code = main(
+        ["pressure", str(suite), "--batch", "--record", str(cassettes), "--results", str(results)]
+    )
+
+    assert code == 1
+
+    written = sorted(str(p.relative_to(cassettes)) for p in cassettes.rglob("*.yaml"))
+    assert written == ["demo/aggregate/without_skill.yaml"]
+
+
+def test_bad_batch_input_says_what_to_do(tmp_path, capsys):
+    suite = demo(tmp_path)
+    cases: list[tuple[list[str], str]] = [
+        (
+            ["--batch", "--replay", str(tmp_path)],
+            "skilltest: error: --batch with --replay: a replay answers from the cassettes and "
+            "sends no request to batch\n"
+            "  fix: drop --batch to replay; record with --batch --record DIR\n",
+        ),
+        (
+            ["--resume-batch", str(tmp_path / "nope.json")],
+            f"skilltest: error: {tmp_path / 'nope.json'}: no such resume file\n"
+            "  fix: pass the file a `skilltest pressure --batch` run wrote (it says where)\n",
+        ),
+        (
+            ["--batch", "--backend", "anthropic"],
+            "skilltest: error: --backend anthropic needs ANTHROPIC_API_KEY (or "
+            "ANTHROPIC_AUTH_TOKEN)\n"
+            "  fix: export ANTHROPIC_API_KEY=..., or use --backend emulator to run offline\n",
+        ),
+    ]
+    for options, expected in cases:
+        assert main(["pressure", str(suite), *options]) == 2, options
+        assert capsys.readouterr().err == expected
+
+
+def test_the_claude_backend_has_no_batches(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "not-used")
+    suite = demo(tmp_path)
+
+    code = main(["pressure", str(suite), "--batch", "--backend", "claude"])
+
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "skilltest: error: --batch: --backend claude runs each turn through the claude CLI, "
+        "which has no Message Batches\n"
+        "  fix: use --backend anthropic (live, with ANTHROPIC_API_KEY) or the emulator with "
+        "--batch, or drop --batch\n"
+    )
+
+
+def test_a_new_batch_run_keeps_an_unfinished_runs_resume_file(tmp_path, capsys):
+    interrupted_batch(tmp_path, signal.SIGINT, "--results", "out/r.json")
+    kept = (tmp_path / "out" / "r.batch.json").read_text()
+
+    code = main(
+        [
+            "pressure",
+            str(tmp_path / "demo.yaml"),
+            "--batch",
+            "--results",
+            str(tmp_path / "out" / "r.json"),
+        ]
+    )
+
+    assert code == 2
+    path = tmp_path / "out" / "r.batch.json"
+    assert capsys.readouterr().err == (
+        f"skilltest: error: {path}: holds 1 batch(es) of a run that did not finish; a new run "
+        "would write over their ids\n"
+        f"  fix: resume it: --resume-batch {path} (nothing is submitted again), or delete the "
+        "file to submit new batches\n"
+    )
+    assert path.read_text() == kept
+
+
+def test_a_resume_whose_requests_changed_is_refused(tmp_path, capsys):
+    interrupted_batch(tmp_path, signal.SIGINT, "--results", "out/r.json")
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text(DEMO_SKILL + " Edited.")
+    resume = tmp_path / "out" / "r.batch.json"
+
+    code = main(["pressure", str(tmp_path / "demo.yaml"), "--resume-batch", str(resume)])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        f"skilltest: error: {resume}: round 1: demo/aggregate:with_skill repetition 1 was "
+        "submitted in batch msgbatch_"
+    ) in err
+    assert (
+        "with another request (the prompt, the skill, the model or a setting changed since)" in err
+    )
+    assert "  fix: resume with the suites, skills and options of the command that submitted" in err
+
+
+def test_a_resume_that_asks_for_other_runs_is_refused(tmp_path, capsys):
+    interrupted_batch(tmp_path, signal.SIGINT, "--results", "out/r.json")
+    resume = tmp_path / "out" / "r.batch.json"
+
+    code = main(
+        ["pressure", str(tmp_path / "demo.yaml"), "--resume-batch", str(resume), "--skill-only"]
+    )
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert re.search(
+        r"round 1: batch msgbatch_\w+ holds runs this command does not ask for \(3, e\.g\. "
+        r"demo/aggregate:without_skill repetition 1\)",
+        err,
+    )
+
+
+def test_a_resume_file_of_another_backend_is_refused(tmp_path, capsys):
+    suite = demo(tmp_path)
+    resume = tmp_path / "r.batch.json"
+    resume.write_text(
+        json.dumps(
+            {"schema_version": 1, "kind": "skilltest pressure batch", "backend": "anthropic",
+             "base_url": "https://api.anthropic.com", "command": [], "started_at": "",
+             "complete": False, "batches": []}
+        )
+    )  # fmt: skip
+
+    assert main(["pressure", str(suite), "--resume-batch", str(resume)]) == 2
+
+    assert capsys.readouterr().err == (
+        f"skilltest: error: {resume}#/backend: its batches were submitted to the anthropic "
+        "backend; this run uses emulator\n"
+        "  fix: set ANTHROPIC_API_KEY (or pass --backend anthropic) to resume batches at the API\n"
+    )
+
+
+def test_a_resumed_run_submits_only_the_runs_its_file_does_not_hold(tmp_path, capsys, monkeypatch):
+    """A command stopped between the batches of one round: the batches it created are polled,
+    the rest submitted."""
+    monkeypatch.setattr("skilltest.runners.batch.MAX_BATCH_REQUESTS", 4)
+    suite = demo(tmp_path, repetitions=3)
+    results = tmp_path / "r.json"
+    assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
+    resume = tmp_path / "r.batch.json"
+    data = json.loads(resume.read_text())
+    first, second = data["batches"]
+    data["batches"], data["complete"] = [first], False
+    resume.write_text(json.dumps(data))
+    capsys.readouterr()
+
+    assert (
+        main(["pressure", str(suite), "--resume-batch", str(resume), "--results", str(results)])
+        == 0
+    )
+
+    batch = read_results(results, "pressure")["batch"]
+    assert [
+        (b["id"] == first["id"], b["requests"], b["submitted_by_this_run"])
+        for b in batch["batches"]
+    ] == [
+        (True, 4, False),
+        (False, 2, True),
+    ]
+    assert (batch["submitted"], batch["resumed"]) == (1, 1)
+    assert second["id"] not in {b["id"] for b in batch["batches"]}
