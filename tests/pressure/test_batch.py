@@ -86,7 +86,7 @@ def test_batch_gives_the_verdicts_of_the_direct_run_on_the_example_suites(
         + re.escape(str(tmp_path / "batch.batch.json")),
         err,
     )
-    assert "skilltest: batch round 1: 2 batch(es), 48 requests, ended (48 ended)" in err
+    assert "skilltest: batch round 1: 2 batch(es), 48 requests, ended (48 succeeded)" in err
     resume = json.loads((tmp_path / "batch.batch.json").read_text())
     assert resume["complete"] is True
     assert document["provenance"]["backend"] == "emulator"
@@ -130,7 +130,7 @@ def test_progress_is_shown_on_stderr_while_a_batch_is_processed(tmp_path, capsys
     )
     # Off a terminal: a line when the status changes (and at most once a minute otherwise).
     assert re.fullmatch(
-        r"skilltest: batch round 1: 1 batch\(es\), 6 requests, ended \(6 ended\), 4 poll\(s\), "
+        r"skilltest: batch round 1: 1 batch\(es\), 6 requests, ended \(6 succeeded\), 4 poll\(s\), "
         r"[\d.]+s",
         lines[1],
     )

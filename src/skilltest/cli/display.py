@@ -40,12 +40,15 @@ class Display(Observer):
             self.progress.advance(error=error)
 
     def batch_polled(self, progress: BatchProgress) -> None:
-        counts = progress.counts
-        done = progress.requests - counts.get("processing", 0)
+        ended = ", ".join(
+            f"{count} {kind}"
+            for kind, count in progress.counts.items()
+            if count and kind != "processing"
+        )
         text = (
             f"batch round {progress.round}: {len(progress.batches)} batch(es), "
             f"{progress.requests} requests, {progress.status}"
-            + (f" ({done} ended)" if progress.status == "ended" else "")
+            + (f" ({ended})" if ended else "")
             + f", {progress.polls} poll(s), {_duration(progress.elapsed_s)}"
         )
         if self.progress is not None and self.progress.enabled:
