@@ -32,6 +32,10 @@ class Watcher(skilltest.Observer):
         self.runs = 0
         self.errors = 0
         self.stops = 0
+        self.polls: list[skilltest.BatchProgress] = []
+
+    def batch_polled(self, progress: skilltest.BatchProgress) -> None:
+        self.polls.append(progress)
 
     def notice(self, text: str) -> None:
         self.notices.append(text)
@@ -91,6 +95,31 @@ def test_pressure_from_python_gives_the_examples_verdicts(tmp_path, capsys):
         f"outputs=Outputs(results={tmp_path / 'pressure.json'}, html={tmp_path / 'pressure.html'})",
     ]
     assert written["provenance"]["origin"] == "offline"
+
+
+def test_pressure_in_batches_from_python(tmp_path, capsys):
+    watcher = Watcher()
+    results = skilltest.pressure.run(
+        skilltest.PressureOptions(
+            suites=(PRESSURE / "lgtm.yaml",),
+            repeat=4,
+            batch=True,
+            outputs=skilltest.Outputs(results=tmp_path / "pressure.json"),
+        ),
+        observer=watcher,
+    )
+    assert [r.verdict for r in results.scenarios] == [STEERS, STEERS, STEERS, NOT_RED]
+    assert results.batch is not None and results.batch["requests"] == 32
+    assert results.batch["resume_file"] == str(tmp_path / "pressure.batch.json")
+    (poll,) = watcher.polls
+    assert (poll.round, poll.status, poll.requests, poll.counts["succeeded"]) == (
+        1,
+        "ended",
+        32,
+        32,
+    )
+    assert any("its id is in" in notice for notice in watcher.notices)
+    assert capsys.readouterr() == ("", "")
 
 
 def test_outputs_are_written_again_from_results(tmp_path):

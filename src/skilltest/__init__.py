@@ -33,7 +33,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from skilltest import pressure, scenarios, triggers
     from skilltest.errors import ConfigurationError, InputError, SkilltestError
-    from skilltest.flow.options import Observer
+    from skilltest.flow.options import BatchProgress, Observer
     from skilltest.pressure.layer import PressureOptions, PressureResults
     from skilltest.report.outputs import Outputs, write_outputs
     from skilltest.scenarios.layer import ScenarioOptions, ScenarioResults
@@ -52,6 +52,7 @@ _API: dict[str, str] = {
     "Outputs": "skilltest.report.outputs",
     "write_outputs": "skilltest.report.outputs",
     "Observer": "skilltest.flow.options",
+    "BatchProgress": "skilltest.flow.options",
     "SkilltestError": "skilltest.errors",
     "InputError": "skilltest.errors",
     "ConfigurationError": "skilltest.errors",
@@ -59,6 +60,7 @@ _API: dict[str, str] = {
 """Where each name of the API is defined; each is imported on first use."""
 
 __all__ = [
+    "BatchProgress",
     "ConfigurationError",
     "InputError",
     "Observer",
