@@ -95,6 +95,15 @@ CASES = [
          "lgtm/investigate-error-spike: score 0.00"),
     Case("-j 100000 on two runs", lambda r: ["pressure", str(demo(r)), "-j", "100000"], 1,
          "demo/aggregate"),
+    Case("pressure --resume-batch /dev/zero",
+         lambda r: ["pressure", str(demo(r)), "--resume-batch", "/dev/zero"], 2,
+         "/dev/zero: cannot read the resume file: it is a character device"),
+    Case("pressure --resume-batch a FIFO",
+         lambda r: ["pressure", str(demo(r)), "--resume-batch", str(fifo(r, "b.json"))], 2,
+         "{dir}/b.json: cannot read the resume file: it is a named pipe (FIFO)"),
+    Case("pressure --resume-batch JSON 100,000 deep",
+         lambda r: ["pressure", str(demo(r)), "--resume-batch", str(deep(r, "b.json"))], 2,
+         "the resume file is nested deeper than 200 levels"),
 ]  # fmt: skip
 
 

@@ -397,6 +397,38 @@ def test_bad_batch_input_says_what_to_do(tmp_path, capsys):
         assert capsys.readouterr().err == expected
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            {"layer": "pressure"},
+            "{path}: not a resume file (no `kind: skilltest pressure batch`)\n"
+            "  fix: pass the file a `skilltest pressure --batch` run wrote (it says where)\n",
+        ),
+        (
+            {"kind": "skilltest pressure batch", "schema_version": 9},
+            "{path}#/schema_version: resume file schema_version 9 is not 1\n"
+            "  fix: resume it with the skilltest version that wrote it\n",
+        ),
+        (
+            {"kind": "skilltest pressure batch", "schema_version": 1, "backend": "emulator",
+             "batches": [{"id": "msgbatch_01x", "round": 1, "runner": "m", "requests": {"r1": {}}}]},
+            "{path}#/batches/0: not a batch of a resume file ('run')\n"
+            "  fix: undo the hand edit; the file is written by skilltest\n",
+        ),
+    ],
+    ids=["another-file", "another-version", "hand-edited"],
+)  # fmt: skip
+def test_a_resume_file_that_is_not_one_is_refused(tmp_path, capsys, content, expected):
+    suite = demo(tmp_path)
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(content))
+
+    assert main(["pressure", str(suite), "--resume-batch", str(path)]) == 2
+
+    assert capsys.readouterr().err == "skilltest: error: " + expected.format(path=path)
+
+
 def test_the_claude_backend_has_no_batches(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "not-used")
     suite = demo(tmp_path)
