@@ -101,6 +101,11 @@ def test_a_fixed_k_is_one_round_in_one_batch(tmp_path, capsys):
     batch = read_results(results, "pressure")["batch"]
     assert (batch["rounds"], batch["requests"], len(batch["batches"])) == (1, 10, 1)
     assert "demo/aggregate  steers" in capsys.readouterr().out
+    # A new run over a finished one's resume file: the emulator keeps only the new batches.
+    assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
+    (again,) = read_results(results, "pressure")["batch"]["batches"]
+    kept = [p.name for p in (tmp_path / "r.batch.emulator").iterdir()]
+    assert kept == [f"{again['id']}.json"] and again["id"] != batch["batches"][0]["id"]
 
 
 def test_over_the_api_limits_a_round_is_several_batches(tmp_path, capsys, monkeypatch):

@@ -250,6 +250,10 @@ def open_resume_file(
                 fix=f"resume it: --resume-batch {path} (nothing is submitted again), or delete "
                 "the file to submit new batches",
             )
+        if earlier is not None and earlier.backend == "emulator":
+            # The finished run's batches are of no more use once its file is written over.
+            for batch in earlier.batches:
+                (emulator_folder(path) / f"{batch.id}.json").unlink(missing_ok=True)
     return ResumeFile(
         path=path,
         backend=backend,
