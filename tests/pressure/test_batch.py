@@ -198,6 +198,31 @@ def test_a_canceled_batch_makes_every_run_an_error(tmp_path, capsys):
     ] * 2
 
 
+def test_an_api_that_cannot_be_reached_makes_every_run_an_error(tmp_path, capsys, monkeypatch):
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-fake")
+    suite = demo(tmp_path, repetitions=1)
+    results = tmp_path / "r.json"
+    options = ["--backend", "anthropic", "--max-retries", "0", "--results", str(results)]
+
+    assert main(["pressure", str(suite), "--batch", *options]) == 1
+
+    document = read_results(results, "pressure")
+    errors = [r["error"] for r in document["scenarios"][0]["runs"]]
+    assert len(errors) == 2
+    assert all(
+        e.startswith("the batch could not be created: API connection failed:") for e in errors
+    )
+    assert document["batch"]["results"]["failed"] == 2
+    # Nothing was submitted: the resume file holds no batch, and a new run may start over it.
+    assert json.loads((tmp_path / "r.batch.json").read_text())["batches"] == []
+
+
 def wait_for(path: Path, process: subprocess.Popen[str], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():

@@ -416,7 +416,8 @@ class PressureBatches:
                 try:
                     batch_id = await runner.submit(items)
                 except BatchError as exc:
-                    self._fail([by_id[i.custom_id] for i in items], runner, f"{exc}")
+                    problem = f"the batch could not be created: {exc}"
+                    self._fail([by_id[i.custom_id] for i in items], runner, problem)
                     continue
                 self.resume.batches.append(
                     SubmittedBatch(

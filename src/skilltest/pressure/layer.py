@@ -384,6 +384,8 @@ class _PressureRun:
         options = self.options
         plan = repetition_plan(options)
         self.save(complete=False)  # an unwritable results file fails now, before any model call
+        if self.batches is not None:
+            self.batches.resume.save()  # and so does an unwritable resume file
         self.observer.started(
             total_runs(self.suites, options.skill_only, plan, against=options.against is not None)
         )
