@@ -224,10 +224,11 @@ def test_an_api_that_cannot_be_reached_makes_every_run_an_error(tmp_path, capsys
 
 
 def wait_for(path: Path, process: subprocess.Popen[str], timeout: float = 60) -> None:
+    """Until the resume file holds a submitted batch (it is written, empty, before any)."""
     deadline = time.monotonic() + timeout
-    while not path.exists():
+    while not (path.exists() and json.loads(path.read_text())["batches"]):
         assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, f"{path} was not written"
+        assert time.monotonic() < deadline, f"{path} holds no batch"
         time.sleep(0.05)
 
 
@@ -584,3 +585,89 @@ def test_a_resumed_run_submits_only_the_runs_its_file_does_not_hold(tmp_path, ca
     ]
     assert (batch["submitted"], batch["resumed"]) == (1, 1)
     assert second["id"] not in {b["id"] for b in batch["batches"]}
+
+
+def test_a_resume_with_a_larger_k_submits_only_the_extra_repetitions(tmp_path, capsys):
+    suite = demo(tmp_path, repetitions=3)
+    results, resume = tmp_path / "r.json", tmp_path / "r.batch.json"
+    assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
+    (first,) = json.loads(resume.read_text())["batches"]
+    capsys.readouterr()
+
+    code = main(
+        [
+            "pressure",
+            str(suite),
+            "--resume-batch",
+            str(resume),
+            "-k",
+            "5",
+            "--results",
+            str(results),
+        ]
+    )
+    out, err = capsys.readouterr()
+
+    assert code == 0
+    assert "demo/aggregate  steers" in out
+    assert re.search(r"skilltest: batch msgbatch_\w+ submitted \(4 requests, round 1\)", err)
+    document = read_results(results, "pressure")
+    assert sorted((r["arm"], r["rep"]) for r in document["scenarios"][0]["runs"]) == sorted(
+        (arm, rep) for arm in ("with_skill", "without_skill") for rep in range(1, 6)
+    )
+    batch = document["batch"]
+    assert [(b["id"] == first["id"], b["requests"]) for b in batch["batches"]] == [
+        (True, 6),
+        (False, 4),
+    ]
+    assert (batch["submitted"], batch["resumed"]) == (1, 1)
+
+
+def adaptive_run(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A finished ``-k auto --min-k 1 --max-k 3`` run of the demo: a round per repetition, so
+    its resume file holds repetitions 2 and 3 in rounds 2 and 3. Returns the suite, the resume
+    file and what it holds."""
+    suite = demo(tmp_path)
+    results, resume = tmp_path / "r.json", tmp_path / "r.batch.json"
+    adaptive = ["-k", "auto", "--min-k", "1", "--max-k", "3"]
+    assert main(["pressure", str(suite), "--batch", *adaptive, "--results", str(results)]) == 0
+    rounds = [b["round"] for b in json.loads(resume.read_text())["batches"]]
+    assert rounds == [1, 2, 3]
+    return suite, resume, resume.read_text()
+
+
+def test_a_resume_with_a_smaller_k_is_refused_before_anything_is_sent(tmp_path, capsys):
+    suite, resume, written = adaptive_run(tmp_path)
+    folder = tmp_path / "r.batch.emulator"
+    kept = sorted(p.name for p in folder.iterdir())
+    capsys.readouterr()
+
+    code = main(["pressure", str(suite), "--resume-batch", str(resume), "-k", "1"])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert re.search(
+        rf"skilltest: error: {re.escape(str(resume))}: round 2: batch msgbatch_\w+ holds runs "
+        r"this command does not ask for \(2, e\.g\. demo/aggregate:with_skill repetition 2\)",
+        err,
+    )
+    assert "  fix: resume with the suites, skills and options of the command that submitted" in err
+    assert "submitted (" not in err
+    assert sorted(p.name for p in folder.iterdir()) == kept
+    assert resume.read_text() == written
+
+
+def test_a_resume_reads_runs_another_round_submitted_without_submitting_them_again(
+    tmp_path, capsys
+):
+    """The adaptive run's repetitions 2 and 3 (rounds 2 and 3) are the fixed -k 3's round 1."""
+    suite, resume, _ = adaptive_run(tmp_path)
+    capsys.readouterr()
+
+    code = main(["pressure", str(suite), "--resume-batch", str(resume), "-k", "3"])
+
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "demo/aggregate  steers" in out
+    assert "submitted (" not in err
+    assert "batch: 6 request(s) in 3 batch(es) over 1 round(s) (0 submitted by this run, 3 " in out

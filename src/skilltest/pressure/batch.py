@@ -10,8 +10,11 @@ runs are.
 
 **Resuming.** Before the first poll, every batch id and the run each ``custom_id`` stands for
 are written to the resume file (atomically, after each batch is created), with a checksum of each
-request. ``--resume-batch FILE`` reads it back: a round the file holds is polled and read, not
-submitted again (only runs it does not hold yet are); a run whose request changed since (another
+request. ``--resume-batch FILE`` reads it back: a run the file holds (the same run and
+repetition, whatever round submitted it) is polled and read, not submitted again; only runs it
+does not hold yet are (a later round, a batch not created before the stop, the extra repetitions
+of a larger ``-k``). Before anything is sent, a file that holds runs the command does not ask for
+(a smaller ``-k``, ``--skill-only``, ``--only``) or a run whose request changed since (another
 prompt, skill, model) is refused. The emulator keeps its batches in a folder beside the file, so
 an offline run resumes too.
 """
@@ -291,11 +294,17 @@ class PressureBatches:
         resume: ResumeFile,
         *,
         observer: Observer,
+        most: Mapping[str, int],
         poll_s: float | None = None,
         recording: PressureRecording | None = None,
     ) -> None:
         self.pool = pool
         self.resume = resume
+        self.most = most
+        """The most repetitions this command may ask of each run, by ``<skill>/<scenario>:<arm>``
+        (:func:`skilltest.pressure.runs.most_repetitions`)."""
+        self._held: dict[tuple[str, int], tuple[SubmittedBatch, str]] | None = None
+        """The runs of the file not yet given to a run of this command, by (run, rep)."""
         self.observer = observer
         self.poll_s = poll_s if poll_s is not None else POLL_S.get(pool.backend.name, 15.0)
         self.recording = recording
@@ -319,9 +328,11 @@ class PressureBatches:
             self._check_place(runner)
             item = runner.item("", request)
             pending.append(_Pending(request, suite, self.pool.runner_key(suite), item))
-        self._adopt(number, pending)
+        if self._held is None:  # the first round: every run of the file checked before any send
+            self._held = self._check_held(pending)
+        self._adopt(pending)
         await self._submit(number, pending)
-        ids = [b.id for b in self.resume.batches if b.round == number]
+        ids = list(dict.fromkeys(run.batch for run in pending if run.batch is not None))
         if ids:
             await self._collect(number, ids, pending)
         answers = []
@@ -350,8 +361,20 @@ class PressureBatches:
                 fix=f"resume with ANTHROPIC_BASE_URL={self.resume.base_url}",
             )
 
-    def _adopt(self, number: int, pending: list[_Pending]) -> None:
-        """Gives each run the batch request the resume file holds for it in this round.
+    def _fix(self) -> str:
+        return (
+            "resume with the suites, skills and options of the command that submitted the "
+            f"batches ({' '.join(self.resume.command) or 'see the file'}), or delete the file "
+            "and run --batch again"
+        )
+
+    def _check_held(
+        self, first: Sequence[_Pending]
+    ) -> dict[tuple[str, int], tuple[SubmittedBatch, str]]:
+        """Every run the file holds, checked against this command before anything is sent:
+        one it may ask for (its run, a repetition within the plan's most) with the request it
+        would send (the first round asks every run once, and a run's request is the same at
+        every repetition).
 
         Raises:
             InputError: the file holds runs this command does not ask for, or another request
@@ -359,36 +382,42 @@ class PressureBatches:
         """
         held: dict[tuple[str, int], tuple[SubmittedBatch, str]] = {}
         for batch in self.resume.batches:
-            if batch.round == number:
-                for custom_id, entry in batch.requests.items():
-                    held[(entry["run"], entry["rep"])] = (batch, custom_id)
-        fix = (
-            "resume with the suites, skills and options of the command that submitted the "
-            f"batches ({' '.join(self.resume.command) or 'see the file'}), or delete the file "
-            "and run --batch again"
-        )
-        for run in pending:
-            found = held.pop((run.name, run.request.rep), None)
-            if found is None:
-                continue
-            batch, custom_id = found
-            if batch.requests[custom_id]["sha256"] != request_checksum(run.item.params):
-                raise InputError(
-                    f"round {number}: {run.name} repetition {run.request.rep + 1} was "
-                    f"submitted in batch {batch.id} with another request (the prompt, the "
-                    "skill, the model or a setting changed since)",
-                    location=str(self.resume.path),
-                    fix=fix,
-                )
-            run.batch, run.custom_id = batch.id, custom_id
-        if held:
-            (name, rep), (batch, _) = next(iter(held.items()))
+            for custom_id, entry in batch.requests.items():
+                held.setdefault((entry["run"], entry["rep"]), (batch, custom_id))
+        unasked = [
+            (name, rep, batch)
+            for (name, rep), (batch, _) in held.items()
+            if rep >= self.most.get(name, 0)
+        ]
+        if unasked:
+            name, rep, batch = unasked[0]
+            count = sum(1 for *_, other in unasked if other is batch)
             raise InputError(
-                f"round {number}: batch {batch.id} holds runs this command does not ask for "
-                f"({len(held)}, e.g. {name} repetition {rep + 1})",
+                f"round {batch.round}: batch {batch.id} holds runs this command does not ask "
+                f"for ({count}, e.g. {name} repetition {rep + 1})",
                 location=str(self.resume.path),
-                fix=fix,
+                fix=self._fix(),
             )
+        asked = {run.name: request_checksum(run.item.params) for run in first}
+        for (name, rep), (batch, custom_id) in held.items():
+            if name in asked and batch.requests[custom_id]["sha256"] != asked[name]:
+                raise InputError(
+                    f"round {batch.round}: {name} repetition {rep + 1} was submitted in batch "
+                    f"{batch.id} with another request (the prompt, the skill, the model or a "
+                    "setting changed since)",
+                    location=str(self.resume.path),
+                    fix=self._fix(),
+                )
+        return held
+
+    def _adopt(self, pending: list[_Pending]) -> None:
+        """Gives each run the batch request the resume file holds for it (checked by
+        :meth:`_check_held`), whichever round submitted it."""
+        assert self._held is not None
+        for run in pending:
+            found = self._held.pop((run.name, run.request.rep), None)
+            if found is not None:
+                run.batch, run.custom_id = found[0].id, found[1]
 
     async def _submit(self, number: int, pending: list[_Pending]) -> None:
         """Submits the runs of the round the file does not hold, writing each batch into the

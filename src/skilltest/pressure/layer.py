@@ -302,11 +302,18 @@ class _PressureRun:
         self.batches: PressureBatches | None = None
         if self.resume is not None:
             from skilltest.pressure.batch import PressureBatches
+            from skilltest.pressure.runs import most_repetitions
 
             self.batches = PressureBatches(
                 self.pool,
                 self.resume,
                 observer=observer,
+                most=most_repetitions(
+                    suites,
+                    options.skill_only,
+                    repetition_plan(options),
+                    against=options.against is not None,
+                ),
                 poll_s=options.poll_interval_s,
                 recording=self.recording,
             )

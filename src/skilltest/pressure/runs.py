@@ -352,3 +352,24 @@ def total_runs(
     arms = (1 if skill_only else 2) + (1 if against else 0)
     plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
     return sum(plan_of(s).most * arms for suite in suites for s in suite.scenarios if not s.skip)
+
+
+def most_repetitions(
+    suites: Sequence[PressureSuite],
+    skill_only: bool,
+    plan: Callable[[PressureScenario], Repetitions] | None = None,
+    against: bool = False,
+) -> dict[str, int]:
+    """The most repetitions each run of the suites may take (adaptive plans may stop sooner),
+    by ``<skill>/<scenario>:<arm>``; a skipped scenario has no runs."""
+    arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
+    if against:
+        arms += (PREVIOUS,)
+    plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
+    return {
+        f"{suite.skill.name}/{scenario.id}:{arm}": plan_of(scenario).most
+        for suite in suites
+        for scenario in suite.scenarios
+        if not scenario.skip
+        for arm in arms
+    }
