@@ -112,10 +112,26 @@ def trace_text(events: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(trace_lines(events))
 
 
+_VOLATILE = re.compile(r"_ms$|^messaging_socket_path$")
+"""Keys of an event whose values differ between two runs of one conversation (timings, the
+CLI's socket, named after its process id)."""
+
+
+def steady(value: Any) -> Any:
+    """An event without its timings and its CLI socket: what a judge reads, so that two runs of
+    one conversation ask the judge the same (and its votes replay from a cassette; ids, dates and
+    paths are already what a cassette matches loosely)."""
+    if isinstance(value, Mapping):
+        return {k: steady(v) for k, v in value.items() if not _VOLATILE.search(str(k))}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    return value
+
+
 def elided_trace(events: Sequence[Any]) -> str:
     """The trace a judge reads: every event of a short trace; of a long one the first and last
-    :data:`TRACE_SHOWN`, with how many were left out between."""
-    lines = [js_json(event) for event in events]
+    :data:`TRACE_SHOWN`, with how many were left out between (each without its timings)."""
+    lines = [js_json(steady(event)) for event in events]
     if len(lines) <= 2 * TRACE_SHOWN:
         return "\n".join(lines)
     left_out = len(lines) - 2 * TRACE_SHOWN
