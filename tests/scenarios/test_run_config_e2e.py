@@ -31,6 +31,7 @@ scenarios:
     checks:
       - final_answer: {pattern: "^Arr"}
       - trace_matches: {pattern: "shipshape"}
+      - trace_matches: {pattern: "a note to read", name: extra-folder}
       - file_exists: {path: SETUP.md, dialect: plugin_eval, exists: false, name: setup-file}
       - file_matches: {path: SETUP.md, pattern: "before the agent"}
 """
@@ -41,7 +42,7 @@ rules:
   - id: mode
     when: {system: "Answer like a pirate", turn: 1}
     reply:
-      tool_calls: [{name: Bash, input: {command: "echo $EVAL_MODE; cat $EXTRA_NOTE"}}]
+      tool_calls: [{name: Bash, input: {command: "echo $EVAL_MODE; cat ../add-dirs/0-extra/note.txt"}}]
   - id: answer
     when: {system: "Answer like a pirate", tool_result: "shipshape"}
     reply: {text: "Arr, the mode be shipshape."}
@@ -52,6 +53,7 @@ def test_the_run_config_reaches_the_agent(tmp_path: Path, claude_bin):
     (tmp_path / "skills" / "demo").mkdir(parents=True)
     (tmp_path / "skills" / "demo" / "SKILL.md").write_text("---\nname: demo\n---\nbody\n")
     (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "note.txt").write_text("a note to read\n")
     (tmp_path / "suite.yaml").write_text(SUITE)
     (tmp_path / "model.yaml").write_text(SCRIPT)
     (tmp_path / "setup.sh").write_text("echo 'written before the agent' > SETUP.md\n")
@@ -66,8 +68,9 @@ def test_the_run_config_reaches_the_agent(tmp_path: Path, claude_bin):
     assert {check["name"]: check["passed"] for check in run["checks"]} == {
         "final_answer '^Arr'": True,
         "trace_matches 'shipshape'": True,
+        "extra-folder": True,
         "setup-file": True,
         "file_matches SETUP.md": True,
     }
     init = (runs / "output" / "demo" / "configured" / "with-skill-0.ndjson").read_text()
-    assert str((tmp_path / "extra").resolve()) in init  # --add-dir: listed as a working directory
+    assert "add-dirs/0-extra" in init  # --add-dir: a copy, listed as a working directory

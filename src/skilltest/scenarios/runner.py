@@ -483,7 +483,7 @@ class ClaudeCliRunner:
                     plugin_dirs=plugin_dirs,
                     mcp_config=write_mcp_config(servers, sandbox),
                     resume=resume,
-                    add_dirs=config.add_dirs,
+                    add_dirs=self._add_dir_copies(config.add_dirs, sandbox),
                     append_system_prompt=config.append_system_prompt,
                 )
                 output = await run_conversation(
@@ -549,6 +549,17 @@ class ClaudeCliRunner:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(session_file, target)
         return target
+
+    @staticmethod
+    def _add_dir_copies(folders: Sequence[Path], sandbox: Sandbox) -> tuple[Path, ...]:
+        """Copies of the folders the agent may also read, beside its working directory: the
+        originals sit in the suite's repository, which the run's confinement keeps out."""
+        copies = []
+        for index, folder in enumerate(folders):
+            target = sandbox.root / "add-dirs" / f"{index}-{folder.name}"
+            shutil.copytree(folder, target, symlinks=False)
+            copies.append(target)
+        return tuple(copies)
 
     def _judge_model(self, request: RunRequest) -> str:
         """The model judges and agent responders ask for."""
