@@ -162,6 +162,9 @@ def test_targets_that_name_eval_cases(tmp_path):
     assert names_eval_cases(EVALS / "slow-checkout" / "case.yaml")
     assert not names_eval_cases(Path("tests/scenarios/lgtm.yaml"))
     assert not names_eval_cases(Path("tests/scenarios"))
+    # A plugin stands for its eval folder; a folder with cases deep below it is a folder of suites.
+    assert names_eval_cases(PLUGIN) and not names_eval_cases(PLUGIN.parent.parent)
+    assert read_eval_target(PLUGIN).root == EVALS
     loose = tmp_path / "loose"
     (loose / "graders").mkdir(parents=True)
     with pytest.raises(InputError) as caught:

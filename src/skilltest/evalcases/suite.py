@@ -26,7 +26,8 @@ every case; :func:`suite_document` writes the scenario suite those cases are, in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,12 +83,35 @@ def _plugin_root(folder: Path) -> Path | None:
     return None
 
 
+def plugin_eval_folder(plugin_root: Path, manifest: Mapping[str, Any] | None = None) -> Path:
+    """A plugin's eval folder: the one its manifest names under ``experimental.evals``, else
+    ``evals/``."""
+    if manifest is None:
+        try:
+            manifest = json.loads((plugin_root / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            manifest = {}
+    experimental = manifest.get("experimental") if isinstance(manifest, Mapping) else None
+    named = experimental.get("evals") if isinstance(experimental, Mapping) else None
+    return plugin_root / str(named or DEFAULT_EVAL_FOLDER)
+
+
 def names_eval_cases(path: Path) -> bool:
     """Whether a command-line path names eval cases: a case folder (or its ``case.yaml`` or
-    ``prompt.md``), or a folder holding case folders."""
+    ``prompt.md``), a plugin's eval folder (or an ``evals/`` folder) holding case folders, or a
+    plugin whose eval folder holds some. A folder that merely has eval cases deep below it (a
+    repository's ``tests/``) is a folder of suites."""
     if path.is_file():
         return path.name in ("case.yaml", "prompt.md") and is_case_folder(path.parent)
-    return path.is_dir() and (is_case_folder(path) or bool(find_cases(path)))
+    if not path.is_dir():
+        return False
+    if is_case_folder(path):
+        return True
+    if (path / MANIFEST).is_file():
+        folder = plugin_eval_folder(path)
+        return folder.is_dir() and bool(find_cases(folder))
+    eval_folder = path.name == DEFAULT_EVAL_FOLDER or (path.parent / MANIFEST).is_file()
+    return eval_folder and bool(find_cases(path))
 
 
 def read_eval_target(path: Path, *, plugin_dir: Path | None = None) -> EvalTarget:
@@ -103,6 +127,8 @@ def read_eval_target(path: Path, *, plugin_dir: Path | None = None) -> EvalTarge
     """
     folder = path.parent if path.is_file() else path
     folder = folder.resolve()
+    if (folder / MANIFEST).is_file() and not is_case_folder(folder):
+        folder = plugin_eval_folder(folder).resolve()  # a plugin stands for its eval folder
     found_root = _plugin_root(folder.parent if is_case_folder(folder) else folder)
     plugin_root = plugin_dir.resolve() if plugin_dir is not None else found_root
     if plugin_root is None:
@@ -136,17 +162,15 @@ def read_eval_target(path: Path, *, plugin_dir: Path | None = None) -> EvalTarge
 
 
 def _eval_root(folder: Path, plugin_root: Path | None, plugin: Plugin) -> Path:
-    """The eval folder holding ``folder``: the plugin's ``evals/`` (or the folder its manifest
-    names under ``experimental.evals``), else the folder itself."""
-    experimental = plugin.manifest.get("experimental")
-    named = experimental.get("evals") if isinstance(experimental, dict) else None
+    """The eval folder holding ``folder``: the plugin's eval folder (:func:`plugin_eval_folder`)
+    when ``folder`` is in it, else the folder of the plugin ``folder`` is in, else the folder
+    itself (or, for a case folder, the one holding it)."""
     if plugin_root is not None:
-        candidate = (plugin_root / str(named or DEFAULT_EVAL_FOLDER)).resolve()
+        candidate = plugin_eval_folder(plugin_root, plugin.manifest).resolve()
         if folder == candidate or candidate in folder.parents:
             return candidate
-        below = folder.relative_to(plugin_root) if plugin_root in folder.parents else None
-        if below is not None and below.parts:
-            return plugin_root / below.parts[0]
+        if plugin_root in folder.parents:
+            return plugin_root / folder.relative_to(plugin_root).parts[0]
     return folder.parent if is_case_folder(folder) else folder
 
 

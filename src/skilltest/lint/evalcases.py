@@ -22,7 +22,7 @@ from skilltest.errors import InputError
 from skilltest.evalcases import find_cases, read_case
 from skilltest.evalcases.mocks import MockServer, mock_layers, read_mocks
 from skilltest.evalcases.model import READ_ONLY_TOOLS, EvalCase, Grader
-from skilltest.evalcases.suite import DEFAULT_EVAL_FOLDER, registered_name
+from skilltest.evalcases.suite import plugin_eval_folder, registered_name
 from skilltest.lint.findings import Finding
 from skilltest.plugins.plugin import Plugin
 from skilltest.suite.loader import load_schema, read_yaml
@@ -33,9 +33,7 @@ FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 
 def eval_folder(plugin: Plugin) -> Path | None:
     """The plugin's eval folder (``experimental.evals`` of its manifest, else ``evals/``)."""
-    experimental = plugin.manifest.get("experimental")
-    named = experimental.get("evals") if isinstance(experimental, dict) else None
-    folder = plugin.root / str(named or DEFAULT_EVAL_FOLDER)
+    folder = plugin_eval_folder(plugin.root, plugin.manifest)
     return folder if folder.is_dir() else None
 
 
