@@ -175,7 +175,7 @@ def test_markdown_adds_its_disallowed_tools_and_graders_to_case_yaml(tmp_path):
                 "case.yaml": CASE
                 + "graders:\n  - {name: g, type: baseline, baseline_file: b.jsonl, criteria: x}\n"
             },
-            "case.yaml#/graders/0 (context.baseline_file)",
+            "case.yaml#/graders/0 (baseline_file)",
             'case "g": path "b.jsonl" does not exist',
         ),
         (

@@ -319,13 +319,13 @@ def _checked_case(
         graders=tuple(graders),
         context=Context(
             scaffold_script=_case_path(
-                context.get("scaffold_script"), "scaffold_script", name, (folder,), location
+                context.get("scaffold_script"), "context.scaffold_script", name, (folder,), location
             ),
             history_file=_case_path(
-                context.get("history_file"), "history_file", name, roots, location
+                context.get("history_file"), "context.history_file", name, roots, location
             ),
             add_dirs=tuple(
-                _case_path(entry, f"add_dirs/{i}", name, roots, location, folder_ok=True)
+                _case_path(entry, f"context.add_dirs/{i}", name, roots, location, folder_ok=True)
                 for i, entry in enumerate(context.get("add_dirs") or ())
             ),
         ),
@@ -358,13 +358,13 @@ def _case_path(
         raise SuiteError(
             f'case "{case}": path "{text}" escapes the case directory (`..` or an absolute path) '
             "— it must name something inside it",
-            location=f"{location} (context.{key})",
+            location=f"{location} ({key})",
             fix="give a path relative to the case folder, inside it",
         )
     if not resolved.exists() or (not folder_ok and not resolved.is_file()):
         raise SuiteError(
             f'case "{case}": path "{text}" does not exist',
-            location=f"{location} (context.{key})",
+            location=f"{location} ({key})",
             fix="create the file, or fix the path (relative to the case folder)",
         )
     return resolved
