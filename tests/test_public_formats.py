@@ -108,6 +108,9 @@ def test_the_honeycomb_suite_loads_unchanged():
     }
     assert "mcp__honeycomb__run_query" in by_id["canary-skill-loads"].config.allowed_tools
     assert by_id["canary-skill-loads"].config.max_turns == 6
+    # The plugin's MCP tool, with no server: the mocks/ folder beside the suite stands in for it.
+    [honeycomb] = by_id["canary-skill-loads"].mocks
+    assert (honeycomb.name, [t.name for t in honeycomb.tools]) == ("honeycomb", ["run_query"])
     assert by_id["error-rate-breakdown"].expected_skills == (
         "honeycomb-investigate",
         "honeycomb-query",

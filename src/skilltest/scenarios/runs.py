@@ -271,7 +271,7 @@ async def run_suites(
             Arm(arm),
             rep,
             suite_path=entry.suite.path,
-            output_dir=output_dir or entry.suite.path.parent / DEFAULT_OUTPUT_FOLDER,
+            output_dir=output_dir or entry.suite.output_folder,
             model_script=entry.suite.model_script,
             previous=entry.previous,
         )
