@@ -85,7 +85,7 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
 
 def pressure(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "pressure",
         "complete": complete,
         "interrupted": not complete,
@@ -108,7 +108,7 @@ def pscenario(sid: str, passed: int, runs: int, *, critical: bool = True, verdic
 
 def scenarios(*items: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "scenarios",
         "complete": True,
         "interrupted": False,
@@ -290,10 +290,10 @@ def test_json_output(tmp_path, capsys):
         ("{not json", ":1:2: the results file is not valid JSON: Expecting property name"),
         ("[" * 100_000 + "]" * 100_000, ": the results file is nested deeper than 200 levels"),
         (
-            json.dumps({"schema_version": 2, "layer": "lint", "queries": []}),
+            json.dumps({"schema_version": 3, "layer": "lint", "queries": []}),
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
-        (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 2"),
+        (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 3"),
         (
             json.dumps(pressure({"id": "x", "skill": "demo", "verdict": "steers"})),
             "#/scenarios/0/with_skill: expected the with-skill arm (a mapping)",

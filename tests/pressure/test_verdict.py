@@ -1,13 +1,16 @@
 """Verdicts from runs: the decision table of the pressure layer."""
 
 import asyncio
+import math
 from pathlib import Path
 
 import pytest
 
 from skilltest.pressure.runs import run_suites
 from skilltest.pressure.suite import load_pressure_suite
+from skilltest.pressure.verdict import _bounds, _decide
 from skilltest.runners.base import TurnRequest
+from skilltest.stats import exact_difference
 from skilltest.transcript import Transcript
 
 SUITE = """\
@@ -171,3 +174,59 @@ def test_skill_only_skips_the_baseline(tmp_path):
     assert ten.verdict == "inconclusive"
     assert result.without_skill is None
     assert all(r.system is not None for r in runner.requests)
+
+
+def _verdict(passes, base_passes, k, threshold=0.8):
+    """The verdict of k runs per arm at a fixed K (the layer's rules, without the runs)."""
+    rate = _bounds(passes, k, (0.95, 0.95))
+    red = _bounds(k - base_passes, k, (0.95, 0.95))
+    lift = exact_difference(passes, k, base_passes, k)
+    return _decide(rate, red, lift, threshold)
+
+
+def _binomial(n, x, p):
+    return math.comb(n, x) * p**x * (1 - p) ** (n - x)
+
+
+@pytest.mark.parametrize("k", [2, 3, 11])
+def test_the_false_steers_rate_is_computed_exactly_within_the_documented_level(k):
+    verdicts = {(x, y): _verdict(x, y, k) for x in range(k + 1) for y in range(k + 1)}
+    # No effect: both arms pass at the same true rate.
+    no_effect = max(
+        sum(
+            _binomial(k, x, p) * _binomial(k, y, p)
+            for (x, y), verdict in verdicts.items()
+            if verdict == "steers"
+        )
+        for p in [step / 100 for step in range(101)]
+    )
+    # A with-skill rate 0.1 below the threshold (or lower), whatever the baseline does.
+    below = max(
+        sum(
+            _binomial(k, x, p) * _binomial(k, y, q)
+            for (x, y), verdict in verdicts.items()
+            if verdict == "steers"
+        )
+        for p in (0.7, 0.6, 0.5)
+        for q in (0.0, 0.1, 0.5)
+    )
+    assert no_effect <= 0.025 and below <= 0.025
+    if k < 11:
+        assert "steers" not in verdicts.values()
+    else:
+        assert verdicts[(11, 0)] == "steers"
+        assert below == pytest.approx(0.7**11, rel=1e-6)  # 11/11 at a true 0.7: 2.0%
+
+
+@pytest.mark.parametrize("threshold", [0.8, 0.6, 0.5])
+@pytest.mark.parametrize("k", [3, 6, 11, 20])
+def test_steers_and_no_steer_are_mirror_images_across_the_indifference_zone(threshold, k):
+    # The zone [threshold - 0.1, threshold): a with-skill rate credibly at or above its lower
+    # edge steers (given a lift), one credibly below its upper edge does not. Passes and fails
+    # swapped, the zone reflected (its edges 1 - threshold and 1 - threshold + 0.1): the two
+    # claims trade places.
+    mirrored = round(1 - threshold + 0.1, 10)
+    for passes in range(k + 1):
+        steers = _verdict(passes, 0, k, threshold) == "steers"
+        no_steer = _verdict(k - passes, 0, k, mirrored) == "no-steer"
+        assert steers == no_steer, (passes, k, threshold)

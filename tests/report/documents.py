@@ -53,7 +53,7 @@ def scenario(
 
 def scenarios_document(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "scenarios",
         "complete": complete,
         "interrupted": not complete,
@@ -63,7 +63,7 @@ def scenarios_document(*scenarios: dict[str, Any], complete: bool = True) -> dic
 
 def pressure_document(*scenarios: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "pressure",
         "complete": True,
         "scenarios": list(scenarios),
@@ -109,7 +109,7 @@ def pressure_scenario(
 
 def triggers_document() -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "triggers",
         "complete": True,
         "suites": [

@@ -1,5 +1,7 @@
 """Verdicts over K repetitions: deltas, intervals, thresholds, skill firing, unscored runs."""
 
+import math
+
 import pytest
 
 from skilltest.repetitions import Repetitions
@@ -360,3 +362,48 @@ def test_recovers_true_needs_the_with_skill_runs_to_recover():
     result = judge("s", "lgtm", untested + without, comparison=True, requires_recovery=True)
     assert not result.passed
     assert any("recovery was never tested" in reason for reason in result.reasons)
+
+
+def _binomial(n, x, p):
+    return math.comb(n, x) * p**x * (1 - p) ** (n - x)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_the_false_improved_rate_is_computed_exactly_within_the_documented_level(k):
+    # Every outcome of k runs per arm, both arms passing at the same true rate (no effect) or
+    # with-skill rate exactly +0.05 above (the edge of "improved"): the chance of "improved"
+    # is at most 2.5% at every rate, and at K=2 nothing is ever decided.
+    def verdict_of(x, y):
+        records = arms([1.0] * x + [0.0] * (k - x), [1.0] * y + [0.0] * (k - y))
+        return judge("s", "lgtm", records, comparison=True).verdict
+
+    verdicts = {(x, y): verdict_of(x, y) for x in range(k + 1) for y in range(k + 1)}
+    worst = 0.0
+    for edge in (0.0, 0.05):
+        for step in range(0, 96):
+            q = step / 100
+            chance = sum(
+                _binomial(k, x, q + edge) * _binomial(k, y, q)
+                for (x, y), verdict in verdicts.items()
+                if verdict == Verdict.IMPROVED
+            )
+            worst = max(worst, chance)
+    assert worst <= 0.025
+    if k == 2:
+        assert set(verdicts.values()) == {Verdict.INCONCLUSIVE}
+    else:
+        assert worst == pytest.approx(0.525**6, rel=1e-3)  # 3/3 vs 0/3 at +0.05: 2.1%
+        assert verdicts[(0, 3)] == Verdict.REGRESSED  # reachable wherever improved is
+
+
+def test_the_honeycomb_case_decides_at_k3_and_within_5_runs_under_auto():
+    # Every run 0.90 with the skill, 0.45 without, min_score 0.6: 3/3 runs pass against 0/3.
+    fixed = judge("s", "lgtm", arms([0.9] * 3, [0.45] * 3), comparison=True)
+    assert (fixed.verdict, fixed.passed) == (Verdict.IMPROVED, True)
+    plan = Repetitions(None, 3, 10)
+    for k in range(3, 11):
+        looked = judge("s", "lgtm", arms([0.9] * k, [0.45] * k), comparison=True, repetitions=plan)
+        if looked.verdict != Verdict.INCONCLUSIVE:
+            break
+    assert (looked.verdict, k) == (Verdict.IMPROVED, 4)
+    assert k <= 5

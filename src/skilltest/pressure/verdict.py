@@ -51,6 +51,7 @@ from skilltest.stats import (
     EMPTY,
     Interval,
     clopper_pearson,
+    difference_p_value,
     exact_difference,
     most_extreme_difference,
     most_extreme_rate,
@@ -416,11 +417,17 @@ def aggregate(
             def decides(n: int) -> bool:
                 passes = round(with_p * n)
                 base = None if base_p is None else round(base_p * n)
+                # The lift by its test at 0 (the only bound the verdict reads), not its interval.
+                credible_lift = base is not None and (
+                    difference_p_value(passes, n, base, n, 0.0) <= (1 - CONFIDENCE) / 2
+                )
                 return (
                     _decide(
                         clopper_pearson(passes, n),
                         None if base is None else clopper_pearson(n - base, n),
-                        EMPTY if base is None else _lift(passes, n, base, n, CONFIDENCE),
+                        EMPTY
+                        if base is None
+                        else Interval(None, 1.0 if credible_lift else 0.0, 1.0),
                         scenario.threshold,
                     )
                     != INCONCLUSIVE

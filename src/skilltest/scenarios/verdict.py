@@ -64,6 +64,7 @@ from skilltest.stats import (
     bounded_mean,
     clopper_pearson,
     consistency,
+    difference_p_value,
     exact_difference,
     level,
     mean_difference,
@@ -424,6 +425,20 @@ def pass_difference(
     return Interval(low.value, low.low, high.high)
 
 
+def _pass_decides(x: int, y: int, n: int, limits: Thresholds) -> bool:
+    """Whether x/n against y/n would decide at 95%, by the tests at the band's edges (the
+    interval's bounds against them, without finding the bounds)."""
+    tail = (1 - CONFIDENCE) / 2
+    if difference_p_value(x, n, y, n, IMPROVED_ABOVE) <= tail:
+        return True
+    if difference_p_value(y, n, x, n, -limits.min_delta) <= tail:
+        return True
+    return (
+        difference_p_value(x, n, y, n, limits.min_delta) <= tail
+        and difference_p_value(y, n, x, n, -IMPROVED_ABOVE) <= tail
+    )
+
+
 def _projected_passes(arm: ArmSummary, n: int) -> int:
     """The passes of ``n`` runs at the arm's observed pass rate."""
     return round(n * arm.passes / arm.scored) if arm.scored else 0
@@ -599,8 +614,8 @@ def judge(
 
             def decides(n: int) -> bool:
                 if by_pass:
-                    projected = exact_difference(
-                        _projected_passes(with_arm, n), n, _projected_passes(rival, n), n
+                    return _pass_decides(
+                        _projected_passes(with_arm, n), _projected_passes(rival, n), n, limits
                     )
                 else:
                     projected = mean_difference(

@@ -61,8 +61,8 @@ FRACTIONS: tuple[tuple[float, float], ...] = (
     (0.0625, 0.125),
 )
 """(fraction of the largest safe stake, share of the starting wealth) of each bettor."""
-BISECTIONS = 32
-"""Halvings of the search range when finding a bound: to within 2.4e-10, rounded outwards."""
+BISECTIONS = 24
+"""Halvings of the search range when finding a bound: to within 1.2e-7, rounded outwards."""
 
 
 def _log_weights() -> NDArray[np.float64]:
