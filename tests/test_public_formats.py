@@ -128,7 +128,7 @@ def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path
         claude_bin,
         "--comparison-only",
         "-k",
-        "2",
+        "3",
         "-j",
         "2",
     ]
@@ -145,7 +145,7 @@ def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path
     }
     by_id = {s["id"]: s for s in document["scenarios"]}
     assert list(by_id) == ["canary-skill-loads", "error-rate-breakdown", "slow-endpoint-heatmap"]
-    assert [run["arm"] for run in by_id["canary-skill-loads"]["runs"]] == ["with_skill"] * 2
+    assert [run["arm"] for run in by_id["canary-skill-loads"]["runs"]] == ["with_skill"] * 3
     breakdown = by_id["error-rate-breakdown"]
     assert (breakdown["verdict"], breakdown["passed"]) == ("improved", True)
     with_run = next(r for r in breakdown["runs"] if r["arm"] == "with_skill")

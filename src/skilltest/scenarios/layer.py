@@ -55,7 +55,7 @@ class ScenarioOptions(ComparedOptions):
     min_score: float | None = None
     """The with-skill mean a scenario needs (default: the suite's, else 0.6)."""
     min_delta: float | None = None
-    """The lowest passing with-minus-without delta (default: the suite's, else -0.1)."""
+    """The lower edge of the neutral band (default: the suite's, else -0.05)."""
     judge_model: str | None = None
     """The model ``judge`` checks ask (default: the scenario's model, else the default model)."""
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skilltest.checks.model import parse_checks
+from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
 from skilltest.evalcases.mocks import MockServer, read_mocks
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
@@ -41,8 +42,10 @@ DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
 DEFAULT_MIN_SCORE = 0.6
 """The with-skill mean a scenario needs to pass."""
-DEFAULT_MIN_DELTA = -0.1
-"""The lowest with-minus-without delta that still passes (room for LLM noise)."""
+DEFAULT_MIN_DELTA = MIN_DELTA
+"""The lower edge of the neutral band: a delta credibly below it is a regression."""
+DECIDE_BY: tuple[str, ...] = ("pass", "mean")
+"""What a verdict compares: the arms' pass rates (the default) or their mean scores."""
 DEFAULT_ALLOWED_TOOLS: tuple[str, ...] = ("Bash", "Read", "Glob", "Grep", "Skill", "Agent")
 """Tools both arms may use without a permission prompt when a scenario names none. ``-p``
 refuses anything else that needs permission (``Write``, ``Edit``...)."""
@@ -120,7 +123,7 @@ class Scenario:
     min_score: float
     """The with-skill mean needed to pass."""
     min_delta: float
-    """The lowest passing delta (with minus without)."""
+    """The lower edge of the neutral band: a delta credibly below it is a regression."""
     workspace: Path | None
     """A fixture folder copied into the working directory in both arms."""
     location: str
@@ -138,6 +141,8 @@ class Scenario:
     require_skills_fired: bool = True
     """Whether passing needs the expected skills to fire (``require_skills_fired``); the firing
     rate is reported either way."""
+    decide_by: str = "pass"
+    """``decide_by``: ``pass`` compares the arms' pass rates, ``mean`` their mean scores."""
     plugin: Plugin | None = None
     """The plugin under test: the with-skill arm loads all of it (``--plugin-dir``); ``skills``
     are the plugin's skills the scenario is about."""
@@ -743,6 +748,7 @@ def suite_from_document(
                         DEFAULT_MIN_DELTA,
                     )
                 ),
+                decide_by=str(_pick("decide_by", raw, data, "pass")),
                 workspace=workspace_path,
                 location=where,
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
