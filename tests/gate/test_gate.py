@@ -17,7 +17,7 @@ SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate
 SUITE = """\
 skill: demo
 model_script: model.yaml
-repetitions: 4
+repetitions: 11
 scenarios:
   - id: aggregate-first
     critical: true
@@ -80,12 +80,12 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
         "--allow-failing ID"
     )
     assert lines[9] == (
-        "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 4/4"
+        "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 11/11"
     )
     assert lines[12].startswith("BLOCK  critical     critical scenarios are there, decided")
     assert lines[13] == (
-        "         - demo/aggregate-first (pressure): with-skill pass rate 0/4 0% now vs 4/4 100% "
-        "in the baseline: -100% [-100%, -31%], credibly lower"
+        "         - demo/aggregate-first (pressure): with-skill pass rate 0/11 0% now vs 11/11 100% "
+        "in the baseline: -100% [-100%, -63%], credibly lower"
     )
     assert any(line.startswith("PASS   authority") for line in lines)
     assert any(line.startswith("PASS   evidence") for line in lines)
@@ -95,8 +95,8 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     assert out.splitlines()[0].startswith("gate: PASS on offline results (--allow-offline)")
     assert out.count("\nPASS  ") == 6
     assert (
-        "         demo/aggregate-first (pressure): with-skill pass rate 4/4 100% now vs 0/4 0% "
-        "in the baseline: +100% [+31%, +100%]"
+        "         demo/aggregate-first (pressure): with-skill pass rate 11/11 100% now vs 0/11 0% "
+        "in the baseline: +100% [+63%, +100%]"
     ) in out.splitlines()
 
 
@@ -332,10 +332,6 @@ def test_json_output(tmp_path, capsys):
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
         (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 3"),
-        (
-            json.dumps({**pressure_document(), "schema_version": 1}),
-            ": results schema_version 1 is not 2",
-        ),
         (
             json.dumps(pressure_document({"id": "x", "skill": "demo", "verdict": "steers"})),
             "#/scenarios/0/with_skill: expected the with-skill arm (a mapping)",
