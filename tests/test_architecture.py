@@ -53,6 +53,7 @@ ORDER: tuple[str, ...] = (
     "pressure",
     "triggers",
     # what reads results and skills
+    "merge",
     "gate",
     "lint",
     # what writes a first suite for a skill

@@ -13,6 +13,7 @@ from skilltest.cli.options import (
     add_backend_options,
     add_compared_options,
     add_output_options,
+    add_scale_options,
     add_suite_arguments,
     non_negative_int,
     options_from,
@@ -40,6 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_compared_options(parser)
     add_backend_options(parser, backends=BACKENDS)
     add_output_options(parser, only="scenarios", example="index-*")
+    add_scale_options(parser, unit="scenario (skill/id, with all its arms and repetitions)")
     parser.add_argument("--model", help=f"model name (default: the suite's, else {DEFAULT_MODEL})")
     parser.add_argument(
         "--threshold",

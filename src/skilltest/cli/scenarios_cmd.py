@@ -19,6 +19,7 @@ from skilltest.cli.options import (
     add_backend_options,
     add_compared_options,
     add_output_options,
+    add_scale_options,
     add_suite_arguments,
     number,
     options_from,
@@ -47,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_compared_options(parser)
     add_backend_options(parser, backends=BACKENDS)
     add_output_options(parser, only="scenarios", example="index-*")
+    add_scale_options(parser, unit="scenario (skill/id, with all its arms and repetitions)")
     parser.add_argument(
         "--output-dir",
         type=Path,

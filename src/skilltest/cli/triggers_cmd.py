@@ -12,6 +12,7 @@ from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_output_options,
+    add_scale_options,
     add_suite_arguments,
     add_tape_options,
     options_from,
@@ -46,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="runs per query (default: the suite's repetitions, else 3)",
     )
     add_output_options(parser, only="queries", example="loki-*")
+    add_scale_options(parser, unit="query (skill/id, with all its runs)")
     parser.add_argument(
         "--output-dir",
         type=Path,

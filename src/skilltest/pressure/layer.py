@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
-from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
+from skilltest.flow.plan import (
+    check_unique_scenarios,
+    load_all,
+    repetition_plan,
+    select,
+    take_shard,
+)
 from skilltest.flow.provenance import start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
@@ -27,6 +33,7 @@ from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 
 if TYPE_CHECKING:
+    from skilltest.flow.shard import ShardPlan
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
@@ -92,6 +99,8 @@ class PressureResults:
     """Cassettes written (record)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    shard: ShardPlan | None = None
+    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 
@@ -132,6 +141,7 @@ class PressureResults:
             strict=self.strict,
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
+        document["shard"] = None if self.shard is None else self.shard.to_dict()
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -192,9 +202,14 @@ def run(
     """
     options = options or PressureOptions()
     paths, suites = load_suites(options)
+    suites, shard = take_shard(
+        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
+    )
     tape = tape_of(options, layer="pressure")
     with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
-        return _PressureRun(options, observer or Observer(), paths, suites, tape, previous).go()
+        return _PressureRun(
+            options, observer or Observer(), paths, suites, tape, previous, shard=shard
+        ).go()
 
 
 class _PressureRun:
@@ -208,6 +223,8 @@ class _PressureRun:
         suites: list[PressureSuite],
         tape: Tape,
         previous: dict[Path, Skill],
+        *,
+        shard: ShardPlan | None = None,
     ) -> None:
         from skilltest.pressure.runs import SuiteProgress
         from skilltest.runners.backends import (
@@ -271,6 +288,7 @@ class _PressureRun:
         if self.backend.name != "replay":
             self.pool.check(suites)
         self.saved_at = 0.0
+        self.shard = shard
 
     def results(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
         order = {
@@ -304,6 +322,7 @@ class _PressureRun:
             misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
             cassettes_written=len(written),
             provenance=provenance,
+            shard=self.shard,
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:

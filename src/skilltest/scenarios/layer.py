@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
-from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
+from skilltest.flow.plan import (
+    check_unique_scenarios,
+    load_all,
+    repetition_plan,
+    select,
+    take_shard,
+)
 from skilltest.flow.provenance import start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
@@ -29,6 +35,7 @@ from skilltest.scenarios.report import RunContext
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
 
 if TYPE_CHECKING:
+    from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
     from skilltest.scenarios.canary import CanaryReport
@@ -80,6 +87,8 @@ class ScenarioResults:
     """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    shard: ShardPlan | None = None
+    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
 
     junit_name: ClassVar[str] = "skilltest scenarios"
 
@@ -129,6 +138,7 @@ class ScenarioResults:
         canary = self.canary
         document["canary"] = canary.to_dict() if canary is not None else None
         document["replay"] = self.tape.to_dict(misses=[str(run.error) for run in self.misses])
+        document["shard"] = None if self.shard is None else self.shard.to_dict()
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -192,6 +202,9 @@ def run(
     options = options or ScenarioOptions()
     observer = observer or Observer()
     paths, suites = load_suites(options)
+    suites, shard = take_shard(
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.skill.name
+    )
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:
@@ -205,7 +218,7 @@ def run(
                     "skilltest compare",
                 )
     with previous_revision(options.against, (s.skill for s in scenarios)) as previous:
-        return _run(options, observer, paths, suites, tape, previous)
+        return _run(options, observer, paths, suites, tape, previous, shard)
 
 
 def _run(
@@ -215,6 +228,7 @@ def _run(
     suites: list[ScenarioSuite],
     tape: Tape,
     previous: dict[Path, Skill],
+    shard: ShardPlan | None,
 ) -> ScenarioResults:
     from skilltest.claude.isolation import unconfined_bash
     from skilltest.scenarios.endpoints import cli_backend
@@ -269,6 +283,7 @@ def _run(
         allow_inconclusive=options.allow_inconclusive,
         tape=tape,
         output_dir=options.output_dir,
+        shard=shard,
     )
 
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:

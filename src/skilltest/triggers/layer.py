@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
-from skilltest.flow.plan import check_unique_scenarios, load_all, select
+from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
 from skilltest.flow.provenance import start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
@@ -27,6 +27,7 @@ from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
+    from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
     from skilltest.transcript import Transcript
@@ -85,6 +86,8 @@ class TriggerResults:
     """What was recorded or replayed."""
     cassettes_written: int = 0
     """Cassettes written (``record``, ``record_missing``)."""
+    shard: ShardPlan | None = None
+    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -129,6 +132,7 @@ class TriggerResults:
             provenance=self.provenance,
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
+        document["shard"] = None if self.shard is None else self.shard.to_dict()
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -236,6 +240,13 @@ def run(
         )
     candidate = candidate_description(options)
     paths, suites = load_suites(options)
+    suites, shard = take_shard(
+        options,
+        suites,
+        layer="triggers",
+        skill_of=lambda suite, _: suite.skill.name,
+        items="queries",
+    )
     tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})
     if candidate is not None and len(tested) > 1:
@@ -258,7 +269,7 @@ def run(
         else:
             # Only the other description runs; it is reported as the one under test.
             variants = (Variant("current", candidate),)
-        return _run(options, observer, paths, suites, variants, tape)
+        return _run(options, observer, paths, suites, variants, tape, shard)
 
 
 def _run(
@@ -268,6 +279,7 @@ def _run(
     suites: list[TriggerSuite],
     variants: tuple[Variant, ...],
     tape: Tape,
+    shard: ShardPlan | None,
 ) -> TriggerResults:
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
@@ -299,6 +311,7 @@ def _run(
         },
         against=options.against,
         tape=tape,
+        shard=shard,
     )
     finished: dict[tuple[int, int, int], QueryResult] = {}
 

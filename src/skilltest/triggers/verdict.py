@@ -24,7 +24,7 @@ than the truth when K is large and the queries few; more queries help more than 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -194,10 +194,16 @@ class Confusion:
     @classmethod
     def of(cls, queries: Sequence[QueryResult]) -> Confusion:
         """The counts over every scored run of ``queries``."""
+        return cls.tally((q.query.should_trigger, q.fired, q.scored) for q in queries)
+
+    @classmethod
+    def tally(cls, queries: Iterable[tuple[bool, int, int]]) -> Confusion:
+        """The counts over queries given as ``(should_trigger, fired, scored)`` (as a results
+        file lists them: what ``skilltest merge`` recomputes a suite's metrics from)."""
         tp = fn = fp = tn = 0
-        for query in queries:
-            fired, missed = query.fired, query.scored - query.fired
-            if query.query.should_trigger:
+        for should_trigger, fired, scored in queries:
+            missed = scored - fired
+            if should_trigger:
                 tp, fn = tp + fired, fn + missed
             else:
                 fp, tn = fp + fired, tn + missed
@@ -312,13 +318,23 @@ class Difference:
 
 def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
     """Per-query firing-rate differences, then precision, recall and accuracy."""
-    by_id = {query.query.id: query for query in other.queries}
-    rows = [
-        Difference(query.query.id, query.rate, by_id[query.query.id].rate)
-        for query in current.queries
-        if query.query.id in by_id
-    ]
-    a, b = current.confusion, other.confusion
+    return compare_rates(
+        [(query.query.id, query.rate) for query in current.queries],
+        {query.query.id: query.rate for query in other.queries},
+        current.confusion,
+        other.confusion,
+    )
+
+
+def compare_rates(
+    current: Sequence[tuple[str, Interval]],
+    other: Mapping[str, Interval],
+    a: Confusion,
+    b: Confusion,
+) -> tuple[Difference, ...]:
+    """:func:`compare` from each query's firing rate (by id, in the current description's
+    order) and each description's counts."""
+    rows = [Difference(name, rate, other[name]) for name, rate in current if name in other]
     rows += [
         Difference("precision", a.precision, b.precision),
         Difference("recall", a.recall, b.recall),
