@@ -24,6 +24,7 @@ ORDER: tuple[str, ...] = (
     "redact",
     "stats",
     "decision",
+    "cost",
     "patterns",
     "loopback",
     "repetitions",

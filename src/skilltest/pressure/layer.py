@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
@@ -33,6 +34,7 @@ from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 
 if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
@@ -101,6 +103,9 @@ class PressureResults:
     """What produced the results: backend, models, versions, date, suites, command line."""
     shard: ShardPlan | None = None
     """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
+    stopped: Mapping[str, Any] | None = None
+    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
+    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 
@@ -142,6 +147,7 @@ class PressureResults:
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
         document["shard"] = None if self.shard is None else self.shard.to_dict()
+        document["stopped"] = None if self.stopped is None else dict(self.stopped)
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -210,6 +216,27 @@ def run(
         return _PressureRun(
             options, observer or Observer(), paths, suites, tape, previous, shard=shard
         ).go()
+
+
+def estimate(options: PressureOptions | None = None) -> list[SuiteEstimate]:
+    """What a run with these options would make and cost, per suite, without calling anything
+    (``--dry-run``; see :mod:`skilltest.cost.estimate` for what it assumes).
+
+    Raises:
+        InputError: bad input (a suite, an option), as :func:`run` would raise it.
+    """
+    from skilltest.pressure.estimate import estimate_suites
+    from skilltest.runners.base import DEFAULT_MODEL
+
+    options = options or PressureOptions()
+    _, suites = load_suites(options)
+    suites, _ = take_shard(
+        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
+    )
+    arms = (1 if options.skill_only else 2) + (1 if options.against is not None else 0)
+    return estimate_suites(
+        suites, repetition_plan(options), arms=arms, default_model=options.model or DEFAULT_MODEL
+    )
 
 
 class _PressureRun:
@@ -289,6 +316,7 @@ class _PressureRun:
             self.pool.check(suites)
         self.saved_at = 0.0
         self.shard = shard
+        self.budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def results(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
         order = {
@@ -308,6 +336,7 @@ class _PressureRun:
         cli = next((t.cli_version for t in transcripts if t.cli_version), None)
         if cli is not None:  # --backend claude: the CLI's version, as its runs reported it
             provenance = dataclasses.replace(provenance, claude_version=cli)
+        stopped = None if self.budget is None else self.budget.stopped()
         return PressureResults(
             scenarios=tuple(finished),
             backend=self.backend.name,
@@ -316,13 +345,14 @@ class _PressureRun:
             skill_only=self.options.skill_only,
             strict=self.options.strict,
             allow_inconclusive=self.options.allow_inconclusive,
-            complete=complete,
+            complete=complete and stopped is None,
             interrupted=interrupted,
             tape=self.tape,
             misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
             cassettes_written=len(written),
             provenance=provenance,
             shard=self.shard,
+            stopped=stopped,
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
@@ -388,6 +418,7 @@ class _PressureRun:
                     previous=lambda suite: self.previous[suite.skill.skill_file],
                     trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
                     provenance=self.provenance,
+                    budget=self.budget,
                 )
             finally:
                 for replayer in self.replayers.values():

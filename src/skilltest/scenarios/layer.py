@@ -12,11 +12,12 @@ so, and re-raises.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
@@ -35,6 +36,7 @@ from skilltest.scenarios.report import RunContext
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
 
 if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
@@ -89,6 +91,9 @@ class ScenarioResults:
     """What produced the results: backend, models, versions, date, suites, command line."""
     shard: ShardPlan | None = None
     """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
+    stopped: Mapping[str, Any] | None = None
+    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
+    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest scenarios"
 
@@ -139,6 +144,7 @@ class ScenarioResults:
         document["canary"] = canary.to_dict() if canary is not None else None
         document["replay"] = self.tape.to_dict(misses=[str(run.error) for run in self.misses])
         document["shard"] = None if self.shard is None else self.shard.to_dict()
+        document["stopped"] = None if self.stopped is None else dict(self.stopped)
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -221,6 +227,27 @@ def run(
         return _run(options, observer, paths, suites, tape, previous, shard)
 
 
+def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
+    """What a run with these options would make and cost, per suite, without calling anything
+    (``--dry-run``; see :mod:`skilltest.cost.estimate` for what it assumes). Nothing is started:
+    no ``claude``, no MCP server, no world.
+
+    Raises:
+        InputError: bad input (a suite, an option), as :func:`run` would raise it.
+    """
+    from skilltest.scenarios.estimate import estimate_planned
+    from skilltest.scenarios.runs import plan
+
+    options = options or ScenarioOptions()
+    _, suites = load_suites(options)
+    suites, _ = take_shard(
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.skill.name
+    )
+    # The skill at --against REF is taken to be the current one: nothing is checked out.
+    previous = (lambda scenario: scenario.skill) if options.against is not None else None
+    return estimate_planned(plan(suites, repetition_plan(options), options.against, previous))
+
+
 def _run(
     options: ScenarioOptions,
     observer: Observer,
@@ -286,15 +313,19 @@ def _run(
         shard=shard,
     )
 
+    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
+
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
         written = getattr(recorder, "written", ())
+        stopped = None if budget is None else budget.stopped()
         verdicts = tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0]))
         runs = [run for verdict in verdicts for run in verdict.runs]
         results = dataclasses.replace(
             base,
             verdicts=verdicts,
-            complete=complete,
+            complete=complete and stopped is None,
             interrupted=interrupted,
+            stopped=stopped,
             cassettes_written=len(written),
             provenance=provenance.with_models(m for run in runs for m in run.models).with_recorded(
                 run.recorded_with for run in runs if run.recorded_with
@@ -322,6 +353,7 @@ def _run(
                 against=options.against,
                 previous=lambda scenario: previous[scenario.skill.skill_file],
                 provenance=provenance,
+                budget=budget,
             )
         )
     except KeyboardInterrupt:

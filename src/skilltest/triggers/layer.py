@@ -11,11 +11,12 @@ what had finished, marked so, and re-raises.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
@@ -27,6 +28,7 @@ from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
@@ -88,6 +90,9 @@ class TriggerResults:
     """Cassettes written (``record``, ``record_missing``)."""
     shard: ShardPlan | None = None
     """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
+    stopped: Mapping[str, Any] | None = None
+    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
+    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -133,6 +138,7 @@ class TriggerResults:
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
         document["shard"] = None if self.shard is None else self.shard.to_dict()
+        document["stopped"] = None if self.stopped is None else dict(self.stopped)
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -272,6 +278,37 @@ def run(
         return _run(options, observer, paths, suites, variants, tape, shard)
 
 
+def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
+    """What a run with these options would make and cost, per suite, without calling anything
+    (``--dry-run``; see :mod:`skilltest.cost.estimate` for what it assumes).
+
+    Raises:
+        InputError: bad input (a suite, a description, an option), as :func:`run` would raise
+            it.
+    """
+    from skilltest.triggers.estimate import estimate_suites
+
+    options = options or TriggerOptions()
+    candidate = candidate_description(options)
+    _, suites = load_suites(options)
+    suites, _ = take_shard(
+        options,
+        suites,
+        layer="triggers",
+        skill_of=lambda suite, _: suite.skill.name,
+        items="queries",
+    )
+    if options.against is not None:
+        descriptions: tuple[str | None, ...] = (None, None)
+    elif candidate is None:
+        descriptions = (None,)
+    elif options.compare_description:
+        descriptions = (None, candidate)
+    else:
+        descriptions = (candidate,)
+    return estimate_suites(suites, descriptions)
+
+
 def _run(
     options: TriggerOptions,
     observer: Observer,
@@ -314,8 +351,10 @@ def _run(
         shard=shard,
     )
     finished: dict[tuple[int, int, int], QueryResult] = {}
+    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
+        stopped = None if budget is None else budget.stopped()
         results = assemble(suites, variants, finished)
         if options.against is not None:
             results = [
@@ -324,8 +363,9 @@ def _run(
         current = dataclasses.replace(
             base,
             suites=tuple(tuple(each) for each in results),
-            complete=complete,
+            complete=complete and stopped is None,
             interrupted=interrupted,
+            stopped=stopped,
             finished_queries=len(finished),
             provenance=provenance.with_models(models).with_recorded(recorded),
             cassettes_written=len(getattr(recorder, "written", ())),
@@ -356,6 +396,7 @@ def _run(
                 on_result=on_result,
                 on_run=on_run,
                 provenance=provenance,
+                budget=budget,
             )
         )
     except KeyboardInterrupt:
