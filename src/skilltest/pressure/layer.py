@@ -225,7 +225,7 @@ def estimate(options: PressureOptions | None = None) -> list[SuiteEstimate]:
     Raises:
         InputError: bad input (a suite, an option), as :func:`run` would raise it.
     """
-    from skilltest.pressure.estimate import estimate_suites
+    from skilltest.pressure.estimates import estimate_suites
     from skilltest.runners.base import DEFAULT_MODEL
 
     options = options or PressureOptions()

@@ -17,7 +17,7 @@ from skilltest.cost.budget import Budget
 from skilltest.cost.prices import run_cost
 from skilltest.errors import PatternError
 from skilltest.flow.options import Observer
-from skilltest.pressure.estimate import request_estimate
+from skilltest.pressure.estimates import request_estimate
 from skilltest.pressure.judge import is_red, judge
 from skilltest.pressure.suite import PressureScenario, PressureSuite
 from skilltest.pressure.verdict import (

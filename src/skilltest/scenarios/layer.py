@@ -235,7 +235,7 @@ def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
     Raises:
         InputError: bad input (a suite, an option), as :func:`run` would raise it.
     """
-    from skilltest.scenarios.estimate import estimate_planned
+    from skilltest.scenarios.estimates import estimate_planned
     from skilltest.scenarios.runs import plan
 
     options = options or ScenarioOptions()

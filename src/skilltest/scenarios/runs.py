@@ -269,7 +269,7 @@ async def run_suites(
     verdicts: dict[int, ScenarioVerdict] = {}
 
     def estimate(index: int, arm: str) -> float:
-        from skilltest.scenarios.estimate import run_estimate
+        from skilltest.scenarios.estimates import run_estimate
 
         return run_estimate(planned[index].scenario, Arm(arm)).usd
 

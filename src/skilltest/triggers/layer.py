@@ -286,7 +286,7 @@ def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
         InputError: bad input (a suite, a description, an option), as :func:`run` would raise
             it.
     """
-    from skilltest.triggers.estimate import estimate_suites
+    from skilltest.triggers.estimates import estimate_suites
 
     options = options or TriggerOptions()
     candidate = candidate_description(options)

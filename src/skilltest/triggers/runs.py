@@ -352,7 +352,7 @@ async def run_triggers(
                 on_result(*key, _query_result(suite, query, done))
 
         def estimate(job: _Job) -> float:
-            from skilltest.triggers.estimate import run_estimate
+            from skilltest.triggers.estimates import run_estimate
 
             suite = suites[job.suite]
             description = skills[job.suite, job.variant].description
