@@ -83,6 +83,7 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py
+	$(BIN)/python scripts/bench_scale.py
 
 # Re-records the example suites' cassettes: live with ANTHROPIC_API_KEY set, else against the
 # emulator. Replay them with `make test-pressure ARGS="--replay tests/cassettes"` (and scenarios,
