@@ -171,7 +171,7 @@ def test_max_cost_stops_a_pressure_run_on_the_emulator(tmp_path, monkeypatch, ca
     assert f"stopped, results incomplete: {stopped['reason']}" in out
     # The gate does not take a stopped run for a finished one.
     assert main(["gate", str(results), "--allow-offline"]) == 1
-    assert "incomplete" in capsys.readouterr().out
+    assert f"{results}: incomplete (stopped: {stopped['reason']})" in capsys.readouterr().out
 
 
 def test_max_cost_stops_a_replayed_trigger_run(tmp_path, monkeypatch, capsys):
