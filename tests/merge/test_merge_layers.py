@@ -33,7 +33,7 @@ def sharded(layer: str, root: Path, count: int, *options: str) -> tuple[dict, li
     for index in range(1, count + 1):
         folder = root / f"shard-{index}-of-{count}"
         code, document = run(layer, folder, *options, "--shard", f"{index}/{count}")
-        assert code == 0, (layer, index, count)
+        assert code in (0, 1), (layer, index, count)  # 1: a scenario failed, a verdict all the same
         files.append(str(folder / "results.json"))
         documents.append(document)
     merged = root / f"merged-{count}.json"
@@ -109,7 +109,7 @@ def test_scenario_shards_through_the_real_cli_merge_to_the_unsharded_results(tmp
     ):
         few += ["--only", scenario]
     code, whole = run("scenarios", tmp_path / "whole", *few)
-    assert code == 0
+    assert code in (0, 1)  # K=2 decides little: inconclusive scenarios fail the run
     assert whole["summary"]["scenarios"] == 4 and whole["summary"]["runs"] == 16
     for count in (2, 4):
         merged, _ = sharded("scenarios", tmp_path, count, *few)

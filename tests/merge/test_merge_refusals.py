@@ -138,7 +138,8 @@ def test_an_option_that_changes_verdicts_differs_between_shards(shards, tmp_path
     other = tmp_path / "other.json"
     os.chdir(REPO_ROOT)
     try:
-        assert main(["pressure", *ONE, "-k", "3", "--shard", "2/2", "--results", str(other)]) == 0
+        code = main(["pressure", *ONE, "-k", "3", "--shard", "2/2", "--results", str(other)])
+        assert code in (0, 1)  # 1: a scenario K=3 does not decide
     finally:
         os.chdir(here)
     capsys.readouterr()

@@ -10,7 +10,6 @@ from skilltest.errors import InputError
 from skilltest.merge.shards import ShardFile, Shards
 
 if TYPE_CHECKING:
-    from skilltest.stats import Interval
     from skilltest.triggers.verdict import Confusion
 
 
@@ -68,12 +67,10 @@ def merge_scenarios(shards: Shards) -> dict[str, Any]:
     return {"scenarios": scenarios, "summary": summary_of(scenarios), "canary": report}
 
 
-def _rates(suite: Mapping[str, Any]) -> list[tuple[str, Interval]]:
-    """Each query's firing rate, as :attr:`QueryResult.rate` computes it."""
-    from skilltest.stats import wilson
-
+def _fired(suite: Mapping[str, Any]) -> list[tuple[str, int, int]]:
+    """Each query's ``(id, fired, scored)``, as listed."""
     return [
-        (str(q.get("id")), wilson(int(q.get("fired") or 0), int(q.get("scored") or 0)))
+        (str(q.get("id")), int(q.get("fired") or 0), int(q.get("scored") or 0))
         for q in suite["queries"]
     ]
 
@@ -92,7 +89,7 @@ def merge_triggers(shards: Shards) -> dict[str, Any]:
     """Triggers: per suite and description, the queries in suite order; each suite's metrics
     and the comparison of two descriptions recomputed from them."""
     from skilltest.revision import PREVIOUS
-    from skilltest.triggers.verdict import compare_rates
+    from skilltest.triggers.verdict import compare_counts
 
     order = shards.order
     suites: dict[tuple[str, str], dict[str, Any]] = {}
@@ -122,9 +119,8 @@ def merge_triggers(shards: Shards) -> dict[str, Any]:
     for current, other in itertools.pairwise(merged):
         same_suite = current["suite"] == other["suite"]
         if same_suite and current["variant"] == "current" and other["variant"] != PREVIOUS:
-            differences = compare_rates(
-                _rates(current), dict(_rates(other)), _counts(current), _counts(other)
-            )
+            theirs = {name: (fired, scored) for name, fired, scored in _fired(other)}
+            differences = compare_counts(_fired(current), theirs, _counts(current), _counts(other))
             comparisons.append(
                 {
                     "suite": current["suite"],

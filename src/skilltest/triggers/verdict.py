@@ -30,7 +30,7 @@ from typing import Any
 
 from skilltest.decision import delta_verdict
 from skilltest.revision import ERROR, MIN_DELTA, Against
-from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
+from skilltest.stats import DIGITS, EMPTY, Interval, exact_difference, wilson
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -101,6 +101,11 @@ def _shortened(value: Any) -> Any:
     return value
 
 
+def firing_rate(fired: int, scored: int) -> Interval:
+    """A query's firing rate with its Wilson interval (empty without scored runs)."""
+    return wilson(fired, scored)
+
+
 @dataclass(frozen=True)
 class QueryResult:
     """One query's runs, judged."""
@@ -133,7 +138,7 @@ class QueryResult:
     @property
     def rate(self) -> Interval:
         """The firing rate with its Wilson interval (empty without scored runs)."""
-        return wilson(self.fired, self.scored)
+        return firing_rate(self.fired, self.scored)
 
     @property
     def error(self) -> bool:
@@ -208,6 +213,11 @@ class Confusion:
             else:
                 fp, tn = fp + fired, tn + missed
         return cls(tp=tp, fn=fn, fp=fp, tn=tn)
+
+    @property
+    def scored(self) -> int:
+        """Every scored run."""
+        return self.tp + self.fn + self.fp + self.tn
 
     @property
     def precision(self) -> Interval:
@@ -300,11 +310,13 @@ class Difference:
     """The rate under the current description."""
     other: Interval
     """The rate under the other description."""
+    counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """(successes, trials) under the other description, then under the current one."""
     difference: Interval = field(init=False)
-    """Other minus current, with Newcombe's interval."""
+    """Other minus current, with its exact unconditional interval."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "difference", newcombe(self.other, self.current))
+        object.__setattr__(self, "difference", exact_difference(*self.counts))
 
     def to_dict(self) -> dict[str, Any]:
         """As the results file lists it."""
@@ -318,27 +330,42 @@ class Difference:
 
 def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
     """Per-query firing-rate differences, then precision, recall and accuracy."""
-    return compare_rates(
-        [(query.query.id, query.rate) for query in current.queries],
-        {query.query.id: query.rate for query in other.queries},
+    return compare_counts(
+        [(query.query.id, query.fired, query.scored) for query in current.queries],
+        {query.query.id: (query.fired, query.scored) for query in other.queries},
         current.confusion,
         other.confusion,
     )
 
 
-def compare_rates(
-    current: Sequence[tuple[str, Interval]],
-    other: Mapping[str, Interval],
+def compare_counts(
+    current: Sequence[tuple[str, int, int]],
+    other: Mapping[str, tuple[int, int]],
     a: Confusion,
     b: Confusion,
 ) -> tuple[Difference, ...]:
-    """:func:`compare` from each query's firing rate (by id, in the current description's
-    order) and each description's counts."""
-    rows = [Difference(name, rate, other[name]) for name, rate in current if name in other]
+    """:func:`compare` from each query's ``(id, fired, scored)`` under the current description
+    (in its order), the same by id under the other, and each description's counts (what
+    ``skilltest merge`` recomputes a comparison from)."""
+    rows = [
+        Difference(
+            name,
+            firing_rate(fired, scored),
+            firing_rate(*other[name]),
+            (*other[name], fired, scored),
+        )
+        for name, fired, scored in current
+        if name in other
+    ]
     rows += [
-        Difference("precision", a.precision, b.precision),
-        Difference("recall", a.recall, b.recall),
-        Difference("accuracy", a.accuracy, b.accuracy),
+        Difference("precision", a.precision, b.precision, (b.tp, b.tp + b.fp, a.tp, a.tp + a.fp)),
+        Difference("recall", a.recall, b.recall, (b.tp, b.tp + b.fn, a.tp, a.tp + a.fn)),
+        Difference(
+            "accuracy",
+            a.accuracy,
+            b.accuracy,
+            (b.tp + b.tn, b.scored, a.tp + a.tn, a.scored),
+        ),
     ]
     return tuple(rows)
 
@@ -346,14 +373,19 @@ def compare_rates(
 def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Against:
     """The firing rate minus the rate at REF, read per the query's kind.
 
-    The delta is always current minus previous. A should-trigger query improved when it fires
-    more; a should-not query improved when it fires less, so its verdict reads the delta with
-    the sign turned (previous minus current) against the same band as the other layers.
+    The delta is always current minus previous, with its exact unconditional interval. A
+    should-trigger query improved when it fires more; a should-not query improved when it fires
+    less, so its verdict reads the delta with the sign turned (previous minus current) against
+    the same band as the other layers.
     """
-    delta = newcombe(current.rate, previous.rate)
-    if delta.empty:
+    if current.scored == 0 or previous.scored == 0:
         return Against(ref, EMPTY, ERROR)
-    better = delta if current.query.should_trigger else newcombe(previous.rate, current.rate)
+    delta = exact_difference(current.fired, current.scored, previous.fired, previous.scored)
+    better = (
+        delta
+        if current.query.should_trigger
+        else exact_difference(previous.fired, previous.scored, current.fired, current.scored)
+    )
     return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))
 
 
