@@ -114,3 +114,29 @@ def test_scenario_shards_through_the_real_cli_merge_to_the_unsharded_results(tmp
     for count in (2, 4):
         merged, _ = sharded("scenarios", tmp_path, count, *few)
         assert_same(whole, merged, tmp_path)
+
+
+@pytest.mark.usefixtures("claude_bin")
+def test_trigger_shards_comparing_two_descriptions_merge_to_the_same_comparison(
+    tmp_path, monkeypatch
+):
+    """Each shard compares the descriptions on its queries only; the merge compares them on
+    every query again (the per-query differences, precision, recall and accuracy)."""
+    monkeypatch.chdir(REPO_ROOT)
+    options = [
+        "lgtm",
+        "-k",
+        "1",
+        "--description",
+        "Query Loki logs with LogQL.",
+        "--compare-description",
+    ]
+    for glob in ("*-spike", "capital-*", "checkout-*", "payments-*"):
+        options += ["--only", glob]
+    code, whole = run("triggers", tmp_path / "whole", *options)
+    assert code in (0, 1)
+    assert [s["variant"] for s in whole["suites"]] == ["current", "candidate"]
+    assert len(whole["comparison"][0]["differences"]) == 4 + 3
+    merged, shards = sharded("triggers", tmp_path, 2, *options)
+    assert all(len(s["comparison"][0]["differences"]) < 7 for s in shards)
+    assert_same(whole, merged, tmp_path)
