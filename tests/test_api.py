@@ -80,7 +80,7 @@ def test_pressure_from_python_gives_the_examples_verdicts(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err == ""
     assert any("scripted stand-in" in notice for notice in watcher.notices)
-    assert watcher.runs == sum(len(r.runs) for r in results.scenarios) == 74
+    assert watcher.runs == sum(len(r.runs) for r in results.scenarios) == 184  # 7 x 12 x 2 + 8 x 2
     assert watcher.errors == 0 and watcher.stops == 1
     written = json.loads((tmp_path / "pressure.json").read_text())
     assert written == json.loads(json.dumps(results.to_document()))
@@ -102,21 +102,21 @@ def test_pressure_in_batches_from_python(tmp_path, capsys):
     results = skilltest.pressure.run(
         skilltest.PressureOptions(
             suites=(PRESSURE / "lgtm.yaml",),
-            repeat=4,
+            repeat=11,  # the fewest runs per arm at which the scenarios that steer say so
             batch=True,
             outputs=skilltest.Outputs(results=tmp_path / "pressure.json"),
         ),
         observer=watcher,
     )
     assert [r.verdict for r in results.scenarios] == [STEERS, STEERS, STEERS, NOT_RED]
-    assert results.batch is not None and results.batch["requests"] == 32
+    assert results.batch is not None and results.batch["requests"] == 88
     assert results.batch["resume_file"] == str(tmp_path / "pressure.batch.json")
     (poll,) = watcher.polls
     assert (poll.round, poll.status, poll.requests, poll.counts["succeeded"]) == (
         1,
         "ended",
-        32,
-        32,
+        88,
+        88,
     )
     assert any("its id is in" in notice for notice in watcher.notices)
     assert capsys.readouterr() == ("", "")

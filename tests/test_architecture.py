@@ -24,7 +24,9 @@ ORDER: tuple[str, ...] = (
     "redact",
     "stats",
     "decision",
+    "cost",
     "patterns",
+    "javascript",
     "loopback",
     "repetitions",
     "scheduler",
@@ -34,6 +36,7 @@ ORDER: tuple[str, ...] = (
     "skills",
     "transcript",
     "plugins",
+    "evalcases",
     "revision",
     "report",
     "trace",
@@ -53,6 +56,7 @@ ORDER: tuple[str, ...] = (
     "pressure",
     "triggers",
     # what reads results and skills
+    "merge",
     "gate",
     "lint",
     # what writes a first suite for a skill

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from skilltest import pressure, scenarios, triggers
     from skilltest.errors import ConfigurationError, InputError, SkilltestError
     from skilltest.flow.options import BatchProgress, Observer
+    from skilltest.flow.shard import Shard
     from skilltest.pressure.layer import PressureOptions, PressureResults
     from skilltest.report.outputs import Outputs, write_outputs
     from skilltest.scenarios.layer import ScenarioOptions, ScenarioResults
@@ -53,6 +54,7 @@ _API: dict[str, str] = {
     "write_outputs": "skilltest.report.outputs",
     "Observer": "skilltest.flow.options",
     "BatchProgress": "skilltest.flow.options",
+    "Shard": "skilltest.flow.shard",
     "SkilltestError": "skilltest.errors",
     "InputError": "skilltest.errors",
     "ConfigurationError": "skilltest.errors",
@@ -69,6 +71,7 @@ __all__ = [
     "PressureResults",
     "ScenarioOptions",
     "ScenarioResults",
+    "Shard",
     "SkilltestError",
     "TriggerOptions",
     "TriggerResults",

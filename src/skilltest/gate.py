@@ -167,6 +167,8 @@ class ResultsFile:
     """What produced it."""
     digest: str = ""
     """A checksum of its content: the same results given twice are read once."""
+    stopped: str | None = None
+    """Why ``--max-cost-usd`` stopped the run before every run was made; ``None`` otherwise."""
 
 
 @dataclass(frozen=True)
@@ -276,7 +278,14 @@ def load_results(path: Path) -> ResultsFile:
         ),
         provenance=provenance,
         digest=digest,
+        stopped=_stopped(data.get("stopped")),
     )
+
+
+def _stopped(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return str(value.get("reason") or value.get("by") or "stopped")
+    return None
 
 
 def _run_ids(runs: Any) -> frozenset[str]:
@@ -731,7 +740,9 @@ def _evidence(
     rule = "the results are complete: no run interrupted, no canary failed, no verdict error"
     blocks: list[str] = []
     for file in results:
-        if not file.complete:
+        if file.stopped is not None:
+            blocks.append(f"{file.path}: incomplete (stopped: {file.stopped})")
+        elif not file.complete:
             blocks.append(f"{file.path}: incomplete (the run was interrupted or is still running)")
         if file.canary_failed:
             blocks.append(

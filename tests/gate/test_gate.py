@@ -17,7 +17,7 @@ SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate
 SUITE = """\
 skill: demo
 model_script: model.yaml
-repetitions: 4
+repetitions: 11
 scenarios:
   - id: aggregate-first
     critical: true
@@ -80,12 +80,12 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
         "--allow-failing ID"
     )
     assert lines[9] == (
-        "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 4/4"
+        "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 11/11"
     )
     assert lines[12].startswith("BLOCK  critical     critical scenarios are there, decided")
     assert lines[13] == (
-        "         - demo/aggregate-first (pressure): with-skill pass rate 0/4 0% now vs 4/4 100% "
-        "in the baseline: -100% [-100%, -31%], credibly lower"
+        "         - demo/aggregate-first (pressure): with-skill pass rate 0/11 0% now vs 11/11 100% "
+        "in the baseline: -100% [-100%, -63%], credibly lower"
     )
     assert any(line.startswith("PASS   authority") for line in lines)
     assert any(line.startswith("PASS   evidence") for line in lines)
@@ -95,8 +95,8 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     assert out.splitlines()[0].startswith("gate: PASS on offline results (--allow-offline)")
     assert out.count("\nPASS  ") == 6
     assert (
-        "         demo/aggregate-first (pressure): with-skill pass rate 4/4 100% now vs 0/4 0% "
-        "in the baseline: +100% [+31%, +100%]"
+        "         demo/aggregate-first (pressure): with-skill pass rate 11/11 100% now vs 0/11 0% "
+        "in the baseline: +100% [+63%, +100%]"
     ) in out.splitlines()
 
 
@@ -119,7 +119,7 @@ def live(backend: str = "anthropic", run_id: str = "0a1b2c3d4e5f") -> dict[str, 
 
 def pressure(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "pressure",
         "complete": complete,
         "interrupted": not complete,
@@ -328,13 +328,10 @@ def test_json_output(tmp_path, capsys):
         ("{not json", ":1:2: the results file is not valid JSON: Expecting property name"),
         ("[" * 100_000 + "]" * 100_000, ": the results file is nested deeper than 200 levels"),
         (
-            json.dumps({"schema_version": 2, "layer": "lint", "queries": []}),
+            json.dumps({"schema_version": 3, "layer": "lint", "queries": []}),
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
-        (
-            json.dumps({**pressure_document(), "schema_version": 1}),
-            ": results schema_version 1 is not 2",
-        ),
+        (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 3"),
         (
             json.dumps(pressure_document({"id": "x", "skill": "demo", "verdict": "steers"})),
             "#/scenarios/0/with_skill: expected the with-skill arm (a mapping)",

@@ -309,7 +309,7 @@ def triggers(provenance: dict[str, Any], *, passed: bool = True) -> dict[str, An
         "against": {"ref": "HEAD~1", "delta": -1.0, "ci": [-1.0, -0.44], "verdict": "regressed"},
     }
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "triggers",
         "complete": True,
         "interrupted": False,

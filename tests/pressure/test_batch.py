@@ -22,8 +22,14 @@ from tests.projects import DEMO_SKILL, demo_suite, write_demo_project
 
 from ..conftest import REPO_ROOT
 
+STEERS_K = 11
+"""The fewest runs per arm at which the demo steers: every with-skill run passes, and 11 of 11 is
+the fewest whose exact interval is credibly at or above the threshold less 0.1 (70%)."""
 
-def demo(tmp_path: Path, *, batches: str = "", rules: str = "", repetitions: int = 3) -> Path:
+
+def demo(
+    tmp_path: Path, *, batches: str = "", rules: str = "", repetitions: int = STEERS_K
+) -> Path:
     """The demo project (with the skill: count_over_time; without it: grep), its model script
     with ``batches`` (a YAML line) and extra ``rules`` first."""
     script = f"""\
@@ -64,21 +70,21 @@ def test_batch_gives_the_verdicts_of_the_direct_run_on_the_example_suites(
     # The same table and summary, then what the batches were and cost.
     assert out.startswith(direct_out.rstrip("\n"))
     batch = document["batch"]
-    # -k auto: the first look's round, then a round per look of the undecided scenarios (the
-    # not-red one looks until K=9); one batch per model script per round.
-    assert batch["rounds"] == 7
-    assert batch["requests"] == 74
+    # -k auto: the first look's round (K=3), then a round per look of the undecided scenarios
+    # (those that steer decide at K=12); one batch per model script per round.
+    assert batch["rounds"] == 10
+    assert batch["requests"] == 184
     assert batch["results"] == {
-        "succeeded": 74,
+        "succeeded": 184,
         "errored": 0,
         "expired": 0,
         "canceled": 0,
         "failed": 0,
     }
-    assert batch["submitted"] == len(batch["batches"]) == 9
+    assert batch["submitted"] == len(batch["batches"]) == 20
     assert batch["price_factor"] == 0.5
     assert batch["resume_file"] == str(tmp_path / "batch.batch.json")
-    assert "batch: 74 request(s) in 9 batch(es) over 7 round(s) (9 submitted by this run" in out
+    assert "batch: 184 request(s) in 20 batch(es) over 10 round(s) (20 submitted by this run" in out
     assert "billed at 50% of the standard price (Message Batches)" in out
     assert f"resume file: {tmp_path / 'batch.batch.json'}" in out
     assert re.search(
@@ -93,13 +99,13 @@ def test_batch_gives_the_verdicts_of_the_direct_run_on_the_example_suites(
 
 
 def test_a_fixed_k_is_one_round_in_one_batch(tmp_path, capsys):
-    suite = demo(tmp_path, repetitions=5)
+    suite = demo(tmp_path)
     results = tmp_path / "r.json"
 
     assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
 
     batch = read_results(results, "pressure")["batch"]
-    assert (batch["rounds"], batch["requests"], len(batch["batches"])) == (1, 10, 1)
+    assert (batch["rounds"], batch["requests"], len(batch["batches"])) == (1, 2 * STEERS_K, 1)
     assert "demo/aggregate  steers" in capsys.readouterr().out
     # A new run over a finished one's resume file: the emulator keeps only the new batches.
     assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
@@ -109,16 +115,16 @@ def test_a_fixed_k_is_one_round_in_one_batch(tmp_path, capsys):
 
 
 def test_over_the_api_limits_a_round_is_several_batches(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("skilltest.runners.batch.MAX_BATCH_REQUESTS", 4)
-    suite = demo(tmp_path, repetitions=5)
+    monkeypatch.setattr("skilltest.runners.batch.MAX_BATCH_REQUESTS", 8)
+    suite = demo(tmp_path)
     results = tmp_path / "r.json"
 
     assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
 
     document = read_results(results, "pressure")
-    assert [b["requests"] for b in document["batch"]["batches"]] == [4, 4, 2]
+    assert [b["requests"] for b in document["batch"]["batches"]] == [8, 8, 6]
     assert document["scenarios"][0]["verdict"] == "steers"
-    assert document["scenarios"][0]["with_skill"]["passed"] == 5
+    assert document["scenarios"][0]["with_skill"]["passed"] == STEERS_K
 
 
 def test_progress_is_shown_on_stderr_while_a_batch_is_processed(tmp_path, capsys, monkeypatch):
@@ -130,12 +136,12 @@ def test_progress_is_shown_on_stderr_while_a_batch_is_processed(tmp_path, capsys
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("skilltest: batch round")]
     assert re.fullmatch(
-        r"skilltest: batch round 1: 1 batch\(es\), 6 requests, in_progress, 1 poll\(s\), [\d.]+s",
+        r"skilltest: batch round 1: 1 batch\(es\), 22 requests, in_progress, 1 poll\(s\), [\d.]+s",
         lines[0],
     )
     # Off a terminal: a line when the status changes (and at most once a minute otherwise).
     assert re.fullmatch(
-        r"skilltest: batch round 1: 1 batch\(es\), 6 requests, ended \(6 succeeded\), 4 poll\(s\), "
+        r"skilltest: batch round 1: 1 batch\(es\), 22 requests, ended \(22 succeeded\), 4 poll\(s\), "
         r"[\d.]+s",
         lines[1],
     )
@@ -278,7 +284,7 @@ def test_an_interrupted_batch_resumes_without_submitting_again(
     assert sorted((r["run"], r["rep"]) for r in submitted["requests"].values()) == sorted(
         (f"demo/aggregate:{arm}", rep)
         for arm in ("with_skill", "without_skill")
-        for rep in (0, 1, 2)
+        for rep in range(STEERS_K)
     )
     # The emulator keeps its batches beside the resume file: one, the one submitted.
     folder = tmp_path / "out" / "r.batch.emulator"
@@ -530,7 +536,7 @@ def test_a_resume_that_asks_for_other_runs_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert re.search(
-        r"round 1: batch msgbatch_\w+ holds runs this command does not ask for \(3, e\.g\. "
+        r"round 1: batch msgbatch_\w+ holds runs this command does not ask for \(11, e\.g\. "
         r"demo/aggregate:without_skill repetition 1\)",
         err,
     )
@@ -559,8 +565,8 @@ def test_a_resume_file_of_another_backend_is_refused(tmp_path, capsys):
 def test_a_resumed_run_submits_only_the_runs_its_file_does_not_hold(tmp_path, capsys, monkeypatch):
     """A command stopped between the batches of one round: the batches it created are polled,
     the rest submitted."""
-    monkeypatch.setattr("skilltest.runners.batch.MAX_BATCH_REQUESTS", 4)
-    suite = demo(tmp_path, repetitions=3)
+    monkeypatch.setattr("skilltest.runners.batch.MAX_BATCH_REQUESTS", 12)
+    suite = demo(tmp_path)
     results = tmp_path / "r.json"
     assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
     resume = tmp_path / "r.batch.json"
@@ -580,15 +586,15 @@ def test_a_resumed_run_submits_only_the_runs_its_file_does_not_hold(tmp_path, ca
         (b["id"] == first["id"], b["requests"], b["submitted_by_this_run"])
         for b in batch["batches"]
     ] == [
-        (True, 4, False),
-        (False, 2, True),
+        (True, 12, False),
+        (False, 10, True),
     ]
     assert (batch["submitted"], batch["resumed"]) == (1, 1)
     assert second["id"] not in {b["id"] for b in batch["batches"]}
 
 
 def test_a_resume_with_a_larger_k_submits_only_the_extra_repetitions(tmp_path, capsys):
-    suite = demo(tmp_path, repetitions=3)
+    suite = demo(tmp_path)
     results, resume = tmp_path / "r.json", tmp_path / "r.batch.json"
     assert main(["pressure", str(suite), "--batch", "--results", str(results)]) == 0
     (first,) = json.loads(resume.read_text())["batches"]
@@ -601,7 +607,7 @@ def test_a_resume_with_a_larger_k_submits_only_the_extra_repetitions(tmp_path, c
             "--resume-batch",
             str(resume),
             "-k",
-            "5",
+            "13",
             "--results",
             str(results),
         ]
@@ -613,23 +619,23 @@ def test_a_resume_with_a_larger_k_submits_only_the_extra_repetitions(tmp_path, c
     assert re.search(r"skilltest: batch msgbatch_\w+ submitted \(4 requests, round 1\)", err)
     document = read_results(results, "pressure")
     assert sorted((r["arm"], r["rep"]) for r in document["scenarios"][0]["runs"]) == sorted(
-        (arm, rep) for arm in ("with_skill", "without_skill") for rep in range(1, 6)
+        (arm, rep) for arm in ("with_skill", "without_skill") for rep in range(1, 14)
     )
     batch = document["batch"]
     assert [(b["id"] == first["id"], b["requests"]) for b in batch["batches"]] == [
-        (True, 6),
+        (True, 2 * STEERS_K),
         (False, 4),
     ]
     assert (batch["submitted"], batch["resumed"]) == (1, 1)
 
 
 def adaptive_run(tmp_path: Path) -> tuple[Path, Path, str]:
-    """A finished ``-k auto --min-k 1 --max-k 3`` run of the demo: a round per repetition, so
-    its resume file holds repetitions 2 and 3 in rounds 2 and 3. Returns the suite, the resume
-    file and what it holds."""
+    """A finished ``-k auto --min-k 10 --max-k 13`` run of the demo: it steers at the third look,
+    so its resume file holds repetitions 1-10 in round 1, 11 in round 2 and 12 in round 3.
+    Returns the suite, the resume file and what it holds."""
     suite = demo(tmp_path)
     results, resume = tmp_path / "r.json", tmp_path / "r.batch.json"
-    adaptive = ["-k", "auto", "--min-k", "1", "--max-k", "3"]
+    adaptive = ["-k", "auto", "--min-k", "10", "--max-k", "13"]
     assert main(["pressure", str(suite), "--batch", *adaptive, "--results", str(results)]) == 0
     rounds = [b["round"] for b in json.loads(resume.read_text())["batches"]]
     assert rounds == [1, 2, 3]
@@ -642,13 +648,13 @@ def test_a_resume_with_a_smaller_k_is_refused_before_anything_is_sent(tmp_path, 
     kept = sorted(p.name for p in folder.iterdir())
     capsys.readouterr()
 
-    code = main(["pressure", str(suite), "--resume-batch", str(resume), "-k", "1"])
+    code = main(["pressure", str(suite), "--resume-batch", str(resume), "-k", "10"])
 
     err = capsys.readouterr().err
     assert code == 2
     assert re.search(
         rf"skilltest: error: {re.escape(str(resume))}: round 2: batch msgbatch_\w+ holds runs "
-        r"this command does not ask for \(2, e\.g\. demo/aggregate:with_skill repetition 2\)",
+        r"this command does not ask for \(2, e\.g\. demo/aggregate:with_skill repetition 11\)",
         err,
     )
     assert "  fix: resume with the suites, skills and options of the command that submitted" in err
@@ -660,14 +666,15 @@ def test_a_resume_with_a_smaller_k_is_refused_before_anything_is_sent(tmp_path, 
 def test_a_resume_reads_runs_another_round_submitted_without_submitting_them_again(
     tmp_path, capsys
 ):
-    """The adaptive run's repetitions 2 and 3 (rounds 2 and 3) are the fixed -k 3's round 1."""
+    """The adaptive run's repetitions 11 and 12 (rounds 2 and 3) are in the fixed -k 12's round
+    1."""
     suite, resume, _ = adaptive_run(tmp_path)
     capsys.readouterr()
 
-    code = main(["pressure", str(suite), "--resume-batch", str(resume), "-k", "3"])
+    code = main(["pressure", str(suite), "--resume-batch", str(resume), "-k", "12"])
 
     out, err = capsys.readouterr()
     assert code == 0
     assert "demo/aggregate  steers" in out
     assert "submitted (" not in err
-    assert "batch: 6 request(s) in 3 batch(es) over 1 round(s) (0 submitted by this run, 3 " in out
+    assert "batch: 24 request(s) in 3 batch(es) over 1 round(s) (0 submitted by this run, 3 " in out

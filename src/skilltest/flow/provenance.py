@@ -82,4 +82,5 @@ def start_provenance(
         started_at=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         suites=tuple(SuiteFile(str(path), checksum(path)) for path in suites),
         command=options.command_line or python_command(options, entry),
+        shard=None if options.shard is None else (options.shard.index, options.shard.count),
     )

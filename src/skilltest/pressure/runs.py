@@ -13,8 +13,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skilltest.cost.budget import Budget
+from skilltest.cost.prices import run_cost
 from skilltest.errors import PatternError
 from skilltest.flow.options import Observer
+from skilltest.pressure.estimates import request_estimate
 from skilltest.pressure.judge import is_red, judge
 from skilltest.pressure.suite import PressureScenario, PressureSuite
 from skilltest.pressure.verdict import (
@@ -164,6 +167,29 @@ class _SuiteRuns:
         )
         return dataclasses.replace(run, trace=str(path))
 
+    def estimate(self, entry: Entry, arm: str) -> float:
+        """What one run is held to before it starts (``--max-cost-usd``), at list prices."""
+        suite, scenario = entry
+        return request_estimate(
+            _system(suite, arm, self.previous),
+            scenario.message,
+            max_tokens=scenario.max_tokens,
+            model=scenario.model or self.default_model,
+        ).usd
+
+    @staticmethod
+    def cost(request: TurnRequest, transcript: Transcript) -> float:
+        """What a finished run cost at list prices: the backend's figure, else its tokens."""
+        usage = transcript.usage
+        return run_cost(
+            transcript.cost_usd,
+            transcript.model or request.model,
+            input=usage.input_tokens,
+            output=usage.output_tokens,
+            cache_write=usage.cache_creation_input_tokens,
+            cache_read=usage.cache_read_input_tokens,
+        )
+
     def judged(self, entry: Entry, runs: Sequence[PressureRun], k: int) -> ScenarioResult:
         repetitions = self.plans[id(entry[1])]
         return aggregate(
@@ -171,7 +197,6 @@ class _SuiteRuns:
             entry[0].skill.name,
             runs,
             skill_only=self.skill_only,
-            confidence=repetitions.confidence_at(k),
             repetitions=repetitions,
             against=self.against,
         )
@@ -215,6 +240,7 @@ async def run_suites(
     previous: Callable[[PressureSuite], Skill] | None = None,
     trace_dir: Callable[[PressureSuite], Path] | None = None,
     provenance: Provenance | None = None,
+    budget: Budget | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
@@ -224,7 +250,8 @@ async def run_suites(
     the suite's ``repetitions``, else adaptive). With ``against`` (the REF of ``--against``),
     ``previous`` gives each suite's skill as it was there, run as a third arm ``previous``.
     With ``trace_dir``, each run's trace is written under the folder it gives for its suite,
-    with what produced it (``provenance``).
+    with what produced it (``provenance``). With a ``budget`` (``--max-cost-usd``), each request
+    starts only when it lets it.
     """
     runs = _SuiteRuns(
         suites,
@@ -240,10 +267,15 @@ async def run_suites(
         provenance=provenance,
     )
 
+    def admit(entry: Entry, arm: str, rep: int) -> bool:
+        return budget is None or budget.start(runs.estimate(entry, arm))
+
     async def one_run(entry: Entry, arm: str, rep: int) -> PressureRun:
         request = runs.request(entry, arm, rep)
         runner = runner_for(entry[0])
         transcript = await runner.run_turn(request)
+        if budget is not None:
+            budget.finish(runs.estimate(entry, arm), runs.cost(request, transcript))
         return runs.record(entry, arm, rep, request, transcript, runner.backend)
 
     await run_rounds(
@@ -253,6 +285,7 @@ async def run_suites(
         decided=runs.decided,
         finished=runs.done,
         started=runs.started,
+        admit=admit if budget is not None else None,
     )
     return runs.results()
 
@@ -271,6 +304,8 @@ async def run_suites_in_rounds(
     previous: Callable[[PressureSuite], Skill] | None = None,
     trace_dir: Callable[[PressureSuite], Path] | None = None,
     provenance: Provenance | None = None,
+    budget: Budget | None = None,
+    price_factor: float = 1.0,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite as :func:`run_suites` does, a round of every open
     scenario at a time, each round answered at once by ``answer`` (a Message Batch).
@@ -279,6 +314,11 @@ async def run_suites_in_rounds(
     scenario whose verdict is not decided takes one more repetition per arm in the next round,
     as :func:`skilltest.scheduler.run_rounds` would give it, so the verdicts are those of a
     direct run. Returns results in suite and scenario order.
+
+    With a ``budget`` (``--max-cost-usd``), each run of a round is let in, in order, before the
+    round is sent, its estimate and cost at ``price_factor`` times the list price (the Message
+    Batches' 0.5); once one is refused, the round goes with the runs let in and no round follows.
+    As in a direct run, a scenario whose plan is not through is then not finished.
     """
     runs = _SuiteRuns(
         suites,
@@ -303,26 +343,45 @@ async def run_suites_in_rounds(
             open_.append((planned.item, planned.plan, 0, planned.plan.first))
             records[id(planned.item[1])] = []
     number = 1
-    while open_:
+    halted = False
+    while open_ and not halted:
         wanted = [
             (entry, arm, rep)
             for entry, _, before, target in open_
             for rep in range(before, target)
             for arm in runs.arms
         ]
+        if budget is not None:
+            let_in = 0
+            for entry, arm, _ in wanted:
+                if not budget.start(runs.estimate(entry, arm) * price_factor):
+                    halted = True
+                    break
+                let_in += 1
+            wanted = wanted[:let_in]
         requests = [runs.request(entry, arm, rep) for entry, arm, rep in wanted]
-        answers = await answer(number, requests, [entry[0] for entry, _, _ in wanted])
+        answers = (
+            await answer(number, requests, [entry[0] for entry, _, _ in wanted]) if wanted else []
+        )
         for (entry, arm, rep), request, (transcript, backend) in zip(
             wanted, requests, answers, strict=True
         ):
+            if budget is not None:
+                budget.finish(
+                    runs.estimate(entry, arm) * price_factor,
+                    runs.cost(request, transcript) * price_factor,
+                )
             run = runs.record(entry, arm, rep, request, transcript, backend)
             records[id(entry[1])].append(run)
             runs.started(entry, run)
         still: list[tuple[Entry, Repetitions, int, int]] = []
         for entry, repetitions, _, k in open_:
             done = records[id(entry[1])]
+            if len(done) < k * len(runs.arms):
+                continue  # the budget let in only part of its round: not finished
             if repetitions.more_after(k) and not runs.decided(entry, done, k):
-                still.append((entry, repetitions, k, k + 1))
+                if not halted:
+                    still.append((entry, repetitions, k, k + 1))
             else:
                 runs.done(entry, done, k)
         open_ = still

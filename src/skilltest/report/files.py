@@ -13,10 +13,13 @@ from skilltest.errors import InputError
 from skilltest.files import read_json
 from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor, map_strings
+from skilltest.suite.loader import validate
 
-RESULTS_SCHEMA_VERSION = 2
-"""Version of every results file skilltest writes (2: intervals are Wilson and Newcombe, verdicts
-may be ``inconclusive``, and each scenario records the K it took)."""
+RESULTS_SCHEMA_VERSION = 3
+"""Version of every results file skilltest writes (3: pass rates have exact intervals and mean
+scores betting confidence sequences; a scenario's verdict reads its pass rates unless
+``decide_by: mean``, and records ``decide_by``, ``method``, ``pass_delta`` and its interval; 2:
+Wilson and Newcombe intervals, verdicts may be ``inconclusive``, each scenario records its K)."""
 
 RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
 """The layers whose results files reports read."""
@@ -102,6 +105,9 @@ def _checked(path: Path, data: Any, layer: str) -> dict[str, Any]:
             location=str(path),
             fix="rerun the suite with this version of skilltest",
         )
+    # Every figure a report, a comparison or the gate reads has the type and range skilltest
+    # writes: a hand-edited or foreign file is refused here, at its place, not met part way.
+    validate(data, "results", path, InputError, numbers="a results file can hold")
     return data
 
 

@@ -82,6 +82,11 @@ class Provenance:
     command: tuple[str, ...] = ()
     """The command line that started the run (``skilltest pressure ...``); a Python caller's:
     ``python``, the entry point and the options it set."""
+    shard: tuple[int, int] | None = None
+    """``(i, n)``: the run was shard i of n (``--shard i/n``); ``None`` for a whole run."""
+    merged_from: tuple[str, ...] = ()
+    """The run ids of the shards ``skilltest merge`` made these results from; empty for a
+    run's own results."""
 
     @property
     def origin(self) -> str:
@@ -122,11 +127,23 @@ class Provenance:
             "started_at": self.started_at,
             "suites": [suite.to_dict() for suite in self.suites],
             "command": list(self.command),
+            "shard": None
+            if self.shard is None
+            else {"index": self.shard[0], "count": self.shard[1]},
+            "merged_from": list(self.merged_from),
         }
 
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _shard(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, Mapping):
+        index, count = value.get("index"), value.get("count")
+        if isinstance(index, int) and isinstance(count, int):
+            return index, count
+    return None
 
 
 def provenance_of(document: Mapping[str, Any]) -> Provenance:
@@ -151,6 +168,8 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             started_at=data.get("started_at"),
             suites=suites,
             command=_strings(data.get("command")),
+            shard=_shard(data.get("shard")),
+            merged_from=_strings(data.get("merged_from")),
         )
     backend = document.get("backend")
     listed = document.get("suites") if document.get("layer") != "triggers" else None
@@ -225,6 +244,21 @@ def fields(provenance: Provenance) -> list[tuple[str, str]]:
         ("suites", suites_text(provenance) or "-"),
         ("command", shlex.join(provenance.command) if provenance.command else "not recorded"),
         ("run id", provenance.run_id or "not recorded"),
+        *(
+            [("shard", f"{provenance.shard[0]}/{provenance.shard[1]}")]
+            if provenance.shard is not None
+            else []
+        ),
+        *(
+            [
+                (
+                    "merged from",
+                    f"{len(provenance.merged_from)} shards: " + ", ".join(provenance.merged_from),
+                )
+            ]
+            if provenance.merged_from
+            else []
+        ),
     ]
 
 

@@ -7,7 +7,8 @@ layer lays its results out; what it returns is the same for all three:
 
 ``pressure``   a row per scenario; the with-skill figure is the pass rate, the baseline figure
                the baseline *pass* rate (1 - RED rate), the delta the lift
-``scenarios``  a row per scenario; the figures are mean rubric scores, the delta their difference
+``scenarios``  a row per scenario; the figures are what the verdict read (``decide_by``): pass
+               rates and their delta (the default), or mean rubric scores and theirs
 ``triggers``   a row per query (and per description); the with-skill figure is the firing rate,
                there is no baseline and no delta
 """
@@ -134,19 +135,24 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
     for scenario in data.get("scenarios") or []:
         arms = {arm: scenario.get(arm) or {} for arm in ("with_skill", "without_skill")}
         with_arm, base = arms["with_skill"], arms["without_skill"]
+        by_pass = scenario.get("decide_by") == "pass"
         rows.append(
             Row(
                 layer="scenarios",
                 name=f"{scenario.get('skill')}/{scenario.get('id')}",
                 verdict=str(scenario.get("verdict")),
                 failed=not scenario.get("passed"),
-                with_skill=_interval(
+                with_skill=_pair(with_arm.get("pass_rate"), with_arm.get("pass_rate_ci"))
+                if by_pass
+                else _interval(
                     with_arm.get("mean_score"), with_arm.get("ci_low"), with_arm.get("ci_high")
                 ),
-                without_skill=_interval(
-                    base.get("mean_score"), base.get("ci_low"), base.get("ci_high")
-                ),
-                delta=_pair(scenario.get("delta"), scenario.get("delta_ci")),
+                without_skill=_pair(base.get("pass_rate"), base.get("pass_rate_ci"))
+                if by_pass
+                else _interval(base.get("mean_score"), base.get("ci_low"), base.get("ci_high")),
+                delta=_pair(scenario.get("pass_delta"), scenario.get("pass_delta_ci"))
+                if by_pass
+                else _pair(scenario.get("delta"), scenario.get("delta_ci")),
                 reasons=tuple(scenario.get("reasons") or ()),
                 transcripts=tuple(
                     Transcript(f"{_arm_label(run.get('arm'))} #{run.get('rep')}", run["transcript"])
@@ -154,7 +160,7 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
                     if run.get("transcript")
                 ),
                 k=int(scenario.get("k") or 0),
-                percent=False,
+                percent=by_pass,
                 pass_hat_k=with_arm.get("pass_hat_k"),
                 against=_against(scenario),
             )
@@ -256,3 +262,32 @@ def versus_cell(row: Row, *, named: bool) -> str:
     if not row.against.delta.empty:
         shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
     return f"{row.against.ref}: {shown}" if named else shown
+
+
+def _seconds(runs: Any, key: str, scale: float = 1.0) -> float:
+    return sum(
+        float(run.get(key) or 0.0) / scale
+        for run in runs or []
+        if isinstance(run, Mapping) and isinstance(run.get(key), int | float)
+    )
+
+
+def unit_durations(data: Mapping[str, Any]) -> dict[str, float]:
+    """Seconds each unit of work took in a results document, by ``skill/id``: a scenario's
+    runs (pressure: their latency; scenarios: their wall time), a trigger query's runs under
+    every description. What ``--durations`` balances shards by."""
+    found: dict[str, float] = {}
+    layer = data.get("layer")
+    if layer in ("pressure", "scenarios"):
+        key, scale = ("latency_ms", 1000.0) if layer == "pressure" else ("duration_s", 1.0)
+        for scenario in data.get("scenarios") or []:
+            if isinstance(scenario, Mapping):
+                name = f"{scenario.get('skill')}/{scenario.get('id')}"
+                found[name] = found.get(name, 0.0) + _seconds(scenario.get("runs"), key, scale)
+    elif layer == "triggers":
+        for suite in data.get("suites") or []:
+            for query in (suite.get("queries") if isinstance(suite, Mapping) else None) or []:
+                if isinstance(query, Mapping):
+                    name = f"{suite.get('skill')}/{query.get('id')}"
+                    found[name] = found.get(name, 0.0) + _seconds(query.get("runs"), "duration_s")
+    return found

@@ -149,40 +149,66 @@ def reject_non_finite(
     path: Path | str,
     error: type[InputError] = SuiteError,
     where: list[object] | None = None,
+    *,
+    what: str = "a threshold, weight or limit",
 ) -> None:
-    """Refuses NaN and infinities anywhere in a loaded file, naming the JSON pointer."""
+    """Refuses NaN and infinities anywhere in a loaded file, naming the JSON pointer and
+    ``what`` the numbers of such a file are."""
     where = where or []
     # YAML has .nan and .inf, and JSON Schema's minimum/maximum are false for NaN: a threshold
     # of .nan would pass every scenario.
     if isinstance(data, float) and not math.isfinite(data):
         raise error(
-            f"{data!r} is not a number a threshold, weight or limit can be",
+            f"{data!r} is not a number {what} can be",
             location=f"{path}#{json_pointer(where)}",
             fix="write a finite number",
         )
     if isinstance(data, dict):
         for key, value in data.items():
-            reject_non_finite(value, path, error, [*where, key])
+            reject_non_finite(value, path, error, [*where, key], what=what)
     elif isinstance(data, list):
         for index, value in enumerate(data):
-            reject_non_finite(value, path, error, [*where, index])
+            reject_non_finite(value, path, error, [*where, index], what=what)
 
 
-def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = SuiteError) -> None:
+def validate(
+    data: Any,
+    schema_name: str,
+    path: Path | str,
+    error: type[InputError] = SuiteError,
+    *,
+    definition: str | None = None,
+    numbers: str = "a threshold, weight or limit",
+) -> None:
     """Validates ``data`` against a shipped schema.
+
+    Args:
+        data: The parsed file (or part of one).
+        schema_name: The schema, ``suite/schemas/<name>.schema.json``.
+        path: The file, as messages name it.
+        error: The class of error raised.
+        definition: Validate against ``#/$defs/<definition>`` of the schema instead of its
+            root (a part of a file, such as a markdown file's frontmatter).
 
     Raises:
         InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
             to four more.
     """
     schema = load_schema(schema_name)
+    if definition is not None:
+        # The schema's own definitions stay reachable; only the root's constraints go.
+        schema = {
+            **{k: v for k, v in schema.items() if k not in ("required", "type", "description")},
+            "$ref": f"#/$defs/{definition}",
+            "description": schema["$defs"][definition].get("description", ""),
+        }
     if data is None:
         raise error(
             "the file is empty (or holds only comments)",
             location=f"{path}#",
             fix=f"expected {schema.get('description', 'a mapping')}",
         )
-    reject_non_finite(data, path, error)
+    reject_non_finite(data, path, error, what=numbers)
     import jsonschema  # on first use, so that importing the loader stays cheap for every command
 
     validator = jsonschema.Draft202012Validator(schema)
@@ -211,8 +237,13 @@ def load_validated(path: Path, schema_name: str, error: type[InputError] = Suite
     return data
 
 
-IGNORED_FOLDERS = frozenset({"output", "worlds"})
-"""Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``)."""
+IGNORED_FOLDERS = frozenset({"output", "worlds", "mocks", "results"})
+"""Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``,
+MCP mocks in ``mocks``, plugin eval reports in ``results``)."""
+
+NOT_SUITES = frozenset({"case.yaml"})
+"""Files below a suite folder that are not suites: a plugin eval case (``skilltest scenarios``
+runs an eval folder as eval cases)."""
 
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -221,7 +252,11 @@ SUITE_SUFFIXES = (".yaml", ".yml")
 
 def _suites_below(folder: Path) -> list[Path]:
     files = [*folder.rglob("*.yaml"), *folder.rglob("*.yml")]
-    return sorted(f for f in files if not IGNORED_FOLDERS & set(f.relative_to(folder).parts[:-1]))
+    return sorted(
+        f
+        for f in files
+        if not IGNORED_FOLDERS & set(f.relative_to(folder).parts[:-1]) and f.name not in NOT_SUITES
+    )
 
 
 def is_suite_name(target: Path) -> bool:

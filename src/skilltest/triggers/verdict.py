@@ -24,13 +24,13 @@ than the truth when K is large and the queries few; more queries help more than 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skilltest.decision import delta_verdict
 from skilltest.revision import ERROR, MIN_DELTA, Against
-from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
+from skilltest.stats import DIGITS, EMPTY, Interval, exact_difference, wilson
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -101,6 +101,11 @@ def _shortened(value: Any) -> Any:
     return value
 
 
+def firing_rate(fired: int, scored: int) -> Interval:
+    """A query's firing rate with its Wilson interval (empty without scored runs)."""
+    return wilson(fired, scored)
+
+
 @dataclass(frozen=True)
 class QueryResult:
     """One query's runs, judged."""
@@ -133,7 +138,7 @@ class QueryResult:
     @property
     def rate(self) -> Interval:
         """The firing rate with its Wilson interval (empty without scored runs)."""
-        return wilson(self.fired, self.scored)
+        return firing_rate(self.fired, self.scored)
 
     @property
     def error(self) -> bool:
@@ -194,14 +199,25 @@ class Confusion:
     @classmethod
     def of(cls, queries: Sequence[QueryResult]) -> Confusion:
         """The counts over every scored run of ``queries``."""
+        return cls.tally((q.query.should_trigger, q.fired, q.scored) for q in queries)
+
+    @classmethod
+    def tally(cls, queries: Iterable[tuple[bool, int, int]]) -> Confusion:
+        """The counts over queries given as ``(should_trigger, fired, scored)`` (as a results
+        file lists them: what ``skilltest merge`` recomputes a suite's metrics from)."""
         tp = fn = fp = tn = 0
-        for query in queries:
-            fired, missed = query.fired, query.scored - query.fired
-            if query.query.should_trigger:
+        for should_trigger, fired, scored in queries:
+            missed = scored - fired
+            if should_trigger:
                 tp, fn = tp + fired, fn + missed
             else:
                 fp, tn = fp + fired, tn + missed
         return cls(tp=tp, fn=fn, fp=fp, tn=tn)
+
+    @property
+    def scored(self) -> int:
+        """Every scored run."""
+        return self.tp + self.fn + self.fp + self.tn
 
     @property
     def precision(self) -> Interval:
@@ -294,11 +310,13 @@ class Difference:
     """The rate under the current description."""
     other: Interval
     """The rate under the other description."""
+    counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """(successes, trials) under the other description, then under the current one."""
     difference: Interval = field(init=False)
-    """Other minus current, with Newcombe's interval."""
+    """Other minus current, with its exact unconditional interval."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "difference", newcombe(self.other, self.current))
+        object.__setattr__(self, "difference", exact_difference(*self.counts))
 
     def to_dict(self) -> dict[str, Any]:
         """As the results file lists it."""
@@ -312,17 +330,42 @@ class Difference:
 
 def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
     """Per-query firing-rate differences, then precision, recall and accuracy."""
-    by_id = {query.query.id: query for query in other.queries}
+    return compare_counts(
+        [(query.query.id, query.fired, query.scored) for query in current.queries],
+        {query.query.id: (query.fired, query.scored) for query in other.queries},
+        current.confusion,
+        other.confusion,
+    )
+
+
+def compare_counts(
+    current: Sequence[tuple[str, int, int]],
+    other: Mapping[str, tuple[int, int]],
+    a: Confusion,
+    b: Confusion,
+) -> tuple[Difference, ...]:
+    """:func:`compare` from each query's ``(id, fired, scored)`` under the current description
+    (in its order), the same by id under the other, and each description's counts (what
+    ``skilltest merge`` recomputes a comparison from)."""
     rows = [
-        Difference(query.query.id, query.rate, by_id[query.query.id].rate)
-        for query in current.queries
-        if query.query.id in by_id
+        Difference(
+            name,
+            firing_rate(fired, scored),
+            firing_rate(*other[name]),
+            (*other[name], fired, scored),
+        )
+        for name, fired, scored in current
+        if name in other
     ]
-    a, b = current.confusion, other.confusion
     rows += [
-        Difference("precision", a.precision, b.precision),
-        Difference("recall", a.recall, b.recall),
-        Difference("accuracy", a.accuracy, b.accuracy),
+        Difference("precision", a.precision, b.precision, (b.tp, b.tp + b.fp, a.tp, a.tp + a.fp)),
+        Difference("recall", a.recall, b.recall, (b.tp, b.tp + b.fn, a.tp, a.tp + a.fn)),
+        Difference(
+            "accuracy",
+            a.accuracy,
+            b.accuracy,
+            (b.tp + b.tn, b.scored, a.tp + a.tn, a.scored),
+        ),
     ]
     return tuple(rows)
 
@@ -330,14 +373,19 @@ def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
 def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Against:
     """The firing rate minus the rate at REF, read per the query's kind.
 
-    The delta is always current minus previous. A should-trigger query improved when it fires
-    more; a should-not query improved when it fires less, so its verdict reads the delta with
-    the sign turned (previous minus current) against the same band as the other layers.
+    The delta is always current minus previous, with its exact unconditional interval. A
+    should-trigger query improved when it fires more; a should-not query improved when it fires
+    less, so its verdict reads the delta with the sign turned (previous minus current) against
+    the same band as the other layers.
     """
-    delta = newcombe(current.rate, previous.rate)
-    if delta.empty:
+    if current.scored == 0 or previous.scored == 0:
         return Against(ref, EMPTY, ERROR)
-    better = delta if current.query.should_trigger else newcombe(previous.rate, current.rate)
+    delta = exact_difference(current.fired, current.scored, previous.fired, previous.scored)
+    better = (
+        delta
+        if current.query.should_trigger
+        else exact_difference(previous.fired, previous.scored, current.fired, current.scored)
+    )
     return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))
 
 
