@@ -678,3 +678,45 @@ def test_a_resume_reads_runs_another_round_submitted_without_submitting_them_aga
     assert "demo/aggregate  steers" in out
     assert "submitted (" not in err
     assert "batch: 24 request(s) in 3 batch(es) over 1 round(s) (0 submitted by this run, 3 " in out
+
+
+def test_max_cost_holds_a_batched_run_at_the_batch_price(tmp_path, capsys):
+    """--dry-run --batch says what the batch price makes of the estimate; --max-cost-usd lets a
+    round's runs in before it is sent, each at that price; the runs let in are resumable, and a
+    resume without the limit sends only the rest."""
+    suite = demo(tmp_path)
+    results, resume = tmp_path / "r.json", tmp_path / "r.batch.json"
+    assert main(["pressure", str(suite), "--batch", "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    total = re.search(r"^\s+total\s.*\$(\d+\.\d+)$", dry, re.M)  # at list prices
+    batched = re.search(
+        r"^--batch: Message Batches are billed at 50% of the list price: \$(\S+) in all$", dry, re.M
+    )
+    assert total is not None and batched is not None
+    assert abs(float(batched.group(1)) - float(total.group(1)) / 2) < 0.0001
+    per_run = float(batched.group(1)) / (2 * STEERS_K)
+
+    code = main(
+        ["pressure", str(suite), "--batch", "--max-cost-usd", "0.05", "--results", str(results)]
+    )
+    out, err = capsys.readouterr()
+
+    assert code == 4
+    document = read_results(results, "pressure")
+    stopped = document["stopped"]
+    assert (document["complete"], stopped["by"], document["scenarios"]) == (False, "max-cost", [])
+    assert f"stopped, results incomplete: {stopped['reason']}" in out
+    next_run = re.search(r"the next run \(about \$(\d+\.\d+)\)", stopped["reason"])
+    assert next_run is not None and 0.8 * per_run < float(next_run.group(1)) < 1.2 * per_run
+    let_in = stopped["runs"]
+    assert 0 < let_in < 2 * STEERS_K
+    assert f"submitted ({let_in} requests, round 1)" in err
+    assert json.loads(resume.read_text())["complete"] is False
+
+    code = main(["pressure", str(suite), "--resume-batch", str(resume), "--results", str(results)])
+    out, err = capsys.readouterr()
+
+    assert code == 0
+    assert "demo/aggregate  steers" in out
+    assert f"submitted ({2 * STEERS_K - let_in} requests, round 1)" in err
+    assert json.loads(resume.read_text())["complete"] is True

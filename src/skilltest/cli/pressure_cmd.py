@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skilltest.cli import (
     EXIT_BAD_INPUT,
@@ -29,6 +31,9 @@ from skilltest.cli.options import (
 )
 from skilltest.errors import InputError
 from skilltest.runners.base import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
 BACKENDS = ("anthropic", "claude", "emulator")
@@ -126,7 +131,11 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from skilltest.cost.render import render_estimate
 
-        print(render_estimate(pressure.estimate(options), noun="scenarios", notes=NOTES))
+        estimates = pressure.estimate(options)
+        notes: tuple[str, ...] = NOTES
+        if options.batch or options.resume_batch is not None:
+            notes += (batch_price_note(estimates),)
+        print(render_estimate(estimates, noun="scenarios", notes=notes))
         return EXIT_OK
     display = Display("pressure")
     try:
@@ -171,3 +180,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"stopped, results incomplete: {results.stopped['reason']}")
         return EXIT_MAX_COST
     return EXIT_FAILED if results.failed else EXIT_OK
+
+
+def batch_price_note(estimates: Sequence[SuiteEstimate]) -> str:
+    """What ``--dry-run --batch`` adds: the total at the Message Batches' price."""
+    from skilltest.runners.batch import PRICE_FACTOR
+
+    least = sum(e.least.usd for e in estimates) * PRICE_FACTOR
+    most = sum(e.most.usd for e in estimates) * PRICE_FACTOR
+    cost = f"${least:.4f}" if least == most else f"${least:.4f}–${most:.4f}"
+    return (
+        f"--batch: Message Batches are billed at {PRICE_FACTOR:.0%} of the list price: {cost} "
+        "in all"
+    )
