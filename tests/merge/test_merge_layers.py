@@ -81,6 +81,29 @@ def test_shards_balanced_by_recorded_durations_merge_to_the_same(tmp_path, monke
     assert_same(whole, merged, tmp_path)
 
 
+def test_batched_pressure_shards_merge_their_batches(tmp_path, monkeypatch):
+    """Each shard of a --batch run submits its own batches and keeps its own resume file; the
+    merge has the verdicts of the direct run and every shard's batches in one ``batch``."""
+    monkeypatch.chdir(REPO_ROOT)
+    code, whole = run("pressure", tmp_path / "whole", "-k", "11")
+    assert code == 0
+    merged, shards = sharded("pressure", tmp_path, 2, "-k", "11", "--batch")
+
+    assert [(s["id"], s["verdict"]) for s in merged["scenarios"]] == [
+        (s["id"], s["verdict"]) for s in whole["scenarios"]
+    ]
+    batch = merged["batch"]
+    assert batch["resume_files"] == [s["batch"]["resume_file"] for s in shards]
+    assert batch["resume_file"] is None
+    assert batch["batches"] == shards[0]["batch"]["batches"] + shards[1]["batch"]["batches"]
+    assert batch["requests"] == batch["results"]["succeeded"] == 8 * 2 * 11
+    assert batch["submitted"] == len(batch["batches"]) and batch["resumed"] == 0
+    assert batch["usage"]["input_tokens"] == sum(
+        s["batch"]["usage"]["input_tokens"] for s in shards
+    )
+    assert (batch["rounds"], batch["price_factor"]) == (1, 0.5)
+
+
 def test_trigger_shards_replayed_merge_to_the_unsharded_results(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
     replay = ("--replay", "tests/cassettes")

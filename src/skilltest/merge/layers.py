@@ -40,8 +40,46 @@ def _scenarios(shards: Shards) -> list[tuple[ShardFile, dict[str, Any]]]:
 
 
 def merge_pressure(shards: Shards) -> dict[str, Any]:
-    """Pressure: the scenarios in suite order (every figure of a scenario is its own)."""
-    return {"scenarios": [scenario for _, scenario in _scenarios(shards)]}
+    """Pressure: the scenarios in suite order (every figure of a scenario is its own); with
+    ``--batch``, the shards' batches as one ``batch``."""
+    merged: dict[str, Any] = {"scenarios": [scenario for _, scenario in _scenarios(shards)]}
+    batches = [
+        f.document["batch"] for f in shards.files if isinstance(f.document.get("batch"), Mapping)
+    ]
+    if batches:
+        merged["batch"] = merge_batches(batches)
+    return merged
+
+
+def merge_batches(batches: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``batch`` of the shards that ran ``--batch``: every batch, the counts and tokens
+    summed, the most rounds; ``resume_files`` names each shard's resume file (``resume_file`` is
+    theirs when they share one, else ``null``)."""
+    files = list(dict.fromkeys(str(b.get("resume_file")) for b in batches))
+
+    def total(key: str) -> int:
+        return sum(int(b.get(key) or 0) for b in batches)
+
+    def summed(key: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for batch in batches:
+            for name, value in (batch.get(key) or {}).items():
+                if isinstance(value, int | float):
+                    out[name] = out.get(name, 0) + value
+        return out
+
+    return {
+        **batches[0],
+        "resume_file": files[0] if len(files) == 1 else None,
+        "resume_files": files,
+        "rounds": max(int(b.get("rounds") or 0) for b in batches),
+        "batches": [entry for b in batches for entry in b.get("batches") or []],
+        "submitted": total("submitted"),
+        "resumed": total("resumed"),
+        "requests": total("requests"),
+        "results": summed("results"),
+        "usage": summed("usage"),
+    }
 
 
 def merge_scenarios(shards: Shards) -> dict[str, Any]:
