@@ -6,7 +6,8 @@ emulator, each run as a user runs it (``python -m skilltest`` in its own process
 - the unsharded run's wall time;
 - for 2 and 4 shards run one after another: the sum of their wall times (what one machine
   would spend) and the longest shard (what a CI matrix of that many machines would take);
-- the time ``skilltest merge`` takes, and whether the merged verdicts are the unsharded ones.
+- the time ``skilltest merge`` takes, and whether the merged verdicts are the unsharded ones;
+- the HTTP requests the example suites make directly and with ``--batch`` (in this process).
 
     .venv/bin/python scripts/bench_scale.py [--scenarios 200] [-k 3] [-j 8] [--latency-ms 50]
 """
@@ -104,20 +105,22 @@ def bench(name: str, cwd: Path, out: Path, options: list[str]) -> None:
         )
 
 
-def batch_request_counts() -> None:
-    """Batch vs direct: how many HTTP requests a pressure run makes through the Message Batches
-    API (``skilltest pressure --batch``) and without it, for the same suites. Prints that batch
-    is not available while ``skilltest pressure`` has no ``--batch``."""
-    from skilltest.cli import build_parser
+def batch_request_counts(jobs: int) -> None:
+    """Batch vs direct: how many HTTP requests a pressure run of the example suites makes
+    through the Message Batches API (``skilltest pressure --batch``) and without it, against
+    the emulator (``scripts/bench_batches.py`` measures more workloads and K)."""
+    from bench_batches import example_workload, measure  # a sibling script
 
-    parser = build_parser()
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    pressure = commands.choices["pressure"]
-    if not any("--batch" in action.option_strings for action in pressure._actions):
-        print("batch: not available (skilltest pressure has no --batch)")
-        return
-    # Fill in with --batch: the same suites run with and without it, and the requests each made.
-    print("batch: --batch exists; its request counts are not measured here yet")
+    with tempfile.TemporaryDirectory(prefix="skilltest-bench-scale-batch-") as tmp:
+        folder = Path(tmp)
+        workload = example_workload(folder)
+        direct = measure(workload, "auto", batch=False, jobs=jobs, folder=folder)
+        batched = measure(workload, "auto", batch=True, jobs=jobs, folder=folder)
+    same = "same verdicts" if direct.verdicts == batched.verdicts else "VERDICTS DIFFER"
+    print(
+        f"batch: the example suites at -k auto, {direct.runs} runs: {direct.http} HTTP requests "
+        f"direct (-j {jobs}), {batched.http} with --batch ({batched.breakdown}); {same}"
+    )
 
 
 def main() -> None:
@@ -138,7 +141,7 @@ def main() -> None:
             Path(tmp) / "generated", args.scenarios, args.k, args.latency_ms
         )
         bench("generated", project, out, ["-j", str(args.jobs)])
-    batch_request_counts()
+    batch_request_counts(args.jobs)
 
 
 if __name__ == "__main__":
