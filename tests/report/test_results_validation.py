@@ -68,6 +68,8 @@ CASES = [
      "#/scenarios/0/lift: nan is not a number a results file can hold"),
     ("queries that are a number", triggers(lambda d: d["suites"][0].update(queries=5)),
      "#/suites/0/queries: 5 is not valid here: 5 is not of type 'array'"),
+    ("a comparison that is text", triggers(lambda d: d.update(comparison="x")),
+     "#/comparison: 'x' is not valid here: 'x' is not of type 'array', 'null'"),
     ("a scenario without an id", scenarios(lambda d: first(d).pop("id")),
      "#/scenarios/0: 'id' is a required property"),
 ]  # fmt: skip
@@ -100,7 +102,12 @@ def test_a_broken_results_file_is_refused_at_its_place(
 
 
 def test_every_layer_s_own_results_file_is_accepted(tmp_path, capsys):
-    for document in (scenarios_document(IMPROVED), pressure_document(STEERS), triggers_document()):
+    compared = {
+        **triggers_document(),
+        "comparison": [{"suite": "t.yaml", "skill": "lgtm", "differences": []}],
+    }
+    documents = (scenarios_document(IMPROVED), pressure_document(STEERS), triggers_document())
+    for document in (*documents, compared):
         path = write(tmp_path / "r.json", document)
         assert main(["report", str(path)]) == 0
         capsys.readouterr()
