@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +30,7 @@ from skilltest.transcript import Usage
 
 if TYPE_CHECKING:
     from skilltest.checks.evaluate import RunView
-    from skilltest.runners.base import TurnRunner
+    from skilltest.runners.base import TurnRequest, TurnRunner
 
 JUDGE_MARK = "You are the skilltest judge."
 """How the judge's system prompt begins: what a model script's rule matches judge requests by
@@ -184,18 +184,7 @@ async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> 
     request = TurnRequest(
         prompt=prompt, system=plugin_eval.JUDGE_SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
     )
-    votes: list[Vote] = []
-    usage, cost, errors = Usage(), 0.0, []
-    for _ in range(check.votes):
-        answer = await judge.runner.run_turn(request)
-        usage = usage + answer.usage
-        cost += answer.cost_usd or 0.0
-        if answer.error is not None:
-            errors.append(answer.error)
-            votes.append(Vote(None, f"the call failed: {answer.error}"))
-        else:
-            passed = plugin_eval.vote(answer.text)
-            votes.append(Vote("pass" if passed else "fail", answer.text.strip()[:200]))
+    votes, usage, cost, errors = await _ask(judge, request, check.votes, _plugin_eval_vote)
     result = replace(
         result,
         votes=tuple(votes),
@@ -209,6 +198,31 @@ async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> 
     return replace(result, passed=passes > check.votes / 2, evidence=f"judge votes: {shown}")
 
 
+def _plugin_eval_vote(text: str) -> Vote:
+    from skilltest.checks import plugin_eval
+
+    return Vote("pass" if plugin_eval.vote(text) else "fail", text.strip()[:200])
+
+
+async def _ask(
+    judge: JudgeModel, request: TurnRequest, times: int, read: Callable[[str], Vote]
+) -> tuple[list[Vote], Usage, float, list[str]]:
+    """Sends ``request`` to the judge ``times`` times: the votes (each ``read`` from its answer;
+    a failed call's is no verdict), the tokens, the cost and the failed calls' errors."""
+    votes: list[Vote] = []
+    usage, cost, errors = Usage(), 0.0, []
+    for _ in range(times):
+        answer = await judge.runner.run_turn(request)
+        usage = usage + answer.usage
+        cost += answer.cost_usd or 0.0
+        if answer.error is not None:
+            errors.append(answer.error)
+            votes.append(Vote(None, f"the call failed: {answer.error}"))
+        else:
+            votes.append(read(answer.text))
+    return votes, usage, cost, errors
+
+
 async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckResult:
     """Asks the judge ``check.votes`` times and decides by the majority of the votes cast."""
     from skilltest.runners.base import TurnRequest
@@ -219,17 +233,7 @@ async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckRe
     request = TurnRequest(
         prompt=judge_prompt(check, view), system=SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
     )
-    votes: list[Vote] = []
-    usage, cost, errors = Usage(), 0.0, []
-    for _ in range(check.votes):
-        answer = await judge.runner.run_turn(request)
-        usage = usage + answer.usage
-        cost += answer.cost_usd or 0.0
-        if answer.error is not None:
-            errors.append(answer.error)
-            votes.append(Vote(None, f"the call failed: {answer.error}"))
-        else:
-            votes.append(parse_vote(answer.text))
+    votes, usage, cost, errors = await _ask(judge, request, check.votes, parse_vote)
     passes = sum(1 for vote in votes if vote.verdict == "pass")
     fails = sum(1 for vote in votes if vote.verdict == "fail")
     cast = passes + fails
