@@ -77,7 +77,7 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from skilltest.checks.model import Check, CheckResult
-from skilltest.errors import InputError, SuiteError
+from skilltest.errors import SuiteError, check_schema_version
 from skilltest.patterns import Pattern, snippet
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
@@ -342,13 +342,7 @@ class ScoreCard:
         Raises:
             InputError: the mapping was written by an unknown layout version.
         """
-        version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise InputError(
-                f"score card schema_version {version!r} is not supported "
-                f"(this skilltest reads {SCHEMA_VERSION})",
-                fix="re-run the suite with this version of skilltest",
-            )
+        check_schema_version(data, SCHEMA_VERSION, "score card")
         components = data.get("components") or {}
         return cls(
             score=data.get("score"),
