@@ -169,30 +169,16 @@ async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> 
     from skilltest.checks import plugin_eval
     from skilltest.runners.base import TurnRequest
 
-    result = CheckResult(
-        name=check.name,
-        kind=check.kind,
-        passed=False,
-        evidence="",
-        veto=check.veto,
-        weight=check.weight,
-        scored=check.scored,
-    )
     prompt, why = plugin_eval_request(check, view)
     if prompt is None:
-        return replace(result, evidence=why)
+        return replace(_unjudged(check), evidence=why)
     request = TurnRequest(
         prompt=prompt, system=plugin_eval.JUDGE_SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
     )
-    votes, usage, cost, errors = await _ask(judge, request, check.votes, _plugin_eval_vote)
-    result = replace(
-        result,
-        votes=tuple(votes),
-        tokens={"input": usage.input_tokens, "output": usage.output_tokens},
-        cost_usd=cost or None,
-    )
-    if len(errors) == check.votes:
-        return replace(result, error=f"every judge call failed: {errors[0]}")
+    result = await _ask(check, judge, request, _plugin_eval_vote)
+    if result.error is not None:
+        return result
+    votes = result.votes
     passes = sum(1 for v in votes if v.verdict == "pass")
     shown = " ".join("PASS" if v.verdict == "pass" else "FAIL" for v in votes)
     return replace(result, passed=passes > check.votes / 2, evidence=f"judge votes: {shown}")
@@ -204,14 +190,28 @@ def _plugin_eval_vote(text: str) -> Vote:
     return Vote("pass" if plugin_eval.vote(text) else "fail", text.strip()[:200])
 
 
+def _unjudged(check: Judge) -> CheckResult:
+    """A judge check's result before any vote: not passed, no evidence."""
+    return CheckResult(
+        name=check.name,
+        kind=check.kind,
+        passed=False,
+        evidence="",
+        veto=check.veto,
+        weight=check.weight,
+        scored=check.scored,
+    )
+
+
 async def _ask(
-    judge: JudgeModel, request: TurnRequest, times: int, read: Callable[[str], Vote]
-) -> tuple[list[Vote], Usage, float, list[str]]:
-    """Sends ``request`` to the judge ``times`` times: the votes (each ``read`` from its answer;
-    a failed call's is no verdict), the tokens, the cost and the failed calls' errors."""
+    check: Judge, judge: JudgeModel, request: TurnRequest, read: Callable[[str], Vote]
+) -> CheckResult:
+    """Sends ``request`` to the judge ``check.votes`` times: the check's result with the votes
+    (each ``read`` from its answer; a failed call's is no verdict), their tokens and cost, not
+    yet decided; with an error when every call failed."""
     votes: list[Vote] = []
     usage, cost, errors = Usage(), 0.0, []
-    for _ in range(times):
+    for _ in range(check.votes):
         answer = await judge.runner.run_turn(request)
         usage = usage + answer.usage
         cost += answer.cost_usd or 0.0
@@ -220,7 +220,15 @@ async def _ask(
             votes.append(Vote(None, f"the call failed: {answer.error}"))
         else:
             votes.append(read(answer.text))
-    return votes, usage, cost, errors
+    result = replace(
+        _unjudged(check),
+        votes=tuple(votes),
+        tokens={"input": usage.input_tokens, "output": usage.output_tokens},
+        cost_usd=cost or None,
+    )
+    if len(errors) == check.votes:
+        return replace(result, error=f"every judge call failed: {errors[0]}")
+    return result
 
 
 async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckResult:
@@ -233,24 +241,13 @@ async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckRe
     request = TurnRequest(
         prompt=judge_prompt(check, view), system=SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
     )
-    votes, usage, cost, errors = await _ask(judge, request, check.votes, parse_vote)
+    result = await _ask(check, judge, request, parse_vote)
+    if result.error is not None:
+        return result
+    votes = result.votes
     passes = sum(1 for vote in votes if vote.verdict == "pass")
     fails = sum(1 for vote in votes if vote.verdict == "fail")
     cast = passes + fails
-    result = CheckResult(
-        name=check.name,
-        kind=check.kind,
-        passed=False,
-        evidence="",
-        veto=check.veto,
-        weight=check.weight,
-        scored=check.scored,
-        votes=tuple(votes),
-        tokens={"input": usage.input_tokens, "output": usage.output_tokens},
-        cost_usd=cost or None,
-    )
-    if len(errors) == check.votes:
-        return replace(result, error=f"every judge call failed: {errors[0]}")
     agreement = max(passes, fails) / cast if cast else 0.0
     split = " (split vote)" if passes and fails else ""
     evidence = f"{passes} pass, {fails} fail of {check.votes} vote(s){split}; agreement "
