@@ -12,7 +12,7 @@ so, and re-raises.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -21,11 +21,11 @@ from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
 from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
-from skilltest.flow.provenance import start_provenance
+from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
-from skilltest.scenarios.report import RunContext
+from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
 
 if TYPE_CHECKING:
@@ -80,6 +80,9 @@ class ScenarioResults:
     """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
+    """What the suite asks of each scenario (prompt, turns, rubric, checks), by skill and id,
+    for the results file's reports."""
 
     junit_name: ClassVar[str] = "skilltest scenarios"
 
@@ -125,6 +128,7 @@ class ScenarioResults:
             complete=self.complete,
             interrupted=self.interrupted,
             provenance=self.provenance,
+            about=self.about,
         )
         canary = self.canary
         document["canary"] = canary.to_dict() if canary is not None else None
@@ -269,6 +273,7 @@ def _run(
         allow_inconclusive=options.allow_inconclusive,
         tape=tape,
         output_dir=options.output_dir,
+        about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
 
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
@@ -281,8 +286,10 @@ def _run(
             complete=complete,
             interrupted=interrupted,
             cassettes_written=len(written),
-            provenance=provenance.with_models(m for run in runs for m in run.models).with_recorded(
-                run.recorded_with for run in runs if run.recorded_with
+            provenance=finish_provenance(
+                provenance.with_models(m for run in runs for m in run.models).with_recorded(
+                    run.recorded_with for run in runs if run.recorded_with
+                )
             ),
         )
         write_outputs(results, options.outputs, final=complete or interrupted)
