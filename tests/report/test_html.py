@@ -621,3 +621,13 @@ def test_hostile_text_in_prompts_expectations_and_checks_stays_text(tmp_path):
     page = render_html([Document("s.json", document)], cwd=tmp_path)
     assert "<script" not in page.lower() and "<img" not in page.lower()
     assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;") > 10
+
+
+def test_a_skill_only_verdict_is_coloured_by_whether_it_passed(tmp_path):
+    passing = scenario("solo-pass", "skill-only", True, (0.9, 0.7, 1.0), None, None)
+    failing = scenario("solo-fail", "skill-only", False, (0.2, 0.0, 0.5), None, None)
+    page = render_html([Document("s.json", scenarios_document(passing, failing))], cwd=tmp_path)
+    rows = verdict_rows(page)
+    assert '<span class="chip good">skill-only</span>' in rows[0]
+    assert '<span class="chip bad">skill-only</span>' in rows[1]
+    assert text(cards(page)["scenarios"]).startswith("2 scenarios 1 failing 2 skill-only")

@@ -313,7 +313,7 @@ def _header(facts: Header, documents: Sequence[Document]) -> str:
 
 def _card(summary: Card) -> str:
     counts = "".join(
-        chip(f"{number} {verdict}", tone(summary.layer, verdict, failed=False))
+        chip(f"{number} {verdict}", tone(summary.layer, verdict, failed=None))
         for verdict, number in summary.counts
     )
     figures = "".join(f"<dt>{e(name)}</dt><dd>{e(value)}</dd>" for name, value in summary.figures)

@@ -88,12 +88,19 @@ TONES: dict[str, dict[str, str]] = {
 }
 
 
-def tone(layer: str, verdict: str, *, failed: bool) -> str:
-    """The tone of a verdict in a layer; one this code does not know is read from whether
-    the scenario failed."""
+BY_OUTCOME = frozenset({"skill-only"})
+"""Verdicts that pass or fail by a bar rather than by their name: their tone is the outcome."""
+
+
+def tone(layer: str, verdict: str, *, failed: bool | None) -> str:
+    """The tone of a verdict in a layer, for a scenario that ``failed`` (``None``: not one
+    scenario, as in a count). A verdict that passes or fails by a bar (``skill-only``), or one
+    this code does not know, takes its tone from whether the scenario failed."""
     known = TONES.get(layer, {}).get(verdict)
-    if known is not None:
+    if known is not None and (verdict not in BY_OUTCOME or failed is None):
         return known
+    if failed is None:
+        return PLAIN
     return BAD if failed else GOOD
 
 

@@ -31,7 +31,12 @@ from skilltest.report.reading import BAD, GOOD, PLAIN, WARN
 TRANSCRIPT_LIMIT = 2_000_000
 """Most bytes of one transcript file read."""
 
-ARM_LABELS = {"with_skill": "with skill", "without_skill": "without skill", "previous": "previous"}
+ARM_LABELS = {
+    "with_skill": "with skill",
+    "without_skill": "without skill",
+    "previous": "previous revision",
+}
+"""How the page names each arm (``previous``: the skill at ``--against REF``)."""
 
 
 def entry(kind: str, css: str, body: str) -> str:
