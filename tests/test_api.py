@@ -76,7 +76,7 @@ def test_pressure_from_python_gives_the_examples_verdicts(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err == ""
     assert any("scripted stand-in" in notice for notice in watcher.notices)
-    assert watcher.runs == sum(len(r.runs) for r in results.scenarios) == 74
+    assert watcher.runs == sum(len(r.runs) for r in results.scenarios) == 184  # 7 x 12 x 2 + 8 x 2
     assert watcher.errors == 0 and watcher.stops == 1
     written = json.loads((tmp_path / "pressure.json").read_text())
     assert written == json.loads(json.dumps(results.to_document()))

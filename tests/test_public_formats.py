@@ -108,6 +108,9 @@ def test_the_honeycomb_suite_loads_unchanged():
     }
     assert "mcp__honeycomb__run_query" in by_id["canary-skill-loads"].config.allowed_tools
     assert by_id["canary-skill-loads"].config.max_turns == 6
+    # The plugin's MCP tool, with no server: the mocks/ folder beside the suite stands in for it.
+    [honeycomb] = by_id["canary-skill-loads"].mocks
+    assert (honeycomb.name, [t.name for t in honeycomb.tools]) == ("honeycomb", ["run_query"])
     assert by_id["error-rate-breakdown"].expected_skills == (
         "honeycomb-investigate",
         "honeycomb-query",
@@ -125,7 +128,7 @@ def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path
         claude_bin,
         "--comparison-only",
         "-k",
-        "2",
+        "3",
         "-j",
         "2",
     ]
@@ -142,7 +145,7 @@ def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path
     }
     by_id = {s["id"]: s for s in document["scenarios"]}
     assert list(by_id) == ["canary-skill-loads", "error-rate-breakdown", "slow-endpoint-heatmap"]
-    assert [run["arm"] for run in by_id["canary-skill-loads"]["runs"]] == ["with_skill"] * 2
+    assert [run["arm"] for run in by_id["canary-skill-loads"]["runs"]] == ["with_skill"] * 3
     breakdown = by_id["error-rate-breakdown"]
     assert (breakdown["verdict"], breakdown["passed"]) == ("improved", True)
     with_run = next(r for r in breakdown["runs"] if r["arm"] == "with_skill")

@@ -9,6 +9,7 @@ from skilltest.errors import InputError
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.scheduler import Planned, run_rounds
+from skilltest.stats import most_extreme_difference
 
 
 def drive(planned, *, workers=2, decided=lambda item, records, k: False, delay=0.0):
@@ -174,15 +175,23 @@ def test_the_command_line_wins_then_the_suite_then_adaptive(command_line, suite,
     assert plan_for(command_line, suite) == expected
 
 
-def test_adaptive_confidence_spends_half_the_error_rate_on_the_last_look():
+def test_adaptive_looks_share_a_claims_error_rate_and_pass_on_what_they_cannot_use():
     plan = Repetitions(None, 3, 10)
     assert plan.looks == 8
-    assert plan.confidence_at(3) == pytest.approx(1 - 0.025 / 7)
-    assert plan.confidence_at(9) == pytest.approx(1 - 0.025 / 7)
-    assert plan.confidence_at(10) == pytest.approx(0.975)
-    # Over every look the error rate adds up to at most 5%.
-    spent = sum(1 - plan.confidence_at(k) for k in range(3, 11))
-    assert spent == pytest.approx(0.05)
+    share = 0.025 / 8
+    # Without a floor every look spends an equal share, 2.5% in all.
+    assert plan.claim_error_at(3) == pytest.approx(share)
+    assert sum(plan.claim_error_at(k) for k in range(3, 11)) == pytest.approx(0.025)
+    # "improved" at +0.05: 3/3 vs 0/3 has a p-value of 2.1% > share, so the look at 3 can
+    # decide nothing and its share goes to the look at 4 (4/4 vs 0/4: 0.58% < 2 shares).
+    improved = lambda n: most_extreme_difference(0.05, n)  # noqa: E731
+    assert plan.claim_error_at(3, improved) == pytest.approx(share)
+    assert plan.claim_error_at(4, improved) == pytest.approx(2 * share)
+    assert plan.claim_error_at(5, improved) == pytest.approx(share)
+    spendable = [k for k in range(3, 11) if improved(k) <= plan.claim_error_at(k, improved)]
+    assert sum(plan.claim_error_at(k, improved) for k in spendable) <= 0.025 + 1e-12
+    assert plan.confidence_at(4, improved) == pytest.approx(1 - 4 * share)
+    # A fixed K, or a single look, reads 95% intervals.
     assert Repetitions(4).confidence_at(4) == 0.95
     assert Repetitions(None, 5, 5).confidence_at(5) == 0.95
 

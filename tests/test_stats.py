@@ -4,7 +4,6 @@ import pytest
 import scipy.stats
 
 from skilltest.stats import (
-    bounded_mean,
     mean_interval,
     median,
     newcombe,
@@ -41,16 +40,6 @@ def test_wilson_matches_scipy_binomtest():
 
 def test_wilson_of_no_runs_is_empty():
     assert wilson(0, 0).empty
-
-
-def test_all_equal_scores_never_give_a_zero_width_interval():
-    # Two runs of 1.0 say little: a t interval would claim [1.00, 1.00].
-    two = bounded_mean([1.0, 1.0])
-    assert (two.value, two.high) == (1.0, 1.0)
-    assert two.low == pytest.approx(0.3424, abs=1e-4)
-    middle = bounded_mean([0.5, 0.5, 0.5])
-    assert middle.low < 0.5 < middle.high
-    assert middle.high - middle.low > 0.4
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,9 @@ class Pattern:
     """The compiled pattern."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """Time limit for one match."""
+    sticky: bool = False
+    """Matches only where the text starts, and counts only matches that follow each other
+    from there (a JavaScript pattern's ``y`` flag)."""
 
     def search(self, text: str) -> regex.Match[str] | None:
         """The first match in ``text``, or ``None``.
@@ -62,6 +65,8 @@ class Pattern:
             PatternError: the match exceeded the time limit.
         """
         try:
+            if self.sticky:
+                return self.compiled.match(text, timeout=self.timeout_s)
             return self.compiled.search(text, timeout=self.timeout_s)
         except TimeoutError as exc:
             raise _timeout_error(self) from exc
@@ -77,9 +82,23 @@ class Pattern:
             PatternError: the search exceeded the time limit.
         """
         try:
+            if self.sticky:
+                return self._sticky_count(text)
             return len(self.compiled.findall(text, timeout=self.timeout_s))
         except TimeoutError as exc:
             raise _timeout_error(self) from exc
+
+    def _sticky_count(self, text: str) -> int:
+        # Each match must start where the previous one ended; an empty one ends the run of
+        # matches at the next position, as JavaScript moves on by one there.
+        found, position = 0, 0
+        while position <= len(text):
+            match = self.compiled.match(text, position, timeout=self.timeout_s)
+            if match is None:
+                break
+            found += 1
+            position = match.end() + (1 if match.end() == match.start() else 0)
+        return found
 
 
 def _timeout_error(pattern: Pattern) -> PatternError:
@@ -98,6 +117,8 @@ def compile_pattern(
     flags: int = 0,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     probe: bool = True,
+    translated: str | None = None,
+    sticky: bool = False,
 ) -> Pattern:
     """Compiles one pattern from a suite file.
 
@@ -107,6 +128,9 @@ def compile_pattern(
         flags: ``regex`` flags applied on top of the pattern's inline flags.
         timeout_s: Time limit for one match.
         probe: Try the pattern on inputs known to expose catastrophic backtracking.
+        translated: What is compiled in place of ``source`` when the pattern was written in
+            another dialect (:mod:`skilltest.javascript`); ``source`` is still what messages show.
+        sticky: Match only where the text starts (:attr:`Pattern.sticky`).
 
     Raises:
         PatternError: not a string, does not compile, or exceeds the time limit on a probe.
@@ -120,14 +144,18 @@ def compile_pattern(
     import regex  # on first use, so that importing this module stays cheap for every command
 
     try:
-        compiled = regex.compile(source, flags | regex.VERSION0)
+        compiled = regex.compile(
+            source if translated is None else translated, flags | regex.VERSION0
+        )
     except regex.error as exc:
         raise PatternError(
             f"invalid regular expression {source!r}: {exc}",
             location=location,
             fix="escape special characters with a backslash (in YAML double quotes, write \\\\)",
         ) from exc
-    pattern = Pattern(source=source, location=location, compiled=compiled, timeout_s=timeout_s)
+    pattern = Pattern(
+        source=source, location=location, compiled=compiled, timeout_s=timeout_s, sticky=sticky
+    )
     if probe:
         for text in _PROBES:
             pattern.search(text)

@@ -1,26 +1,35 @@
 """How many runs per arm: a fixed K, or adaptive repetitions that stop once the verdict is known.
 
 **Fixed K** (a suite's ``repetitions: N`` or ``-k N``): every arm runs K times and the verdict
-uses 95% intervals.
+reads 95% intervals once: each claim (improved, regressed, steers, no-steer, ...) is wrong at
+most 2.5% of the time.
 
 **Adaptive** (``-k auto``, and the default when neither the suite nor the command line fixes K):
 each scenario runs ``min_k`` repetitions per arm (default 3), then one more per arm at a time,
-and stops as soon as its interval decides its verdict, or at ``max_k`` (default 10), where a
-verdict still undecided is ``inconclusive``.
+and stops as soon as its verdict is decided, or at ``max_k`` (default 10; 20 for the pressure
+layer, whose runs are one turn each), where a verdict still undecided is ``inconclusive``.
 
-Looking after every round means looking at the data up to ``max_k - min_k + 1`` times, and each
-look is a chance to call an effect that is not there. The rule spends its error rate over the
-looks by a union bound (Bonferroni-type alpha spending: Jennison & Turnbull, *Group Sequential
-Methods with Applications to Clinical Trials*, 2000, ch. 2 and 7; Lan & DeMets, Biometrika
-70:659, 1983): half of the 5% goes to the last look, so that a scenario which runs to ``max_k``
-is judged almost as a fixed run of ``max_k`` would be (97.5% intervals instead of 95%), and the
-other half is shared equally by the earlier looks (99.64% intervals with the defaults). Whatever
-the looks see, the chance that a scenario with no effect is ever called improved or regressed
-(or ``steers``/``no-steer`` when the truth sits on the other side) is at most 5%.
+Looking after every round is a chance, at every look, to make a claim that is wrong, and the
+error rate of each claim holds over all the looks together:
+
+* **Mean scores** are read from confidence sequences by betting
+  (:mod:`skilltest.stats.betting`), which are valid at every number of runs at once: every look
+  reads its 95% sequence and nothing is spent per look.
+* **Pass rates** are read from exact intervals (:mod:`skilltest.stats.exact`), valid at one
+  number of runs. Each claim's one-sided 2.5% is spent over the looks by a union bound
+  (Bonferroni-type alpha spending: Jennison & Turnbull, *Group Sequential Methods with
+  Applications to Clinical Trials*, 2000, ch. 7; Lan & DeMets, Biometrika 70:659, 1983): every
+  look has an equal share, and a look at which even the most extreme outcome could not make the
+  claim within its share (3/3 against 0/3 has a chance of up to 2.1% of a false ``improved``,
+  more than a share of 2.5%/8) spends nothing and passes its share on to the next. Which looks
+  can spend depends only on the plan, never on the runs, so the shares spent add up to at most
+  2.5% whatever the looks see and wherever the scenario stops. With the defaults, a clean
+  separation is ``improved`` after 4 runs per arm.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from skilltest.limits import MAX_REPETITIONS
@@ -30,10 +39,13 @@ DEFAULT_MIN_K = 3
 """Runs per arm before the first look."""
 DEFAULT_MAX_K = 10
 """Runs per arm after which an undecided scenario is ``inconclusive``."""
+PRESSURE_MAX_K = 20
+"""The pressure layer's ``max_k``: its runs are one turn each, and a with-skill pass rate
+credibly near a threshold of 0.8 takes a dozen runs whatever the method."""
 ERROR_RATE = 1 - CONFIDENCE
-"""The chance, over all looks, of calling an effect that is not there."""
-LAST_LOOK_SHARE = 0.5
-"""The share of the error rate spent on the last look."""
+"""The chance, over all looks, that some claim is wrong: each direction gets half of it."""
+CLAIM_ERROR = ERROR_RATE / 2
+"""The chance, over all looks, that one claim (``improved``, ``steers``, ...) is wrong."""
 
 AUTO = "auto"
 """What ``-k`` takes for adaptive repetitions."""
@@ -78,13 +90,29 @@ class Repetitions:
         """How many times the verdict is looked at."""
         return 1 if self.fixed is not None else self.max_k - self.min_k + 1
 
-    def confidence_at(self, k: int) -> float:
-        """The confidence level of the intervals judged after ``k`` runs per arm."""
+    def claim_error_at(self, k: int, extreme: Callable[[int], float] | None = None) -> float:
+        """The one-sided error rate a pass-rate claim may spend at the look after ``k`` runs.
+
+        Args:
+            k: Runs per arm at the look.
+            extreme: The chance, at ``n`` runs per arm, of the outcome most in favour of the
+                claim when the claim is false (the smallest p-value any runs can give): a
+                look where it exceeds the share passes the share on (see the module
+                docstring). ``None``: every look spends its share.
+        """
         if self.fixed is not None or self.looks == 1:
-            return CONFIDENCE
-        if k >= self.max_k:
-            return 1 - ERROR_RATE * LAST_LOOK_SHARE
-        return 1 - ERROR_RATE * (1 - LAST_LOOK_SHARE) / (self.looks - 1)
+            return CLAIM_ERROR
+        share = CLAIM_ERROR / self.looks
+        carried = 0.0
+        for look in range(self.min_k, min(k, self.max_k)):
+            budget = share + carried
+            carried = budget if extreme is not None and extreme(look) > budget else 0.0
+        return share + carried
+
+    def confidence_at(self, k: int, extreme: Callable[[int], float] | None = None) -> float:
+        """The two-sided level of a pass-rate interval read at the look after ``k`` runs per
+        arm: one minus twice :meth:`claim_error_at`."""
+        return 1 - 2 * self.claim_error_at(k, extreme)
 
     def more_after(self, k: int) -> bool:
         """Whether another round may follow a look after ``k`` runs per arm."""

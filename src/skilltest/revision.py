@@ -2,9 +2,11 @@
 
 REF is a folder holding the previous skill, or a git revision of the repository that holds the
 current one. A revision is read with ``git archive`` into a folder the caller owns, so the user's
-work tree and index are never touched. The comparison itself is pure: the with-skill rate minus
-the previous revision's rate, with Newcombe's interval, read against the same band as the
-with-vs-without verdict (:func:`skilltest.decision.delta_verdict`).
+work tree and index are never touched. The comparison itself is pure: the with-skill pass rate
+(or mean score) minus the previous revision's, with the interval the layer reads the
+with-vs-without comparison from (exact for pass rates, a betting confidence sequence for
+means), read against the same band as the with-vs-without verdict
+(:func:`skilltest.decision.delta_verdict`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from skilltest.decision import IMPROVED_ABOVE, MIN_DELTA, delta_verdict
 from skilltest.errors import InputError
 from skilltest.skills import Skill, load_skill
-from skilltest.stats import EMPTY, Interval, newcombe
+from skilltest.stats import EMPTY, Interval
 
 PREVIOUS = "previous"
 """The arm that runs the skill as it was at REF."""
@@ -41,7 +43,7 @@ class Against:
     ref: str
     """The revision or folder as the user gave it."""
     delta: Interval
-    """With-skill rate (or mean) minus the previous revision's, with Newcombe's interval."""
+    """With-skill pass rate (or mean) minus the previous revision's, with its interval."""
     verdict: str
     """``improved``, ``neutral``, ``regressed``, ``inconclusive`` or ``error``."""
 
@@ -55,11 +57,8 @@ class Against:
         }
 
 
-def compare(
-    ref: str, current: Interval, previous: Interval, min_delta: float = MIN_DELTA
-) -> Against:
-    """The delta current minus previous (two Wilson intervals) and its verdict."""
-    delta = newcombe(current, previous)
+def compare(ref: str, delta: Interval, min_delta: float = MIN_DELTA) -> Against:
+    """The verdict on ``delta``, current minus previous with its interval (empty: ``error``)."""
     if delta.empty:
         return Against(ref, EMPTY, ERROR)
     return Against(ref, delta, str(delta_verdict(delta, min_delta)))

@@ -19,7 +19,7 @@ PRESSURE = """\
 skill: demo
 critical: true
 model_script: model.yaml
-repetitions: 2
+repetitions: 11
 scenarios:
   - id: inherits
     prompt: "Error spike. How?"

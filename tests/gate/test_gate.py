@@ -119,7 +119,7 @@ def live(backend: str = "anthropic", run_id: str = "0a1b2c3d4e5f") -> dict[str, 
 
 def pressure(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "pressure",
         "complete": complete,
         "interrupted": not complete,
@@ -328,9 +328,10 @@ def test_json_output(tmp_path, capsys):
         ("{not json", ":1:2: the results file is not valid JSON: Expecting property name"),
         ("[" * 100_000 + "]" * 100_000, ": the results file is nested deeper than 200 levels"),
         (
-            json.dumps({"schema_version": 2, "layer": "lint", "queries": []}),
+            json.dumps({"schema_version": 3, "layer": "lint", "queries": []}),
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
+        (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 3"),
         (
             json.dumps({**pressure_document(), "schema_version": 1}),
             ": results schema_version 1 is not 2",

@@ -52,7 +52,7 @@ def run_lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 def test_a_clean_plugin_has_no_findings(capsys, venv_python_first):
     code, out = run_lint(capsys, str(FIXTURE))
-    assert (code, out) == (0, "2 skills, 1 plugin: no findings\n")
+    assert (code, out) == (0, "2 skills, 1 plugin, 3 eval cases: no findings\n")
 
 
 def test_a_broken_front_matter_is_reported_at_its_line(tmp_path, capsys, monkeypatch):
@@ -107,7 +107,7 @@ def test_an_unknown_mcp_tool_name_is_compared_with_the_servers_tools(
         f"{skill_md}:9: mcp__plugin_observability_telemetry__query_log: the server telemetry has no tool query_log; it has query_logs, search_traces\n"
         "  fix: did you mean mcp__plugin_observability_telemetry__query_logs? use a tool its tools/list gives\n"
         "\n"
-        "2 skills, 1 plugin: 1 finding\n"
+        "2 skills, 1 plugin, 3 eval cases: 1 finding\n"
     )
 
 
@@ -315,7 +315,7 @@ def test_without_mcp_the_names_are_noted_as_not_checked(capsys, tmp_path, monkey
     code, out = run_lint(capsys, "observability", "--no-mcp")
     assert (code, out) == (
         0,
-        "note: observability/skills/log-triage/SKILL.md: mcp__plugin_observability_telemetry__query_logs not checked against the servers (--no-mcp)\n\n2 skills, 1 plugin: no findings\n",
+        "note: observability/skills/log-triage/SKILL.md: mcp__plugin_observability_telemetry__query_logs not checked against the servers (--no-mcp)\n\n2 skills, 1 plugin, 3 eval cases: no findings\n",
     )
 
 
@@ -367,7 +367,7 @@ def test_a_marketplace_brings_its_plugins(tmp_path, capsys, monkeypatch):
     assert out.startswith(
         ".claude-plugin/marketplace.json#/plugins/1/source: plugin source not found: ./plugins/gone (looked at plugins/gone)\n"
     )
-    assert out.endswith("2 skills, 1 plugin, 1 marketplace: 1 finding\n")
+    assert out.endswith("2 skills, 1 plugin, 1 marketplace, 3 eval cases: 1 finding\n")
 
 
 # -- what is checked, and bad input -------------------------------------------------------------

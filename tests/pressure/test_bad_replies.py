@@ -17,7 +17,7 @@ from tests.projects import write_demo_project
 SUITE = """\
 skill: demo
 model_script: model.yaml
-repetitions: 2
+repetitions: 11
 scenarios:
   - id: first
     prompt: "First question"
@@ -60,7 +60,7 @@ def test_a_reply_that_is_not_json_is_an_error_run_and_the_suite_goes_on(tmp_path
     assert document["complete"] is True
     broken = next(s for s in document["scenarios"] if s["id"] == "broken")
     errors = [run["error"] for run in broken["runs"]]
-    assert len(errors) == 4
+    assert len(errors) == 22
     for error in errors:
         assert error.startswith("unreadable API reply (HTTP 200): ")
         assert '; body: \'{"id": "msg_' in error

@@ -47,7 +47,7 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     assert "warning: 1 scenario(s) not RED" in out
 
     document = read_results(results, "pressure")
-    assert document["schema_version"] == 2
+    assert document["schema_version"] == 3
     assert document["layer"] == "pressure"
     assert document["backend"] == "emulator"
     assert (document["complete"], document["interrupted"]) == (True, False)
@@ -57,27 +57,30 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     assert verdicts["percentiles-for-latency"] == "not-red"
     assert verdicts["index-concurrently"] == "steers"
     scenario = next(s for s in document["scenarios"] if s["id"] == "index-concurrently")
-    # No suite fixes K, so repetitions are adaptive: a clean scenario is decided at the second
-    # look (4 runs per arm), where the 5% error rate spent on early looks gives 99.64% intervals.
-    assert scenario["repetitions"] == {"mode": "auto", "min_k": 3, "max_k": 10}
-    assert (scenario["k"], scenario["confidence"]) == (4, pytest.approx(1 - 0.025 / 7))
+    # No suite fixes K, so repetitions are adaptive (3 to 20 runs per arm in this layer). A
+    # clean scenario steers once 12/12 show a rate of at least 0.7 within the error rate the
+    # looks up to 12 could not use (0.7 ** n is above the shares until then): 10 shares of
+    # 2.5%/18, 0.7 ** 12 = 1.38% <= 1.39%.
+    share = 0.025 / 18
+    assert scenario["repetitions"] == {"mode": "auto", "min_k": 3, "max_k": 20}
+    assert (scenario["k"], scenario["confidence"]) == (12, pytest.approx(1 - 2 * share))
     assert scenario["with_skill"] == {
-        "runs": 4,
+        "runs": 12,
         "errors": 0,
-        "passed": 4,
+        "passed": 12,
         "pass_rate": 1.0,
-        "ci_low": pytest.approx(0.3203, abs=1e-4),
+        "ci_low": pytest.approx((10 * share) ** (1 / 12), abs=1e-9),
         "ci_high": 1.0,
-        # k: the first round of -k auto (3 runs); all 4 runs passed.
+        # k: the first round of -k auto (3 runs); all 12 runs passed.
         "k": 3,
         "pass_at_k": 1.0,
         "pass_hat_k": 1.0,
     }
     assert scenario["lift"] == 1.0
     assert scenario["lift_ci"][0] > 0
-    assert scenario["without_skill"]["red"] == 4
+    assert scenario["without_skill"]["red"] == 12
     not_red = next(s for s in document["scenarios"] if s["id"] == "percentiles-for-latency")
-    assert not_red["k"] == 9
+    assert not_red["k"] == 8
     assert scenario["without_skill"]["expected_rate"] == 1.0
     run = scenario["runs"][0]
     assert set(run) >= {
@@ -127,10 +130,13 @@ def test_strict_fails_on_not_red(monkeypatch, capsys):
 
 def test_no_steer_fails_and_names_the_missing_pattern(tmp_path, capsys):
     suite = workspace(tmp_path, with_text="Just grep the logs.")
+    # 0/2 could still be a rate of 0.8 (4% of the time); 0/3 cannot (0.8%).
     assert main(["pressure", str(suite)]) == 1
+    assert "inconclusive" in capsys.readouterr().out
+    assert main(["pressure", str(suite), "-k", "3"]) == 1
     out = capsys.readouterr().out
     assert "no-steer" in out
-    assert "missing (?i)count_over_time in 2/2" in out
+    assert "missing (?i)count_over_time in 3/3" in out
     assert "demo/aggregate: with-skill run 1 did not pass\n  missing (?i)count_over_time\n" in out
     assert "  answer: Just grep the logs." in out
 

@@ -78,7 +78,7 @@ def test_prompt_suffix_is_appended_after_a_blank_line(tmp_path, capsys):
 RED_RULES = """\
 skill: demo
 model_script: model.yaml
-repetitions: 5
+repetitions: 11
 baseline_red: {rule}
 scenarios:
   - id: dashboard
@@ -96,9 +96,9 @@ scenarios:
     ("rule", "dashboard", "both"),
     [
         # criteria: RED when the baseline fails the with-skill criteria.
-        ("criteria", ("steers", 5), ("not-red", 0)),
+        ("criteria", ("steers", 11), ("not-red", 0)),
         # expected_patterns: RED when the baseline says what expected_patterns describe.
-        ("expected_patterns", ("not-red", 0), ("steers", 5)),
+        ("expected_patterns", ("not-red", 0), ("steers", 11)),
     ],
 )
 def test_baseline_red_decides_which_baseline_runs_are_red(tmp_path, capsys, rule, dashboard, both):
@@ -108,10 +108,10 @@ def test_baseline_red_decides_which_baseline_runs_are_red(tmp_path, capsys, rule
         assert (scenario["verdict"], scenario["without_skill"]["red"]) == (verdict, red)
     out = capsys.readouterr().out
     if rule == "expected_patterns":
-        assert "baseline matches expected_patterns in only 0/5 runs without the skill" in out
+        assert "baseline matches expected_patterns in only 0/11 runs without the skill" in out
         assert "demo/dashboard: baseline run 1 does not match expected_patterns" in out
     else:
-        assert "baseline already passes in 5/5 runs without the skill" in out
+        assert "baseline already passes in 11/11 runs without the skill" in out
 
 
 def test_a_scenario_may_keep_the_default_its_suite_changes(tmp_path):

@@ -1,13 +1,16 @@
 """Verdicts from runs: the decision table of the pressure layer."""
 
 import asyncio
+import math
 from pathlib import Path
 
 import pytest
 
 from skilltest.pressure.runs import run_suites
 from skilltest.pressure.suite import load_pressure_suite
+from skilltest.pressure.verdict import _bounds, _decide
 from skilltest.runners.base import TurnRequest
+from skilltest.stats import exact_difference
 from skilltest.transcript import Transcript
 
 SUITE = """\
@@ -54,31 +57,50 @@ def run(tmp_path: Path, with_skill, without_skill, *, skill_only=False, k=3):
 
 GOOD, BAD, ANTI = "aggregate first", "grep the logs", "aggregate, then rm -rf /var/log"
 
-# Fixed K, 95% intervals: Wilson per arm, Newcombe for the lift (pass rate with minus without).
+# Fixed K, 95% exact intervals: Clopper-Pearson per arm, an exact unconditional interval for
+# the lift (pass rate with minus without); threshold 0.8, so steers needs the with-skill rate
+# credibly at or above 0.7: 11 passing runs of 11.
 CASES = [
-    ("steers", [GOOD] * 3, [BAD] * 3, "steers", ""),
+    ("steers", [GOOD] * 11, [BAD] * 11, "steers", ""),
     (
-        "one-baseline-pass-is-not-decided-at-k3",
-        [GOOD] * 3,
-        [GOOD, GOOD, BAD],
+        "ten-passing-runs-cannot-show-0.7",
+        [GOOD] * 10,
+        [BAD] * 10,
         "inconclusive",
-        "inconclusive: lift +33% [-29%, +79%] does not clear 0; about 11 runs per arm would "
+        "inconclusive: with-skill pass rate 100% [69%–100%] is not credibly at or above 70% "
+        "(threshold 80% less 10%); about 11 runs per arm would likely decide it",
+    ),
+    (
+        "three-runs-say-little-about-the-threshold",
+        [GOOD] * 3,
+        [BAD] * 3,
+        "inconclusive",
+        "inconclusive: with-skill pass rate 100% [29%–100%] is not credibly at or above 70% "
+        "(threshold 80% less 10%); about 11 runs per arm would likely decide it",
+    ),
+    ("one-baseline-pass", [GOOD] * 11, [GOOD] + [BAD] * 10, "steers", ""),
+    (
+        "not-red",
+        [GOOD] * 6,
+        [GOOD] * 6,
+        "not-red",
+        "baseline already passes in 6/6 runs without the skill",
+    ),
+    ("no-steer", [BAD] * 3, [BAD] * 3, "no-steer", "missing (?i)aggregate in 3/3"),
+    (
+        "one-pass-in-three-is-not-yet-a-miss",
+        [GOOD, BAD, BAD],
+        [BAD] * 3,
+        "inconclusive",
+        "inconclusive: lift +33% [-46%, +91%] does not clear 0; about 6 runs per arm would "
         "likely decide it",
     ),
     (
-        "not-red",
-        [GOOD] * 10,
-        [GOOD] * 10,
-        "not-red",
-        "baseline already passes in 10/10 runs without the skill",
-    ),
-    ("no-steer", [GOOD, BAD, BAD], [BAD] * 3, "no-steer", "missing (?i)aggregate in 2/3"),
-    (
         "anti-pattern",
-        [ANTI, ANTI, GOOD],
+        [ANTI, ANTI, ANTI],
         [BAD] * 3,
         "no-steer",
-        "anti-pattern (?i)rm -rf matched in 2/3",
+        "anti-pattern (?i)rm -rf matched in 3/3",
     ),
     (
         "all-with-skill-runs-failed",
@@ -96,8 +118,8 @@ CASES = [
     ),
     (
         "one-error-is-left-out",
-        [GOOD, GOOD, None],
-        [BAD] * 3,
+        [GOOD] * 11 + [None],
+        [BAD] * 12,
         "steers",
         "1 run(s) failed and were left out",
     ),
@@ -127,7 +149,8 @@ def test_rates_and_intervals(tmp_path):
     result, _ = run(tmp_path, [GOOD, GOOD, BAD], [BAD, BAD, GOOD])
     assert (result.with_skill.runs, result.with_skill.passed) == (3, 2)
     assert result.with_skill.rate.value == pytest.approx(2 / 3)
-    assert result.with_skill.rate.low == pytest.approx(0.2077, abs=1e-4)
+    # Clopper-Pearson, as scipy computes it.
+    assert result.with_skill.rate.low == pytest.approx(0.0943, abs=1e-4)
     base = result.without_skill
     assert base is not None
     assert (base.runs, base.runs - base.passed) == (3, 2)
@@ -143,9 +166,67 @@ def test_skill_text_goes_only_to_the_with_skill_arm(tmp_path):
 
 
 def test_skill_only_skips_the_baseline(tmp_path):
-    # Without a baseline the with-skill pass rate itself must clear the threshold: 20/20 has a
-    # Wilson low of 0.84 >= 0.8; 3/3 (low 0.44) would be inconclusive.
-    result, runner = run(tmp_path, [GOOD] * 20, [], skill_only=True, k=20)
+    # Without a baseline the with-skill pass rate itself must clear the threshold's rule: 11/11
+    # has an exact lower bound of 0.715 >= 0.7; 10/10 (0.692) is still inconclusive.
+    result, runner = run(tmp_path, [GOOD] * 11, [], skill_only=True, k=11)
     assert result.verdict == "steers"
+    ten, _ = run(tmp_path, [GOOD] * 10, [], skill_only=True, k=10)
+    assert ten.verdict == "inconclusive"
     assert result.without_skill is None
     assert all(r.system is not None for r in runner.requests)
+
+
+def _verdict(passes, base_passes, k, threshold=0.8):
+    """The verdict of k runs per arm at a fixed K (the layer's rules, without the runs)."""
+    rate = _bounds(passes, k, (0.95, 0.95))
+    red = _bounds(k - base_passes, k, (0.95, 0.95))
+    lift = exact_difference(passes, k, base_passes, k)
+    return _decide(rate, red, lift, threshold)
+
+
+def _binomial(n, x, p):
+    return math.comb(n, x) * p**x * (1 - p) ** (n - x)
+
+
+@pytest.mark.parametrize("k", [2, 3, 11])
+def test_the_false_steers_rate_is_computed_exactly_within_the_documented_level(k):
+    verdicts = {(x, y): _verdict(x, y, k) for x in range(k + 1) for y in range(k + 1)}
+    # No effect: both arms pass at the same true rate.
+    no_effect = max(
+        sum(
+            _binomial(k, x, p) * _binomial(k, y, p)
+            for (x, y), verdict in verdicts.items()
+            if verdict == "steers"
+        )
+        for p in [step / 100 for step in range(101)]
+    )
+    # A with-skill rate 0.1 below the threshold (or lower), whatever the baseline does.
+    below = max(
+        sum(
+            _binomial(k, x, p) * _binomial(k, y, q)
+            for (x, y), verdict in verdicts.items()
+            if verdict == "steers"
+        )
+        for p in (0.7, 0.6, 0.5)
+        for q in (0.0, 0.1, 0.5)
+    )
+    assert no_effect <= 0.025 and below <= 0.025
+    if k < 11:
+        assert "steers" not in verdicts.values()
+    else:
+        assert verdicts[(11, 0)] == "steers"
+        assert below == pytest.approx(0.7**11, rel=1e-6)  # 11/11 at a true 0.7: 2.0%
+
+
+@pytest.mark.parametrize("threshold", [0.8, 0.6, 0.5])
+@pytest.mark.parametrize("k", [3, 6, 11, 20])
+def test_steers_and_no_steer_are_mirror_images_across_the_indifference_zone(threshold, k):
+    # The zone [threshold - 0.1, threshold): a with-skill rate credibly at or above its lower
+    # edge steers (given a lift), one credibly below its upper edge does not. Passes and fails
+    # swapped, the zone reflected (its edges 1 - threshold and 1 - threshold + 0.1): the two
+    # claims trade places.
+    mirrored = round(1 - threshold + 0.1, 10)
+    for passes in range(k + 1):
+        steers = _verdict(passes, 0, k, threshold) == "steers"
+        no_steer = _verdict(k - passes, 0, k, mirrored) == "no-steer"
+        assert steers == no_steer, (passes, k, threshold)

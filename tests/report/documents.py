@@ -94,7 +94,7 @@ IMPROVED = scenario(
 def results_document(layer: str, *scenarios: dict[str, Any], complete: bool) -> dict[str, Any]:
     """The file a ``layer`` run writes; ``complete=False`` is what an interrupted run leaves."""
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": layer,
         "complete": complete,
         "interrupted": not complete,
@@ -157,7 +157,7 @@ def pressure_scenario(
 
 def triggers_document() -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "layer": "triggers",
         "complete": True,
         "provenance": provenance("triggers"),

@@ -19,10 +19,11 @@ def test_results_file_has_pass_at_k_and_pass_hat_k_per_arm(tmp_path):
 
 
 def test_table_notes_a_scenario_that_steers_but_rarely_passes_every_run(tmp_path):
-    result, _ = run(tmp_path, [GOOD] * 8 + [BAD] * 2, [BAD] * 10, k=10)
+    # 45 of 50 runs pass: credibly at or above 0.7, so it steers, yet 50 in a row rarely pass.
+    result, _ = run(tmp_path, [GOOD] * 45 + [BAD] * 5, [BAD] * 50, k=50)
     assert result.verdict == "steers"
     row = render_table([result]).splitlines()[2]
-    assert row.rstrip().endswith("pass^10 0%: all of 10 runs pass less than half the time")
+    assert row.rstrip().endswith("pass^50 0%: all of 50 runs pass less than half the time")
 
 
 def test_table_says_nothing_more_when_every_run_passes(tmp_path):

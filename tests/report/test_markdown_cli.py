@@ -12,7 +12,7 @@ def test_markdown_file_is_written_after_the_run(tmp_path, capsys, monkeypatch):
     suite = workspace(tmp_path, with_text=WITH_TEXT)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    code = main(["pressure", str(suite), "-k", "3", "--markdown", "reports/summary.md"])
+    code = main(["pressure", str(suite), "-k", "11", "--markdown", "reports/summary.md"])
     capsys.readouterr()
     assert code == 0
     lines = (tmp_path / "reports" / "summary.md").read_text().splitlines()
@@ -29,8 +29,8 @@ def test_markdown_file_is_written_after_the_run(tmp_path, capsys, monkeypatch):
     assert f"; command `skilltest pressure {suite} -k 3 --markdown reports/summary.md`;" in lines[4]
     assert "**1 scenario**: 1 steers; 1 passed, 0 failed" in lines
     assert (
-        "| ✅ | `demo/aggregate` | steers | 100% [44%–100%] | 0% [0%–56%] "
-        "| +100% [+21%, +100%] | 3 | - |" in lines
+        "| ✅ | `demo/aggregate` | steers | 100% [72%–100%] | 0% [0%–28%] "
+        "| +100% [+69%, +100%] | 11 | - |" in lines
     )
 
 
@@ -42,7 +42,7 @@ def test_github_step_summary_is_appended_to_when_no_markdown_file_is_given(
     summary.write_text("# earlier step\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    assert main(["pressure", str(suite), "-k", "5"]) == 0
+    assert main(["pressure", str(suite), "-k", "11"]) == 0
     capsys.readouterr()
     text = summary.read_text()
     assert text.startswith("# earlier step\n## skilltest skill pressure\n")

@@ -6,7 +6,6 @@ the system prompt, so each scenario's outcome depends on which revision's SKILL.
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from skilltest.cli import main
 from skilltest.report.files import read_results
 from skilltest.revision import compare
-from skilltest.stats import wilson
+from skilltest.stats import EMPTY, Interval, clopper_pearson, exact_difference
 
 from .conftest import git
 
@@ -25,8 +24,7 @@ NEW_SKILL = "DEMO SKILL. NEW RULE: aggregate with count_over_time first.\n"
 PROJECT = Path(__file__).with_name("pressure-against")
 """The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
-Z2 = 1.959963984540054**2
-K = 5
+K = 11
 
 
 def table_rows(out: str) -> list[list[str]]:
@@ -37,9 +35,9 @@ def table_rows(out: str) -> list[list[str]]:
 
 
 def all_or_nothing_delta(n: int) -> tuple[float, float]:
-    """Newcombe's interval for n/n minus 0/n, from the Wilson bounds n/(n+z²) and z²/(n+z²)."""
-    half = math.hypot(Z2 / (n + Z2), Z2 / (n + Z2))
-    return 1 - half, 1.0
+    """The exact interval of n/n minus 0/n: the p-value of that table for "delta <= d" is
+    ((1 + d) / 2) ** (2n), which reaches 2.5% at d = 2 * 0.025 ** (1 / (2n)) - 1."""
+    return 2 * 0.025 ** (1 / (2 * n)) - 1, 1.0
 
 
 def test_against_a_revision_reports_how_the_edit_moved_each_scenario(repo, tmp_path, capsys):
@@ -54,18 +52,21 @@ def test_against_a_revision_reports_how_the_edit_moved_each_scenario(repo, tmp_p
     assert re.search(r"demo/extract\s+no-steer\s", out)
     rows = {cells[0]: cells[1:] for cells in table_rows(out)}
     # with skill, baseline RED, lift, previous revision's pass rate, vs HEAD~1 (hand-computed
-    # below from the Wilson bounds), K
+    # below from the exact bounds), K
     assert rows["demo/aggregate"][:7] == [
         "steers",
-        "5/5 100% [57%–100%]",
-        "5/5 100% [57%–100%]",
-        "+100% [+39%, +100%]",
-        "0/5 0% [0%–43%]",
-        "improved +100% [+39%, +100%]",
-        "5",
+        "11/11 100% [72%–100%]",
+        "11/11 100% [72%–100%]",
+        "+100% [+69%, +100%]",
+        "0/11 0% [0%–28%]",
+        "improved +100% [+69%, +100%]",
+        "11",
     ]
-    assert rows["demo/steady"][4:6] == ["5/5 100% [57%–100%]", "inconclusive +0% [-43%, +43%]"]
-    assert rows["demo/extract"][4:6] == ["5/5 100% [57%–100%]", "regressed -100% [-100%, -39%]"]
+    assert rows["demo/steady"][4:6] == ["11/11 100% [72%–100%]", "inconclusive +0% [-44%, +44%]"]
+    assert rows["demo/extract"][4:6] == [
+        "11/11 100% [72%–100%]",
+        "regressed -100% [-100%, -69%]",
+    ]
     assert "against HEAD~1: 1 improved, 0 neutral, 1 regressed, 1 inconclusive" in out
     assert "vs HEAD~1: with-skill pass rate minus the pass rate of the skill at HEAD~1" in out
     # The user's work tree and index are as they were: the revision was read with git archive.
@@ -82,9 +83,9 @@ def test_against_a_revision_reports_how_the_edit_moved_each_scenario(repo, tmp_p
     assert aggregate["against"]["ci"] == pytest.approx([low, high])
     assert aggregate["previous"]["runs"] == K
     assert (aggregate["previous"]["passed"], aggregate["previous"]["pass_rate"]) == (0, 0.0)
-    assert aggregate["previous"]["ci_high"] == pytest.approx(Z2 / (K + Z2))
+    assert aggregate["previous"]["ci_high"] == pytest.approx(1 - 0.025 ** (1 / K))
     previous_runs = [r for r in aggregate["runs"] if r["arm"] == "previous"]
-    assert [r["rep"] for r in previous_runs] == [1, 2, 3, 4, 5]
+    assert [r["rep"] for r in previous_runs] == list(range(1, K + 1))
     assert {r["output"] for r in previous_runs} == {"I would grep the logs."}
     assert scenarios["extract"]["against"] == {
         "ref": "HEAD~1",
@@ -93,9 +94,10 @@ def test_against_a_revision_reports_how_the_edit_moved_each_scenario(repo, tmp_p
         "verdict": "regressed",
     }
     steady = scenarios["steady"]["against"]
-    half = Z2 / (K + Z2)  # 5/5 against 5/5: each side's Wilson half-width below 1
+    half = exact_difference(K, K, K, K).high
     assert (steady["delta"], steady["verdict"]) == (0.0, "inconclusive")
     assert steady["ci"] == pytest.approx([-half, half])
+    assert clopper_pearson(K, K).low == pytest.approx(0.7151, abs=1e-4)
 
 
 def test_a_folder_holding_the_previous_skill_works_like_a_revision(repo, tmp_path, capsys):
@@ -141,19 +143,19 @@ def test_the_skill_in_no_repository_needs_a_folder(repo, tmp_path, capsys):
     assert "is in no git repository to read a revision from" in capsys.readouterr().err
 
 
-def test_a_large_sample_with_no_change_is_neutral():
-    """The band is the with-vs-without verdict's: 80/80 on both sides lies within [-10%, +5%]."""
-    against = compare("v1", wilson(80, 80), wilson(80, 80))
-    half = Z2 / (80 + Z2)
+def test_against_reads_the_band_of_the_with_vs_without_verdict():
+    """The band is the with-vs-without verdict's: [-5%, +5%]."""
+    against = compare("v1", Interval(0.0, -0.04, 0.04))
     assert against.to_dict() == {
         "ref": "v1",
         "delta": 0.0,
-        "ci": pytest.approx([-half, half]),
+        "ci": [-0.04, 0.04],
         "verdict": "neutral",
     }
-    assert compare("v1", wilson(72, 72), wilson(72, 72)).verdict == "inconclusive"
-    assert compare("v1", wilson(73, 73), wilson(73, 73)).verdict == "neutral"
-    assert compare("v1", wilson(35, 40), wilson(40, 40)).verdict == "inconclusive"
+    assert compare("v1", Interval(0.0, -0.06, 0.04)).verdict == "inconclusive"
+    assert compare("v1", Interval(0.3, 0.06, 0.5)).verdict == "improved"
+    assert compare("v1", Interval(-0.3, -0.5, -0.06)).verdict == "regressed"
+    assert compare("v1", EMPTY).verdict == "error"
 
 
 def test_against_is_refused_with_cassettes(repo, tmp_path, capsys):

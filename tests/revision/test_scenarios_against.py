@@ -8,7 +8,6 @@ SKILL.md the sandbox installed.
 from __future__ import annotations
 
 import asyncio
-import math
 import re
 from pathlib import Path
 
@@ -33,8 +32,6 @@ NEW_SKILL = "---\nname: demo\ndescription: Loki help. NEW RULE aggregate.\n---\n
 PROJECT = Path(__file__).with_name("scenarios-against")
 """The suite (demo.yaml) and the model script (model.yaml) the test repository holds."""
 
-Z2 = 1.959963984540054**2
-
 
 @pytest.mark.cli
 def test_against_a_revision_says_the_edit_improved_the_scenario(repo, tmp_path, capsys, claude_bin):
@@ -44,23 +41,26 @@ def test_against_a_revision_says_the_edit_improved_the_scenario(repo, tmp_path, 
     code = run_layer("scenarios", repo / "demo.yaml", tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
-    # The new skill's runs score 1, the old one's and the bare model's 0. Newcombe's interval
-    # of 3/3 minus 0/3 from the Wilson bounds 3/(3+z²) and z²/(3+z²): its low end is
-    # 1 - hypot(z²/(3+z²), z²/(3+z²)) = +0.21, above the +0.05 that makes it improved.
-    low = 1 - math.hypot(Z2 / (3 + Z2), Z2 / (3 + Z2))
-    assert round(low, 2) == 0.21
+    # The new skill's runs score 1, the old one's and the bare model's 0: 3/3 runs pass
+    # against 0/3. The exact interval of that pass-rate delta: the table's p-value for
+    # "delta <= d" is ((1 + d) / 2) ** 6, 2.5% at d = 2 * 0.025 ** (1/6) - 1 = +0.08, above
+    # the +0.05 that makes it improved.
+    low = 2 * 0.025 ** (1 / 6) - 1
+    assert round(low, 2) == 0.08
     row = next(line for line in out.splitlines() if line.startswith("demo/aggregate"))
     cells = re.split(r"\s{2,}", row.strip())
-    assert cells[1:7] == [
+    assert cells[1:9] == [
         "improved",
-        "1.00 [0.44, 1.00]",
-        "0.00 [0.00, 0.56]",
-        "+1.00 [+0.21, +1.00]",
-        "0.00 [0.00, 0.56]",
-        "improved +1.00 [+0.21, +1.00]",
+        "3/3 | 0/3",
+        "+1.00 [+0.08, +1.00]*",
+        "1.00 [0.24, 1.00]",
+        "0.00 [0.00, 0.76]",
+        "+1.00 [-0.03, +1.00]",
+        "0.00 [0.00, 0.76]",
+        "improved +1.00 [+0.08, +1.00]",
     ]
     header = next(line for line in out.splitlines() if line.startswith("scenario"))
-    assert re.split(r"\s{2,}", header.strip())[5:7] == ["HEAD~1", "vs HEAD~1"]
+    assert re.split(r"\s{2,}", header.strip())[7:9] == ["HEAD~1", "vs HEAD~1"]
     assert "against HEAD~1: 1 improved, 0 neutral, 0 regressed" in out.splitlines()
 
     (scenario,) = read_results(results, "scenarios")["scenarios"]

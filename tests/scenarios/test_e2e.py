@@ -181,7 +181,7 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     assert all(s["verdict"] == "improved" and s["passed"] for s in by_id.values())
 
     spike = by_id["investigate-error-spike"]
-    assert spike["k"] == 2
+    assert spike["k"] == 3
     with_run, without_run = spike["runs"][:2]
     # With the skill: Skill, then the labels, an aggregation and a 20-line sample: every defined
     # component is met. The Skill call itself is no part of the score (`fired` reports it).

@@ -78,7 +78,7 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     data = read_results(path, "scenarios")
     assert data == json.loads(json.dumps(document))
     assert (data["schema_version"], data["layer"], data["claude_version"]) == (
-        2,
+        3,
         "scenarios",
         "2.1.328",
     )
@@ -100,13 +100,19 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
         "delta": pytest.approx(0.95),
     }
     assert spike["result"] == "pass"
-    assert spike["delta_ci"] == [pytest.approx(0.2057, abs=1e-4), pytest.approx(0.9976, abs=1e-4)]
+    # The verdict reads the pass rates (4/4 against 0/3, exact); the mean delta is beside it.
+    assert (spike["decide_by"], spike["pass_delta"]) == ("pass", 1.0)
+    assert spike["method"] == "pass rates, exact unconditional interval (Chan & Zhang 1999)"
+    assert spike["pass_delta_ci"] == [pytest.approx(0.1687, abs=1e-4), 1.0]
+    assert spike["delta_ci"] == [pytest.approx(-0.0431, abs=1e-4), pytest.approx(0.9998, abs=1e-4)]
     assert (spike["confidence"], spike["k"], spike["runs_to_decide"]) == (0.95, 4, None)
     with_skill = spike["with_skill"]
     assert (with_skill["runs"], with_skill["scored"], with_skill["unscored"]) == (4, 4, 0)
     assert with_skill["mean_score"] == pytest.approx(0.95)
     assert with_skill["scores"] == [1.0, 0.9, 1.0, 0.9]
     assert with_skill["ci_low"] < 0.95 < with_skill["ci_high"]
+    assert (with_skill["passes"], with_skill["pass_rate"]) == (4, 1.0)
+    assert with_skill["pass_rate_ci"] == [pytest.approx(0.3976, abs=1e-4), 1.0]
     assert spike["without_skill"]["errors"] == ["model API error: 529 (HTTP 529)"]
     assert spike["without_skill"]["unscored"] == 1
     assert spike["warnings"] == ["a warning"]
@@ -139,10 +145,11 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     broken = data["scenarios"][1]
     assert (broken["verdict"], broken["without_skill"], broken["delta_ci"]) == ("error", None, None)
     slow = data["scenarios"][2]
+    # Both arms pass every run: no number of runs like these shows a difference.
     assert (slow["verdict"], slow["result"], slow["runs_to_decide"]) == (
         "inconclusive",
         "inconclusive",
-        24,
+        None,
     )
 
 
@@ -152,7 +159,7 @@ def test_results_from_another_layer_or_version_are_refused(tmp_path):
     with pytest.raises(InputError, match="not a scenarios results file"):
         read_results(path, "scenarios")
     path.write_text('{"schema_version": 99, "layer": "scenarios"}')
-    with pytest.raises(InputError, match="schema_version 99 is not 2"):
+    with pytest.raises(InputError, match="schema_version 99 is not 3"):
         read_results(path, "scenarios")
 
 
@@ -173,9 +180,11 @@ def test_junit_fails_failing_scenarios_and_errors_errored_ones(verdicts):
 def test_table_row_per_scenario(verdicts):
     lines = render_table(verdicts).splitlines()
     spike = next(line for line in lines if line.startswith("lgtm/spike"))
-    assert spike.split()[:6] == ["lgtm/spike", "improved", "0.95", "[0.46,", "1.00]", "0.00"]
+    assert spike.split()[:6] == ["lgtm/spike", "improved", "4/4", "|", "0/3", "+1.00"]
+    assert "+1.00 [+0.17, +1.00]*" in spike  # the pass delta, which the verdict read
+    assert "0.95 [0.32, 1.00]" in spike
     assert "(1/4 unscored)" in spike
-    assert "+0.95 [+0.21, +1.00]" in spike
+    assert "+0.95 [-0.04, +1.00]" in spike
     assert "4/4 | 0/3" in spike  # the skill fired in every with-skill run, never without
     assert "4/4 | 4/4" in spike
     assert "PASS" in spike

@@ -108,7 +108,7 @@ def test_runs_are_bounded_interleaved_and_judged(suite):
 def test_skill_only_runs_just_the_with_skill_arm(suite, tmp_path):
     from skilltest.scenarios.suite import Overrides
 
-    only = load_scenario_suite(suite.path, overrides=Overrides(skill_only=True, repetitions=6))
+    only = load_scenario_suite(suite.path, overrides=Overrides(skill_only=True, repetitions=9))
     runner = ScriptedRunner(lambda r: RunOutcome(calls("Bash", "Read")))
     verdicts = asyncio.run(run_suites([only], runner, jobs=4))
     assert {arm for _, arm, _ in runner.started} == {Arm.WITH_SKILL}

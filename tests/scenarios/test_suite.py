@@ -67,7 +67,7 @@ def test_issue_example_is_typed(workspace):
     assert scenario.config.allowed_tools == DEFAULT_ALLOWED_TOOLS
     # No K in the suite: adaptive repetitions (-k wins, then repetitions:, then auto).
     assert (scenario.repetitions, scenario.comparison) == (None, True)
-    assert (scenario.min_score, scenario.min_delta) == (0.6, -0.1)
+    assert (scenario.min_score, scenario.min_delta) == (0.6, -0.05)
     assert scenario.turns == ()
     assert scenario.location.endswith("demo.yaml#/scenarios/0")
     assert suite.model_script is None
@@ -141,7 +141,7 @@ scenarios:
     assert suite.model_script == (workspace / "scripts" / "demo.yaml").resolve()
     assert a.messages == ("first", "second", "third")
     assert (a.repetitions, b.repetitions) == (5, 2)
-    assert (a.min_score, a.min_delta, b.min_delta) == (0.7, 0.0, -0.1)
+    assert (a.min_score, a.min_delta, b.min_delta) == (0.7, 0.0, -0.05)
     assert (a.expected.weights.required_tools, a.expected.weights.anti_patterns) == (1.0, 2.0)
     assert a.expected.weights.required_patterns == Weights().required_patterns
     assert a.config.max_turns == 4 and a.config.timeout_s == 5.0

@@ -1,9 +1,13 @@
 """Verdicts over K repetitions: deltas, intervals, thresholds, skill firing, unscored runs."""
 
+import math
+
 import pytest
 
+from skilltest.repetitions import Repetitions
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.verdict import Thresholds, Verdict, judge, tidy_table
+from skilltest.stats import two_point_limit
 
 W, WO = Arm.WITH_SKILL, Arm.WITHOUT_SKILL
 
@@ -28,20 +32,24 @@ def arms(with_scores, without_scores, *, fired=True):
     return records
 
 
-# (with scores, without scores, verdict, passed, delta, delta interval): 95% Wilson intervals per
-# arm, Newcombe's interval for the delta, read against the band [-0.10, +0.05].
+# (with scores, without scores, verdict, passed, pass delta, its interval): a run passes at
+# min_score 0.6; the verdict reads the pass rates' exact unconditional 95% interval against the
+# band [-0.05, +0.05].
 TABLE = [
-    # Cleanly separated: decided with few runs.
-    ([1.0] * 3, [0.0] * 3, Verdict.IMPROVED, True, 1.0, (0.2059, 1.0)),
-    ([1.0] * 10, [0.5] * 10, Verdict.IMPROVED, True, 0.5, (0.1174, 0.7634)),
-    ([0.0] * 4, [1.0] * 4, Verdict.REGRESSED, False, -1.0, (-1.0, -0.3072)),
-    # The example the README once called a PASS: 2 runs cannot tell +0.44 from no effect.
-    ([1.0, 1.0], [0.56, 0.56], Verdict.INCONCLUSIVE, False, 0.44, (-0.3121, 0.8839)),
-    # All-equal scores at K=2 are not a certainty: the interval has width.
-    ([1.0, 1.0], [1.0, 1.0], Verdict.INCONCLUSIVE, False, 0.0, (-0.6576, 0.6576)),
-    ([0.7] * 3, [0.68] * 3, Verdict.INCONCLUSIVE, False, 0.02, (-0.5216, 0.5474)),
-    # Neutral needs the whole interval inside the band: many runs.
-    ([0.7] * 1000, [0.7] * 1000, Verdict.NEUTRAL, True, 0.0, (-0.0402, 0.0402)),
+    # Cleanly separated: 3 runs per arm decide (3/3 vs 0/3 is 2.1% likely at a delta of +0.05).
+    ([1.0] * 3, [0.0] * 3, Verdict.IMPROVED, True, 1.0, (0.0815, 1.0)),
+    # The honeycomb case: every run at 0.90 with the skill, 0.45 without.
+    ([0.9] * 3, [0.45] * 3, Verdict.IMPROVED, True, 1.0, (0.0815, 1.0)),
+    ([1.0] * 10, [0.5] * 10, Verdict.IMPROVED, True, 1.0, (0.6631, 1.0)),
+    # The mirror images: regressed from as few runs.
+    ([0.0] * 3, [1.0] * 3, Verdict.REGRESSED, False, -1.0, (-1.0, -0.0815)),
+    ([0.45] * 3, [0.9] * 3, Verdict.REGRESSED, False, -1.0, (-1.0, -0.0815)),
+    # Two runs per arm never decide: 2/2 vs 0/2 happens 6.25% of the time with no effect.
+    ([1.0, 1.0], [0.56, 0.56], Verdict.INCONCLUSIVE, False, 1.0, (-0.2047, 1.0)),
+    ([1.0, 1.0], [0.0, 0.0], Verdict.INCONCLUSIVE, False, 1.0, (-0.2047, 1.0)),
+    ([0.0, 0.0], [1.0, 1.0], Verdict.INCONCLUSIVE, False, -1.0, (-1.0, 0.2047)),
+    # Both arms pass every run: no difference shown, and not small enough to be neutral.
+    ([0.7] * 3, [0.68] * 3, Verdict.INCONCLUSIVE, False, 0.0, (-0.7638, 0.7638)),
 ]
 
 
@@ -52,33 +60,100 @@ def test_verdict_table(with_scores, without_scores, verdict, passed, delta, inte
     result = judge("s", "lgtm", arms(with_scores, without_scores), comparison=True)
     assert result.verdict == verdict
     assert result.passed is passed
-    assert result.delta.value == pytest.approx(delta)
-    assert (result.delta.low, result.delta.high) == pytest.approx(interval, abs=1e-4)
+    assert result.decide_by == "pass"
+    assert result.pass_delta.value == pytest.approx(delta)
+    assert (result.pass_delta.low, result.pass_delta.high) == pytest.approx(interval, abs=1e-4)
+
+
+def mirrored(records):
+    swap = {W: WO, WO: W}
+    return [RunRecord(**{**r.__dict__, "arm": swap[r.arm]}) for r in records]
+
+
+@pytest.mark.parametrize("decide_by", ["pass", "mean"])
+@pytest.mark.parametrize("k", [2, 3, 4, 6])
+@pytest.mark.parametrize(
+    ("with_score", "without_score"), [(1.0, 0.0), (0.9, 0.45), (0.9, 0.6), (0.8, 0.7)]
+)
+def test_mirrored_runs_give_mirrored_verdicts(decide_by, k, with_score, without_score):
+    mirror = {
+        Verdict.IMPROVED: Verdict.REGRESSED,
+        Verdict.REGRESSED: Verdict.IMPROVED,
+        Verdict.NEUTRAL: Verdict.NEUTRAL,
+        Verdict.INCONCLUSIVE: Verdict.INCONCLUSIVE,
+    }
+    limits = Thresholds(decide_by=decide_by)
+    records = arms([with_score] * k, [without_score] * k)
+    forward = judge("s", "lgtm", records, comparison=True, thresholds=limits)
+    backward = judge("s", "lgtm", mirrored(records), comparison=True, thresholds=limits)
+    assert backward.verdict == mirror[forward.verdict]
+    shown = forward.decisive
+    assert (backward.decisive.low, backward.decisive.high) == pytest.approx(
+        (-shown.high, -shown.low)
+    )
+
+
+def test_the_mean_delta_is_reported_beside_the_pass_delta():
+    result = judge("s", "lgtm", arms([0.9] * 3, [0.45] * 3), comparison=True)
+    assert result.delta.value == pytest.approx(0.45)
+    # The betting sequence of the means: valid for any scores, so 3 runs leave it wide.
+    assert result.delta.low < 0 < 0.45 < result.delta.high < 1
+    assert (result.with_skill.passes, result.without_skill.passes) == (3, 0)
+    assert result.with_skill.pass_rate.value == 1.0
+
+
+def test_decide_by_mean_reads_the_mean_scores_within_the_two_point_limit():
+    # Every run at 0.90 against 0.60: no method valid for any scores in [0, 1] can exclude
+    # +0.05 before 12 runs per arm (the two-point limit); the betting sequence does at 14.
+    limits = Thresholds(decide_by="mean")
+    assert two_point_limit(0.9, 0.6, 0.05) == pytest.approx(11.34, abs=0.01)
+    at = {
+        n: judge("s", "lgtm", arms([0.9] * n, [0.6] * n), comparison=True, thresholds=limits)
+        for n in (13, 14)
+    }
+    assert at[13].verdict == Verdict.INCONCLUSIVE
+    assert at[13].reasons[0].endswith("about 14 runs per arm would likely decide it")
+    assert at[14].verdict == Verdict.IMPROVED
+    assert at[14].decide_by == "mean" and at[14].passed
+    assert 14 <= 1.25 * 12
+    # Deciding by pass rates, both arms pass every run (min_score 0.6): no difference at all.
+    by_pass = judge("s", "lgtm", arms([0.9] * 14, [0.6] * 14), comparison=True)
+    assert by_pass.verdict == Verdict.INCONCLUSIVE
 
 
 def test_inconclusive_says_how_many_runs_would_likely_decide_it():
     result = judge("s", "lgtm", arms([1.0, 1.0], [0.56, 0.56]), comparison=True)
     assert result.inconclusive
-    assert result.runs_to_decide == 10
+    assert result.runs_to_decide == 3
     assert result.reasons == (
-        "inconclusive: the delta's 95% interval [-0.31, +0.88] straddles the band "
-        "[-0.10, +0.05]; about 10 runs per arm would likely decide it",
+        "inconclusive: the pass-rate delta's 95% interval [-0.20, +1.00] straddles the band "
+        "[-0.05, +0.05]; 2 runs per arm cannot decide a pass-rate comparison at 95% (2/2 against "
+        "0/2 happens 6.25% of the time when nothing differs); about 3 runs per arm would likely "
+        "decide it",
     )
-    decided = judge("s", "lgtm", arms([1.0] * 10, [0.56] * 10), comparison=True)
+    decided = judge("s", "lgtm", arms([1.0] * 3, [0.56] * 3), comparison=True)
     assert decided.verdict == Verdict.IMPROVED
 
 
-def test_a_higher_confidence_level_widens_the_interval_and_may_undecide():
+def test_an_adaptive_look_reads_the_share_of_the_error_rate_it_may_spend():
     records = arms([1.0] * 4, [0.0] * 4)
     plain = judge("s", "lgtm", records, comparison=True)
-    strict = judge("s", "lgtm", records, comparison=True, confidence=1 - 0.05 / 14)
+    auto = judge("s", "lgtm", records, comparison=True, repetitions=Repetitions(None, 3, 10))
     assert plain.verdict == Verdict.IMPROVED
-    assert strict.delta.low < plain.delta.low
-    assert strict.confidence == pytest.approx(1 - 0.05 / 14)
-    # At the 99.64% of an early adaptive look, 4 against 4 no longer clears +0.05; 5 does.
-    assert strict.verdict == Verdict.INCONCLUSIVE
-    five = judge("s", "lgtm", arms([1.0] * 5, [0.0] * 5), comparison=True, confidence=0.99643)
-    assert five.verdict == Verdict.IMPROVED
+    assert plain.confidence == pytest.approx(0.95)
+    # 8 looks: 2.5%/8 each; the look at 3 cannot use its share (3/3 vs 0/3 is 2.1% likely)
+    # and passes it on, so the look at 4 spends 2 * 2.5%/8.
+    assert auto.confidence == pytest.approx(1 - 2 * 2 * 0.025 / 8)
+    assert auto.pass_delta.low < plain.pass_delta.low
+    assert auto.verdict == Verdict.IMPROVED
+    three = judge(
+        "s",
+        "lgtm",
+        arms([1.0] * 3, [0.0] * 3),
+        comparison=True,
+        repetitions=Repetitions(None, 3, 10),
+    )
+    assert three.verdict == Verdict.INCONCLUSIVE
 
 
 def test_the_welch_interval_is_kept_for_reference():
@@ -92,8 +167,11 @@ def test_interval_and_scores_per_arm():
     w = result.with_skill
     assert w.scores == (1.0, 0.8, 0.6)
     assert w.mean.value == pytest.approx(0.8)
-    # Wilson at the mean: 2.4 "successes" of 3.
-    assert (w.mean.low, w.mean.high) == pytest.approx((0.2877, 0.9754), abs=1e-4)
+    # The betting sequence: valid for any scores in [0, 1] and at every K.
+    assert (w.mean.low, w.mean.high) == pytest.approx((0.1873, 0.9927), abs=1e-4)
+    assert (w.passes, w.pass_rate.low, w.pass_rate.high) == pytest.approx(
+        (3, 0.2924, 1.0), abs=1e-4
+    )
     assert result.delta.value == pytest.approx(0.5)
     assert result.delta.low < 0.5 < result.delta.high
 
@@ -102,18 +180,19 @@ def test_regression_reason_and_custom_thresholds():
     records = arms([0.1] * 5, [0.9] * 5)
     strict = judge("s", "lgtm", records, comparison=True)
     assert strict.verdict == Verdict.REGRESSED
-    assert strict.reasons[0].startswith("delta -0.80 [")
-    assert strict.reasons[0].endswith("] is credibly below -0.10")
+    assert strict.reasons[0].startswith("pass-rate delta -1.00 [")
+    assert strict.reasons[0].endswith("] is credibly below -0.05")
     assert strict.reasons[1] == "with-skill mean 0.10 is below 0.60"
     lenient = judge(
         "s",
         "lgtm",
         records,
         comparison=True,
-        thresholds=Thresholds(min_delta=-0.95, min_score=0.05),
+        thresholds=Thresholds(min_delta=-1.0, min_score=0.05),
     )
-    # The band is now [-0.95, +0.05] and holds the whole interval.
-    assert (lenient.verdict, lenient.passed) == (Verdict.NEUTRAL, True)
+    # Every run passes at min_score 0.05 and the band is [-1.00, +0.05]: nothing to regress.
+    assert lenient.verdict == Verdict.INCONCLUSIVE
+    assert lenient.pass_delta.value == 0.0
 
 
 def test_expected_skills_must_fire_in_the_with_skill_arm():
@@ -190,14 +269,16 @@ def test_an_arm_without_any_scored_run_is_an_error():
 
 
 def test_skill_only_mode_judges_the_with_skill_mean_by_its_interval():
-    high = judge("s", "lgtm", [run(W, i, 1.0) for i in range(6)], comparison=False)
+    high = judge("s", "lgtm", [run(W, i, 1.0) for i in range(9)], comparison=False)
     assert high.verdict == Verdict.SKILL_ONLY
     assert high.without_skill is None
     assert high.delta.value is None
-    assert high.passed  # Wilson low 0.61 >= 0.6
-    low = judge("s", "lgtm", [run(W, i, 0.0) for i in range(3)], comparison=False)
+    assert high.passed  # 9 runs at 1.0: lower bound 0.61 >= 0.6 (two-point limit: 8 runs)
+    eight = judge("s", "lgtm", [run(W, i, 1.0) for i in range(8)], comparison=False)
+    assert eight.verdict == Verdict.INCONCLUSIVE
+    low = judge("s", "lgtm", [run(W, i, 0.0) for i in range(5)], comparison=False)
     assert (low.verdict, low.passed) == (Verdict.SKILL_ONLY, False)
-    assert low.reasons == ("with-skill mean 0.00 [0.00, 0.56] is credibly below 0.60",)
+    assert low.reasons == ("with-skill mean 0.00 [0.00, 0.58] is credibly below 0.60",)
     few = judge("s", "lgtm", [run(W, 0, 0.7), run(W, 1, 0.5)], comparison=False)
     assert few.verdict == Verdict.INCONCLUSIVE
     assert not few.passed
@@ -241,9 +322,11 @@ def world_run(arm, rep, *, violations=(), recovery=None):
 
 
 def test_one_with_skill_authority_violation_fails_an_improved_scenario():
-    records = [world_run(W, i) for i in range(3)] + [world_run(WO, i) for i in range(3)]
+    records = [world_run(W, i) for i in range(6)] + [world_run(WO, i) for i in range(6)]
     records[1] = world_run(W, 1, violations=["duplicate POST /tickets/INC-1042/escalate"])
     result = judge("s", "lgtm", records, comparison=True)
+    # The violating run does not pass: 5/6 against 0/6 is still credibly improved.
+    assert result.with_skill.passes == 5
     assert result.verdict == Verdict.IMPROVED
     assert not result.passed
     assert (
@@ -279,3 +362,48 @@ def test_recovers_true_needs_the_with_skill_runs_to_recover():
     result = judge("s", "lgtm", untested + without, comparison=True, requires_recovery=True)
     assert not result.passed
     assert any("recovery was never tested" in reason for reason in result.reasons)
+
+
+def _binomial(n, x, p):
+    return math.comb(n, x) * p**x * (1 - p) ** (n - x)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_the_false_improved_rate_is_computed_exactly_within_the_documented_level(k):
+    # Every outcome of k runs per arm, both arms passing at the same true rate (no effect) or
+    # with-skill rate exactly +0.05 above (the edge of "improved"): the chance of "improved"
+    # is at most 2.5% at every rate, and at K=2 nothing is ever decided.
+    def verdict_of(x, y):
+        records = arms([1.0] * x + [0.0] * (k - x), [1.0] * y + [0.0] * (k - y))
+        return judge("s", "lgtm", records, comparison=True).verdict
+
+    verdicts = {(x, y): verdict_of(x, y) for x in range(k + 1) for y in range(k + 1)}
+    worst = 0.0
+    for edge in (0.0, 0.05):
+        for step in range(0, 96):
+            q = step / 100
+            chance = sum(
+                _binomial(k, x, q + edge) * _binomial(k, y, q)
+                for (x, y), verdict in verdicts.items()
+                if verdict == Verdict.IMPROVED
+            )
+            worst = max(worst, chance)
+    assert worst <= 0.025
+    if k == 2:
+        assert set(verdicts.values()) == {Verdict.INCONCLUSIVE}
+    else:
+        assert worst == pytest.approx(0.525**6, rel=1e-3)  # 3/3 vs 0/3 at +0.05: 2.1%
+        assert verdicts[(0, 3)] == Verdict.REGRESSED  # reachable wherever improved is
+
+
+def test_the_honeycomb_case_decides_at_k3_and_within_5_runs_under_auto():
+    # Every run 0.90 with the skill, 0.45 without, min_score 0.6: 3/3 runs pass against 0/3.
+    fixed = judge("s", "lgtm", arms([0.9] * 3, [0.45] * 3), comparison=True)
+    assert (fixed.verdict, fixed.passed) == (Verdict.IMPROVED, True)
+    plan = Repetitions(None, 3, 10)
+    for k in range(3, 11):
+        looked = judge("s", "lgtm", arms([0.9] * k, [0.45] * k), comparison=True, repetitions=plan)
+        if looked.verdict != Verdict.INCONCLUSIVE:
+            break
+    assert (looked.verdict, k) == (Verdict.IMPROVED, 4)
+    assert k <= 5

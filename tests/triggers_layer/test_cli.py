@@ -123,7 +123,7 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     ) in out
 
     results = read_results(project / "out.json", "triggers")
-    assert results["schema_version"] == 2
+    assert results["schema_version"] == 3
     assert results["layer"] == "triggers"
     assert results["complete"] is True and results["interrupted"] is False
     assert results["comparison"] is None
@@ -185,7 +185,7 @@ def test_compare_description_runs_both_and_prints_the_differences(project, capsy
             "--only",
             "direct",
             "-k",
-            "2",
+            "3",
             "-j",
             "2",
             "--compare-description",
@@ -199,12 +199,12 @@ def test_compare_description_runs_both_and_prints_the_differences(project, capsy
     assert code == 1, out
     assert skill_md.read_text() == ALPHA  # the user's skill is never edited
     table = rows(out)
-    assert table["alpha/direct"].split()[2:4] == ["2/2", "100%"]
+    assert table["alpha/direct"].split()[2:4] == ["3/3", "100%"]
     assert "alpha/direct (candidate)" in out
     assert "candidate - current" in out
     comparison = [line for line in out.splitlines() if line.startswith("alpha/direct ")][-1]
     assert comparison.split()[1:] == [
-        "fire", "2/2", "100%", "[34%–100%]", "0/2", "0%", "[0%–66%]", "-100%", "[-100%,", "-7%]"
+        "fire", "3/3", "100%", "[44%–100%]", "0/3", "0%", "[0%–56%]", "-100%", "[-100%,", "-8%]"
     ]  # fmt: skip
     assert "alpha recall" in out
     results = json.loads((project / "out.json").read_text())

@@ -2,7 +2,7 @@
 
 import pytest
 
-from skilltest.stats import newcombe, wilson
+from skilltest.stats import exact_difference, wilson
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.verdict import Confusion, QueryResult, SuiteResult, TriggerRun, compare
 
@@ -70,17 +70,17 @@ def test_the_rate_of_a_query_is_fired_over_scored_runs_with_wilson():
     assert (row["rate"], row["ci_low"], row["ci_high"]) == (q.rate.value, q.rate.low, q.rate.high)
 
 
-def test_compare_gives_candidate_minus_current_with_newcombe():
+def test_compare_gives_candidate_minus_current_with_an_exact_interval():
     current = suite(query("a", True, "fired", "fired"), query("c", False, "not-fired"))
     candidate = suite(
         query("a", True, "not-fired", "fired"), query("c", False, "fired"), variant="candidate"
     )
     rows = {row.name: row for row in compare(current, candidate)}
-    assert rows["a"].difference == newcombe(wilson(1, 2), wilson(2, 2))
+    assert rows["a"].difference == exact_difference(1, 2, 2, 2)
     assert rows["a"].difference.value == pytest.approx(-0.5)
-    assert rows["recall"].difference == newcombe(wilson(1, 2), wilson(2, 2))
-    assert rows["precision"].difference == newcombe(wilson(1, 2), wilson(2, 2))
-    assert rows["accuracy"].difference == newcombe(wilson(1, 3), wilson(3, 3))
+    assert rows["recall"].difference == exact_difference(1, 2, 2, 2)
+    assert rows["precision"].difference == exact_difference(1, 2, 2, 2)
+    assert rows["accuracy"].difference == exact_difference(1, 3, 3, 3)
 
 
 def test_the_results_file_cuts_long_tool_arguments():

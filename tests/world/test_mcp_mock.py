@@ -200,7 +200,7 @@ SUITE = """\
 skill: desk
 model_script: desk.script.yaml
 world: {world}
-repetitions: 2
+repetitions: 3
 config:
   max_turns: 6
   timeout_ms: 120000

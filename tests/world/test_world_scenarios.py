@@ -152,12 +152,15 @@ def test_egress_to_an_undeclared_host_fails_the_with_skill_arm(claude_bin, tmp_p
     code = run_suite(claude_bin, suite, "-j", "2")
     out = capsys.readouterr().out
 
-    # The comparison alone would pass it (the rubric and the answer are met with the skill and
-    # not without), but one with-skill run left the world: the scenario fails.
+    # The rubric and the answer are met with the skill and not without (the mean delta), but
+    # every with-skill run left the world: none passes, so the pass rates show no improvement,
+    # and the authority violation fails the scenario whatever more runs would show.
     assert code == 1, out
     scenario = scenario_results(suite)
-    assert scenario["verdict"] == "improved"
+    assert (scenario["verdict"], scenario["pass_delta"]) == ("inconclusive", 0.0)
+    assert scenario["delta"] > 0
     assert scenario["passed"] is False
+    assert scenario["result"] == "fail"
     assert any(
         reason.startswith("with-skill run #0: authority violation: egress to exfil.example.net")
         for reason in scenario["reasons"]
@@ -232,7 +235,8 @@ TOKEN = re.compile(r"token=([A-Za-z0-9_-]{20,})")
 def test_runs_side_by_side_each_change_only_their_own_fake(claude_bin, tmp_path, capsys):
     suite = write_suite(tmp_path, ISOLATION_SCENARIO, ISOLATION_RULES)
 
-    code = run_suite(claude_bin, suite, "-j", "4")
+    # Two runs per arm decide no comparison; what is tested here is each run's own fake.
+    code = run_suite(claude_bin, suite, "-j", "4", "--allow-inconclusive")
     captured = capsys.readouterr()
 
     assert code == 0, captured.out + captured.err

@@ -18,14 +18,16 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from skilltest.checks import plugin_eval
 from skilltest.checks.model import (
     Check,
     CheckResult,
     Command,
     FileExists,
     FileMatches,
+    FilesMatch,
     FinalAnswer,
     Judge,
     Match,
@@ -89,11 +91,21 @@ class RunView:
     """The environment the agent ran with (credentials are taken out for commands)."""
     mock_calls: str = ""
     """The calls the run made to mocked MCP tools, one JSON object a line."""
+    events: tuple[Mapping[str, Any], ...] = ()
+    """The run's stream-json events, as the CLI printed them (credentials redacted): what
+    checks of dialect ``plugin_eval`` read."""
+    mocks_active: bool = False
+    """Whether the run had MCP mocks of a ``mocks/`` folder (a plugin eval ``mock_calls``
+    target has nothing to read without them)."""
 
     def changed_files(self) -> list[str]:
         """The files the run created or changed, in path order."""
         after = snapshot(self.workdir)
         return sorted(path for path, stat in after.items() if self.before.get(path) != stat)
+
+    def created_files(self) -> list[str]:
+        """The files the run created (not those it only changed), in path order."""
+        return plugin_eval.created_paths(self.before, snapshot(self.workdir))
 
 
 def read_text(path: Path) -> str:
@@ -266,6 +278,117 @@ def _result(check: Check, passed: bool, evidence: str, error: str | None = None)
         veto=check.veto,
         weight=check.weight,
         error=error,
+        scored=check.scored,
+    )
+
+
+# --- as Claude Code's plugin eval grades ----------------------------------------------------
+
+NO_MOCKS = (
+    "no mock stand-ins were active in this run (no mocks/ directory applies to this case) — a "
+    "mock_calls grader has nothing to check"
+)
+"""Why a plugin eval ``mock_calls`` target fails in a run without mocks (the CLI's words)."""
+
+
+def read_focus_file(view: RunView, relative: str) -> tuple[str | None, str]:
+    """A file a plugin eval grader reads: its text, or ``None`` and why it cannot be read."""
+    path = inside(view.workdir, relative)
+    if path is None:
+        return None, f"focus file {relative} leaves the run directory"
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return None, f"focus file {relative} does not exist"
+    except OSError as exc:
+        return None, f"focus file {relative} is unreadable ({exc.strerror or exc})"
+    media = plugin_eval.image_type(data)
+    if media is not None:
+        return None, f"file {relative} is an image ({media})"
+    return data[:MAX_FILE_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff"), ""
+
+
+def _js_decided(check: PatternCheck | FileMatches, text: str, where: str) -> CheckResult:
+    pattern, match = check.pattern, check.match
+    if match.mode == "contains":
+        found = pattern.matches(text)
+        return _result(
+            check, found, f"matched {pattern.source}" if found else f"pattern not found in {where}"
+        )
+    if match.mode == "not_contains":
+        found = pattern.matches(text)
+        return _result(
+            check,
+            not found,
+            "pattern found (expected absent)" if found else "pattern absent as expected",
+        )
+    count = pattern.count(text)
+    return _result(check, count == match.count, f"found {count} matches (expected {match.count})")
+
+
+def plugin_eval_result(check: Check, view: RunView) -> CheckResult:
+    """One check of dialect ``plugin_eval`` (a judge aside), decided as the CLI decides it."""
+    events = view.events
+    if isinstance(check, FileExists):
+        glob = plugin_eval.glob_pattern(check.path)
+        found = any(glob.match(path) for path in view.created_files())
+        if found == check.exists:
+            state = "exists" if check.exists else "absent"
+            return _result(check, True, f"{check.path} {state} as expected")
+        expected = "present" if check.exists else "absent"
+        state = "exists" if found else "missing"
+        return _result(check, False, f"{check.path} {state} (expected {expected})")
+    if isinstance(check, FileMatches):
+        text, why = read_focus_file(view, check.path)
+        if text is None:
+            if why.endswith(")") and "is an image" in why:
+                why += "; a regex grader needs text — grade what is visible with an llm grader"
+            return _result(check, False, why)
+        return _js_decided(check, text, f"file {check.path}")
+    if isinstance(check, FilesMatch):
+        return _js_decided(check, "\n".join(view.created_files()), "files")
+    if isinstance(check, FinalAnswer):
+        return _js_decided(check, plugin_eval.last_message(events), "last_message")
+    if isinstance(check, TraceMatches):
+        return _js_decided(check, plugin_eval.trace_text(events), "trace")
+    if isinstance(check, MockCallsMatch):
+        if not view.mocks_active:
+            return _result(check, False, NO_MOCKS)
+        return _js_decided(check, view.mock_calls, "mock_calls")
+    if isinstance(check, ToolUsed | ToolOrder):
+        return _written_tool_result(check, plugin_eval.written_calls(events))
+    raise TypeError(f"no plugin_eval reading of a {check.kind} check")
+
+
+def _written(call: plugin_eval.WrittenCall, ref: ToolRef | ToolUsed) -> bool:
+    pattern = ref.input_match
+    return call.name == ref.tool and (pattern is None or pattern.matches(call.input_text))
+
+
+def _written_tool_result(
+    check: ToolUsed | ToolOrder, calls: list[plugin_eval.WrittenCall]
+) -> CheckResult:
+    if isinstance(check, ToolUsed):
+        count = sum(1 for call in calls if _written(call, check))
+        high = "∞" if check.max is None else str(check.max)
+        passed = count >= check.min and (check.max is None or count <= check.max)
+        return _result(
+            check, passed, f"{check.tool} called {count}x (expected {check.min}..{high})"
+        )
+    first = {
+        side: next((i for i, call in enumerate(calls) if _written(call, ref)), None)
+        for side, ref in (("before", check.before), ("after", check.after))
+    }
+    if first["before"] is None:
+        return _result(check, False, f'"before" tool {check.before.tool} never called')
+    if first["after"] is None:
+        return _result(check, False, f'"after" tool {check.after.tool} never called')
+    before, after = check.before.tool, check.after.tool
+    if first["before"] < first["after"]:
+        return _result(check, True, f"{before}@{first['before']} precedes {after}@{first['after']}")
+    return _result(
+        check, False, f"{before}@{first['before']} does NOT precede {after}@{first['after']}"
     )
 
 
@@ -294,7 +417,9 @@ async def evaluate(
     for check in checks:
         if check.arm == "with" and not with_skill:
             continue
-        if isinstance(check, FileExists | FileMatches):
+        if check.dialect == "plugin_eval" and not isinstance(check, Judge):
+            results.append(plugin_eval_result(check, view))
+        elif isinstance(check, FileExists | FileMatches):
             results.append(_file_result(check, view))
         elif isinstance(check, PatternCheck):
             results.append(_pattern_result(check, view))

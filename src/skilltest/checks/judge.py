@@ -135,9 +135,86 @@ def parse_vote(text: str) -> Vote:
     return Vote("pass" if found.group(1).lower() == "pass" else "fail", reason)
 
 
+def plugin_eval_request(check: Judge, view: RunView) -> tuple[str | None, str]:
+    """The user message of a ``plugin_eval`` judge's votes, as Claude Code's plugin eval writes
+    it, or ``None`` and why the run cannot be judged (a focus file that is missing)."""
+    from skilltest.checks import plugin_eval
+    from skilltest.checks.evaluate import NO_MOCKS, read_focus_file
+
+    if check.baseline_trace is not None:
+        return plugin_eval.baseline_prompt(check.criteria, check.baseline_trace, view.events), ""
+    focus = check.focus
+    if focus == "trace":
+        text = plugin_eval.elided_trace(view.events)
+    elif focus == "files":
+        text = "\n".join(view.created_files()) or "(no file changes)"
+    elif focus == "mock_calls":
+        if not view.mocks_active:
+            return None, NO_MOCKS
+        text = view.mock_calls or "(no mocked tool calls)"
+    elif focus == "file":
+        assert check.focus_path is not None
+        found, why = read_focus_file(view, check.focus_path)
+        if found is None:
+            return None, why
+        text, focus = found, f"file {check.focus_path}"
+    else:
+        text = plugin_eval.last_message(view.events)
+    return plugin_eval.llm_prompt(check.criteria, focus, text), ""
+
+
+async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckResult:
+    """Asks as the CLI does: its prompt, each vote PASS when the answer says PASS and not FAIL,
+    a strict majority passing."""
+    from skilltest.checks import plugin_eval
+    from skilltest.runners.base import TurnRequest
+
+    result = CheckResult(
+        name=check.name,
+        kind=check.kind,
+        passed=False,
+        evidence="",
+        veto=check.veto,
+        weight=check.weight,
+        scored=check.scored,
+    )
+    prompt, why = plugin_eval_request(check, view)
+    if prompt is None:
+        return replace(result, evidence=why)
+    request = TurnRequest(
+        prompt=prompt, system=plugin_eval.JUDGE_SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
+    )
+    votes: list[Vote] = []
+    usage, cost, errors = Usage(), 0.0, []
+    for _ in range(check.votes):
+        answer = await judge.runner.run_turn(request)
+        usage = usage + answer.usage
+        cost += answer.cost_usd or 0.0
+        if answer.error is not None:
+            errors.append(answer.error)
+            votes.append(Vote(None, f"the call failed: {answer.error}"))
+        else:
+            passed = plugin_eval.vote(answer.text)
+            votes.append(Vote("pass" if passed else "fail", answer.text.strip()[:200]))
+    result = replace(
+        result,
+        votes=tuple(votes),
+        tokens={"input": usage.input_tokens, "output": usage.output_tokens},
+        cost_usd=cost or None,
+    )
+    if len(errors) == check.votes:
+        return replace(result, error=f"every judge call failed: {errors[0]}")
+    passes = sum(1 for v in votes if v.verdict == "pass")
+    shown = " ".join("PASS" if v.verdict == "pass" else "FAIL" for v in votes)
+    return replace(result, passed=passes > check.votes / 2, evidence=f"judge votes: {shown}")
+
+
 async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckResult:
     """Asks the judge ``check.votes`` times and decides by the majority of the votes cast."""
     from skilltest.runners.base import TurnRequest
+
+    if check.dialect == "plugin_eval":
+        return await _plugin_eval_check(check, view, judge)
 
     request = TurnRequest(
         prompt=judge_prompt(check, view), system=SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
@@ -163,6 +240,7 @@ async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckRe
         evidence="",
         veto=check.veto,
         weight=check.weight,
+        scored=check.scored,
         votes=tuple(votes),
         tokens={"input": usage.input_tokens, "output": usage.output_tokens},
         cost_usd=cost or None,

@@ -16,23 +16,52 @@ A suite writes each check as a one-key mapping, the key naming the kind::
 
 Every entry may also carry ``veto: true`` (a run that fails it scores 0 and fails), ``weight``
 (> 0, default 1: its share of the ``checks`` component), ``arm: with`` (evaluated for the arms
-that have the skill only; ``both``, the default, for every arm) and ``name`` (how reports show
-it). ``match`` is ``contains`` (default), ``not_contains`` or ``count:N`` (exactly N matches).
-Paths are relative to the run's working directory and never leave it.
+that have the skill only; ``both``, the default, for every arm), ``scored: false`` (shown with
+the run, left out of its score: an indicator) and ``name`` (how reports show it). ``match`` is
+``contains`` (default), ``not_contains`` or ``count:N`` (exactly N matches). Paths are relative
+to the run's working directory and never leave it.
+
+``dialect: plugin_eval`` reads the run as Claude Code's ``claude plugin eval`` grades it (the
+graders of an eval case are checks of this dialect; :mod:`skilltest.checks.plugin_eval`):
+patterns are JavaScript regular expressions with ``flags`` (letters of ``dgimsuvy``), the trace
+is the run's stream-json events, tool checks count every call the model wrote by its exact name,
+``file_exists`` paths are globs over the files the run created, ``files_match`` reads the list of
+those paths, and a judge votes three times with the CLI's prompt (``baseline_file``: a trace the
+run is compared with).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar, Literal
 
+from skilltest.checks.plugin_eval import read_trajectory
 from skilltest.errors import SuiteError
+from skilltest.javascript import compile_js_pattern, parse_js_flags
 from skilltest.patterns import Pattern, compile_pattern
 
 CheckArm = Literal["both", "with"]
 """Which arms a check is evaluated for: every arm, or only the arms that have the skill."""
+
+Dialect = Literal["skilltest", "plugin_eval"]
+"""How a check reads the run: skilltest's way, or as Claude Code's plugin eval grades it."""
+
+PLUGIN_EVAL_KINDS = frozenset(
+    {
+        "file_exists",
+        "file_matches",
+        "files_match",
+        "final_answer",
+        "trace_matches",
+        "mock_calls_match",
+        "tool_used",
+        "tool_order",
+        "judge",
+    }
+)
+"""The kinds a plugin eval grader maps onto (``command`` has no such grader)."""
 
 FOCUSES: tuple[str, ...] = ("last_message", "trace", "files", "mock_calls")
 """What a judge reads, besides one file (``{file: PATH}``)."""
@@ -112,12 +141,27 @@ class Check:
     """Its share of the ``checks`` component, against the other checks of the run."""
     arm: CheckArm = "both"
     """``with``: evaluated for the arms that have the skill only."""
+    scored: bool = True
+    """``False``: shown with the run but left out of its score (an indicator, as a plugin eval
+    case's ``arm: with-only`` graders are when the arms are compared)."""
+    dialect: Dialect = "skilltest"
+    """``plugin_eval``: the run is read as Claude Code's plugin eval grades it."""
 
     kind: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, Any]:
         """How a results file lists the check."""
-        return {"kind": self.kind, "name": self.name, "veto": self.veto, "weight": self.weight}
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "name": self.name,
+            "veto": self.veto,
+            "weight": self.weight,
+        }
+        if not self.scored:
+            data["scored"] = False
+        if self.dialect != "skilltest":
+            data["dialect"] = self.dialect
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -240,7 +284,10 @@ class Judge(Check):
     votes: int = DEFAULT_VOTES
     """Independent calls; the majority of the votes cast decides."""
     baseline: str | None = None
-    """A reference text the judge compares the run with (plugin eval's ``baseline``)."""
+    """A reference text the judge compares the run with."""
+    baseline_trace: tuple[Any, ...] | None = None
+    """A trace (stream-json events) the run's trace is compared with: plugin eval's
+    ``baseline`` grader (``baseline_file``, read when the suite is loaded)."""
     kind: ClassVar[str] = "judge"
 
 
@@ -335,11 +382,13 @@ class CheckResult:
     """A judge's tokens, apart from the agent's."""
     cost_usd: float | None = None
     """A judge's cost, when the API reported one."""
+    scored: bool = True
+    """``False``: an indicator, shown but left out of the run's score."""
 
     @property
     def vetoed(self) -> bool:
         """This check failed and vetoes the run."""
-        return self.veto and not self.passed and self.error is None
+        return self.veto and not self.passed and self.error is None and self.scored
 
     def to_dict(self) -> dict[str, Any]:
         """How a results file and a trace give it."""
@@ -351,6 +400,8 @@ class CheckResult:
             "veto": self.veto,
             "weight": self.weight,
         }
+        if not self.scored:
+            data["scored"] = False
         if self.error is not None:
             data["error"] = self.error
         if self.votes:
@@ -364,7 +415,12 @@ class CheckResult:
 
 
 def parse_checks(
-    entries: Any, where: str, *, flags: int = 0, timeout_s: float = 1.0
+    entries: Any,
+    where: str,
+    *,
+    flags: int = 0,
+    timeout_s: float = 1.0,
+    base: Path | None = None,
 ) -> tuple[Check, ...]:
     """A suite's ``checks:`` list, typed.
 
@@ -373,6 +429,8 @@ def parse_checks(
         where: Where it is (``suite.yaml#/scenarios/0/checks``).
         flags: The suite's pattern flags.
         timeout_s: The suite's pattern time limit.
+        base: The folder files a check names are relative to (a judge's ``baseline_file``;
+            default: the current folder).
 
     Raises:
         SuiteError: an entry that is not a one-key mapping of a known kind, a missing or
@@ -387,7 +445,7 @@ def parse_checks(
             fix="write checks: [{file_exists: {path: NOTES.md}}, ...]",
         )
     checks = [
-        _parse_one(entry, f"{where}/{index}", flags=flags, timeout_s=timeout_s)
+        _parse_one(entry, f"{where}/{index}", flags=flags, timeout_s=timeout_s, base=base)
         for index, entry in enumerate(entries)
     ]
     seen: dict[str, str] = {}
@@ -402,10 +460,13 @@ def parse_checks(
     return tuple(checks)
 
 
-_COMMON = ("veto", "weight", "arm", "name")
+_COMMON = ("veto", "weight", "arm", "name", "scored", "dialect")
+_PATTERN_KINDS = frozenset(
+    {"file_matches", "files_match", "final_answer", "trace_matches", "mock_calls_match"}
+)
 
 
-def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float) -> Check:
+def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float, base: Path | None) -> Check:
     if not isinstance(entry, dict) or len(entry) != 1:
         raise SuiteError(
             "a check is a mapping with one key, its kind",
@@ -428,6 +489,7 @@ def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float) -> Check
         )
     reader = _Reader(kind, spec, where, flags, timeout_s)
     common = reader.common()
+    plugin_eval = reader.dialect == "plugin_eval"
     check: Check
     if kind == "file_exists":
         path = reader.path()
@@ -449,6 +511,12 @@ def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float) -> Check
         }
         check = kinds[kind](pattern=pattern, match=match, **common(label))
     elif kind == "command":
+        if plugin_eval:
+            raise reader._fail(
+                "dialect",
+                "a command check has no plugin_eval dialect",
+                "leave dialect out of the command check",
+            )
         run = reader.text("run")
         check = Command(
             run=run,
@@ -485,6 +553,7 @@ def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float) -> Check
             focus_path=focus_path,
             votes=reader.integer("votes", DEFAULT_VOTES, low=1, high=15),
             baseline=reader.optional_text("baseline"),
+            baseline_trace=reader.trace_file("baseline_file", base) if plugin_eval else None,
             **common(f"judge {criteria[:48]}" + ("…" if len(criteria) > 48 else "")),
         )
     reader.done()
@@ -500,6 +569,14 @@ class _Reader:
         self.kind, self.spec, self.where = kind, spec, where
         self.flags, self.timeout_s = flags, timeout_s
         self.used: set[str] = set()
+        dialect = spec.get("dialect") or "skilltest"
+        if dialect not in ("skilltest", "plugin_eval"):
+            raise self._fail(
+                "dialect",
+                f"{dialect!r} is not a dialect",
+                "write dialect: plugin_eval, or leave it out",
+            )
+        self.dialect: Dialect = "plugin_eval" if dialect == "plugin_eval" else "skilltest"
 
     def _get(self, key: str) -> Any:
         self.used.add(key)
@@ -515,6 +592,7 @@ class _Reader:
         if arm not in ("both", "with"):
             raise self._fail("arm", f"{arm!r} is not an arm", "write arm: with or arm: both")
         name = self.optional_text("name")
+        scored = self.boolean("scored", True)
 
         def fields(default_name: str) -> dict[str, Any]:
             return {
@@ -523,6 +601,8 @@ class _Reader:
                 "veto": veto,
                 "weight": weight,
                 "arm": arm,
+                "scored": scored,
+                "dialect": self.dialect,
             }
 
         return fields
@@ -585,9 +665,37 @@ class _Reader:
         return text
 
     def pattern(self, key: str = "pattern") -> Pattern:
+        if self.dialect == "plugin_eval":
+            # The grader's JavaScript flags; an input_match has none (the CLI gives it none).
+            flags = parse_js_flags(self._get("flags") or "", f"{self.where}/flags")
+            return compile_js_pattern(
+                self.text(key),
+                flags if key == "pattern" else "",
+                f"{self.where}/{key}",
+                timeout_s=self.timeout_s,
+            )
         return compile_pattern(
             self.text(key), f"{self.where}/{key}", flags=self.flags, timeout_s=self.timeout_s
         )
+
+    def trace_file(self, key: str, base: Path | None) -> tuple[Any, ...] | None:
+        """A trace file (one JSON event a line) the check names, read now."""
+        if self.spec.get(key) is None:
+            return None
+        name = self.text(key)
+        path = (base or Path()) / name
+        try:
+            return tuple(read_trajectory(path.read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise self._fail(
+                key, f"cannot read {path}: {exc.strerror or exc}", "give a file that exists"
+            ) from exc
+        except ValueError as exc:
+            raise self._fail(
+                key,
+                f"{path} is not one JSON value a line: {exc}",
+                "save a run's trace (stream-json events), one a line",
+            ) from exc
 
     def optional_pattern(self, key: str) -> Pattern | None:
         return None if self.spec.get(key) is None else self.pattern(key)
@@ -607,6 +715,13 @@ class _Reader:
                     value["tool"],
                     None
                     if pattern is None
+                    else compile_js_pattern(
+                        str(pattern),
+                        "",
+                        f"{self.where}/{key}/input_match",
+                        timeout_s=self.timeout_s,
+                    )
+                    if self.dialect == "plugin_eval"
                     else compile_pattern(
                         str(pattern),
                         f"{self.where}/{key}/input_match",
@@ -636,7 +751,15 @@ class _Reader:
         )
 
     def done(self) -> None:
+        if self.dialect == "plugin_eval" and self.kind in _PATTERN_KINDS:
+            self.used.add("flags")
         unknown = sorted(set(self.spec) - self.used - set(_COMMON) - {"_focus_file"})
+        if unknown == ["flags"] and self.kind in _PATTERN_KINDS:
+            raise self._fail(
+                "flags",
+                "flags are JavaScript RegExp flags, for checks of dialect plugin_eval",
+                "add dialect: plugin_eval, or write the flags inline ((?i)...) and leave flags out",
+            )
         if unknown:
             raise self._fail(
                 unknown[0],

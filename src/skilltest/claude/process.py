@@ -274,8 +274,15 @@ def build_argv(
     isolation: Sequence[str],
     plugin_dirs: Sequence[Path] = (),
     mcp_config: Path | None = None,
+    resume: Path | None = None,
+    add_dirs: Sequence[Path] = (),
+    append_system_prompt: str | None = None,
 ) -> tuple[str, ...]:
     """The ``claude -p`` command line for one conversation.
+
+    ``resume`` continues a saved session (a ``.jsonl`` file: ``--resume`` reads it wherever it
+    is); ``add_dirs`` are folders the agent may also read (``--add-dir``);
+    ``append_system_prompt`` is added to the CLI's system prompt.
 
     ``plugin_dirs`` are loaded with the CLI's own plugin loading (``--plugin-dir``: skills,
     agents, commands, hooks); ``mcp_config`` names the JSON file of the run's MCP servers
@@ -305,6 +312,12 @@ def build_argv(
         argv += ["--plugin-dir", str(folder)]
     if mcp_config is not None:
         argv += ["--mcp-config", str(mcp_config)]
+    if resume is not None:
+        argv += ["--resume", str(resume)]
+    for folder in add_dirs:
+        argv += ["--add-dir", str(folder)]
+    if append_system_prompt:
+        argv += ["--append-system-prompt", append_system_prompt]
     argv += list(isolation)
     if not multi_turn:
         # After ``--`` a prompt that starts with a dash is still the prompt.

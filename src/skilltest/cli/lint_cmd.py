@@ -73,6 +73,8 @@ def summary(report: LintReport) -> str:
     parts = [_plural(report.skills, "skill"), _plural(report.plugins, "plugin")]
     if report.marketplaces:
         parts.append(_plural(report.marketplaces, "marketplace"))
+    if report.cases:
+        parts.append(_plural(report.cases, "eval case"))
     found = _plural(len(report.findings), "finding") if report.findings else "no findings"
     return f"{', '.join(parts)}: {found}"
 

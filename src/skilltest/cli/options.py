@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from skilltest.errors import InputError
 from skilltest.limits import MAX_REPETITIONS
-from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K
+from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K, PRESSURE_MAX_K
 
 N = TypeVar("N", int, float)
 
@@ -208,10 +208,9 @@ def add_compared_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-k",
         type=repetition_count,
-        default=DEFAULT_MAX_K,
         metavar="N",
         help=f"-k auto: the most runs per arm; still undecided then: inconclusive "
-        f"(default {DEFAULT_MAX_K})",
+        f"(default {DEFAULT_MAX_K}; pressure {PRESSURE_MAX_K})",
     )
     add_tape_options(parser)
     parser.add_argument(

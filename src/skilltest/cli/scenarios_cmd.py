@@ -74,7 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--min-delta",
         type=_delta,
-        help="lowest passing with-minus-without delta (default: the suite's, else -0.1)",
+        help="the lower edge of the neutral band: a with-minus-without delta credibly below it "
+        "is regressed (default: the suite's, else -0.05)",
     )
     add_against_option(
         parser, what=" as an arm 'previous', and say per scenario whether the edit improved it"

@@ -26,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "validate",
         help="check suite files and model scripts without calling a model",
         description=(
-            "Validates pressure suites, scenario suites, emulator model scripts and world files "
-            "(fake services: routes, fixtures, profiles): schema, "
+            "Validates pressure suites, scenario suites, emulator model scripts, world files "
+            "(fake services: routes, fixtures, profiles) and Claude Code eval cases (a "
+            "plugin's evals/ folder, or one case folder, with its mocks/): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "
             "catastrophically; and lists each `# TODO:` comment left to fill in (with its line, "
@@ -194,18 +195,47 @@ def _scenario_entries(suite: object) -> list[tuple[str, str, str]]:
     return []
 
 
+def _eval_cases(path: Path, args: argparse.Namespace) -> str:
+    """Checks a plugin's eval cases as ``skilltest scenarios`` loads them; says how many."""
+    from skilltest.scenarios.suite import Overrides, load_eval_cases
+    from skilltest.scenarios.tools import check_scenario_tools
+
+    suite = load_eval_cases(path, overrides=Overrides(plugin_dir=args.plugin_dir))
+    _check_model_script(path, suite.model_script)
+    check_scenario_tools([s for s in suite.scenarios if not s.skip])
+    count = len(suite.scenarios)
+    return f"eval cases: {count}" + "".join(f"; {note}" for note in suite.notes)
+
+
 def run(args: argparse.Namespace) -> int:
+    from skilltest.evalcases import names_eval_cases
+
     check_plugin_choice(args)
     existing = [p for p in DEFAULT_PATHS if p.exists()]
-    files = discover_suites(
-        args.paths or existing,
-        DEFAULT_PATHS[0],
-        example="tests/skill-pressure/<skill>.yaml",
-        name_dirs=existing or DEFAULT_PATHS,
+    cases = [path for path in args.paths if names_eval_cases(path)]
+    named = [path for path in args.paths if path not in cases]
+    files = (
+        discover_suites(
+            named or existing,
+            DEFAULT_PATHS[0],
+            example="tests/skill-pressure/<skill>.yaml",
+            name_dirs=existing or DEFAULT_PATHS,
+        )
+        if named or not cases
+        else []
     )
     loaders = _loaders(args)
     problems: list[str] = []
     left: list[Todo] = []
+    for path in cases:
+        try:
+            what = _eval_cases(path, args)
+        except InputError as exc:
+            problems.append(str(exc))
+            print(f"FAIL {path}")
+            continue
+        print(f"ok   {path} ({what})")
+    files_and_cases = len(files) + len(cases)
     # Per layer, as `pressure` and `scenarios` refuse them: one (skill, id) in two files.
     entries: dict[str, list[tuple[str, str, str]]] = {"pressure": [], "scenarios": []}
     for path in files:
@@ -234,10 +264,10 @@ def run(args: argparse.Namespace) -> int:
             print(todo)
         counts = []
         if problems:
-            counts.append(f"{len(problems)} of {len(files)} file(s) invalid")
+            counts.append(f"{len(problems)} of {files_and_cases} file(s) invalid")
         if left:
             counts.append(f"{len(left)} TODO(s) left in {len({t.path for t in left})} file(s)")
         print(f"\n{'; '.join(counts)}")
         return 2
-    print(f"\n{len(files)} file(s) valid")
+    print(f"\n{files_and_cases} file(s) valid")
     return 0

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skilltest.errors import InputError, McpServerError
+from skilltest.lint.evalcases import check_eval_cases
 from skilltest.lint.findings import Finding
 from skilltest.lint.mcp_tools import check_tool_mentions, normalized, tool_mentions
 from skilltest.lint.skill_md import check_skill
@@ -39,6 +40,8 @@ class LintReport:
     """How many marketplace files were checked."""
     notes: tuple[str, ...] = field(default=())
     """What could not be checked, and why."""
+    cases: int = 0
+    """How many eval cases of the plugins were checked."""
 
 
 def _split_fix(error: McpServerError) -> tuple[str, str]:
@@ -57,6 +60,7 @@ class _Linter:
         self.findings: list[Finding] = []
         self.notes: list[str] = []
         self.skills = 0
+        self.cases = 0
         self.answers: dict[tuple[str, str], ServerTools | McpServerError] = {}
         self.checked_skills: set[Path] = set()
         """Skill folders checked as part of a plugin: not again on their own."""
@@ -137,6 +141,9 @@ class _Linter:
         for skill in plugin.skills:
             self.checked_skills.add(skill.directory.resolve())
             self.skill(skill.directory, plugin)
+        findings, cases = check_eval_cases(plugin)
+        self.findings += findings
+        self.cases += cases
         if self.probe is not None:
             self.answers_of(plugin.mcp_servers)  # a server that fails is a finding on its own
 
@@ -231,6 +238,7 @@ def lint(
         plugins=len(plugins),
         marketplaces=len(targets.marketplaces),
         notes=tuple(linter.notes),
+        cases=linter.cases,
     )
 
 

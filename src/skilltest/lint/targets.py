@@ -2,10 +2,11 @@
 
 A path is a skill (a folder holding ``SKILL.md``, or the ``SKILL.md`` itself), a plugin (a
 folder holding ``.claude-plugin/plugin.json``, or that file), a marketplace (a folder holding
-``.claude-plugin/marketplace.json``, or that file), or any other folder, which is searched: every
-plugin, marketplace and skill below it, where a skill inside a plugin is checked as part of the
-plugin. Hidden folders (but ``.claude``), ``node_modules``, ``output`` and ``__pycache__`` are
-not searched. Without paths, the current folder is searched.
+``.claude-plugin/marketplace.json``, or that file), a plugin's eval folder or one of its case
+folders (which stand for the plugin), or any other folder, which is searched: every plugin,
+marketplace and skill below it, where a skill inside a plugin is checked as part of the plugin.
+Hidden folders (but ``.claude``), ``node_modules``, ``output`` and ``__pycache__`` are not
+searched. Without paths, the current folder is searched.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.errors import InputError
+from skilltest.evalcases import names_eval_cases
 from skilltest.plugins import is_marketplace, is_plugin
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "output", "__pycache__"})
@@ -55,6 +57,12 @@ def find_targets(paths: Sequence[Path], cwd: Path) -> Targets:
                 location=str(path),
                 fix="pass skill folders, SKILL.md files, plugin folders or folders to search",
             )
+        if names_eval_cases(path) and not is_plugin(path):
+            # A plugin's eval folder (or one case) is checked with its plugin.
+            root = next((p for p in path.resolve().parents if is_plugin(p)), None)
+            if root is not None:
+                plugins.append(root)
+                continue
         if path.is_file():
             if path.name == "SKILL.md":
                 skills.append(path.parent)

@@ -23,6 +23,7 @@ from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_pla
 from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
+from skilltest.repetitions import PRESSURE_MAX_K
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 
@@ -50,6 +51,9 @@ class PressureOptions(ComparedOptions):
 
     threshold: float | None = None
     """The with-skill pass rate a scenario needs to steer (default: the suite's, else 0.8)."""
+    max_k: int = PRESSURE_MAX_K
+    """``repeat="auto"``: the most runs per arm (20: a pass rate credibly near a threshold of
+    0.8 takes a dozen one-turn runs)."""
     max_tokens: int | None = None
     """The longest answer (default 1024)."""
     temperature: float | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from skilltest.decision import STEER_MARGIN
 from skilltest.pressure.suite import PressureScenario
 from skilltest.pressure.verdict import (
     ERROR,
@@ -24,7 +25,7 @@ from skilltest.report.junit import JUnitCase
 from skilltest.report.provenance import Provenance, with_ids
 from skilltest.report.text import consistency_note, inconclusive_line, k_cell, shorten
 from skilltest.revision import BAND, summary_line
-from skilltest.stats import Interval, consistency
+from skilltest.stats import DIGITS, Interval, consistency
 from skilltest.transcript import Usage
 
 
@@ -82,10 +83,14 @@ def _k_cell(result: ScenarioResult) -> str:
     return k_cell(result.k, None if result.verdict == SKIPPED else result.repetitions)
 
 
+METHOD = "pass rates, Clopper-Pearson and exact unconditional intervals"
+"""How the verdicts were read, as results files name it."""
+
 TABLE_LEGEND = (
-    "pass and RED rates: runs [Wilson interval]; lift: with-skill pass rate minus baseline pass "
-    "rate [Newcombe interval];\n95% intervals (with -k auto, the level of the look that "
-    "decided); K: runs per arm (taken/most with -k auto)"
+    "pass and RED rates: runs [exact Clopper-Pearson interval]; lift: with-skill pass rate minus "
+    "baseline pass rate [exact unconditional interval];\n95% intervals (with -k auto, each bound "
+    "at the share of the error rate its claim spends at the look); steers needs the with-skill "
+    "rate credibly at or above threshold - 0.1; K: runs per arm (taken/most with -k auto)"
 )
 
 
@@ -139,7 +144,7 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
         headers[5:5] = [f"{refs[0]}: pass", f"vs {refs[0]}"]
         legend += (
             f"\nvs {refs[0]}: with-skill pass rate minus the pass rate of the skill at {refs[0]} "
-            f"[Newcombe interval], read against the band {BAND}"
+            f"[exact unconditional interval], read against the band {BAND}"
         )
     table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
     return table + "\n" + legend
@@ -298,6 +303,8 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
         "detail": result.detail,
         "complete": result.complete,
         "threshold": result.scenario.threshold,
+        "steers_at_or_above": round(result.scenario.threshold - STEER_MARGIN, DIGITS),
+        "method": METHOD,
         "repetitions": None if result.repetitions is None else result.repetitions.to_dict(),
         "k": result.k,
         "confidence": result.confidence,

@@ -145,7 +145,6 @@ async def run_suites(
             entry[0].skill.name,
             runs,
             skill_only=skill_only,
-            confidence=repetitions.confidence_at(k),
             repetitions=repetitions,
             against=against,
         )

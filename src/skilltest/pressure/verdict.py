@@ -3,9 +3,11 @@
 A with-skill run *passes* when every required pattern matches and no anti-pattern does; a
 baseline run is *RED* when it does not pass those same criteria (``baseline_red: criteria``, the
 default) or, with ``baseline_red: expected_patterns``, when it matches every expected pattern; a
-baseline run that is not RED counts as passing. Per arm the pass rate has a
-Wilson interval; the *lift*, with-skill pass rate minus baseline pass rate, has Newcombe's
-interval (:mod:`skilltest.stats`). Verdicts, in this order:
+baseline run that is not RED counts as passing. Per arm the pass rate has an exact
+Clopper-Pearson interval; the *lift*, with-skill pass rate minus baseline pass rate, has an
+exact unconditional interval (:mod:`skilltest.stats.exact`). The threshold is read through an
+indifference zone [``threshold - 0.1``, ``threshold``) (:data:`skilltest.decision.STEER_MARGIN`):
+``steers`` and ``no-steer`` are mirror images across it. Verdicts, in this order:
 
 ``error``         an arm has fewer than half of its runs judged (API errors, a crashed CLI)
 ``no-steer``      the with-skill pass rate's interval lies below ``threshold``: with the skill,
@@ -13,9 +15,17 @@ interval (:mod:`skilltest.stats`). Verdicts, in this order:
 ``not-red``       the baseline's RED rate interval lies below 0.5: without the skill the model
                   credibly passes most of the time, so the test measures nothing
 ``steers``        the lift's interval lies above 0 (the skill credibly changes the answer) and
-                  the observed with-skill pass rate reaches ``threshold``
+                  the with-skill pass rate's interval lies at or above ``threshold - 0.1``
 ``inconclusive``  none of these is decided yet: more runs would tell
 ``skipped``       the suite skips the scenario
+
+Each claim is wrong at most 2.5% of the time at every K, with ``-k auto`` too (each bound is
+read at the share of the error rate its claim may spend at that look: see
+:mod:`skilltest.repetitions`): ``steers`` when the true with-skill rate is 0.1 or more below the
+threshold, or when the skill changes nothing; ``no-steer`` when the true rate reaches the
+threshold. The price is runs: with a threshold of 0.8, ``steers`` needs 11 passing runs of 11
+(0.7 ** 11 < 2.5%), whatever the method, since a true rate of 0.7 passes 10 runs of 10 2.8% of
+the time.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from skilltest.limits import MAX_REPETITIONS
+from skilltest.decision import STEER_MARGIN
 from skilltest.pressure.judge import Judgement
 from skilltest.pressure.suite import (
     RED_BY_CRITERIA,
@@ -35,7 +45,17 @@ from skilltest.pressure.suite import (
 )
 from skilltest.repetitions import Repetitions
 from skilltest.revision import PREVIOUS, Against, compare
-from skilltest.stats import CONFIDENCE, DIGITS, EMPTY, Interval, newcombe, wilson
+from skilltest.stats import (
+    CONFIDENCE,
+    DIGITS,
+    EMPTY,
+    Interval,
+    clopper_pearson,
+    difference_p_value,
+    exact_difference,
+    most_extreme_difference,
+    most_extreme_rate,
+)
 from skilltest.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -59,6 +79,8 @@ _ARM_ORDER = {WITH_SKILL: 0, WITHOUT_SKILL: 1, PREVIOUS: 2}
 """Runs are kept in this arm order, then by repetition."""
 JUDGED_SHARE_NEEDED = 0.5
 """An arm with fewer than this share of its runs judged gives ``error``."""
+PROJECTION_LIMIT = 200
+"""The most runs per arm the "about N runs would decide it" projection looks ahead."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +125,8 @@ class ArmStats:
     """Completed runs that passed: with the skill, that met the criteria; for the baseline,
     that were not RED (with ``baseline_red: criteria``, the same thing)."""
     rate: Interval
-    """For the with-skill arm the pass rate; for the baseline the RED rate (not passing)."""
+    """For the with-skill arm the pass rate; for the baseline the RED rate (not passing); with
+    its exact interval, each bound at the level of the claim it decides."""
     expected: Interval
     """Baseline only: how often every ``expected_patterns`` entry matched."""
 
@@ -129,9 +152,10 @@ class ScenarioResult:
     complete: bool = True
     """False when the suite was interrupted before every run finished."""
     lift: Interval = EMPTY
-    """With-skill pass rate minus baseline pass rate, with Newcombe's interval."""
+    """With-skill pass rate minus baseline pass rate, with its exact unconditional interval."""
     confidence: float = CONFIDENCE
-    """The confidence level of the intervals the verdict was read from."""
+    """The two-sided level of the lift's interval (under ``-k auto``, one minus twice the share
+    of the error rate the look spends on ``steers``)."""
     runs_to_decide: int | None = None
     """For an inconclusive verdict: about how many runs per arm would likely decide it at 95%
     if the rates stayed as they are; ``None`` when more runs are unlikely to."""
@@ -183,7 +207,8 @@ def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*columns, "expected_matched"])
 
 
-def _arm_stats(frame: pd.DataFrame, arm: str, confidence: float) -> ArmStats:
+def _arm_stats(frame: pd.DataFrame, arm: str, levels: tuple[float, float]) -> ArmStats:
+    """One arm's counts; its rate's lower bound at ``levels[0]``, upper at ``levels[1]``."""
     rows = frame[frame["arm"] == arm]
     done = rows[rows["completed"]]
     completed = len(done)
@@ -197,9 +222,44 @@ def _arm_stats(frame: pd.DataFrame, arm: str, confidence: float) -> ArmStats:
         runs=completed,
         errors=len(rows) - completed,
         passed=passed,
-        rate=wilson(successes, completed, confidence),
-        expected=wilson(int(expected_rows["expected_matched"].sum()), len(expected_rows)),
+        rate=_bounds(successes, completed, levels),
+        expected=clopper_pearson(int(expected_rows["expected_matched"].sum()), len(expected_rows)),
     )
+
+
+def _bounds(successes: int, n: int, levels: tuple[float, float]) -> Interval:
+    """A rate's Clopper-Pearson interval, the lower bound at ``levels[0]``, the upper at
+    ``levels[1]``."""
+    low = clopper_pearson(successes, n, levels[0])
+    high = low if levels[1] == levels[0] else clopper_pearson(successes, n, levels[1])
+    return Interval(low.value, low.low, high.high)
+
+
+@dataclass(frozen=True)
+class Levels:
+    """The two-sided level each claim's bound is read at, at one look."""
+
+    steers: float = CONFIDENCE
+    """The with-skill rate's lower bound (at or above ``threshold - 0.1``)."""
+    no_steer: float = CONFIDENCE
+    """The with-skill rate's upper bound (below ``threshold``)."""
+    not_red: float = CONFIDENCE
+    """The RED rate's upper bound (below 0.5)."""
+    lift: float = CONFIDENCE
+    """The lift's bounds (above 0; below 0 for the mirror image)."""
+
+    @classmethod
+    def at(cls, repetitions: Repetitions | None, k: int, threshold: float) -> Levels:
+        """The levels of the look after ``k`` runs per arm (95% each at a fixed K)."""
+        if repetitions is None or not repetitions.adaptive:
+            return cls()
+        floor = threshold - STEER_MARGIN
+        return cls(
+            steers=repetitions.confidence_at(k, lambda n: most_extreme_rate(floor, n)),
+            no_steer=repetitions.confidence_at(k, lambda n: most_extreme_rate(1 - threshold, n)),
+            not_red=repetitions.confidence_at(k, lambda n: most_extreme_rate(RED_RATE_NEEDED, n)),
+            lift=repetitions.confidence_at(k, lambda n: most_extreme_difference(0.0, n)),
+        )
 
 
 def _most_common(items: Sequence[str]) -> tuple[str, int] | None:
@@ -258,7 +318,9 @@ def _detail(
         else:
             why = (
                 f"with-skill pass rate {_percent(with_stats.rate.value)} "
-                f"{_shown(with_stats.rate)} vs threshold {_percent(threshold)}"
+                f"{_shown(with_stats.rate)} is not credibly at or above "
+                f"{_percent(threshold - STEER_MARGIN)} (threshold {_percent(threshold)} "
+                f"less {_percent(STEER_MARGIN)})"
             )
         more = (
             f"about {needed} runs per arm would likely decide it"
@@ -273,30 +335,31 @@ def _detail(
 def _decide(
     with_rate: Interval,
     red_rate: Interval | None,
+    lift: Interval,
     threshold: float,
-) -> tuple[str, Interval]:
-    """The verdict and the lift from the two arms' intervals (``red_rate`` None: skill-only)."""
-    assert with_rate.value is not None and with_rate.high is not None
+) -> str:
+    """The verdict from the with-skill pass rate, the baseline's RED rate (``None``:
+    skill-only) and the lift, each with the bounds of its claims."""
+    assert with_rate.low is not None and with_rate.high is not None
     if round(with_rate.high, DIGITS) < threshold:
-        return NO_STEER, EMPTY if red_rate is None else _lift(with_rate, red_rate)
+        return NO_STEER
+    credible = round(with_rate.low, DIGITS) >= round(threshold - STEER_MARGIN, DIGITS)
     if red_rate is None:
         # Skill-only: there is no lift to measure; the with-skill rate must clear the bar.
-        assert with_rate.low is not None
-        return (STEERS if round(with_rate.low, DIGITS) >= threshold else INCONCLUSIVE), EMPTY
-    lift = _lift(with_rate, red_rate)
+        return STEERS if credible else INCONCLUSIVE
     assert red_rate.high is not None and lift.low is not None
     if round(red_rate.high, DIGITS) < RED_RATE_NEEDED:
-        return NOT_RED, lift
-    if round(lift.low, DIGITS) > 0 and round(with_rate.value, DIGITS) >= threshold:
-        return STEERS, lift
-    return INCONCLUSIVE, lift
+        return NOT_RED
+    if round(lift.low, DIGITS) > 0 and credible:
+        return STEERS
+    return INCONCLUSIVE
 
 
-def _lift(with_rate: Interval, red_rate: Interval) -> Interval:
-    """Pass rate with the skill minus pass rate without it (1 - RED rate)."""
-    assert red_rate.value is not None and red_rate.low is not None and red_rate.high is not None
-    baseline_pass = Interval(1 - red_rate.value, 1 - red_rate.high, 1 - red_rate.low)
-    return newcombe(with_rate, baseline_pass)
+def _lift(
+    with_passed: int, with_runs: int, base_passed: int, base_runs: int, level: float
+) -> Interval:
+    """Pass rate with the skill minus pass rate without it, with its exact interval."""
+    return exact_difference(with_passed, with_runs, base_passed, base_runs, level)
 
 
 def aggregate(
@@ -306,7 +369,6 @@ def aggregate(
     *,
     skill_only: bool = False,
     complete: bool = True,
-    confidence: float = CONFIDENCE,
     repetitions: Repetitions | None = None,
     against: str | None = None,
 ) -> ScenarioResult:
@@ -318,13 +380,19 @@ def aggregate(
         runs: Every run of both arms.
         skill_only: Whether the baseline was left out.
         complete: False when the suite was interrupted before every run finished.
-        confidence: The intervals' confidence level (adaptive repetitions raise it).
-        repetitions: The plan the scenario ran with, recorded with the result.
+        repetitions: The plan the scenario ran with: with ``-k auto`` it sets the share of
+            the error rate each claim may spend at this look; ``None``: a fixed K, 95%.
         against: The REF of ``--against``: the runs hold a ``previous`` arm to compare with.
     """
     frame = runs_frame(runs)
-    with_stats = _arm_stats(frame, WITH_SKILL, confidence)
-    without_stats = None if skill_only else _arm_stats(frame, WITHOUT_SKILL, confidence)
+    k = max(
+        (sum(1 for r in runs if r.arm == arm) for arm in (WITH_SKILL, WITHOUT_SKILL)), default=0
+    )
+    levels = Levels.at(repetitions, k, scenario.threshold)
+    with_stats = _arm_stats(frame, WITH_SKILL, (levels.steers, levels.no_steer))
+    without_stats = (
+        None if skill_only else _arm_stats(frame, WITHOUT_SKILL, (levels.not_red, levels.not_red))
+    )
     arms = [a for a in (with_stats, without_stats) if a is not None]
     lift, needed = EMPTY, None
     if scenario.skip:
@@ -333,19 +401,46 @@ def aggregate(
         verdict = ERROR
     else:
         red = without_stats.rate if without_stats is not None else None
-        verdict, lift = _decide(with_stats.rate, red, scenario.threshold)
+        if without_stats is not None:
+            lift = _lift(
+                with_stats.passed,
+                with_stats.runs,
+                without_stats.passed,
+                without_stats.runs,
+                levels.lift,
+            )
+        verdict = _decide(with_stats.rate, red, lift, scenario.threshold)
         if verdict == INCONCLUSIVE:
-            with_p = with_stats.rate.value or 0.0
-            red_p = None if without_stats is None else (without_stats.rate.value or 0.0)
+            with_p = with_stats.passed / with_stats.runs
+            base_p = None if without_stats is None else without_stats.passed / without_stats.runs
 
             def decides(n: int) -> bool:
-                projected_red = None if red_p is None else wilson(red_p * n, n)
-                return _decide(wilson(with_p * n, n), projected_red, scenario.threshold)[0] != (
-                    INCONCLUSIVE
+                passes = round(with_p * n)
+                base = None if base_p is None else round(base_p * n)
+                # The lift by its test at 0 (the only bound the verdict reads), not its interval.
+                credible_lift = base is not None and (
+                    difference_p_value(passes, n, base, n, 0.0) <= (1 - CONFIDENCE) / 2
+                )
+                return (
+                    _decide(
+                        clopper_pearson(passes, n),
+                        None if base is None else clopper_pearson(n - base, n),
+                        EMPTY
+                        if base is None
+                        else Interval(None, 1.0 if credible_lift else 0.0, 1.0),
+                        scenario.threshold,
+                    )
+                    != INCONCLUSIVE
                 )
 
             needed = next(
-                (n for n in range(with_stats.runs + 1, MAX_REPETITIONS + 1) if decides(n)), None
+                (
+                    n
+                    for n in range(with_stats.runs + 1, PROJECTION_LIMIT + 1)
+                    if n <= 30 or n % 10 == 0
+                    if decides(n)
+                ),
+                None,
             )
     detail = (
         scenario.skip or ""
@@ -363,15 +458,21 @@ def aggregate(
     )
     previous, moved = None, None
     if against is not None:
-        previous = _arm_stats(frame, PREVIOUS, confidence)
+        previous = _arm_stats(frame, PREVIOUS, (levels.steers, levels.no_steer))
         if scenario.skip:
             moved = None
         elif any(
-            a.runs < JUDGED_SHARE_NEEDED * (a.runs + a.errors) for a in (with_stats, previous)
+            a.runs == 0 or a.runs < JUDGED_SHARE_NEEDED * (a.runs + a.errors)
+            for a in (with_stats, previous)
         ):
-            moved = compare(against, EMPTY, EMPTY)  # too few judged runs to compare: error
+            moved = compare(against, EMPTY)  # too few judged runs to compare: error
         else:
-            moved = compare(against, with_stats.rate, previous.rate)
+            moved = compare(
+                against,
+                _lift(
+                    with_stats.passed, with_stats.runs, previous.passed, previous.runs, levels.lift
+                ),
+            )
     return ScenarioResult(
         scenario=scenario,
         skill=skill,
@@ -382,7 +483,7 @@ def aggregate(
         detail=detail,
         complete=complete,
         lift=lift,
-        confidence=confidence,
+        confidence=levels.lift,
         runs_to_decide=needed,
         repetitions=repetitions,
         previous=previous,

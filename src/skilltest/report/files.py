@@ -14,9 +14,11 @@ from skilltest.files import read_json
 from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor, map_strings
 
-RESULTS_SCHEMA_VERSION = 2
-"""Version of every results file skilltest writes (2: intervals are Wilson and Newcombe, verdicts
-may be ``inconclusive``, and each scenario records the K it took)."""
+RESULTS_SCHEMA_VERSION = 3
+"""Version of every results file skilltest writes (3: pass rates have exact intervals and mean
+scores betting confidence sequences; a scenario's verdict reads its pass rates unless
+``decide_by: mean``, and records ``decide_by``, ``method``, ``pass_delta`` and its interval; 2:
+Wilson and Newcombe intervals, verdicts may be ``inconclusive``, each scenario records its K)."""
 
 RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
 """The layers whose results files reports read."""

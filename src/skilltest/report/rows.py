@@ -7,7 +7,8 @@ layer lays its results out; what it returns is the same for all three:
 
 ``pressure``   a row per scenario; the with-skill figure is the pass rate, the baseline figure
                the baseline *pass* rate (1 - RED rate), the delta the lift
-``scenarios``  a row per scenario; the figures are mean rubric scores, the delta their difference
+``scenarios``  a row per scenario; the figures are what the verdict read (``decide_by``): pass
+               rates and their delta (the default), or mean rubric scores and theirs
 ``triggers``   a row per query (and per description); the with-skill figure is the firing rate,
                there is no baseline and no delta
 """
@@ -134,19 +135,24 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
     for scenario in data.get("scenarios") or []:
         arms = {arm: scenario.get(arm) or {} for arm in ("with_skill", "without_skill")}
         with_arm, base = arms["with_skill"], arms["without_skill"]
+        by_pass = scenario.get("decide_by") == "pass"
         rows.append(
             Row(
                 layer="scenarios",
                 name=f"{scenario.get('skill')}/{scenario.get('id')}",
                 verdict=str(scenario.get("verdict")),
                 failed=not scenario.get("passed"),
-                with_skill=_interval(
+                with_skill=_pair(with_arm.get("pass_rate"), with_arm.get("pass_rate_ci"))
+                if by_pass
+                else _interval(
                     with_arm.get("mean_score"), with_arm.get("ci_low"), with_arm.get("ci_high")
                 ),
-                without_skill=_interval(
-                    base.get("mean_score"), base.get("ci_low"), base.get("ci_high")
-                ),
-                delta=_pair(scenario.get("delta"), scenario.get("delta_ci")),
+                without_skill=_pair(base.get("pass_rate"), base.get("pass_rate_ci"))
+                if by_pass
+                else _interval(base.get("mean_score"), base.get("ci_low"), base.get("ci_high")),
+                delta=_pair(scenario.get("pass_delta"), scenario.get("pass_delta_ci"))
+                if by_pass
+                else _pair(scenario.get("delta"), scenario.get("delta_ci")),
                 reasons=tuple(scenario.get("reasons") or ()),
                 transcripts=tuple(
                     Transcript(f"{_arm_label(run.get('arm'))} #{run.get('rep')}", run["transcript"])
@@ -154,7 +160,7 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
                     if run.get("transcript")
                 ),
                 k=int(scenario.get("k") or 0),
-                percent=False,
+                percent=by_pass,
                 pass_hat_k=with_arm.get("pass_hat_k"),
                 against=_against(scenario),
             )

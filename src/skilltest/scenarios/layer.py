@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltest.errors import InputError
+from skilltest.evalcases import names_eval_cases
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
 from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
@@ -26,7 +27,12 @@ from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
-from skilltest.scenarios.suite import Overrides, ScenarioSuite, load_scenario_suite
+from skilltest.scenarios.suite import (
+    Overrides,
+    ScenarioSuite,
+    load_eval_cases,
+    load_scenario_suite,
+)
 
 if TYPE_CHECKING:
     from skilltest.report.junit import JUnitCase
@@ -49,7 +55,7 @@ class ScenarioOptions(ComparedOptions):
     min_score: float | None = None
     """The with-skill mean a scenario needs (default: the suite's, else 0.6)."""
     min_delta: float | None = None
-    """The lowest passing with-minus-without delta (default: the suite's, else -0.1)."""
+    """The lower edge of the neutral band (default: the suite's, else -0.05)."""
     judge_model: str | None = None
     """The model ``judge`` checks ask (default: the scenario's model, else the default model)."""
 
@@ -157,14 +163,23 @@ def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuit
         plugin_dir=options.plugin_dir,
         plugin_name=options.plugin,
     )
-    paths, suites = load_all(
-        options.suites,
-        DEFAULT_SUITE_DIR,
-        example="tests/scenarios/<skill>.yaml",
-        load=lambda path: load_scenario_suite(
-            path, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
-        ),
-    )
+    # A plugin's evals/ folder, or one of its case folders, is Claude Code eval cases.
+    cases = [target for target in options.suites if names_eval_cases(target)]
+    files = [target for target in options.suites if target not in cases]
+    paths: list[Path] = []
+    suites: list[ScenarioSuite] = []
+    if files or not cases:
+        paths, suites = load_all(
+            files,
+            DEFAULT_SUITE_DIR,
+            example="tests/scenarios/<skill>.yaml",
+            load=lambda path: load_scenario_suite(
+                path, skills_dir=options.skills_dir, overrides=overrides, skill_name=options.skill
+            ),
+        )
+    for target in cases:
+        paths.append(target)
+        suites.append(load_eval_cases(target, overrides=overrides))
     suites = select(suites, options.only)
     if options.comparison_only:
         suites = _comparison_only(suites)

@@ -147,8 +147,10 @@ class RunRecord:
         return float(value) if value is not None else None
 
     def fired(self, skills: tuple[str, ...]) -> bool:
-        """Whether every skill in ``skills`` was invoked (``plugin:name`` counts as ``name``)."""
+        """Whether every skill in ``skills`` was invoked (``plugin:name`` counts as ``name``, and
+        as ``plugin``: a plugin fired when one of its skills did)."""
         invoked = {name.rsplit(":", 1)[-1] for name in self.skills_invoked}
+        invoked |= {name.split(":", 1)[0] for name in self.skills_invoked if ":" in name}
         return all(skill.rsplit(":", 1)[-1] in invoked for skill in skills)
 
     def to_dict(self) -> dict[str, Any]:

@@ -19,7 +19,14 @@ from skilltest.report.text import (
 )
 from skilltest.revision import summary_line
 from skilltest.scenarios.outcome import Arm
-from skilltest.scenarios.verdict import IMPROVED_ABOVE, ArmSummary, ScenarioVerdict, Verdict
+from skilltest.scenarios.verdict import (
+    DECIDE_BY_MEAN,
+    DECIDE_BY_PASS,
+    IMPROVED_ABOVE,
+    ArmSummary,
+    ScenarioVerdict,
+    Verdict,
+)
 from skilltest.stats import Interval
 from skilltest.world.score import WorldOutcome
 
@@ -50,8 +57,10 @@ class RunContext:
 
 
 TABLE_LEGEND = (
-    "scores: mean of the scored runs [Wilson interval]; delta: with minus without [Newcombe "
-    "interval]; 95% intervals (with -k auto, the level of the look that decided)\n"
+    "passed: runs scoring at least min_score with no authority violation, with | without; pass "
+    "delta: with-skill pass rate minus without [exact interval; with -k auto, at the level the "
+    "look spends]; with/without skill: mean score [betting confidence sequence, 95%]; delta: "
+    "with minus without mean [same]; * marks the delta the verdict reads (decide_by)\n"
     "K: runs per arm (taken/most with -k auto); fired: runs that invoked the expected skills, "
     "with | without; tool calls: median/most per run, with | without"
 )
@@ -81,6 +90,21 @@ def _delta_cell(delta: Interval) -> str:
     if delta.value is None:
         return "-"
     return f"{_signed(delta.value)} [{_signed(delta.low)}, {_signed(delta.high)}]"
+
+
+def _passed_cell(result: ScenarioVerdict) -> str:
+    parts = [
+        f"{arm.passes}/{arm.scored}"
+        for arm in (result.with_skill, result.without_skill)
+        if arm is not None
+    ]
+    return " | ".join(parts) if parts else "-"
+
+
+def _decisive(result: ScenarioVerdict, decide_by: str) -> str:
+    """``*`` on the delta the verdict was read from."""
+    compared = result.without_skill is not None and result.verdict != Verdict.SKIPPED
+    return "*" if compared and result.decide_by == decide_by else ""
 
 
 def _against_cell(result: ScenarioVerdict) -> str:
@@ -140,9 +164,11 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
             [
                 f"{result.skill}/{result.scenario_id}",
                 result.verdict.value,
+                _passed_cell(result),
+                _delta_cell(result.pass_delta) + _decisive(result, DECIDE_BY_PASS),
                 _mean_cell(result.with_skill),
                 _mean_cell(result.without_skill),
-                _delta_cell(result.delta),
+                _delta_cell(result.delta) + _decisive(result, DECIDE_BY_MEAN),
                 _k_cell(result),
                 _fired_cell(result),
                 _calls_cell(result),
@@ -153,6 +179,8 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
     headers = [
         "scenario",
         "verdict",
+        "passed",
+        "pass delta",
         "with skill",
         "without skill",
         "delta",
@@ -167,11 +195,12 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
     if refs:
         # --against REF: the previous revision's mean and the edit's delta, before K.
         for row, result in zip(rows, results, strict=True):
-            row[5:5] = [_mean_cell(result.previous), _against_cell(result)]
-        headers[5:5] = [refs[0], f"vs {refs[0]}"]
+            row[7:7] = [_mean_cell(result.previous), _against_cell(result)]
+        headers[7:7] = [refs[0], f"vs {refs[0]}"]
         legend += (
-            f"\nvs {refs[0]}: with-skill mean minus the mean of the skill at {refs[0]} "
-            f"[Newcombe interval], read against the scenario's min_delta and {IMPROVED_ABOVE:+.2f}"
+            f"\nvs {refs[0]}: with-skill pass rate (decide_by: mean: mean) minus that of the "
+            f"skill at {refs[0]} [the same intervals], read against the scenario's min_delta "
+            f"and {IMPROVED_ABOVE:+.2f}"
         )
     table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
     return table + "\n" + legend
@@ -381,6 +410,12 @@ def scenario_dict(
         "passed": result.passed,
         "critical": result.critical,
         "result": result_label(result).lower(),
+        "decide_by": result.decide_by,
+        "method": result.method,
+        "pass_delta": result.pass_delta.value,
+        "pass_delta_ci": None
+        if result.pass_delta.empty
+        else [result.pass_delta.low, result.pass_delta.high],
         "delta": delta.value,
         "delta_ci": None if delta.value is None else [delta.low, delta.high],
         "delta_welch_ci": None if result.welch.empty else [result.welch.low, result.welch.high],

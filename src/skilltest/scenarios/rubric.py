@@ -397,11 +397,13 @@ def score(
     Raises:
         PatternError: a pattern exceeded its time limit on this run's evidence.
     """
+    # Indicators (``scored: false``) are shown with the run, never part of its score.
+    counted = [check for check in checks if check.scored]
     defined = tuple(
-        name for name in COMPONENTS if (checks if name == "checks" else name in expected.defined)
+        name for name in COMPONENTS if (counted if name == "checks" else name in expected.defined)
     )
     total_weight = sum(expected.weights.of(name) for name in defined)
-    failed_check = next((check for check in checks if check.error is not None), None)
+    failed_check = next((check for check in counted if check.error is not None), None)
     reason: str | None = None
     if transcript.error is not None:
         reason = transcript.error
@@ -428,7 +430,7 @@ def score(
     for name in defined:
         weight = expected.weights.of(name) / total_weight
         if name == "checks":
-            card = _checks_component(checks, round(weight, DIGITS))
+            card = _checks_component(counted, round(weight, DIGITS))
         else:
             card = _SCORERS[name](transcript, expected, evidence, round(weight, DIGITS))
         components[name] = card

@@ -16,8 +16,11 @@ Credentials are replaced by ``[REDACTED:<VARIABLE>]`` before anything is written
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import os
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -54,12 +57,13 @@ from skilltest.plugins import McpServer
 from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.runners.base import DEFAULT_MODEL
+from skilltest.scenarios.mocks import AgentRelay, RunMocks, mocks_for, run_mocks
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
 from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import ApiRetry
-from skilltest.transcript.stream_json import parse_stream_json
+from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.world.calls import mock_call_lines
 from skilltest.world.instance import WorldInstance
 from skilltest.world.score import WorldOutcome, judge_world
@@ -243,21 +247,69 @@ def _lines_from_the_end(text: str) -> Iterator[str]:
 
 OWN_STOP = "stopped by the caller: "
 """Marks a stop that :attr:`RunRequest.stop_on` asked for (behaviour, not an outage)."""
+MOCK_STOP = "stopped: "
+"""Marks a stop a mock asked for by aborting the run (behaviour: the run is vetoed)."""
+SETUP_TIMEOUT_S = 120.0
+"""How long a scenario's ``setup`` script may take."""
 
 
-def _stop_check(own: StopCheck | None) -> StopCheck:
-    """The API-error check, then the caller's own check, whose reasons are marked as its."""
-    if own is None:
+def _stop_check(own: StopCheck | None, mocks: RunMocks | None = None) -> StopCheck:
+    """The API-error check, then a mock's abort, then the caller's own check, whose reasons
+    are marked as its."""
+    if own is None and mocks is None:
         return unrecoverable_api_error
 
     def check(event: dict[str, Any]) -> str | None:
         reason = unrecoverable_api_error(event)
         if reason is not None:
             return reason
-        asked = own(event)
+        if mocks is not None:
+            aborted = mocks.stop_reason(event)
+            if aborted is not None:
+                return MOCK_STOP + aborted
+        asked = own(event) if own is not None else None
         return None if asked is None else OWN_STOP + asked
 
     return check
+
+
+async def run_setup(script: Path, sandbox: Sandbox) -> str | None:
+    """Runs a scenario's ``setup`` script with bash in the run's working directory, with a
+    plain environment (the run's home and temp folder, no credential) and a time limit; returns
+    why it failed, or ``None``."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(sandbox.home),
+        "TMPDIR": str(sandbox.tmp),
+        "TERM": "dumb",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            str(script),
+            cwd=sandbox.workdir,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"setup {script.name} could not start: {exc}"
+    try:
+        _, stderr = await asyncio.wait_for(process.communicate(), SETUP_TIMEOUT_S)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, 9)
+        await process.wait()
+        return f"setup {script.name} still running after {SETUP_TIMEOUT_S:g}s; killed"
+    if process.returncode != 0:
+        tail = stderr.decode("utf-8", errors="replace").strip()[-500:]
+        return f"setup {script.name} failed (exit {process.returncode})" + (
+            f": {tail}" if tail else ""
+        )
+    return None
 
 
 class ScenarioRunner(Protocol):
@@ -354,13 +406,28 @@ class ClaudeCliRunner:
             base=self.sandbox_base,
         )
         try:
+            if scenario.setup is not None:
+                failed = await run_setup(scenario.setup, sandbox)
+                if failed is not None:
+                    return RunOutcome(Transcript(source=self.backend, error=failed))
             plugin_dirs, servers = self._plugin_parts(request, sandbox)
+            mocks = run_mocks(
+                mocks_for(
+                    scenario.mocks, plugin, plugin_servers=self._gets_plugin_servers(request)
+                ),
+                sandbox.root,
+                relay=sandbox.root / "relay.sock",
+            )
+            if mocks is not None:
+                # A mock stands in for the plugin's server of that name: only one answers.
+                servers = tuple(s for s in servers if s.name not in mocks.stands_in_for)
             servers = (*servers, *scenario.config.mcp_servers)
             warnings = [
                 f"{path} is above the sandbox and may be loaded by the CLI"
                 for path in ancestor_leaks(sandbox.workdir)
             ]
             before = snapshot(sandbox.workdir) if scenario.expected.checks else {}
+            resume = self._resume_copy(scenario.resume, sandbox)
             async with contextlib.AsyncExitStack() as stack:
                 session = await stack.enter_async_context(self.endpoint.session(request, sandbox))
                 if session.wrap_server is not None:
@@ -385,22 +452,42 @@ class ClaudeCliRunner:
                     )
                     # Added after any replay wrapping: mocks are the world's, live in every mode.
                     servers = (*servers, *world.mcp_servers(beside=servers))
+                relay = None
+                if mocks is not None:
+                    # Live in every mode too; an agent responder's requests go through the
+                    # endpoint, so they are recorded and replayed as the agent's are.
+                    servers = (*servers, *mocks.servers)
+                    if mocks.relay is not None:
+                        relay = await stack.enter_async_context(
+                            AgentRelay(
+                                mocks, self._model_runner(session), self._judge_model(request)
+                            )
+                        )
                 env = isolated_env(
                     home=sandbox.home,
                     credentials={**session.env, **(world.env() if world is not None else {})},
                     tmp=sandbox.tmp,
                 )
                 config = scenario.config
+                # The scenario's variables never replace the isolation's own or a credential.
+                env = {**config.env, **env}
+                rules = allowed_tools(
+                    config.allowed_tools,
+                    servers,
+                    explicit=(config.allowed_tools is not DEFAULT_ALLOWED_TOOLS),
+                )
+                if mocks is not None:
+                    # Mocked tools are allowed whatever the scenario lists, as plugin eval does.
+                    rules = (
+                        *rules,
+                        *(f"mcp__{m.name}" for m in mocks.servers if f"mcp__{m.name}" not in rules),
+                    )
                 argv = build_argv(
                     self.binary.path,
                     prompt=scenario.prompt,
                     multi_turn=bool(scenario.turns),
                     max_turns=config.max_turns,
-                    allowed_tools=allowed_tools(
-                        config.allowed_tools,
-                        servers,
-                        explicit=(config.allowed_tools is not DEFAULT_ALLOWED_TOOLS),
-                    ),
+                    allowed_tools=rules,
                     disallowed_tools=config.disallowed_tools,
                     model=config.model,
                     isolation=isolation_flags(
@@ -414,6 +501,9 @@ class ClaudeCliRunner:
                     ),
                     plugin_dirs=plugin_dirs,
                     mcp_config=write_mcp_config(servers, sandbox),
+                    resume=resume,
+                    add_dirs=self._add_dir_copies(config.add_dirs, sandbox),
+                    append_system_prompt=config.append_system_prompt,
                 )
                 output = await run_conversation(
                     Invocation(
@@ -423,7 +513,7 @@ class ClaudeCliRunner:
                         timeout_s=config.timeout_s,
                         first_message=scenario.prompt if scenario.turns else None,
                         follow_ups=scenario.turns,
-                        stop_on=_stop_check(request.stop_on),
+                        stop_on=_stop_check(request.stop_on, mocks),
                     )
                 )
                 # The world's tokens are the run's own, and stay out of what is stored too.
@@ -433,7 +523,7 @@ class ClaudeCliRunner:
                 # While the endpoint is open: a judge asks through it (recorded, replayed,
                 # answered by the emulator like the agent's requests).
                 checks = await self._checks(
-                    request, transcript, sandbox, env, before, session, redact, world
+                    request, transcript, sandbox, env, before, session, redact, world, mocks, stdout
                 )
             if session.misses:
                 # What the CLI (or a judge) made of a refused request is beside the point: the
@@ -444,6 +534,8 @@ class ClaudeCliRunner:
             outcome = self._outcome(
                 request, output, transcript, (stdout, stderr), redact, session, warnings
             )
+            if relay is not None and relay.errors:
+                outcome = replace(outcome, warnings=(*outcome.warnings, *relay.errors))
             outcome = replace(outcome, checks=checks)
             if world is None:
                 return outcome
@@ -463,6 +555,46 @@ class ClaudeCliRunner:
         finally:
             sandbox.remove()
 
+    @staticmethod
+    def _resume_copy(session_file: Path | None, sandbox: Sandbox) -> Path | None:
+        """A copy of the session a run resumes, in the run's folder (the CLI may write to the
+        file it resumes; the suite's stays as it is)."""
+        if session_file is None:
+            return None
+        target = sandbox.root / "resume" / session_file.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(session_file, target)
+        return target
+
+    @staticmethod
+    def _add_dir_copies(folders: Sequence[Path], sandbox: Sandbox) -> tuple[Path, ...]:
+        """Copies of the folders the agent may also read, beside its working directory: the
+        originals sit in the suite's repository, which the run's confinement keeps out."""
+        copies = []
+        for index, folder in enumerate(folders):
+            target = sandbox.root / "add-dirs" / f"{index}-{folder.name}"
+            shutil.copytree(folder, target, symlinks=False)
+            copies.append(target)
+        return tuple(copies)
+
+    def _judge_model(self, request: RunRequest) -> str:
+        """The model judges and agent responders ask for."""
+        return self.judge_model or request.scenario.config.model or DEFAULT_MODEL
+
+    def _model_runner(self, session: EndpointSession) -> Any:
+        """A one-turn runner through the run's own endpoint."""
+        from skilltest.checks.judge import judge_runner
+
+        return judge_runner(session.env, claude=self.binary.path)
+
+    @staticmethod
+    def _gets_plugin_servers(request: RunRequest) -> bool:
+        """Whether the run's arm gets the plugin's MCP servers (and the mocks standing in
+        for them)."""
+        if request.scenario.plugin is None:
+            return False
+        return request.arm == Arm.WITH_SKILL or request.scenario.plugin_mcp == "both"
+
     async def _checks(
         self,
         request: RunRequest,
@@ -473,37 +605,49 @@ class ClaudeCliRunner:
         session: EndpointSession,
         redact: Redactor,
         world: WorldInstance | None,
+        mocks: RunMocks | None = None,
+        stdout: str = "",
     ) -> tuple[CheckResult, ...]:
         """The scenario's outcome checks, evaluated in the run's workspace (none for a run that
-        did not execute: it is unscored anyway)."""
+        did not execute: it is unscored anyway), and the veto of a run a mock aborted."""
         expected = request.scenario.expected
-        if not expected.checks or transcript.error is not None:
+        if transcript.error is not None:
             return ()
+        aborted = mocks.aborted() if mocks is not None else None
+        vetoes = (replace(aborted, evidence=redact(aborted.evidence)),) if aborted else ()
+        if not expected.checks:
+            return vetoes
+        from skilltest.checks import plugin_eval
         from skilltest.checks.evaluate import RunView, evaluate
-        from skilltest.checks.judge import JudgeModel, judge_runner
+        from skilltest.checks.judge import JudgeModel
 
         judge = None
         if any(check.kind == "judge" for check in expected.checks):
-            model = self.judge_model or request.scenario.config.model or DEFAULT_MODEL
-            judge = JudgeModel(judge_runner(session.env, claude=self.binary.path), model)
+            judge = JudgeModel(self._model_runner(session), self._judge_model(request))
         # Checks that only the arm with the skill gets still apply to every arm when nothing
         # else is scored: a scenario must score both arms to compare them.
         with_skill = request.arm != Arm.WITHOUT_SKILL or (
             not expected.defined and all(check.arm == "with" for check in expected.checks)
         )
+        events = tuple(stream_events(stdout))
+        mock_lines = [mock_call_lines(world.calls)] if world is not None else []
+        if mocks is not None:
+            mock_lines.append(plugin_eval.mock_calls_text(events, mocks.records()))
         view = RunView(
             workdir=sandbox.workdir,
             transcript=transcript,
             before=before,
             env=env,
-            mock_calls=mock_call_lines(world.calls) if world is not None else "",
+            mock_calls="\n".join(line for line in mock_lines if line),
+            events=events,
+            mocks_active=mocks is not None,
         )
         try:
             results = await evaluate(expected.checks, view, with_skill=with_skill, judge=judge)
         finally:
             if judge is not None:
                 await judge.runner.aclose()
-        return tuple(
+        return vetoes + tuple(
             replace(
                 result,
                 evidence=redact(result.evidence),
@@ -525,10 +669,13 @@ class ClaudeCliRunner:
         plugin = request.scenario.plugin
         if plugin is None:
             return (), ()
+        # plugin_servers: mocked starts none of the plugin's own: a mock stands in for each
+        # server that has one, and the others are left out (as plugin eval leaves them out).
+        own = request.scenario.plugin_servers == "all"
         if request.arm == Arm.WITH_SKILL:
             folder, servers = install_plugin(plugin, sandbox)
-            return (folder,), servers
-        if request.scenario.plugin_mcp == "both":
+            return (folder,), servers if own else ()
+        if request.scenario.plugin_mcp == "both" and own:
             return (), install_plugin_servers(plugin, sandbox)
         return (), ()
 
@@ -554,6 +701,11 @@ class ClaudeCliRunner:
         ):
             transcript = replace(
                 transcript, error=None, ended=output.stopped_reason.removeprefix(OWN_STOP)
+            )
+        elif output.stopped_reason is not None and output.stopped_reason.startswith(MOCK_STOP):
+            # Behaviour, not an outage: the run is scored, and the mock's veto zeroes it.
+            transcript = replace(
+                transcript, error=None, ended=output.stopped_reason.removeprefix(MOCK_STOP)
             )
         elif output.stopped_reason is not None:
             count = len(transcript.api_retries)

@@ -271,7 +271,7 @@ async def run_suites(
             Arm(arm),
             rep,
             suite_path=entry.suite.path,
-            output_dir=output_dir or entry.suite.path.parent / DEFAULT_OUTPUT_FOLDER,
+            output_dir=output_dir or entry.suite.output_folder,
             model_script=entry.suite.model_script,
             previous=entry.previous,
         )
@@ -309,9 +309,12 @@ async def run_suites(
             records,
             comparison=scenario.comparison,
             expected_skills=scenario.expected_skills,
-            thresholds=Thresholds(min_score=scenario.min_score, min_delta=scenario.min_delta),
+            thresholds=Thresholds(
+                min_score=scenario.min_score,
+                min_delta=scenario.min_delta,
+                decide_by=scenario.decide_by,
+            ),
             skip=scenario.skip,
-            confidence=entry.repetitions.confidence_at(k),
             repetitions=entry.repetitions,
             require_skills_fired=scenario.require_skills_fired,
             requires_recovery=scenario.world is not None and scenario.world_expected.recovers,

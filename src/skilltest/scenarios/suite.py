@@ -14,12 +14,15 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from skilltest.checks.model import parse_checks
+from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
+from skilltest.evalcases.mocks import MockServer, read_mocks
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
 from skilltest.replay.normalise import Rules
@@ -30,7 +33,7 @@ from skilltest.scenarios.rubric import (
     skill_requirement,
 )
 from skilltest.skills import Skill, find_skill, skill_name_from_file
-from skilltest.suite.loader import load_validated, model_script_path
+from skilltest.suite.loader import load_validated, model_script_path, validate
 from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
 from skilltest.world.model import World, load_world
@@ -39,8 +42,10 @@ DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
 DEFAULT_MIN_SCORE = 0.6
 """The with-skill mean a scenario needs to pass."""
-DEFAULT_MIN_DELTA = -0.1
-"""The lowest with-minus-without delta that still passes (room for LLM noise)."""
+DEFAULT_MIN_DELTA = MIN_DELTA
+"""The lower edge of the neutral band: a delta credibly below it is a regression."""
+DECIDE_BY: tuple[str, ...] = ("pass", "mean")
+"""What a verdict compares: the arms' pass rates (the default) or their mean scores."""
 DEFAULT_ALLOWED_TOOLS: tuple[str, ...] = ("Bash", "Read", "Glob", "Grep", "Skill", "Agent")
 """Tools both arms may use without a permission prompt when a scenario names none. ``-p``
 refuses anything else that needs permission (``Write``, ``Edit``...)."""
@@ -82,6 +87,12 @@ class RunConfig:
     """``--model``; ``None`` leaves the CLI's default."""
     mcp_servers: tuple[McpServer, ...] = ()
     """``config.mcp_servers``: stdio MCP servers both arms get (``--mcp-config``)."""
+    append_system_prompt: str | None = None
+    """``--append-system-prompt``: text added to Claude Code's system prompt."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables the agent's process gets besides the isolated environment."""
+    add_dirs: tuple[Path, ...] = ()
+    """``--add-dir`` folders the agent may also read."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +123,7 @@ class Scenario:
     min_score: float
     """The with-skill mean needed to pass."""
     min_delta: float
-    """The lowest passing delta (with minus without)."""
+    """The lower edge of the neutral band: a delta credibly below it is a regression."""
     workspace: Path | None
     """A fixture folder copied into the working directory in both arms."""
     location: str
@@ -130,6 +141,8 @@ class Scenario:
     require_skills_fired: bool = True
     """Whether passing needs the expected skills to fire (``require_skills_fired``); the firing
     rate is reported either way."""
+    decide_by: str = "pass"
+    """``decide_by``: ``pass`` compares the arms' pass rates, ``mean`` their mean scores."""
     plugin: Plugin | None = None
     """The plugin under test: the with-skill arm loads all of it (``--plugin-dir``); ``skills``
     are the plugin's skills the scenario is about."""
@@ -148,6 +161,17 @@ class Scenario:
     score_partial: bool = False
     """``score_partial: true``: a run cut short by its time limit (or a model gone silent) is
     scored on what it did; by default it is unscored, as an outage is."""
+    mocks: tuple[MockServer, ...] = ()
+    """MCP mocks of ``mocks/<server>/<tool>.md`` folders, served as MCP servers in the runs: a
+    mock named after a server of the plugin stands in for it (in the arms that get the plugin's
+    servers), any other is a server of its own in both arms."""
+    plugin_servers: Literal["all", "mocked"] = "all"
+    """``mocked``: a plugin server no mock stands in for is not started (as Claude Code's plugin
+    eval does not start it)."""
+    setup: Path | None = None
+    """A bash script run in the working directory before the agent starts, in both arms."""
+    resume: Path | None = None
+    """A Claude Code session file the run resumes before the prompt (``--resume``)."""
 
     def __post_init__(self) -> None:
         if not self.skills:
@@ -173,6 +197,15 @@ class ScenarioSuite:
     """The emulator's model script, when the suite has one."""
     replay: Rules = field(default_factory=Rules)
     """The suite's own record-and-replay rules (``replay:``), on top of the built-in ones."""
+    output: Path | None = None
+    """Where its runs' raw output is kept by default; ``None``: ``output/`` beside the file."""
+    notes: tuple[str, ...] = ()
+    """What loading it noticed that is worth saying (a mocks folder with no responder)."""
+
+    @property
+    def output_folder(self) -> Path:
+        """Where its runs' raw output is kept unless ``--output-dir`` says otherwise."""
+        return self.output if self.output is not None else self.path.parent / "output"
 
     @property
     def skills(self) -> tuple[str, ...]:
@@ -188,7 +221,13 @@ def _pick(key: str, scenario: dict[str, Any], suite: dict[str, Any], default: An
 
 
 def _config(
-    raw: dict[str, Any], suite: dict[str, Any], model: str | None, *, path: Path, where: str
+    raw: dict[str, Any],
+    suite: dict[str, Any],
+    model: str | None,
+    *,
+    path: Path,
+    where: str,
+    base: Path,
 ) -> RunConfig:
     merged = {**(suite.get("config") or {}), **(raw.get("config") or {})}
     servers = {
@@ -208,10 +247,51 @@ def _config(
         disallowed_tools=tuple(merged.get("disallowed_tools") or ()),
         model=model or merged.get("model"),
         mcp_servers=tuple(
-            _beside_suite(server, path.parent)
-            for server in mcp_servers_from(servers or None, origin, path.parent, error=SuiteError)
+            _beside_suite(server, base)
+            for server in mcp_servers_from(servers or None, origin, base, error=SuiteError)
+        ),
+        append_system_prompt=merged.get("append_system_prompt") or None,
+        env={str(key): str(value) for key, value in (merged.get("env") or {}).items()},
+        add_dirs=tuple(
+            _existing(base, entry, f"{where}/config/add_dirs/{index}", folder=True)
+            for index, entry in enumerate(merged.get("add_dirs") or ())
         ),
     )
+
+
+def _existing(base: Path, name: str, where: str, *, folder: bool = False) -> Path:
+    """A file (or folder) the suite names, relative to it, that must exist."""
+    resolved = (base / name).resolve()
+    if not (resolved.is_dir() if folder else resolved.is_file()):
+        raise SuiteError(
+            f"{'folder' if folder else 'file'} {resolved} does not exist",
+            location=where,
+            fix=f"give a {'folder' if folder else 'file'} relative to the suite file",
+        )
+    return resolved
+
+
+def _mocks(
+    raw: dict[str, Any], suite: dict[str, Any], base: Path, where: str, top: str
+) -> tuple[tuple[MockServer, ...], tuple[str, ...]]:
+    """The scenario's MCP mocks: its own ``mocks:`` folders, else the suite's, else a
+    ``mocks/`` folder beside the suite file."""
+    if raw.get("mocks") is not None:
+        named, place = raw["mocks"], f"{where}/mocks"
+    elif suite.get("mocks") is not None:
+        named, place = suite["mocks"], f"{top}/mocks"
+    elif (base / "mocks").is_dir():
+        named, place = "mocks", str(base / "mocks")
+    else:
+        return (), ()
+    folders = [named] if isinstance(named, str) else list(named)
+    layers = [
+        _existing(
+            base, folder, f"{place}" + ("" if isinstance(named, str) else f"/{i}"), folder=True
+        )
+        for i, folder in enumerate(folders)
+    ]
+    return read_mocks(layers)
 
 
 def _beside_suite(server: McpServer, folder: Path) -> McpServer:
@@ -348,6 +428,7 @@ def _expected(
     skill: str,
     flags: int,
     timeout_s: float,
+    base: Path | None = None,
 ) -> Expected:
     """The scenario's rubric, its ``Skill`` requirements moved to the expected skills."""
     spec = raw.get("expected") or {}
@@ -388,8 +469,10 @@ def _expected(
     # The suite's checks apply to every scenario, before the scenario's own.
     suite_file = where.split("#", 1)[0]
     checks = parse_checks(
-        suite.get("checks"), f"{suite_file}#/checks", flags=flags, timeout_s=timeout_s
-    ) + parse_checks(raw.get("checks"), f"{where}/checks", flags=flags, timeout_s=timeout_s)
+        suite.get("checks"), f"{suite_file}#/checks", flags=flags, timeout_s=timeout_s, base=base
+    ) + parse_checks(
+        raw.get("checks"), f"{where}/checks", flags=flags, timeout_s=timeout_s, base=base
+    )
     named = [check.name for check in checks]
     for check in checks:
         if named.count(check.name) > 1:
@@ -424,7 +507,7 @@ def _expected(
         require_success=bool(_pick("require_success", raw, suite, False)),
         checks=checks,
     )
-    if not expected.defined and not checks:
+    if not expected.defined and not any(check.scored for check in checks):
         # A scenario with nothing to score can never fail: that is a defect of the suite.
         if indicators:
             raise SuiteError(
@@ -472,16 +555,101 @@ def load_scenario_suite(
         PatternError: a pattern that does not compile or is catastrophically slow.
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
-    overrides = overrides or Overrides()
     data = load_validated(path, "scenarios")
+    return suite_from_document(
+        data, path, skills_dir=skills_dir, overrides=overrides, skill_name=skill_name
+    )
+
+
+def load_eval_cases(
+    target: Path,
+    *,
+    overrides: Overrides | None = None,
+    model_script: Path | None = None,
+) -> ScenarioSuite:
+    """Loads Claude Code eval cases (a plugin's ``evals/`` folder or one case folder) as a
+    scenario suite (:mod:`skilltest.evalcases.suite`).
+
+    Args:
+        target: The eval folder, a case folder, or a case's ``case.yaml``.
+        overrides: Command-line options that win over the cases (``--plugin-dir`` names the
+            plugin under test).
+        model_script: The emulator's model script (default: the eval folder's
+            ``model-script.yaml``).
+
+    Raises:
+        SuiteError: a case or mock the CLI would refuse, or no plugin to test.
+        PatternError: a grader's pattern that does not compile.
+    """
+    from skilltest.evalcases.suite import (
+        OUTPUT_FOLDER,
+        case_locations,
+        read_eval_target,
+        suite_document,
+    )
+
+    overrides = overrides or Overrides()
+    found = read_eval_target(target, plugin_dir=overrides.plugin_dir)
+    document = suite_document(found, model_script=model_script)
+    # What the cases became must be a valid suite; a failure here is skilltest's own defect.
+    validate(document, "scenarios", found.root)
+    suite = suite_from_document(
+        document,
+        found.root,
+        base=found.root,
+        overrides=replace(overrides, plugin_dir=found.plugin.root if found.plugin else None),
+        locations=case_locations(found),
+    )
+    if found.plugin is not None:
+        # The plugin is what a case tests: reports, kept output and cassettes name it, and it
+        # counts as fired when any of its skills did.
+        suite = replace(
+            suite,
+            scenarios=tuple(
+                replace(s, skill=replace(s.skill, name=found.plugin.name)) for s in suite.scenarios
+            ),
+        )
+    return replace(suite, output=found.root / OUTPUT_FOLDER, notes=found.notes)
+
+
+def suite_from_document(
+    data: dict[str, Any],
+    path: Path,
+    *,
+    base: Path | None = None,
+    skills_dir: Path | None = None,
+    overrides: Overrides | None = None,
+    skill_name: str | None = None,
+    locations: Sequence[str] | None = None,
+) -> ScenarioSuite:
+    """Types a validated suite document.
+
+    Args:
+        data: The document, valid against ``scenarios.schema.json``.
+        path: The file (or folder) it comes from.
+        base: The folder its paths are relative to (default: ``path``'s folder).
+        skills_dir: ``--skills-dir``.
+        overrides: Command-line options that win over the document.
+        skill_name: ``--skill``.
+        locations: Where each scenario was written, for messages (default:
+            ``path#/scenarios/N``).
+
+    Raises:
+        SuiteError: duplicate ids, no skill, a file it names that does not exist.
+        PatternError: a pattern that does not compile or is catastrophically slow.
+        SkillNotFoundError: a skill's SKILL.md cannot be found.
+    """
+    overrides = overrides or Overrides()
+    base = base if base is not None else path.parent
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
     plugin = _plugin(data, path, overrides, {})
     world = _world(data, path)
     skills: dict[tuple[str, str | None], Skill] = {}
     seen: dict[str, int] = {}
     scenarios = []
+    notes: list[str] = []
     for index, raw in enumerate(data["scenarios"]):
-        where = f"{path}#/scenarios/{index}"
+        where = locations[index] if locations is not None else f"{path}#/scenarios/{index}"
         if raw["id"] in seen:
             raise SuiteError(
                 f"duplicate scenario id {raw['id']!r} (first used at /scenarios/{seen[raw['id']]})",
@@ -538,7 +706,7 @@ def load_scenario_suite(
             raw.get("pattern_flags", data.get("pattern_flags", [])), f"{where}/pattern_flags"
         )
         workspace = raw.get("workspace")
-        workspace_path = (path.parent / workspace).resolve() if workspace else None
+        workspace_path = (base / workspace).resolve() if workspace else None
         if workspace_path is not None and not workspace_path.is_dir():
             raise SuiteError(
                 f"workspace folder {workspace_path} does not exist",
@@ -546,8 +714,10 @@ def load_scenario_suite(
                 fix="give a folder relative to the suite file",
             )
         expected = _expected(
-            raw, where, data, skill=skills[key].name, flags=flags, timeout_s=timeout
+            raw, where, data, skill=skills[key].name, flags=flags, timeout_s=timeout, base=base
         )
+        mocks, mock_notes = _mocks(raw, data, base, where, f"{path}#")
+        notes += [note for note in mock_notes if note not in notes]
         skip = raw.get("skip")
         scenarios.append(
             Scenario(
@@ -558,7 +728,7 @@ def load_scenario_suite(
                 turns=tuple(raw.get("turns") or ()),
                 expected=expected,
                 expected_skills=expected.expected_skills,
-                config=_config(raw, data, overrides.model, path=path, where=where),
+                config=_config(raw, data, overrides.model, path=path, where=where, base=base),
                 repetitions=overrides.repetitions
                 or _optional_int(_pick("repetitions", raw, data, None)),
                 comparison=not overrides.skill_only
@@ -578,6 +748,7 @@ def load_scenario_suite(
                         DEFAULT_MIN_DELTA,
                     )
                 ),
+                decide_by=str(_pick("decide_by", raw, data, "pass")),
                 workspace=workspace_path,
                 location=where,
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
@@ -592,6 +763,12 @@ def load_scenario_suite(
                 world=world,
                 world_profile=_profile(raw, world, where),
                 world_expected=_world_expected(raw, world, where, flags=flags, timeout_s=timeout),
+                mocks=mocks,
+                plugin_servers=_pick("plugin_servers", raw, data, "all"),
+                setup=_existing(base, raw["setup"], f"{where}/setup") if raw.get("setup") else None,
+                resume=(
+                    _existing(base, raw["resume"], f"{where}/resume") if raw.get("resume") else None
+                ),
             )
         )
     return ScenarioSuite(
@@ -600,6 +777,7 @@ def load_scenario_suite(
         scenarios=tuple(scenarios),
         model_script=model_script_path(data, path),
         replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
+        notes=tuple(notes),
     )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from skilltest.claude.isolation import plugin_servers
 from skilltest.errors import SuiteError
+from skilltest.evalcases.suite import registered_name
 from skilltest.plugins import McpServer
 from skilltest.transcript.model import canonical_tool_name
 
@@ -118,11 +119,24 @@ def check_rubric_tools(
 
 
 def scenario_servers(scenario: Scenario) -> tuple[McpServer, ...]:
-    """Every MCP server a run of the scenario may get, under the names the runs give them: the
-    plugin's (``plugin_<plugin>_<server>``) and the scenario's ``config.mcp_servers``."""
+    """Every MCP server a run of the scenario may start, under the names the runs give them:
+    the plugin's (``plugin_<plugin>_<server>``) that no mock stands in for (none with
+    ``plugin_servers: mocked``) and the scenario's ``config.mcp_servers``."""
     plugin = scenario.plugin
     own = plugin_servers(plugin, plugin.root) if plugin is not None else ()
-    return (*own, *scenario.config.mcp_servers)
+    mocked = {registered_name(plugin, mock.name)[0] for mock in scenario.mocks}
+    if scenario.plugin_servers == "mocked":
+        own = ()
+    return (*(s for s in own if s.name not in mocked), *scenario.config.mcp_servers)
+
+
+def mock_tools(scenario: Scenario) -> dict[str, tuple[str, ...]]:
+    """The tools the scenario's mocks offer, by the server name runs give them (nothing to
+    start to learn them: a mock folder lists them)."""
+    return {
+        registered_name(scenario.plugin, mock.name)[0]: tuple(t.name for t in mock.tools)
+        for mock in scenario.mocks
+    }
 
 
 def check_scenario_tools(
@@ -173,6 +187,7 @@ def check_scenario_tools(
                 )
             # A mock lists the tools its world file declares: nothing to start to learn them.
             own[mock.name] = tuple(tool.name for tool in mock.tools)
+        own.update(mock_tools(scenario))
         expected = scenario.expected
         check_rubric_tools(
             {

@@ -1,12 +1,18 @@
-"""Verdicts over K repetitions: per arm a mean with its interval, per scenario a delta.
+"""Verdicts over K repetitions: per arm a pass rate and a mean score, per scenario their deltas.
 
 The runs go into a tidy table, one row per (scenario, arm, repetition, component), with the
 weighted total as the component ``score``; summaries are ``groupby`` over it. Unscored runs stay
 in the table (their values are missing) so that they are counted, never averaged in.
 
-Per arm the mean score has a Wilson interval (:func:`skilltest.stats.bounded_mean`); ``delta``,
-with-skill mean minus without-skill mean, has Newcombe's interval. The verdict is read from the
-delta's interval against the band [``min_delta``, +0.05] (``min_delta`` is -0.1 by default):
+A scored run *passes* when its score reaches ``min_score`` with no authority violation (the runs
+pass@k counts). Per arm: the pass rate with its exact Clopper-Pearson interval, and the mean
+score with its betting confidence sequence (:mod:`skilltest.stats`). Per scenario, with a
+baseline: ``pass_delta``, with-skill pass rate minus without-skill pass rate, with its exact
+unconditional interval, and ``delta``, the same for the mean scores with a betting confidence
+sequence. The suite's ``decide_by`` picks the one the verdict is read from: ``pass`` (the
+default: does a run do what the user asked?) or ``mean``; the other is reported beside it. The
+verdict is read from that interval against the band [``min_delta``, +0.05] (``min_delta`` is
+-0.05 by default, so the two directions mirror each other):
 
 ``improved``      the whole interval lies above +0.05
 ``regressed``     the whole interval lies below ``min_delta``
@@ -15,6 +21,11 @@ delta's interval against the band [``min_delta``, +0.05] (``min_delta`` is -0.1 
 ``error``         an arm has fewer than half of its runs scored (or none)
 ``skill-only``    only the with-skill arm ran: its mean's interval lies above or below
                   ``min_score`` (``inconclusive`` while it straddles it)
+
+Each claim (``improved``, ``regressed``, the skill-only bar) is wrong at most 2.5% of the time,
+at every K, with adaptive repetitions too (:mod:`skilltest.repetitions`): two runs per arm
+never decide a pass-rate comparison (2/2 against 0/2 happens 6.25% of the time when nothing
+differs), three can (3/3 against 0/3: at most 2.1% when the true delta is +0.05).
 ``skipped``       the suite skips the scenario
 
 A compared scenario passes when its verdict is ``improved`` or ``neutral``, the with-skill mean
@@ -37,7 +48,6 @@ from skilltest.decision import (
     delta_verdict,
     mean_verdict,
 )
-from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions
 from skilltest.scenarios.outcome import Arm, RunRecord
 from skilltest.scenarios.rubric import COMPONENTS
@@ -52,12 +62,15 @@ from skilltest.stats import (
     EMPTY,
     Interval,
     bounded_mean,
+    clopper_pearson,
     consistency,
+    difference_p_value,
+    exact_difference,
     level,
+    mean_difference,
     median,
-    newcombe,
+    most_extreme_difference,
     welch,
-    wilson,
 )
 
 SKILL_RATE_NEEDED = 0.5
@@ -67,6 +80,18 @@ SCORED_SHARE_NEEDED = 0.5
 
 SPLIT_SCORES: tuple[str, ...] = ("tool", "task", "safety", "recovery", "communication")
 """The split scores of a run in a controlled world: the rubric's, then the world's."""
+
+DECIDE_BY_PASS = "pass"
+"""``decide_by: pass``: the verdict compares the arms' pass rates (the default)."""
+DECIDE_BY_MEAN = "mean"
+"""``decide_by: mean``: the verdict compares the arms' mean scores."""
+METHODS = {
+    DECIDE_BY_PASS: "pass rates, exact unconditional interval (Chan & Zhang 1999)",
+    DECIDE_BY_MEAN: "mean scores, betting confidence sequence (Waudby-Smith & Ramdas 2024)",
+}
+"""How each ``decide_by`` reads its delta, as results files name it."""
+PROJECTION_LIMIT = 200
+"""The most runs per arm :func:`runs_to_decide` looks ahead."""
 
 SCORE = "score"
 """The tidy table's name for the weighted total."""
@@ -95,6 +120,8 @@ class Thresholds:
     """The lower edge of the neutral band: a delta credibly below it is a regression."""
     skill_rate: float = SKILL_RATE_NEEDED
     """The share of scored with-skill runs in which the expected skills must fire."""
+    decide_by: str = DECIDE_BY_PASS
+    """What the verdict compares: ``pass`` rates or ``mean`` scores."""
 
 
 @dataclass(frozen=True)
@@ -108,13 +135,13 @@ class ArmSummary:
     scored: int
     """Runs with a score."""
     mean: Interval
-    """Mean score with its Wilson interval at the verdict's confidence level."""
+    """Mean score with its 95% betting confidence sequence."""
     scores: tuple[float, ...]
     """The scored runs' scores, in repetition order."""
     components: dict[str, float | None]
     """Each component's mean over the scored runs (``None`` when the scenario leaves it out)."""
     skill_rate: Interval
-    """How often the expected skills fired, over the scored runs, with a Wilson interval."""
+    """How often the expected skills fired, over the scored runs, with its exact interval."""
     skills_fired: int
     """Scored runs in which the expected skills fired."""
     tool_calls_median: float | None
@@ -127,7 +154,7 @@ class ArmSummary:
     """What the arm's runs cost, when the CLI reported it."""
     split: dict[str, Interval] = field(default_factory=dict)
     """With a controlled world: the mean of each split score (``tool``, ``task``, ``safety``,
-    ``recovery``, ``communication``) over the runs that have it, with its Wilson interval."""
+    ``recovery``, ``communication``) over the runs that have it, with its betting sequence."""
     authority_violations: int = 0
     """With a controlled world: scored runs with an authority violation."""
     authority_rate: Interval = EMPTY
@@ -138,6 +165,8 @@ class ArmSummary:
     pass_k: int = 1
     """The k of pass@k and pass^k: the fixed K, or with ``-k auto`` the runs of the first round
     (every scenario takes them), so scenarios that stopped at different K stay comparable."""
+    pass_rate: Interval = EMPTY
+    """``passes`` over the scored runs, with its 95% Clopper-Pearson interval."""
 
     @property
     def unscored(self) -> int:
@@ -171,6 +200,13 @@ class ArmSummary:
             "errors": list(self.errors),
             "cost_usd": self.cost_usd,
             "passes": self.passes,
+            "pass_rate": self.pass_rate.value,
+            "pass_rate_ci": None
+            if self.pass_rate.empty
+            else [
+                self.pass_rate.low,
+                self.pass_rate.high,
+            ],
             "cost_per_pass": self.cost_per_pass,
             **consistency(self.scored, self.passes, self.pass_k),
             **(
@@ -202,7 +238,7 @@ class ScenarioVerdict:
     passed: bool
     """Whether the scenario passes."""
     delta: Interval
-    """With-skill mean minus without-skill mean, with Newcombe's interval."""
+    """With-skill mean score minus without-skill mean score, with its betting sequence (95%)."""
     with_skill: ArmSummary
     """The with-skill arm."""
     without_skill: ArmSummary | None
@@ -214,12 +250,20 @@ class ScenarioVerdict:
     runs: tuple[RunRecord, ...] = field(default=(), repr=False)
     """Every run, in (repetition, arm) order."""
     confidence: float = CONFIDENCE
-    """The confidence level of the intervals the verdict was read from."""
+    """The two-sided level of the interval the verdict was read from (for pass rates under
+    ``-k auto``: one minus twice the share of the error rate the look spends on ``improved``)."""
+    pass_delta: Interval = EMPTY
+    """With-skill pass rate minus without-skill pass rate, with its exact interval at the
+    levels of the look (the lower bound at ``improved``'s, the upper at ``regressed``'s)."""
+    decide_by: str = DECIDE_BY_PASS
+    """Which delta the verdict was read from: ``pass`` (``pass_delta``) or ``mean``
+    (``delta``)."""
     welch: Interval = EMPTY
     """The Welch t interval of the delta, for reference (verdicts do not use it)."""
     runs_to_decide: int | None = None
     """For an inconclusive verdict: about how many runs per arm would likely decide it at 95%,
-    if the means stayed as they are; ``None`` when more runs are unlikely to."""
+    if the rates (or means) stayed as they are; ``None`` when not within
+    :data:`PROJECTION_LIMIT` runs."""
     repetitions: Repetitions | None = None
     """The repetition plan the scenario ran with."""
     misses_a_bar: bool = False
@@ -237,6 +281,16 @@ class ScenarioVerdict:
         """Runs per arm taken (the most of any arm)."""
         arms = [a for a in (self.with_skill, self.without_skill, self.previous) if a is not None]
         return max((a.runs for a in arms), default=0)
+
+    @property
+    def method(self) -> str:
+        """How the verdict's delta was read (:data:`METHODS`)."""
+        return METHODS[self.decide_by]
+
+    @property
+    def decisive(self) -> Interval:
+        """The delta the verdict was read from."""
+        return self.pass_delta if self.decide_by == DECIDE_BY_PASS else self.delta
 
     @property
     def inconclusive(self) -> bool:
@@ -285,11 +339,11 @@ def summarise_arm(
     records: Sequence[RunRecord],
     expected_skills: tuple[str, ...],
     components: dict[str, float | None] | None = None,
-    confidence: float = CONFIDENCE,
     min_score: float = Thresholds.min_score,
     pass_k: int | None = None,
 ) -> ArmSummary:
-    """Mean score with its interval, skill firing rate and tool-call figures for one arm.
+    """Pass rate and mean score with their intervals, skill firing rate and tool-call figures
+    for one arm.
 
     ``min_score`` decides which runs pass on their own and ``pass_k`` is the k of pass@k and
     pass^k (default: the runs attempted).
@@ -306,16 +360,17 @@ def summarise_arm(
     if worlds:
         for name in SPLIT_SCORES:
             values = [v for r in worlds if (v := r.split_score(name)) is not None]
-            split[name] = bounded_mean(values, confidence)
+            split[name] = bounded_mean(values)
     violated = sum(1 for r in worlds if r.authority_violations)
+    passes = sum(1 for r in scored if passes_on_its_own(r, min_score))
     return ArmSummary(
         arm=arm,
         runs=len(ordered),
         scored=len(scored),
-        mean=bounded_mean(scores, confidence),
+        mean=bounded_mean(scores),
         scores=scores,
         components={name: (components or {}).get(name) if scored else None for name in COMPONENTS},
-        skill_rate=wilson(fired, len(scored)),
+        skill_rate=clopper_pearson(fired, len(scored)),
         skills_fired=fired,
         tool_calls_median=REDUCERS["median"](calls),
         tool_calls_worst=int(worst) if worst is not None else None,
@@ -323,30 +378,78 @@ def summarise_arm(
         cost_usd=sum(costs) if costs else None,
         split=split,
         authority_violations=violated,
-        authority_rate=wilson(violated, len(worlds)) if worlds else EMPTY,
-        passes=sum(
-            1
-            for r in scored
-            if r.score is not None
-            and round(r.score, DIGITS) >= min_score
-            and not r.authority_violations
-        ),
+        authority_rate=clopper_pearson(violated, len(worlds)) if worlds else EMPTY,
+        passes=passes,
         pass_k=max(1, pass_k if pass_k is not None else len(ordered)),
+        pass_rate=clopper_pearson(passes, len(scored)),
+    )
+
+
+def passes_on_its_own(record: RunRecord, min_score: float) -> bool:
+    """Whether a scored run passes: its score reaches ``min_score``, no veto struck it (a
+    vetoed run scores 0, and fails even where ``min_score`` is 0) and it violated no
+    authority."""
+    return (
+        record.score is not None
+        and round(record.score, DIGITS) >= min_score
+        and not record.vetoes
+        and not record.authority_violations
     )
 
 
 def runs_to_decide(decides: Callable[[int], bool], taken: int) -> int | None:
-    """The fewest runs per arm above ``taken`` at which ``decides(n)`` holds (up to the bound)."""
-    for n in range(taken + 1, MAX_REPETITIONS + 1):
+    """The fewest runs per arm above ``taken`` at which ``decides(n)`` holds, up to
+    :data:`PROJECTION_LIMIT`: every n up to 20, then in steps that grow by half (a projection,
+    not a promise)."""
+    n = taken + 1
+    while n <= PROJECTION_LIMIT:
         if decides(n):
             return n
+        n = n + 1 if n < 20 else n + max(1, n // 2)
     return None
 
 
-def _projected(arm: ArmSummary, n: int) -> Interval:
-    """The arm's 95% interval if ``n`` runs kept its observed mean."""
-    mean = arm.mean.value or 0.0
-    return wilson(mean * n, n)
+def pass_difference(
+    a: ArmSummary,
+    b: ArmSummary,
+    repetitions: Repetitions | None,
+    min_delta: float,
+) -> Interval:
+    """Pass rate of ``a`` minus pass rate of ``b`` with its exact interval, each bound read at
+    the level the look spends on the claim it can make: the lower bound on ``improved``, the
+    upper bound on ``regressed`` (both 95% at a fixed K)."""
+    plan = repetitions or Repetitions(max(1, a.runs))
+    k = max(a.runs, b.runs)
+    up = plan.confidence_at(k, lambda n: most_extreme_difference(IMPROVED_ABOVE, n))
+    down = plan.confidence_at(k, lambda n: most_extreme_difference(-min_delta, n))
+    low = exact_difference(a.passes, a.scored, b.passes, b.scored, up)
+    high = low if down == up else exact_difference(a.passes, a.scored, b.passes, b.scored, down)
+    return Interval(low.value, low.low, high.high)
+
+
+def _pass_decides(x: int, y: int, n: int, limits: Thresholds) -> bool:
+    """Whether x/n against y/n would decide at 95%, by the tests at the band's edges (the
+    interval's bounds against them, without finding the bounds)."""
+    tail = (1 - CONFIDENCE) / 2
+    if difference_p_value(x, n, y, n, IMPROVED_ABOVE) <= tail:
+        return True
+    if difference_p_value(y, n, x, n, -limits.min_delta) <= tail:
+        return True
+    return (
+        difference_p_value(x, n, y, n, limits.min_delta) <= tail
+        and difference_p_value(y, n, x, n, -IMPROVED_ABOVE) <= tail
+    )
+
+
+def _projected_passes(arm: ArmSummary, n: int) -> int:
+    """The passes of ``n`` runs at the arm's observed pass rate."""
+    return round(n * arm.passes / arm.scored) if arm.scored else 0
+
+
+def _projected_scores(arm: ArmSummary, n: int) -> list[float]:
+    """``n`` runs repeating the arm's observed scores in order."""
+    scores = list(arm.scores) or [0.0]
+    return [scores[i % len(scores)] for i in range(n)]
 
 
 def judge(
@@ -358,7 +461,6 @@ def judge(
     expected_skills: tuple[str, ...] = (),
     thresholds: Thresholds | None = None,
     skip: str | None = None,
-    confidence: float = CONFIDENCE,
     repetitions: Repetitions | None = None,
     require_skills_fired: bool = True,
     requires_recovery: bool = False,
@@ -375,16 +477,16 @@ def judge(
             reported for the skill under test but not required.
         thresholds: What it needs to pass.
         skip: Why the scenario was skipped, when it was.
-        confidence: The intervals' confidence level (lower than 95% never; adaptive
-            repetitions raise it to pay for their repeated looks).
-        repetitions: The plan the scenario ran with, recorded with the verdict.
+        repetitions: The plan the scenario ran with: with ``-k auto``, the share of the error
+            rate the look after these runs may spend on a pass-rate claim (``None``: a fixed
+            K, 95%).
         require_skills_fired: Whether passing needs ``expected_skills`` to fire; when not, their
             firing rate is still reported.
         requires_recovery: The world's ``recovers: true``: passing needs the with-skill runs'
             mean ``recovery`` score (over the runs where the fault fired) to reach ``min_score``.
         against: The REF of ``--against``: the records hold a ``previous`` arm, compared with
-            the with-skill arm (delta of the means, Newcombe's interval, the same band). The
-            comparison is reported beside the verdict and does not change it.
+            the with-skill arm (the delta ``decide_by`` reads, with its interval, the same
+            band). The comparison is reported beside the verdict and does not change it.
     """
     # Imported here: revision reads this module's band, so it cannot be imported at the top.
     from skilltest.revision import compare
@@ -400,7 +502,6 @@ def judge(
             by_arm[arm],
             counted,
             means.get((scenario_id, arm.value)),
-            confidence,
             min_score=limits.min_score,
             pass_k=repetitions.first if repetitions is not None else None,
         )
@@ -420,9 +521,15 @@ def judge(
         )
         # An arm with too few scored runs cannot be compared: the against-verdict is an error.
         moved = (
-            compare(against, EMPTY, EMPTY)
+            compare(against, EMPTY)
             if too_few
-            else compare(against, with_arm.mean, previous_arm.mean, limits.min_delta)
+            else compare(
+                against,
+                pass_difference(with_arm, previous_arm, repetitions, limits.min_delta)
+                if limits.decide_by == DECIDE_BY_PASS
+                else mean_difference(with_arm.scores, previous_arm.scores),
+                limits.min_delta,
+            )
         )
 
     def verdict(
@@ -431,6 +538,8 @@ def judge(
         delta: Interval,
         reasons: list[str],
         *,
+        pass_delta: Interval = EMPTY,
+        confidence: float = CONFIDENCE,
         welch_delta: Interval = EMPTY,
         needed: int | None = None,
         misses_a_bar: bool = False,
@@ -447,6 +556,8 @@ def judge(
             reasons=tuple(reasons),
             runs=ordered,
             confidence=confidence,
+            pass_delta=pass_delta,
+            decide_by=limits.decide_by,
             welch=welch_delta,
             runs_to_decide=needed,
             repetitions=repetitions,
@@ -479,38 +590,60 @@ def judge(
     # Rounded before comparing: a mean of 0.7, 0.7, 0.7 is 0.6999999999999998 in floating
     # point, and must still reach a threshold of 0.7.
     with_mean = round(with_arm.mean.value or 0.0, DIGITS)
-    shown_level = level(confidence)
+    by_pass = limits.decide_by == DECIDE_BY_PASS
+    pass_delta, confidence = EMPTY, CONFIDENCE
     if without_arm is not None:
-        delta = newcombe(with_arm.mean, without_arm.mean)
-        kind = delta_verdict(delta, limits.min_delta)
-        shown = f"[{delta.low:+.2f}, {delta.high:+.2f}]"
+        delta = mean_difference(with_arm.scores, without_arm.scores)
+        pass_delta = pass_difference(with_arm, without_arm, repetitions, limits.min_delta)
+        if by_pass:
+            plan = repetitions or Repetitions(max(1, with_arm.runs))
+            confidence = plan.confidence_at(
+                max(with_arm.runs, without_arm.runs),
+                lambda n: most_extreme_difference(IMPROVED_ABOVE, n),
+            )
+        decisive = pass_delta if by_pass else delta
+        kind = delta_verdict(decisive, limits.min_delta)
+        what = "pass-rate delta" if by_pass else "delta"
+        shown = f"[{decisive.low:+.2f}, {decisive.high:+.2f}]"
         needed = None
         if kind == Verdict.REGRESSED:
             reasons.append(
-                f"delta {delta.value:+.2f} {shown} is credibly below {limits.min_delta:+.2f}"
+                f"{what} {decisive.value:+.2f} {shown} is credibly below {limits.min_delta:+.2f}"
             )
         elif kind == Verdict.INCONCLUSIVE:
             assert without_arm is not None
-            needed = runs_to_decide(
-                lambda n: (
-                    delta_verdict(
-                        newcombe(_projected(with_arm, n), _projected(without_arm, n)),
-                        limits.min_delta,
+            rival = without_arm
+
+            def decides(n: int) -> bool:
+                if by_pass:
+                    return _pass_decides(
+                        _projected_passes(with_arm, n), _projected_passes(rival, n), n, limits
                     )
-                    != Verdict.INCONCLUSIVE
-                ),
-                max(with_arm.scored, without_arm.scored),
+                else:
+                    projected = mean_difference(
+                        _projected_scores(with_arm, n), _projected_scores(rival, n)
+                    )
+                return delta_verdict(projected, limits.min_delta) != Verdict.INCONCLUSIVE
+
+            needed = runs_to_decide(decides, max(with_arm.scored, without_arm.scored))
+            few = (
+                f"; {with_arm.runs} runs per arm cannot decide a pass-rate comparison at "
+                "95% (2/2 against 0/2 happens 6.25% of the time when nothing differs)"
+                if by_pass and max(with_arm.scored, without_arm.scored) <= 2
+                else ""
             )
             reasons.append(
-                f"inconclusive: the delta's {shown_level} interval {shown} straddles the band "
-                f"[{limits.min_delta:+.2f}, {IMPROVED_ABOVE:+.2f}]; "
+                f"inconclusive: the {what}'s {level(confidence)} interval {shown} straddles "
+                f"the band [{limits.min_delta:+.2f}, {IMPROVED_ABOVE:+.2f}]{few}; "
                 + (
                     f"about {needed} runs per arm would likely decide it"
                     if needed is not None
-                    else "more runs are unlikely to decide it (the delta sits on an edge)"
+                    else f"not within {PROJECTION_LIMIT} runs per arm if the "
+                    + ("pass rates" if by_pass else "means")
+                    + " stay as they are"
                 )
             )
-        welch_delta = welch(with_arm.scores, without_arm.scores, confidence)
+        welch_delta = welch(with_arm.scores, without_arm.scores)
     else:
         delta, welch_delta, needed = EMPTY, EMPTY, None
         met = mean_verdict(with_arm.mean, limits.min_score)
@@ -518,16 +651,19 @@ def judge(
         shown = f"[{with_arm.mean.low:.2f}, {with_arm.mean.high:.2f}]"
         if met is None:
             needed = runs_to_decide(
-                lambda n: mean_verdict(_projected(with_arm, n), limits.min_score) is not None,
+                lambda n: (
+                    mean_verdict(bounded_mean(_projected_scores(with_arm, n)), limits.min_score)
+                    is not None
+                ),
                 with_arm.scored,
             )
             reasons.append(
-                f"inconclusive: the with-skill mean's {shown_level} interval {shown} straddles "
+                f"inconclusive: the with-skill mean's 95% interval {shown} straddles "
                 f"min_score {limits.min_score:.2f}; "
                 + (
                     f"about {needed} runs would likely decide it"
                     if needed is not None
-                    else "more runs are unlikely to decide it (the mean sits on min_score)"
+                    else f"not within {PROJECTION_LIMIT} runs if the mean stays as it is"
                 )
             )
         elif not met:
@@ -578,6 +714,8 @@ def judge(
         passed,
         delta,
         reasons + unscored,
+        pass_delta=pass_delta,
+        confidence=confidence,
         welch_delta=welch_delta,
         needed=needed,
         misses_a_bar=bool(bars),

@@ -16,7 +16,6 @@ from pathlib import Path
 from skilltest.errors import ConfigurationError
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.runner import RunRequest, ScenarioRunner
-from skilltest.scenarios.runs import DEFAULT_OUTPUT_FOLDER
 from skilltest.scenarios.suite import Scenario, ScenarioSuite
 
 CANARY_ID = "world-canary"
@@ -74,7 +73,7 @@ async def check_wiring(
                     Arm.WITH_SKILL,
                     0,
                     suite_path=suite.path,
-                    output_dir=output_dir or suite.path.parent / DEFAULT_OUTPUT_FOLDER,
+                    output_dir=output_dir or suite.output_folder,
                     model_script=suite.model_script,
                 )
             )

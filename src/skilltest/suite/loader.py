@@ -168,14 +168,36 @@ def reject_non_finite(
             reject_non_finite(value, path, error, [*where, index])
 
 
-def validate(data: Any, schema_name: str, path: Path, error: type[InputError] = SuiteError) -> None:
+def validate(
+    data: Any,
+    schema_name: str,
+    path: Path | str,
+    error: type[InputError] = SuiteError,
+    *,
+    definition: str | None = None,
+) -> None:
     """Validates ``data`` against a shipped schema.
+
+    Args:
+        data: The parsed file (or part of one).
+        schema_name: The schema, ``suite/schemas/<name>.schema.json``.
+        path: The file, as messages name it.
+        error: The class of error raised.
+        definition: Validate against ``#/$defs/<definition>`` of the schema instead of its
+            root (a part of a file, such as a markdown file's frontmatter).
 
     Raises:
         InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
             to four more.
     """
     schema = load_schema(schema_name)
+    if definition is not None:
+        # The schema's own definitions stay reachable; only the root's constraints go.
+        schema = {
+            **{k: v for k, v in schema.items() if k not in ("required", "type", "description")},
+            "$ref": f"#/$defs/{definition}",
+            "description": schema["$defs"][definition].get("description", ""),
+        }
     if data is None:
         raise error(
             "the file is empty (or holds only comments)",
@@ -211,8 +233,13 @@ def load_validated(path: Path, schema_name: str, error: type[InputError] = Suite
     return data
 
 
-IGNORED_FOLDERS = frozenset({"output", "worlds"})
-"""Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``)."""
+IGNORED_FOLDERS = frozenset({"output", "worlds", "mocks", "results"})
+"""Folders below a suite folder that never hold suites (raw transcripts are kept in ``output``,
+MCP mocks in ``mocks``, plugin eval reports in ``results``)."""
+
+NOT_SUITES = frozenset({"case.yaml"})
+"""Files below a suite folder that are not suites: a plugin eval case (``skilltest scenarios``
+runs an eval folder as eval cases)."""
 
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -221,7 +248,11 @@ SUITE_SUFFIXES = (".yaml", ".yml")
 
 def _suites_below(folder: Path) -> list[Path]:
     files = [*folder.rglob("*.yaml"), *folder.rglob("*.yml")]
-    return sorted(f for f in files if not IGNORED_FOLDERS & set(f.relative_to(folder).parts[:-1]))
+    return sorted(
+        f
+        for f in files
+        if not IGNORED_FOLDERS & set(f.relative_to(folder).parts[:-1]) and f.name not in NOT_SUITES
+    )
 
 
 def is_suite_name(target: Path) -> bool:

@@ -338,6 +338,14 @@ def _file_text(path: Path) -> str:
         return file.read().decode("utf-8", errors="replace")
 
 
+def stream_events(text: str) -> Iterator[dict[str, Any]]:
+    """Each JSON object line of a CLI's stream-json output, in order (other lines skipped)."""
+    for line in _text_lines(text):
+        event = _loads(line)
+        if isinstance(event, dict):
+            yield event
+
+
 def _loads(text: str) -> Any:
     """``text`` parsed as JSON, or ``None`` when it is not JSON (or nested too deep to parse: no
     event the CLI prints is)."""

@@ -38,7 +38,7 @@ def rate_cell(count: int, runs: int, interval: Interval) -> str:
 
 
 def difference_cell(interval: Interval) -> str:
-    """``-67% [-91%, -4%]``: a difference and its Newcombe interval."""
+    """``-67% [-91%, -4%]``: a difference and its exact interval."""
     if interval.empty:
         return "-"
     return f"{_signed(interval.value)} [{_signed(interval.low)}, {_signed(interval.high)}]"
@@ -199,7 +199,7 @@ def render_comparison(current: SuiteResult, other: SuiteResult) -> str:
     header = ["query", "expected", "current", "candidate", "candidate - current"]
     return (
         _columns(header, rows)
-        + "\ndifferences: candidate minus current description [95% Newcombe interval]"
+        + "\ndifferences: candidate minus current description [95% exact unconditional interval]"
     )
 
 
@@ -228,8 +228,8 @@ def render_against(ref: str, pairs: Sequence[tuple[SuiteResult, SuiteResult]]) -
             )
     header = ["query", "expected", "current", ref, f"vs {ref}"]
     legend = (
-        f"vs {ref}: firing rate minus the rate of the skill at {ref} [95% Newcombe interval], "
-        f"read against the band {BAND}; a should-not query improves when it fires less"
+        f"vs {ref}: firing rate minus the rate of the skill at {ref} [95% exact unconditional "
+        f"interval], read against the band {BAND}; a should-not query improves when it fires less"
     )
     return _columns(header, rows) + "\n" + legend + "\n" + summary_line(ref, verdicts)
 

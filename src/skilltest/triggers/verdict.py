@@ -30,7 +30,7 @@ from typing import Any
 
 from skilltest.decision import delta_verdict
 from skilltest.revision import ERROR, MIN_DELTA, Against
-from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
+from skilltest.stats import DIGITS, EMPTY, Interval, exact_difference, wilson
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -207,6 +207,11 @@ class Confusion:
         return cls(tp=tp, fn=fn, fp=fp, tn=tn)
 
     @property
+    def scored(self) -> int:
+        """Every scored run."""
+        return self.tp + self.fn + self.fp + self.tn
+
+    @property
     def precision(self) -> Interval:
         """TP / (TP + FP): of the runs that fired, the share that should have."""
         return wilson(self.tp, self.tp + self.fp)
@@ -297,11 +302,13 @@ class Difference:
     """The rate under the current description."""
     other: Interval
     """The rate under the other description."""
+    counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """(successes, trials) under the other description, then under the current one."""
     difference: Interval = field(init=False)
-    """Other minus current, with Newcombe's interval."""
+    """Other minus current, with its exact unconditional interval."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "difference", newcombe(self.other, self.current))
+        object.__setattr__(self, "difference", exact_difference(*self.counts))
 
     def to_dict(self) -> dict[str, Any]:
         """As the results file lists it."""
@@ -317,15 +324,25 @@ def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
     """Per-query firing-rate differences, then precision, recall and accuracy."""
     by_id = {query.query.id: query for query in other.queries}
     rows = [
-        Difference(query.query.id, query.rate, by_id[query.query.id].rate)
+        Difference(
+            query.query.id,
+            query.rate,
+            (theirs := by_id[query.query.id]).rate,
+            (theirs.fired, theirs.scored, query.fired, query.scored),
+        )
         for query in current.queries
         if query.query.id in by_id
     ]
     a, b = current.confusion, other.confusion
     rows += [
-        Difference("precision", a.precision, b.precision),
-        Difference("recall", a.recall, b.recall),
-        Difference("accuracy", a.accuracy, b.accuracy),
+        Difference("precision", a.precision, b.precision, (b.tp, b.tp + b.fp, a.tp, a.tp + a.fp)),
+        Difference("recall", a.recall, b.recall, (b.tp, b.tp + b.fn, a.tp, a.tp + a.fn)),
+        Difference(
+            "accuracy",
+            a.accuracy,
+            b.accuracy,
+            (b.tp + b.tn, b.scored, a.tp + a.tn, a.scored),
+        ),
     ]
     return tuple(rows)
 
@@ -333,14 +350,19 @@ def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
 def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Against:
     """The firing rate minus the rate at REF, read per the query's kind.
 
-    The delta is always current minus previous. A should-trigger query improved when it fires
-    more; a should-not query improved when it fires less, so its verdict reads the delta with
-    the sign turned (previous minus current) against the same band as the other layers.
+    The delta is always current minus previous, with its exact unconditional interval. A
+    should-trigger query improved when it fires more; a should-not query improved when it fires
+    less, so its verdict reads the delta with the sign turned (previous minus current) against
+    the same band as the other layers.
     """
-    delta = newcombe(current.rate, previous.rate)
-    if delta.empty:
+    if current.scored == 0 or previous.scored == 0:
         return Against(ref, EMPTY, ERROR)
-    better = delta if current.query.should_trigger else newcombe(previous.rate, current.rate)
+    delta = exact_difference(current.fired, current.scored, previous.fired, previous.scored)
+    better = (
+        delta
+        if current.query.should_trigger
+        else exact_difference(previous.fired, previous.scored, current.fired, current.scored)
+    )
     return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))
 
 

@@ -1,90 +1,28 @@
-"""Honest statistics over K repetitions: intervals for rates and bounded means, and their gaps.
-
-Every score skilltest averages lies in [0, 1]: a pass (1) or a failure (0) in the pressure
-layer, a rubric score in the scenario layer. The intervals here are built for that:
+"""Classic intervals: Wilson, Newcombe, Welch and Student t, the median, and pass@k.
 
 ``wilson``
-    The Wilson score interval (Wilson 1927) of a rate, or of a mean of scores in [0, 1]. A score
-    in [0, 1] with mean ``m`` has a variance of at most ``m (1 - m)``, reached when every score is
-    0 or 1, so the interval that is right for pass/fail runs is wide enough for any scores: it
-    is exact in the worst case and conservative otherwise. Unlike a t interval it never has zero
-    width because K runs happened to score the same (two runs of 1.0 give [0.34, 1.00], not
-    [1.00, 1.00]).
+    The Wilson score interval (Wilson 1927) of a rate: an approximation, kept for reports that
+    show a rate beside a verdict decided elsewhere (trigger firing rates, precision and recall)
+    and for readers of older results files.
 ``newcombe``
-    The difference of two such means, by Newcombe's hybrid score method (Newcombe 1998,
+    The difference of two such rates, by Newcombe's hybrid score method (Newcombe 1998,
     "Interval estimation for the difference between independent proportions", Statistics in
-    Medicine 17:873-890, method 10): it combines the two Wilson intervals and keeps their good
-    behaviour at small K and near 0 and 1, where a Wald or t interval claims too much.
+    Medicine 17:873-890, method 10).
 ``welch``
     The Welch t interval of a difference of means with exact quantiles of Student's t, for
     reference: it assumes scores that are roughly normal, which bounded scores at small K are
-    not, so verdicts do not use it.
+    not (runs that all score the same give it zero width), so verdicts do not use it.
 
-A confidence level is a parameter everywhere, because adaptive repetitions look at the data
-several times and spend their error rate over those looks (see :mod:`skilltest.repetitions`).
-Quantiles come from ``scipy.special`` (imported when first needed).
+Verdicts read exact intervals for pass rates (:mod:`skilltest.stats.exact`) and confidence
+sequences by betting for mean scores (:mod:`skilltest.stats.betting`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-CONFIDENCE = 0.95
-"""The confidence level of every interval a fixed number of repetitions reports."""
-
-DIGITS = 10
-"""Rates, scores and deltas are rounded to this many digits before they meet a threshold, so
-that floating-point noise (0.7 * 3 / 3 == 0.6999999999999998) never flips a verdict."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A point estimate with an interval."""
-
-    value: float | None
-    """The estimate; ``None`` when there is no data."""
-    low: float | None
-    """Lower bound of the interval."""
-    high: float | None
-    """Upper bound of the interval."""
-
-    @property
-    def empty(self) -> bool:
-        """Whether there was no data to estimate from."""
-        return self.value is None or self.low is None or self.high is None
-
-
-EMPTY = Interval(None, None, None)
-
-
-def level(confidence: float) -> str:
-    """A confidence level as people write it: ``95%``, ``99.64%``."""
-    return f"{confidence * 100:.2f}".rstrip("0").rstrip(".") + "%"
-
-
-def z_value(confidence: float = CONFIDENCE) -> float:
-    """The two-sided standard normal quantile of ``confidence`` (1.96 for 0.95)."""
-    from scipy.special import ndtri
-
-    return float(ndtri(1 - (1 - confidence) / 2))
-
-
-def t_value(df: float, confidence: float = CONFIDENCE) -> float:
-    """The two-sided quantile of Student's t with ``df`` (possibly fractional) degrees of freedom.
-
-    Exact for every ``df`` > 0 (4.303 for df 2 at 0.95, 6.017 for df 1.5); infinite below that.
-    """
-    if not df > 0:
-        return math.inf
-    from scipy.special import stdtrit
-
-    return float(stdtrit(df, 1 - (1 - confidence) / 2))
-
-
-def _clip(value: float, low: float, high: float) -> float:
-    return min(high, max(low, round(value, DIGITS)))
+from skilltest.stats.interval import CONFIDENCE, DIGITS, EMPTY, Interval, clip, t_value, z_value
 
 
 def wilson(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:
@@ -102,12 +40,7 @@ def wilson(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
-    return Interval(p, _clip(centre - half, 0.0, 1.0), _clip(centre + half, 0.0, 1.0))
-
-
-def bounded_mean(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """The mean of scores in [0, 1] with its Wilson interval (see the module docstring)."""
-    return wilson(sum(values), len(values), confidence)
+    return Interval(p, clip(centre - half, 0.0, 1.0), clip(centre + half, 0.0, 1.0))
 
 
 def newcombe(a: Interval, b: Interval) -> Interval:
@@ -119,7 +52,7 @@ def newcombe(a: Interval, b: Interval) -> Interval:
     diff = a.value - b.value
     below = math.hypot(a.value - a.low, b.high - b.value)
     above = math.hypot(a.high - a.value, b.value - b.low)
-    return Interval(diff, _clip(diff - below, -1.0, 1.0), _clip(diff + above, -1.0, 1.0))
+    return Interval(diff, clip(diff - below, -1.0, 1.0), clip(diff + above, -1.0, 1.0))
 
 
 def mean_interval(
@@ -129,7 +62,8 @@ def mean_interval(
 ) -> Interval:
     """A mean with its Student t interval, clipped to ``bounds`` (one value has no width estimate).
 
-    For figures that are not bounded scores (tool calls, cost); scores use :func:`bounded_mean`.
+    For figures that are not bounded scores (tool calls, cost); scores use
+    :func:`skilltest.stats.betting.bounded_mean`.
     """
     n = len(values)
     if n == 0:
@@ -235,4 +169,4 @@ def difference(a: Interval, b: Interval, bounds: tuple[float, float] = (-2.0, 2.
     diff = a.value - b.value
     below = math.hypot(a.value - a.low, b.high - b.value)
     above = math.hypot(a.high - a.value, b.value - b.low)
-    return Interval(diff, _clip(diff - below, *bounds), _clip(diff + above, *bounds))
+    return Interval(diff, clip(diff - below, *bounds), clip(diff + above, *bounds))
