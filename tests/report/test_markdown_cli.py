@@ -26,7 +26,9 @@ def test_markdown_file_is_written_after_the_run(tmp_path, capsys, monkeypatch):
     assert lines[4].startswith("produced by: backend emulator (offline: a scripted stand-in); ")
     assert "; model claude-sonnet-5-5 (as the stand-in named itself); claude CLI -; " in lines[4]
     assert f"; suites `{suite} sha256:" in lines[4]
-    assert f"; command `skilltest pressure {suite} -k 3 --markdown reports/summary.md`;" in lines[4]
+    assert (
+        f"; command `skilltest pressure {suite} -k 11 --markdown reports/summary.md`;" in lines[4]
+    )
     assert "**1 scenario**: 1 steers; 1 passed, 0 failed" in lines
     assert (
         "| ✅ | `demo/aggregate` | steers | 100% [72%–100%] | 0% [0%–28%] "
