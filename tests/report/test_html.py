@@ -6,8 +6,11 @@ import json
 import re
 from html import unescape
 
+import pytest
+
 from skilltest.report.html import render_html
 from skilltest.report.markdown import Document
+from skilltest.report.markup import href
 from tests.report.documents import (
     IMPROVED,
     pressure_document,
@@ -319,6 +322,8 @@ def test_a_card_per_layer_gives_counts_lift_consistency_and_cost(tmp_path):
     regressed = json.loads(json.dumps(REGRESSED))
     regressed["with_skill"].update(k=2, pass_hat_k=0.0, cost_usd=0.3, passes=0)
     regressed["without_skill"].update(k=2, pass_hat_k=1.0, cost_usd=0.2, passes=2)
+    for run in improved["runs"]:
+        run["score"] = 1.0 if run["arm"] == "with_skill" else 0.0
     steers = pressure_scenario("aggregate-first", "steers", 3, 3, 3, (1.0, 0.3, 1.0))
     page = render_html(
         [
@@ -329,13 +334,20 @@ def test_a_card_per_layer_gives_counts_lift_consistency_and_cost(tmp_path):
     )
     shown = cards(page)
     assert list(shown) == ["skill pressure", "scenarios"]
-    # Pooled over every run: with skill 3/3 passed, the baseline 0/3 (all RED).
+    # Pooled over every run: with skill 3/3 passed, the baseline 0/3 (all RED, as wanted).
     assert shown["skill pressure"] == (
-        "1 scenario 1 steers lift, all runs +100% [+21%, +100%] runs 0"
+        "1 scenario 1 steers with skill passed 3/3 runs (100%) "
+        "without skill RED in 3/3 runs (100%), the outcome wanted "
+        "lift, all runs +100% [+21%, +100%] runs 0"
     )
-    # Mean scores pooled: with skill (1.0 + 0.2) / 2, without (0.0 + 0.9) / 2 over 4 runs each.
+    # Pass rates pooled (2 + 0 of 4 with the skill, 0 + 2 of 4 without), the mean scores
+    # (1.0 + 0.2) / 2 and (0.0 + 0.9) / 2, the with-skill runs that scored 1.00.
     assert shown["scenarios"] == (
-        "2 scenarios 1 failing 1 improved 1 regressed lift, all runs +0.15 [-0.39, +0.59] "
+        "2 scenarios 1 failing 1 improved 1 regressed "
+        "with skill passed 2/4 runs (50%); mean score 0.60 "
+        "without skill passed 2/4 runs (50%); mean score 0.45 "
+        "perfect runs 2 of 4 with-skill runs scored 1.00 "
+        "lift, all runs +0% [-49%, +49%] "
         "pass^2 50% (mean of 2 scenarios, with skill); below 50% in 1 "
         "cost per passing run with skill $0.3000 (2 passing runs); "
         "without skill $0.2000 (2 passing runs) runs 8"
@@ -351,7 +363,7 @@ def test_how_to_read_it_explains_the_verdicts_of_the_layers_shown(tmp_path):
     assert "95% interval" in howto
     for verdict, meaning in [
         ("improved", "the delta's whole interval lies above +0.05"),
-        ("regressed", "the delta's whole interval lies below min_delta (-0.1 by default)"),
+        ("regressed", "the delta's whole interval lies below min_delta (-0.05 by default)"),
         ("inconclusive", "the delta's interval straddles an edge of the band"),
         ("skill-only", "only the with-skill arm ran"),
     ]:
@@ -423,6 +435,7 @@ def described(tmp_path):
     """A scenario with what the suite asks of it, its checks' results and kept transcripts."""
     item = json.loads(json.dumps(IMPROVED))
     item["scenario"] = ABOUT
+    item["decide_by"] = "pass"
     for run in item["runs"]:
         passed = run["arm"] == "with_skill"
         evidence = "NOTES.md found" if passed else "no NOTES.md"
@@ -463,7 +476,11 @@ def test_a_scenario_shows_its_prompt_turns_and_expectations(tmp_path):
         "must match in the tool calls": "count_over_time",
         "must not match in the tool calls": "kubectl logs rm -rf veto",
         "tools in this order": "Read → Bash",
-        "to pass": "with-skill mean at least 0.60; delta at least -0.10",
+        "a run passes when": "it scores at least 0.60 with no veto and no authority violation",
+        "the verdict reads": "the pass rates, with skill minus without: improved when its "
+        "interval lies above +0.05, regressed when below -0.10, neutral in between",
+        "the scenario passes when": "improved or neutral, and the with-skill mean score at "
+        "least 0.60",
     }
     assert '<code>rm -rf</code> <span class="chip warn">veto</span>' in expected
     checks = re.search(r'<table class="checks">(.*?)</table>', expected).group(1)
@@ -472,7 +489,8 @@ def test_a_scenario_shows_its_prompt_turns_and_expectations(tmp_path):
         "notes written veto NOTES.md exists 2/2 passed 0/2 passed",
     ]
     assert '<span class="chip good">2/2 passed</span>' in checks
-    assert '<span class="chip bad">0/2 passed</span>' in checks
+    # The baseline missing what the skill brings is no bad news: its count is plain.
+    assert '<span class="chip plain">0/2 passed</span>' in checks
 
 
 def test_a_run_shows_the_user_turns_where_they_were_sent_and_its_checks(tmp_path):
@@ -498,12 +516,14 @@ def test_a_run_shows_the_user_turns_where_they_were_sent_and_its_checks(tmp_path
     # A command is shown as written, not as a JSON string with its quotes escaped.
     assert "command: lgtm loki query &#x27;count_over_time({app=&quot;checkout&quot;}" in with_run
     assert text(re.search(r"<summary>(.*?)</summary>", with_run).group(1)) == (
-        "with skill run #0 score 1.00"
+        "with skill run #0 score 1.00, passes"
     )
-    assert '<span class="chip good">score 1.00</span>' in with_run
+    assert '<span class="chip good">score 1.00, passes</span>' in with_run
+    # A baseline run that does not pass is no bad news: its label is plain.
     assert text(re.search(r"<summary>(.*?)</summary>", without_run).group(1)) == (
-        "without skill run #0 score 0.00, vetoed"
+        "without skill run #0 score 0.00, vetoed, does not pass"
     )
+    assert '<span class="chip plain">score 0.00, vetoed, does not pass</span>' in without_run
     checks = re.search(r'<table class="checks">(.*?)</table>', without_run).group(1)
     assert text(checks) == "check what decided it failed notes written veto no NOTES.md"
     assert '<li class="error"><span class="kind">veto</span><pre>check notes written failed' in (
@@ -525,6 +545,7 @@ def pressure_runs(**baseline):
         },
     }
     item["threshold"] = 0.8
+    item["steers_at_or_above"] = 0.7
     item["runs"] = [
         {"arm": "with_skill", "rep": 1, "passed": True, "output": "count_over_time first."},
         {"arm": "without_skill", "rep": 1, "output": "grep the logs.", **baseline},
@@ -552,7 +573,9 @@ def test_a_red_baseline_is_the_outcome_wanted(tmp_path):
     assert text(rows["a baseline run is RED when"]) == (
         "it misses a required pattern or matches an anti-pattern"
     )
-    assert text(rows["pass rate needed"]) == "80% of the with-skill runs"
+    assert text(rows["pass rate needed"]) == (
+        "80% of the with-skill runs; steers once the rate's interval lies at or above 70%"
+    )
     assert text(section(page, "ask")) == (
         "What the user says prompt How do I find the error spike? "
         "sent with, after a blank line: Do not call any tools."
@@ -631,3 +654,171 @@ def test_a_skill_only_verdict_is_coloured_by_whether_it_passed(tmp_path):
     assert '<span class="chip good">skill-only</span>' in rows[0]
     assert '<span class="chip bad">skill-only</span>' in rows[1]
     assert text(cards(page)["scenarios"]).startswith("2 scenarios 1 failing 2 skill-only")
+
+
+CONTROL = "red\x1b[31m text\x00 nul\x07 bell \u202egnp.exe\x85 next\ud800 half"
+"""Text a terminal or a tool writes: a colour escape, a NUL, a bell, a right-to-left override
+that makes ``exe.png`` read as ``gnp.exe``, a C1 control, a lone surrogate."""
+
+RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def test_control_characters_show_as_their_codes_and_the_page_is_valid_utf8(tmp_path):
+    document = described(tmp_path)
+    item = document["scenarios"][0]
+    item["scenario"]["prompt"] = item["scenario"]["turns"][0] = CONTROL
+    item["scenario"]["checks"][0]["what"] = CONTROL
+    for run in item["runs"]:
+        run["checks"][0]["evidence"] = CONTROL
+        transcript = tmp_path / run["transcript"]
+        lines = transcript.read_text().splitlines()
+        answer = {"type": "assistant", "message": {"content": [{"type": "text", "text": CONTROL}]}}
+        transcript.write_text("\n".join([*lines, json.dumps(answer)]))
+    document["provenance"]["models"] = [CONTROL]
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    assert not RAW.search(page)
+    page.encode("utf-8")  # no lone surrogate left to refuse
+    shown = "red\\x1b[31m text\\x00 nul\\x07 bell \\u202egnp.exe\\x85 next\\ud800 half"
+    # The prompt, the follow-up turn, the check, each run's evidence and answer, the header.
+    assert page.count(shown) >= 1 + 1 + 1 + 4 + 4 + 1
+    assert text(section(scenario_section(page, "scenarios-0"), "ask")).startswith(
+        f"What the user says prompt {shown}"
+    )
+    # Carriage returns end lines rather than overwrite them.
+    item["scenario"]["prompt"] = "progress 10%\rprogress 100%\r\ndone"
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    assert "progress 10%\nprogress 100%\ndone" in page and "\r" not in page
+
+
+def hrefs(page: str) -> list[str]:
+    return [unescape(target) for target in re.findall(r'href="([^"]*)"', page)]
+
+
+def test_a_run_links_its_transcript_relative_to_the_page(tmp_path):
+    document = described(tmp_path)
+    page = render_html([Document("s.json", document)], cwd=tmp_path, link_from=tmp_path / "out")
+    run = scenario_section(page, "scenarios-0").split('<details class="run">')[1]
+    assert re.search(r'<p class="note source">transcript: <a href="([^"]+)">', run).group(1) == (
+        "../output/investigate-error-spike/with-skill-0.ndjson"
+    )
+    # Without a page folder, links are relative to the working folder.
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    assert "output/investigate-error-spike/with-skill-0.ndjson" in hrefs(page)
+    # Every link on the page is a place on it or a relative path.
+    assert all(t.startswith("#") or t.startswith(("output/", "../")) for t in hrefs(page))
+
+
+def test_a_transcript_path_cannot_become_another_kind_of_link(tmp_path):
+    document = described(tmp_path)
+    runs = document["scenarios"][0]["runs"]
+    runs[0]["transcript"] = "javascript:alert(1)"
+    runs[1]["transcript"] = 'x" onmouseover="alert(1)'
+    runs[2]["transcript"] = "https://evil.example/t.ndjson"
+    runs[3]["transcript"] = "bad\x1b[0m.ndjson"
+    page = render_html([Document("s.json", document)], cwd=tmp_path, link_from=tmp_path)
+    # Each a relative path to a file of that odd name, percent-encoded.
+    assert set(hrefs(page)) - {f"#{a}" for a in re.findall(r'id="([^"]+)"', page)} == {
+        "javascript%3Aalert%281%29",
+        "x%22%20onmouseover%3D%22alert%281%29",
+        "https%3A/evil.example/t.ndjson",
+    }
+    assert "onmouseover=" not in page.replace("onmouseover=&quot;", "")
+    # A path with a control character is shown, never linked.
+    assert "transcript: bad\\x1b[0m.ndjson</p>" in page
+
+
+@pytest.mark.parametrize(
+    ("target", "allowed"),
+    [
+        ("https://example.com/run/1", True),
+        ("http://example.com", True),
+        ("output/run-1.ndjson", True),
+        ("../output/run%201.ndjson", True),
+        ("javascript:alert(1)", False),
+        ("JavaScript:alert(1)", False),
+        ("data:text/html,<script>x()</script>", False),
+        ("file:///etc/passwd", False),
+        ("vbscript:x", False),
+        ("//evil.example/x", False),
+        ("/etc/passwd", False),
+        ("https:evil", False),
+        (" javascript:alert(1)", False),
+        ("java\tscript:alert(1)", False),
+        ("java\x00script:alert(1)", False),
+        ("", False),
+    ],
+)
+def test_only_relative_paths_and_web_addresses_become_links(target, allowed):
+    assert (href(target) is not None) is allowed
+
+
+def test_indicators_and_checks_of_one_arm_say_so(tmp_path):
+    document = described(tmp_path)
+    item = document["scenarios"][0]
+    item["scenario"]["checks"] += [
+        {"kind": "tool_used", "name": "loads the skill", "veto": False, "weight": 1.0,
+         "scored": False, "arm": "with", "what": "Skill called at least 1 time(s)"},
+        {"kind": "file_matches", "name": "counts", "veto": False, "weight": 2.0, "arm": "both",
+         "what": "NOTES.md matches \\d+ errors"},
+    ]  # fmt: skip
+    for run in item["runs"]:
+        with_skill = run["arm"] == "with_skill"
+        run["checks"].append(
+            {"name": "counts", "kind": "file_matches", "passed": with_skill, "weight": 2.0,
+             "evidence": "found 1 match", "veto": False}
+        )  # fmt: skip
+        if with_skill:
+            run["checks"].append(
+                {"name": "loads the skill", "kind": "tool_used", "passed": False, "scored": False,
+                 "evidence": "Skill called 0x", "veto": False, "weight": 1.0}
+            )  # fmt: skip
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    shown = scenario_section(page, "scenarios-0")
+    table = re.search(r'<table class="checks">(.*?)</table>', section(shown, "expect")).group(1)
+    assert [text(row) for row in re.findall(r"<tr>(.*?)</tr>", table)] == [
+        "check with skill without skill",
+        "notes written veto NOTES.md exists 2/2 passed 0/2 passed",
+        "loads the skill indicator, not scored Skill called at least 1 time(s) 0/2 passed "
+        "not run on this arm",
+        "counts weight 2 NOTES.md matches \\d+ errors 2/2 passed 0/2 passed",
+    ]
+    # An indicator that fails costs nothing: a warning, not a failure.
+    assert '<span class="chip warn">0/2 passed</span>' in table
+    run = shown.split('<details class="run">')[1]
+    checks = re.search(r'<table class="checks">(.*?)</table>', run).group(1)
+    assert [text(row) for row in re.findall(r"<tr>(.*?)</tr>", checks)][1:] == [
+        "passed notes written veto NOTES.md found",
+        "passed counts weight 2 found 1 match",
+        "failed loads the skill indicator, not scored Skill called 0x",
+    ]
+    assert '<span class="chip warn">failed</span>' in checks
+
+
+def test_each_arm_says_how_many_of_its_runs_passed(tmp_path):
+    document = described(tmp_path)
+    item = document["scenarios"][0]
+    item["with_skill"].update(passes=2, pass_rate=1.0, k=2, pass_at_k=1.0, pass_hat_k=1.0)
+    item["without_skill"].update(passes=0, pass_rate=0.0)
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    table = re.search(r'<table class="arms">(.*?)</table>', page).group(1)
+    assert [text(row) for row in re.findall(r"<tr>(.*?)</tr>", table)] == [
+        "arm runs rates",
+        "with skill 2 runs passed 2/2 (100%), mean score 1.00, pass@2 100%, pass^2 100%",
+        "without skill 2 runs passed 0/2 (0%), mean score 0.00",
+    ]
+
+
+def test_a_skill_only_scenario_says_its_verdict_reads_the_mean_alone(tmp_path):
+    document = described(tmp_path)
+    item = document["scenarios"][0]
+    item["without_skill"] = None
+    item["runs"] = [run for run in item["runs"] if run["arm"] == "with_skill"]
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    rows = {
+        text(name): text(value)
+        for name, value in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", section(page, "expect"))
+    }
+    assert rows["the verdict reads"] == (
+        "the with-skill mean score alone (no baseline ran): its interval must lie at or above 0.60"
+    )
+    assert "the scenario passes when" not in rows

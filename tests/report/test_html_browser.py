@@ -299,3 +299,51 @@ def test_one_report_of_both_layers_reads_wide_and_narrow(tmp_path, capsys, claud
         assert turn_box["x"] + turn_box["width"] <= 390
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         screenshot(page, tmp_path / "report-390.png", capsys)
+
+
+def test_eval_case_graders_and_transcript_links_in_a_browser(tmp_path, capsys, claude_bin):
+    # The example plugin's Claude Code eval cases, one run per arm: each case shows its graders
+    # with what they ask, the indicators as such, and a grader that runs on one arm only says
+    # so in the other; the table fits its column, and each run links its kept transcript by a
+    # path relative to the page, which opens.
+    plugin = tmp_path / "observability"
+    shutil.copytree(
+        REPO / "tests" / "fixtures" / "plugins" / "observability",
+        plugin,
+        ignore=shutil.ignore_patterns("output", "results", "__pycache__"),
+    )
+    report = tmp_path / "reports" / "evals.html"
+    options = ["--claude", claude_bin, "-k", "1", "-j", "2", "--report", report]
+    code = run_layer("scenarios", plugin / "evals", tmp_path, *options)
+    capsys.readouterr()
+    assert code in (0, 1)
+    with opened(report) as (page, requests):
+        see_header(page, backend="emulator")
+        case = page.locator("section.scenario", has_text="observability/error-spike")
+        graders = case.locator("div.expect table.checks")
+        assert graders.is_visible()
+        rows = graders.locator("tr")
+        by_name = {
+            rows.nth(i).locator(".check-name").inner_text(): rows.nth(i).inner_text()
+            for i in range(1, rows.count())
+        }
+        assert "one-log-query" in by_name and "answer-names-service" in by_name
+        assert "indicator, not scored" in by_name["loads-the-skill"]
+        assert "not run on this arm" in by_name["loads-the-skill"]
+        assert "a judge model (3 votes" in by_name["answer-names-service"]
+        fits = "t => t.scrollWidth <= t.parentElement.clientWidth + 1"
+        assert graders.evaluate(fits), "the graders' table runs past its column"
+
+        run = case.locator("details.run").first
+        run.locator("summary").first.click()
+        link = run.locator("p.source a")
+        assert link.is_visible()
+        target = link.get_attribute("href") or ""
+        assert target.startswith("../output/") and target.endswith(".ndjson")
+        assert (report.parent / target).resolve().is_file()
+        assert link.inner_text().endswith(target.removeprefix("../"))
+        screenshot(page, tmp_path / "evals-report.png", capsys)
+        assert requests == [report.as_uri()]
+
+    with opened(report, width=390) as (page, _):
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390

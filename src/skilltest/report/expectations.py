@@ -15,9 +15,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skilltest.decision import IMPROVED_ABOVE
 from skilltest.report.markup import chip, code_list, e
-from skilltest.report.reading import BAD, GOOD, WARN
-from skilltest.report.timeline import ARM_LABELS
+from skilltest.report.reading import BAD, GOOD, PLAIN, WARN
+from skilltest.report.timeline import ARM_LABELS, check_marks
 
 
 def about_of(item: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -92,11 +93,14 @@ def _pressure_expected(item: Mapping[str, Any]) -> str:
         "expected_patterns": "it matches every expected pattern",
     }.get(str(rule), "")
     threshold = _percent(item.get("threshold"))
+    needed = f"{threshold} of the with-skill runs" if threshold else ""
+    if needed and (floor := _percent(item.get("steers_at_or_above"))):
+        needed += f"; steers once the rate's interval lies at or above {floor}"
     return _dl(
         [
             ("with skill, must match", code_list(expected.get("required_patterns"))),
             ("with skill, must not match", code_list(expected.get("anti_patterns"))),
-            ("pass rate needed", e(f"{threshold} of the with-skill runs") if threshold else ""),
+            ("pass rate needed", e(needed)),
             ("a baseline run is RED when", e(red)),
             ("expected without the skill", code_list(expected.get("expected_patterns"))),
         ]
@@ -143,6 +147,41 @@ def _world_expected(world: Mapping[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _verdict_bar(item: Mapping[str, Any]) -> str:
+    """What the scenario's verdict reads, and where it changes."""
+    about = about_of(item)
+    min_score, min_delta = about.get("min_score"), about.get("min_delta")
+    if not isinstance(item.get("without_skill"), Mapping):
+        if not isinstance(min_score, int | float):
+            return ""
+        return (
+            "the with-skill mean score alone (no baseline ran): its interval must lie at or "
+            f"above {min_score:.2f}"
+        )
+    read = {
+        "pass": "the pass rates, with skill minus without",
+        "mean": "the mean scores, with skill minus without",
+    }.get(str(item.get("decide_by")), "the delta, with skill minus without")
+    if not isinstance(min_delta, int | float):
+        return read
+    return (
+        f"{read}: improved when its interval lies above {IMPROVED_ABOVE:+.2f}, regressed when "
+        f"below {min_delta:+.2f}, neutral in between"
+    )
+
+
+def _scenario_bar(item: Mapping[str, Any]) -> str:
+    """When a compared scenario passes."""
+    about = about_of(item)
+    min_score = about.get("min_score")
+    if not isinstance(item.get("without_skill"), Mapping) or not isinstance(min_score, int | float):
+        return ""
+    bar = f"improved or neutral, and the with-skill mean score at least {min_score:.2f}"
+    if item.get("expected_skills"):
+        bar += ", and the expected skills fired in at least half of the with-skill runs"
+    return bar
+
+
 def _scenario_expected(item: Mapping[str, Any]) -> str:
     about = about_of(item)
     expected = about.get("expected") or {}
@@ -151,11 +190,10 @@ def _scenario_expected(item: Mapping[str, Any]) -> str:
         "<code>" + " → ".join(e(tool) for tool in order) + "</code>"
         for order in expected.get("tool_ordering") or []
     )
-    bars = ""
-    if isinstance(about.get("min_score"), int | float):
-        bars = f"with-skill mean at least {about['min_score']:.2f}"
-        if isinstance(about.get("min_delta"), int | float):
-            bars += f"; delta at least {about['min_delta']:+.2f}"
+    min_score = about.get("min_score")
+    run_bar = ""
+    if isinstance(min_score, int | float):
+        run_bar = f"it scores at least {min_score:.2f} with no veto and no authority violation"
     pairs = [
         ("required tools", code_list(expected.get("required_tools"))),
         (f"must match {scope}".strip(), code_list(expected.get("required_patterns"))),
@@ -172,16 +210,23 @@ def _scenario_expected(item: Mapping[str, Any]) -> str:
             "evidence",
             "only calls that ran without an error count" if expected.get("require_success") else "",
         ),
-        ("to pass", e(bars)),
+        ("a run passes when", e(run_bar)),
+        ("the verdict reads", e(_verdict_bar(item))),
+        ("the scenario passes when", e(_scenario_bar(item))),
     ]
     if isinstance(about.get("world"), Mapping):
         pairs += _world_expected(about["world"])
     return _dl(pairs) + _checks_table(item)
 
 
+CHECK_ARMS = {"with": "with_skill", "without": "without_skill"}
+"""A check's ``arm`` (``with``, ``without``; ``both`` when absent) as the arm it runs on."""
+
+
 def _checks_table(item: Mapping[str, Any]) -> str:
-    """Each outcome check: what it asks, whether it vetoes, and how many runs of each arm
-    passed it."""
+    """Each outcome check: what it asks, what sets it apart (a veto, an indicator, its
+    weight), and how many runs of each arm passed it, coloured for the with-skill arm (the
+    baseline's counts are plain)."""
     described = {
         str(check.get("name")): check
         for check in about_of(item).get("checks") or []
@@ -202,21 +247,26 @@ def _checks_table(item: Mapping[str, Any]) -> str:
     arms = [arm for arm in ("with_skill", "without_skill") if isinstance(item.get(arm), Mapping)]
     rows = []
     for name, check in described.items():
+        only = CHECK_ARMS.get(str(check.get("arm")))
+        indicator = check.get("scored") is False
         cells = []
         for arm in arms:
             runs = evaluated.get(name, Counter())[arm]
             good = passed.get(name, Counter())[arm]
+            if only is not None and arm != only:
+                cells.append('<td class="note">not run on this arm</td>')
+                continue
             if not runs:
                 cells.append("<td>-</td>")
                 continue
-            shown = chip(
-                f"{good}/{runs} passed", GOOD if good == runs else BAD if not good else WARN
-            )
+            missed = WARN if indicator else BAD
+            tone = GOOD if good == runs else missed if not good else WARN
+            # The baseline is the yardstick: what it passes or misses is no news by itself.
+            shown = chip(f"{good}/{runs} passed", tone if arm == "with_skill" else PLAIN)
             cells.append(f"<td>{shown}</td>")
-        veto = f" {chip('veto', WARN)}" if check.get("veto") else ""
         what = check.get("what")
         rows.append(
-            f"<tr><td>{e(name)}{veto}"
+            f'<tr><td><span class="check-name">{e(name)}</span>{check_marks(check)}'
             + (f'<br><span class="note">{e(what)}</span>' if what and what != name else "")
             + "</td>"
             + "".join(cells)

@@ -8,23 +8,27 @@ opened from disk. The page, top to bottom:
 - **the header**: the suites, what produced the results (backend, models, ``claude`` CLI and
   toolkit versions), the date, the wall time, the total cost and the number of runs; an offline
   run's header says so in a badge and its notice, before anything else is read;
-- **a card per layer** (:mod:`skilltest.report.overview`): the verdict counts, the lift over
-  all runs with its interval, pass^k, the cost per passing run;
+- **a card per layer** (:mod:`skilltest.report.overview`): the verdict counts, each arm's
+  pooled pass rate (a pressure baseline's RED share) and mean score, the perfect runs, the lift
+  over all runs with its interval, pass^k, the cost per passing run;
 - **how to read this** (:mod:`skilltest.report.reading`): what each verdict means, intervals,
   RED baselines;
 - **per layer**: a table of the scenarios (verdict, figures with intervals, pass@k and pass^k,
   and with ``--against REF`` the verdict and delta against that revision), a forest plot of
   the deltas (:mod:`skilltest.report.plots`), what produced each results file; per scenario
   (:mod:`skilltest.report.expectations`): what the user says (the prompt and the follow-up
-  turns), what is expected (patterns, tools, vetoes, outcome checks with how often each arm
-  passed them, the world's expectations), the rates or mean scores per arm, component bars,
-  and every run (:mod:`skilltest.report.timeline`) in a ``<details>`` element, the with-skill
-  runs beside the without-skill ones.
+  turns), what is expected (patterns, tools, vetoes, when a run and the scenario pass, outcome
+  checks with how often each arm passed them, the world's expectations), the pass rates and
+  mean scores per arm, component bars, and every run (:mod:`skilltest.report.timeline`) in a
+  ``<details>`` element with a link to its kept transcript, the with-skill runs beside the
+  without-skill ones.
 
 The styles are :mod:`skilltest.report.style`'s, inline.
 
 Transcripts and answers are untrusted (a model wrote them, a tool returned them): every text is
-escaped, and the page's Content-Security-Policy forbids scripts and remote loads besides.
+escaped, control characters and direction overrides shown as their codes, a link is only ever a
+relative path or an ``http(s)`` address (:mod:`skilltest.report.markup`), and the page's
+Content-Security-Policy forbids scripts and remote loads besides.
 """
 
 from __future__ import annotations
@@ -85,6 +89,12 @@ def _arm_rates(layer: str, item: Mapping[str, Any]) -> str:
             red = f"RED {100 * data['red_rate']:.0f}%"
             wanted = data["red_rate"] >= 0.5
             figures.append(chip(f"{red} (as wanted)" if wanted else red, GOOD if wanted else WARN))
+        if layer == "scenarios" and isinstance(data.get("passes"), int):
+            scored = data.get("scored", data.get("runs", 0))
+            share = (
+                f" ({100 * data['pass_rate']:.0f}%)" if data.get("pass_rate") is not None else ""
+            )
+            figures.append(e(f"passed {data['passes']}/{scored}{share}"))
         if data.get("mean_score") is not None:
             figures.append(e(f"mean score {data['mean_score']:.2f}"))
         if data.get("pass_at_k") is not None:
@@ -123,7 +133,7 @@ def _verdict_chip(row: Row) -> str:
 
 
 def _scenario_section(
-    layer: str, index: int, row: Row, item: Mapping[str, Any], *, cwd: Path
+    layer: str, index: int, row: Row, item: Mapping[str, Any], *, cwd: Path, link_from: Path
 ) -> str:
     charts = ""
     arm_components = {
@@ -150,7 +160,7 @@ def _scenario_section(
         + f'<div class="scenario-grid"><div>{ask(layer, item)}{_outcome(layer, item)}</div>'
         + f"{expectations(layer, item)}</div>"
         + (f'<div class="charts">{charts}</div>' if charts else "")
-        + _runs(layer, runs, cwd=cwd, item=item, prompts=prompts)
+        + _runs(layer, runs, cwd=cwd, link_from=link_from, item=item, prompts=prompts)
         + "</section>"
     )
 
@@ -160,6 +170,7 @@ def _runs(
     runs: Sequence[Mapping[str, Any]],
     *,
     cwd: Path,
+    link_from: Path,
     item: Mapping[str, Any],
     prompts: Sequence[str],
 ) -> str:
@@ -175,7 +186,10 @@ def _runs(
         columns.append(
             f'<div class="arm-runs"><h4>{e(label)}: {len(group)} '
             f"run{'s' if len(group) != 1 else ''}</h4>"
-            + "".join(run_details(layer, run, cwd=cwd, item=item, prompts=prompts) for run in group)
+            + "".join(
+                run_details(layer, run, cwd=cwd, item=item, prompts=prompts, link_from=link_from)
+                for run in group
+            )
             + "</div>"
         )
     return f'<div class="runs">{"".join(columns)}</div>'
@@ -213,7 +227,7 @@ def provenance_table(document: Document) -> str:
     return f'<table class="provenance">{caption}{cells}</table>'
 
 
-def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> str:
+def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path, link_from: Path) -> str:
     pairs: list[tuple[Row, Mapping[str, Any]]] = []
     for document in documents:
         pairs.extend(
@@ -282,7 +296,7 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path) -> s
         + "".join(provenance_table(document) for document in documents)
         + "</details></div>"
         + "".join(
-            _scenario_section(layer, index, row, item, cwd=cwd)
+            _scenario_section(layer, index, row, item, cwd=cwd, link_from=link_from)
             for index, (row, item) in enumerate(pairs)
         )
         + "</section>"
@@ -348,12 +362,14 @@ def _how_to_read(layers: Sequence[str]) -> str:
     )
 
 
-def render_html(documents: Sequence[Document], *, cwd: Path) -> str:
+def render_html(documents: Sequence[Document], *, cwd: Path, link_from: Path | None = None) -> str:
     """The HTML report of results ``documents`` (any layers; shards of one layer combined).
 
     Args:
         documents: The results documents with where each came from.
         cwd: The folder transcript paths in the results are relative to.
+        link_from: The folder the page is written to: links to the kept transcripts are
+            relative to it (``cwd`` when not given).
 
     Raises:
         InputError: a document is not a results file of a known layer.
@@ -367,7 +383,10 @@ def render_html(documents: Sequence[Document], *, cwd: Path) -> str:
     for layer in layers:
         rows = [row for d in by_layer[layer] for row in rows_of(d.data, d.source)]
         cards.append(_card(card(layer, by_layer[layer], rows)))
-    sections = [_layer_section(layer, by_layer[layer], cwd=cwd) for layer in layers]
+    sections = [
+        _layer_section(layer, by_layer[layer], cwd=cwd, link_from=link_from or cwd)
+        for layer in layers
+    ]
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

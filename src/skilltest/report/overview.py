@@ -8,10 +8,12 @@ never guessed.
 total cost and number of runs of every document together; a value the documents disagree on is
 listed once per distinct value.
 
-**Cards.** Per layer: the verdict counts; the lift over every run of the layer (pooled: the
-with-skill runs' pass rate or mean score minus the without-skill runs', with Newcombe's
-interval over the two pooled Wilson intervals); the mean with-skill pass^k; the cost per
-passing run; for triggers, the pooled precision and recall instead of a lift.
+**Cards.** Per layer: the verdict counts; per arm its pooled pass rate (with the skill: the
+suite's score; without: the baseline's, a pressure baseline's as its RED share), a scenario
+arm's mean score and the with-skill runs that scored 1.00; the lift over every run of the layer
+(pooled: the with-skill runs' pass rate minus the without-skill runs', with Newcombe's interval
+over the two pooled Wilson intervals, a figure shown and never decided on); the mean with-skill
+pass^k; the cost per passing run; for triggers, the pooled precision and recall instead.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from skilltest.report.provenance import (
 )
 from skilltest.report.rows import Row, figure
 from skilltest.report.text import cost_per_pass
-from skilltest.stats import EMPTY, Interval, newcombe, wilson
+from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
 
 ARMS = (("with_skill", "with skill"), ("without_skill", "without skill"))
 
@@ -201,28 +203,90 @@ def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def pooled_lift(layer: str, items: Sequence[Mapping[str, Any]]) -> Interval:
-    """With-skill minus without-skill over every judged run of ``items``: pass rates (pressure;
-    a baseline run passes when it is not RED) or mean scores (scenarios), each pooled with its
-    Wilson interval, their difference with Newcombe's; empty without both arms."""
-    sums = {arm: [0.0, 0] for arm, _ in ARMS}
+@dataclass(frozen=True)
+class Pooled:
+    """One arm's judged runs of a layer, pooled over its scenarios."""
+
+    runs: int
+    """Runs judged (pressure) or scored (scenarios)."""
+    passes: float
+    """Of them, the runs that pass (a pressure baseline run: that is not RED)."""
+    score_sum: float = 0.0
+    """The sum of the scored runs' rubric scores (scenarios)."""
+    perfect: int = 0
+    """Scored runs with a score of 1 (scenarios)."""
+
+    @property
+    def rate(self) -> float:
+        """The pooled pass rate (0 without runs)."""
+        return self.passes / self.runs if self.runs else 0.0
+
+
+def pooled(layer: str, items: Sequence[Mapping[str, Any]], arm: str) -> Pooled:
+    """The judged runs of ``arm`` over every scenario of ``items``, pooled."""
+    runs, passes, score_sum, perfect = 0, 0.0, 0.0, 0
     for item in items:
-        for arm, _ in ARMS:
-            data = _arm(item, arm)
-            if layer == "pressure":
-                runs = int(_number(data.get("runs")))
-                good = (
-                    data.get("passed") if arm == "with_skill" else runs - _number(data.get("red"))
-                )
-            else:
-                runs = int(_number(data.get("scored")))
-                good = _number(data.get("mean_score")) * runs
-            sums[arm][0] += _number(good)
-            sums[arm][1] += runs
-    (with_good, with_runs), (base_good, base_runs) = sums["with_skill"], sums["without_skill"]
-    if not with_runs or not base_runs:
+        data = _arm(item, arm)
+        if layer == "pressure":
+            judged = int(_number(data.get("runs")))
+            runs += judged
+            passes += (
+                _number(data.get("passed"))
+                if arm == "with_skill"
+                else judged - _number(data.get("red"))
+            )
+            continue
+        runs += int(_number(data.get("scored")))
+        passes += _number(data.get("passes"))
+        score_sum += _number(data.get("mean_score")) * _number(data.get("scored"))
+        perfect += sum(
+            1
+            for run in item.get("runs") or []
+            if isinstance(run, Mapping)
+            and run.get("arm") == arm
+            and isinstance(run.get("score"), int | float)
+            and round(float(run["score"]), DIGITS) >= 1
+        )
+    return Pooled(runs=runs, passes=passes, score_sum=score_sum, perfect=perfect)
+
+
+def pooled_lift(layer: str, items: Sequence[Mapping[str, Any]]) -> Interval:
+    """With-skill minus without-skill pass rate over every judged run of ``items`` (a pressure
+    baseline run passes when it is not RED; a scenario run when it reaches its ``min_score``
+    with no veto), each pooled with its Wilson interval, their difference with Newcombe's: a
+    figure shown, never decided on. Empty without both arms."""
+    with_skill, base = pooled(layer, items, "with_skill"), pooled(layer, items, "without_skill")
+    if not with_skill.runs or not base.runs:
         return EMPTY
-    return newcombe(wilson(with_good, int(with_runs)), wilson(base_good, int(base_runs)))
+    return newcombe(wilson(with_skill.passes, with_skill.runs), wilson(base.passes, base.runs))
+
+
+def _share(count: float, runs: int) -> str:
+    return f"{count:g}/{runs} runs ({100 * count / runs:.0f}%)"
+
+
+def _arm_figures(layer: str, items: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """Per arm, its pooled pass rate (the suite's score with the skill, the baseline's
+    without), a pressure baseline's as its RED share; a scenario arm's mean score and, with
+    the skill, its perfect runs."""
+    figures = []
+    for arm, label in ARMS:
+        arm_runs = pooled(layer, items, arm)
+        if not arm_runs.runs:
+            continue
+        if layer == "pressure" and arm == "without_skill":
+            red = arm_runs.runs - arm_runs.passes
+            figures.append((label, f"RED in {_share(red, arm_runs.runs)}, the outcome wanted"))
+            continue
+        text = f"passed {_share(arm_runs.passes, arm_runs.runs)}"
+        if layer == "scenarios":
+            text += f"; mean score {arm_runs.score_sum / arm_runs.runs:.2f}"
+        figures.append((label, text))
+    with_skill = pooled(layer, items, "with_skill")
+    if layer == "scenarios" and with_skill.runs:
+        perfect = f"{with_skill.perfect} of {with_skill.runs} with-skill runs scored 1.00"
+        figures.append(("perfect runs", perfect))
+    return figures
 
 
 def _pass_hat_k(items: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
@@ -290,10 +354,10 @@ def card(layer: str, documents: Sequence[Document], rows: Sequence[Row]) -> Card
     if layer == "triggers":
         figures += _trigger_figures([d.data for d in documents])
     else:
+        figures += _arm_figures(layer, items)
         lift = pooled_lift(layer, items)
-        percent = layer == "pressure"
         if not lift.empty:
-            figures.append(("lift, all runs", figure(lift, percent=percent, signed=True)))
+            figures.append(("lift, all runs", figure(lift, percent=True, signed=True)))
         if (consistency := _pass_hat_k(items)) is not None:
             figures.append(consistency)
         if (cost := _costs_per_pass(layer, items)) is not None:

@@ -22,7 +22,7 @@ MEANINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
             "steers",
             GOOD,
             "the lift's interval lies above 0 (the skill credibly changes the answer) and the "
-            "with-skill pass rate reaches the threshold",
+            "with-skill pass rate's interval lies at or above the threshold less 0.1",
         ),
         (
             "not-red",
@@ -46,14 +46,19 @@ MEANINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("skipped", PLAIN, "the suite says skip"),
     ),
     "scenarios": (
-        ("improved", GOOD, "the delta's whole interval lies above +0.05"),
+        (
+            "improved",
+            GOOD,
+            "the delta's whole interval lies above +0.05 (the pass rates' delta, or the mean "
+            "scores' with decide_by: mean)",
+        ),
         (
             "neutral",
             PLAIN,
             "the delta's whole interval lies inside the band [min_delta, +0.05]: the skill "
             "neither helps nor hurts measurably",
         ),
-        ("regressed", BAD, "the delta's whole interval lies below min_delta (-0.1 by default)"),
+        ("regressed", BAD, "the delta's whole interval lies below min_delta (-0.05 by default)"),
         (
             "inconclusive",
             WARN,
@@ -64,8 +69,8 @@ MEANINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (
             "skill-only",
             PLAIN,
-            "only the with-skill arm ran: it passes when its mean's interval lies at or above "
-            "min_score",
+            "only the with-skill arm ran: it passes when its mean score's interval lies at or "
+            "above min_score",
         ),
         ("skipped", PLAIN, "the suite skips it"),
     ),
@@ -107,15 +112,18 @@ def tone(layer: str, verdict: str, *, failed: bool | None) -> str:
 INTERVALS = (
     "Each scenario runs K times with the skill and K times without it (the baseline). A figure "
     "in brackets is its 95% interval (with -k auto, at the level of the look that decided): "
-    "where the true rate or mean likely lies, given only K runs. A verdict is given only when "
-    "the interval decides it, so a small K gives wide intervals and inconclusive verdicts "
-    "(3 passes out of 3 are only known to be above 44%)."
+    "where the true rate or mean likely lies, given only K runs. Pass rates get exact "
+    "intervals, mean scores confidence sequences; a verdict is given only when the interval "
+    "decides it, so a small K gives wide intervals and inconclusive verdicts (3 passes out of "
+    "3 are only known to be above 29%; 2 runs per arm never decide a comparison)."
 )
 LIFT = (
     "Lift (delta) is the with-skill figure minus the without-skill one: pass rates in the "
-    "pressure layer, mean rubric scores in the scenario layer. A layer's card pools every run "
-    "of the layer; runs of one scenario are alike, so the pooled interval is narrower than "
-    "the truth when there are few scenarios."
+    "pressure layer; in the scenario layer pass rates too (a run passes when it reaches the "
+    "scenario's min_score with no veto), or mean rubric scores for a scenario that says "
+    "decide_by: mean. A layer's card pools every run of the layer with an approximate "
+    "(Newcombe) interval, shown and never decided on; runs of one scenario are alike, so the "
+    "pooled interval is narrower than the truth when there are few scenarios."
 )
 RED = (
     "RED baselines (pressure): a pressure test is worth running only when the model gets it "
@@ -125,7 +133,7 @@ RED = (
 )
 CONSISTENCY = (
     "pass^k is the chance that k runs in a row all pass (pass@k: that at least one does): a "
-    "skill whose mean clears the bar while pass^k is low is not one a user can rely on every "
+    "skill whose rate clears the bar while pass^k is low is not one a user can rely on every "
     "time. Cost per passing run is what all of an arm's runs cost, failing ones included, "
     "over its passing runs."
 )

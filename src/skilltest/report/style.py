@@ -101,6 +101,8 @@ dl.expect{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:6px 1
 font-size:.9rem}
 dl.expect dt{color:var(--muted)}dl.expect dd{margin:0}
 table.checks{margin:.6rem 0}.checks-head{margin-top:.9rem}
+table.checks td{overflow-wrap:anywhere}table.checks td .chip{margin:1px 0}
+.check-name{font-weight:600}.run-body .source{overflow-wrap:anywhere}
 .outcome{margin-top:16px}
 .charts{display:flex;flex-wrap:wrap;gap:8px 24px}
 .runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(340px,100%),1fr));

@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.report.markup import chip, e, pre
+from skilltest.report.markup import chip, e, file_href, pre
 from skilltest.report.overview import run_cost
 from skilltest.report.plots import bar_chart
 from skilltest.report.provenance import duration_text
 from skilltest.report.reading import BAD, GOOD, PLAIN, WARN
+from skilltest.stats import DIGITS
 
 TRANSCRIPT_LIMIT = 2_000_000
 """Most bytes of one transcript file read."""
@@ -222,20 +223,33 @@ def pressure_outcome(run: Mapping[str, Any], rule: str | None) -> tuple[str, str
     return ("passed", GOOD) if run.get("passed") else ("failed", BAD)
 
 
+def run_passes(run: Mapping[str, Any], min_score: float | None) -> bool | None:
+    """Whether a scored scenario run passes on its own, as the verdict counts it: its score
+    reaches ``min_score`` with no veto and no authority violation; ``None`` when the run is
+    unscored or the bar is not known."""
+    score = run.get("score")
+    if not isinstance(score, int | float) or min_score is None:
+        return None
+    violated = bool(((run.get("world") or {}).get("violations")) or run.get("vetoes"))
+    return round(float(score), DIGITS) >= min_score and not violated
+
+
 def scenario_outcome(run: Mapping[str, Any], min_score: float | None) -> tuple[str, str]:
-    """A scenario run's score and its tone: a with-skill run is good when it reaches the
-    scenario's ``min_score`` with no veto and no authority violation; a baseline run's score
-    is neither good nor bad news by itself."""
+    """A scenario run's score, whether it passes, and its tone: a with-skill run is good when
+    it passes (see :func:`run_passes`); a baseline run's result is neither good nor bad news
+    by itself."""
     score = run.get("score")
     if score is None:
         return "unscored", BAD
     shown = f"score {float(score):.2f}"
     if run.get("vetoes"):
         shown += ", vetoed"
-    if run.get("arm") != "with_skill" or min_score is None:
+    passes = run_passes(run, min_score)
+    if passes is not None:
+        shown += ", passes" if passes else ", does not pass"
+    if run.get("arm") != "with_skill" or passes is None:
         return shown, PLAIN
-    violated = bool(((run.get("world") or {}).get("violations")) or run.get("vetoes"))
-    return shown, GOOD if float(score) >= min_score and not violated else BAD
+    return shown, GOOD if passes else BAD
 
 
 def trigger_outcome(run: Mapping[str, Any], should_trigger: bool | None) -> tuple[str, str]:
@@ -248,26 +262,44 @@ def trigger_outcome(run: Mapping[str, Any], should_trigger: bool | None) -> tupl
     return ended, GOOD if (ended == "fired") == should_trigger else BAD
 
 
+def check_marks(check: Mapping[str, Any]) -> str:
+    """What sets a check apart, as labels after its name: it vetoes the run, it is an indicator
+    (shown, never scored), it counts more or less than the others."""
+    marks = []
+    if check.get("veto"):
+        marks.append(chip("veto", WARN))
+    if check.get("scored") is False:
+        marks.append(chip("indicator, not scored", PLAIN))
+    weight = check.get("weight")
+    if isinstance(weight, int | float) and weight != 1 and check.get("scored") is not False:
+        marks.append(chip(f"weight {weight:g}", PLAIN))
+    return "".join(f" {mark}" for mark in marks)
+
+
 def _checks(run: Mapping[str, Any]) -> str:
+    """Each check of a run with what decided it; a baseline run's results are plain (no news
+    by themselves), an indicator's failure a warning (it costs the run nothing)."""
+    baseline = run.get("arm") == "without_skill"
     rows = []
     for check in run.get("checks") or []:
         if not isinstance(check, Mapping):
             continue
         if check.get("error"):
             mark = chip("not evaluated", BAD)
+        elif check.get("passed"):
+            mark = chip("passed", PLAIN if baseline else GOOD)
         else:
-            mark = chip("passed", GOOD) if check.get("passed") else chip("failed", BAD)
-        veto = " " + chip("veto", WARN) if check.get("veto") else ""
+            missed = WARN if check.get("scored") is False else BAD
+            mark = chip("failed", PLAIN if baseline else missed)
         rows.append(
-            f"<tr><td>{mark}</td><td>{e(check.get('name', ''))}{veto}</td>"
+            f"<tr><td>{mark}</td><td>{e(check.get('name', ''))}{check_marks(check)}</td>"
             f"<td>{pre(check.get('error') or check.get('evidence') or '')}</td></tr>"
         )
     if not rows:
         return ""
     return (
-        '<table class="checks"><tr><th></th><th>check</th><th>what decided it</th></tr>'
-        + "".join(rows)
-        + "</table>"
+        '<div class="scroll"><table class="checks"><tr><th></th><th>check</th>'
+        "<th>what decided it</th></tr>" + "".join(rows) + "</table></div>"
     )
 
 
@@ -290,9 +322,10 @@ def run_details(
     cwd: Path,
     item: Mapping[str, Any],
     prompts: Sequence[str],
+    link_from: Path | None = None,
 ) -> str:
-    """One run in a ``<details>`` element: its outcome in the summary, then its notes, checks,
-    charts and timeline.
+    """One run in a ``<details>`` element: its outcome in the summary, then its notes, a link
+    to its kept transcript, checks, charts and timeline.
 
     Args:
         layer: The results file's layer.
@@ -300,6 +333,8 @@ def run_details(
         cwd: The folder transcript paths are relative to.
         item: The scenario (or trigger query) the run belongs to.
         prompts: The user's messages in order (empty when the results file does not say).
+        link_from: The folder of the page: the transcript's link is relative to it
+            (``cwd`` when not given).
     """
     entries: list[str] = []
     notes: list[str] = []
@@ -327,12 +362,16 @@ def run_details(
         if run.get("reason"):
             notes.append(str(run["reason"]))
     events: list[Any] = []
+    source = ""
     if run.get("transcript"):
-        target = Path(str(run["transcript"]))
+        path = str(run["transcript"])
+        target = Path(path)
         events, problem = read_events(target if target.is_absolute() else cwd / target)
         if problem:
             notes.append(problem)
-        notes.append(f"transcript: {run['transcript']}")
+        link = file_href(path, link_from=link_from or cwd, cwd=cwd)
+        shown = f'<a href="{link}">{e(path)}</a>' if link else e(path)
+        source = f'<p class="note source">transcript: {shown}</p>'
     if events:
         entries.extend(timeline_of_events(events, prompts))
     elif layer != "pressure":  # no transcript to place them in: the turns the run was given
@@ -357,7 +396,7 @@ def run_details(
     summary = f"{head}run #{e(run.get('rep'))} {chip(outcome, tone)}{_meta(run)}"
     return (
         f'<details class="run"><summary>{summary}</summary>'
-        f'<div class="run-body">{note}{_checks(run)}'
+        f'<div class="run-body">{note}{source}{_checks(run)}'
         + (f'<div class="charts">{chart}</div>' if chart else "")
         + f'<ol class="timeline">{"".join(entries)}</ol></div></details>'
     )
