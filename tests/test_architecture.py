@@ -24,6 +24,7 @@ ORDER: tuple[str, ...] = (
     "redact",
     "stats",
     "decision",
+    "cost",
     "patterns",
     "javascript",
     "loopback",
@@ -55,6 +56,7 @@ ORDER: tuple[str, ...] = (
     "pressure",
     "triggers",
     # what reads results and skills
+    "merge",
     "gate",
     "lint",
     # what writes a first suite for a skill

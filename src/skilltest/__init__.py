@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from skilltest import pressure, scenarios, triggers
     from skilltest.errors import ConfigurationError, InputError, SkilltestError
     from skilltest.flow.options import Observer
+    from skilltest.flow.shard import Shard
     from skilltest.pressure.layer import PressureOptions, PressureResults
     from skilltest.report.outputs import Outputs, write_outputs
     from skilltest.scenarios.layer import ScenarioOptions, ScenarioResults
@@ -52,6 +53,7 @@ _API: dict[str, str] = {
     "Outputs": "skilltest.report.outputs",
     "write_outputs": "skilltest.report.outputs",
     "Observer": "skilltest.flow.options",
+    "Shard": "skilltest.flow.shard",
     "SkilltestError": "skilltest.errors",
     "InputError": "skilltest.errors",
     "ConfigurationError": "skilltest.errors",
@@ -67,6 +69,7 @@ __all__ = [
     "PressureResults",
     "ScenarioOptions",
     "ScenarioResults",
+    "Shard",
     "SkilltestError",
     "TriggerOptions",
     "TriggerResults",

@@ -29,8 +29,9 @@ blocks when any rule does, and every BLOCK line is one reason.
                  in the new results with judged with-skill runs and a decided verdict (an
                  ``inconclusive`` one is not enough evidence: run ``-k auto``), and, when the
                  baseline has it, its with-skill pass rate is not credibly below the baseline's:
-                 the 95% Newcombe interval of (now - baseline) lying entirely below 0 blocks; a
-                 dip the interval still covers with 0 is noise and passes. A pressure run passes
+                 the 95% exact unconditional interval of (now - baseline) lying entirely below 0
+                 blocks (Newcombe's, on older files that count scores rather than passing runs);
+                 a dip the interval still covers with 0 is noise and passes. A pressure run passes
                  when it meets the criteria; a scenario run when its score reaches ``min_score``
                  with no authority violation (the runs pass@k counts, ``passes``). Unscored runs
                  are left out, as in the verdicts. Results files without ``passes`` count each
@@ -69,7 +70,7 @@ from skilltest.report.provenance import (
     provenance_of,
     summary,
 )
-from skilltest.stats import CONFIDENCE, DIGITS, Interval, level, newcombe, wilson
+from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
 
 PASS = "PASS"
 BLOCK = "BLOCK"
@@ -167,6 +168,8 @@ class ResultsFile:
     """What produced it."""
     digest: str = ""
     """A checksum of its content: the same results given twice are read once."""
+    stopped: str | None = None
+    """Why ``--max-cost-usd`` stopped the run before every run was made; ``None`` otherwise."""
 
 
 @dataclass(frozen=True)
@@ -276,7 +279,14 @@ def load_results(path: Path) -> ResultsFile:
         ),
         provenance=provenance,
         digest=digest,
+        stopped=_stopped(data.get("stopped")),
     )
+
+
+def _stopped(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return str(value.get("reason") or value.get("by") or "stopped")
+    return None
 
 
 def _run_ids(runs: Any) -> frozenset[str]:
@@ -710,7 +720,16 @@ def _critical(
         if base.empty:
             evidence.append(f"{name}: {shown} now; no judged with-skill run in the baseline")
             continue
-        diff = newcombe(rate, base)
+        diff = (
+            exact_difference(
+                sum(e.passes or 0 for e in now[key]),
+                sum(e.judged for e in now[key]),
+                sum(e.passes or 0 for e in before[key]),
+                sum(e.judged for e in before[key]),
+            )
+            if by_passes
+            else newcombe(rate, base)
+        )
         assert diff.high is not None
         line = (
             f"{name}: with-skill pass rate {shown} now vs {base_shown} in the baseline: "
@@ -731,7 +750,9 @@ def _evidence(
     rule = "the results are complete: no run interrupted, no canary failed, no verdict error"
     blocks: list[str] = []
     for file in results:
-        if not file.complete:
+        if file.stopped is not None:
+            blocks.append(f"{file.path}: incomplete (stopped: {file.stopped})")
+        elif not file.complete:
             blocks.append(f"{file.path}: incomplete (the run was interrupted or is still running)")
         if file.canary_failed:
             blocks.append(

@@ -5,6 +5,11 @@ tools it started go with it. Stopping it sends SIGTERM to the group, waits :data
 for it to exit, then sends SIGKILL. Once a stop signal reached the run (Ctrl-C, SIGTERM: see
 :func:`interrupt`), there is no grace any more: a group stopped after that is killed at once, so
 that one Ctrl-C ends the command promptly even while workers are still winding down.
+
+A group is not the whole story: the ``claude`` CLI starts its Bash tool's commands in sessions
+of their own, which a signal to its group never reaches and which outlive it. A run therefore
+also marks its child's environment (:data:`MARK`, inherited by everything the child starts) and,
+once the run is over, :func:`kill_marked` ends whatever still carries the mark.
 """
 
 from __future__ import annotations
@@ -12,12 +17,52 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import signal
+from pathlib import Path
 
 KILL_GRACE_S = 2.0
 """How long a process group has to exit after SIGTERM before SIGKILL."""
 
+MARK = "SKILLTEST_RUN_MARK"
+"""The environment variable that marks every process a run started, however deep."""
+
+_PROC = Path("/proc")
+
 _interrupted = False
+
+
+def new_mark() -> str:
+    """A value for :data:`MARK` that no other run shares."""
+    return secrets.token_hex(12)
+
+
+def kill_marked(mark: str) -> int:
+    """SIGKILL to every process whose environment holds ``MARK=mark``; how many there were.
+
+    Reads ``/proc`` (Linux); where there is none, processes cannot be found this way and nothing
+    is done.
+    """
+    needle = f"\0{MARK}={mark}\0".encode()
+    me = os.getpid()
+    killed = 0
+    try:
+        entries = [entry for entry in os.listdir(_PROC) if entry.isdigit()]
+    except OSError:
+        return 0
+    for entry in entries:
+        pid = int(entry)
+        if pid == me:
+            continue
+        try:
+            environ = (_PROC / entry / "environ").read_bytes()
+        except OSError:  # gone already, or not ours to read
+            continue
+        if needle in b"\0" + environ + b"\0":
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+    return killed
 
 
 def interrupt() -> None:

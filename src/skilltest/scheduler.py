@@ -88,6 +88,7 @@ async def run_rounds(
     decided: Callable[[Item, Sequence[Record], int], bool],
     finished: Callable[[Item, list[Record], int], None],
     started: Callable[[Item, Record], None] | None = None,
+    admit: Callable[[Item, str, int], bool] | None = None,
 ) -> None:
     """Runs every planned scenario to the end of its plan.
 
@@ -100,14 +101,20 @@ async def run_rounds(
             only of adaptive plans, after each round).
         finished: Called once per scenario with all its records and the K it took.
         started: Called with each record as soon as its run ends (progress, partial results).
+        admit: Asked before each run starts (a budget); once it says no, no run starts any
+            more: the runs in flight finish, and a scenario whose plan is not through is not
+            ``finished``.
     """
     queue: Iterator[Planned[Item]] = iter(planned)
     open_scenarios: list[_Open[Item, Record]] = []
     wake = asyncio.Condition()
     exhausted = False
+    halted = False
 
     def take() -> tuple[_Open[Item, Record], int, str] | None:
         nonlocal exhausted
+        if halted:
+            return None
         for scenario in open_scenarios:
             step = scenario.next_run()
             if step is not None:
@@ -139,6 +146,8 @@ async def run_rounds(
             return
         k = scenario.target
         if scenario.plan.more_after(k) and not decided(scenario.item, scenario.records, k):
+            if halted:
+                return  # undecided, and no more runs start: the scenario is not through
             scenario.done_before, scenario.issued = k, 0
             scenario.target = k + 1
         else:
@@ -148,10 +157,11 @@ async def run_rounds(
             wake.notify_all()
 
     async def worker() -> None:
+        nonlocal halted
         while True:
             step = take()
             if step is None:
-                if not busy() and exhausted:
+                if halted or (not busy() and exhausted):
                     async with wake:
                         wake.notify_all()
                     return
@@ -159,6 +169,13 @@ async def run_rounds(
                     await wake.wait()
                 continue
             scenario, rep, arm = step
+            if admit is not None and not admit(scenario.item, arm, rep):
+                scenario.issued -= 1  # the run was not made
+                scenario.in_flight -= 1
+                halted = True
+                async with wake:
+                    wake.notify_all()
+                return
             record = await run(scenario.item, arm, rep)
             await complete(scenario, record)
 

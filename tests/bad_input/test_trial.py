@@ -1,5 +1,5 @@
 """Hostile inputs given to the command line, as a person or a CI job would give them: each ends
-with its documented exit code and a message naming the file, in under 10 seconds, with no
+with its documented exit code and a message naming the file, without hanging, with no
 traceback, and writes nothing outside the run's own folders.
 
 Every case runs ``python -m skilltest`` in a fresh folder with its own HOME and TMPDIR, so what
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,8 @@ import pytest
 
 from tests.projects import demo_script, demo_suite, write_demo_project
 
-DEADLINE_S = 10.0
+HANG_S = 60.0
+"""A case still running after this long hangs (how fast each ends is not a test's business)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,6 @@ def test_a_hostile_input_ends_as_documented(case: Case, tmp_path: Path) -> None:
     before = snapshot(tmp_path)
     env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
     env.update(HOME=str(home), TMPDIR=str(temp))
-    started = time.monotonic()
     try:
         done = subprocess.run(
             [sys.executable, "-m", "skilltest", *argv],
@@ -119,16 +118,14 @@ def test_a_hostile_input_ends_as_documented(case: Case, tmp_path: Path) -> None:
             env=env,
             capture_output=True,
             text=True,
-            timeout=DEADLINE_S * 3,  # the deadline is asserted below; this only ends a hang
+            timeout=HANG_S,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.name}: still running after {DEADLINE_S * 3:g} s")
-    took = time.monotonic() - started
+        pytest.fail(f"{case.name}: still running after {HANG_S:g} s")
     said = done.stdout + done.stderr
     assert done.returncode == case.exit_code, said
     assert case.message.format(dir=root) in said
     assert "Traceback" not in said
-    assert took < DEADLINE_S, f"{case.name} took {took:.1f} s"
     written = snapshot(tmp_path) - before
     allowed = {Path("work") / glob for glob in case.writes}
     assert {p for p in written if not any(p.match(str(a)) for a in allowed)} == set()

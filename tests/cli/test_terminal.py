@@ -43,7 +43,7 @@ def test_json_printed_through_the_terminal_stays_json():
 def test_a_hostile_answer_is_printed_as_text_by_pressure_and_show(tmp_path, capsys):
     # The YAML escapes \e, \a, \x9b, \r and \u202e put the raw characters in the answer.
     yaml_text = "\\e[2J\\e]0;T\\a\\x9b6n\\rPASS\\u202eevil"
-    suite = write_demo_project(tmp_path, demo_suite(repetitions=1), demo_script(yaml_text))
+    suite = write_demo_project(tmp_path, demo_suite(repetitions=4), demo_script(yaml_text))
     code = main(["pressure", str(suite), "--output-dir", str(tmp_path / "out")])
     out, err = capsys.readouterr()
     assert code == 1  # the answer lacks count_over_time

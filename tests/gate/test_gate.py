@@ -17,7 +17,7 @@ SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate
 SUITE = """\
 skill: demo
 model_script: model.yaml
-repetitions: 4
+repetitions: 11
 scenarios:
   - id: aggregate-first
     critical: true
@@ -80,12 +80,12 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
         "--allow-failing ID"
     )
     assert lines[9] == (
-        "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 4/4"
+        "         - demo/aggregate-first (pressure): no-steer: missing (?i)aggregate in 11/11"
     )
     assert lines[12].startswith("BLOCK  critical     critical scenarios are there, decided")
     assert lines[13] == (
-        "         - demo/aggregate-first (pressure): with-skill pass rate 0/4 0% now vs 4/4 100% "
-        "in the baseline: -100% [-100%, -31%], credibly lower"
+        "         - demo/aggregate-first (pressure): with-skill pass rate 0/11 0% now vs 11/11 100% "
+        "in the baseline: -100% [-100%, -69%], credibly lower"
     )
     assert any(line.startswith("PASS   authority") for line in lines)
     assert any(line.startswith("PASS   evidence") for line in lines)
@@ -95,8 +95,8 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     assert out.splitlines()[0].startswith("gate: PASS on offline results (--allow-offline)")
     assert out.count("\nPASS  ") == 6
     assert (
-        "         demo/aggregate-first (pressure): with-skill pass rate 4/4 100% now vs 0/4 0% "
-        "in the baseline: +100% [+31%, +100%]"
+        "         demo/aggregate-first (pressure): with-skill pass rate 11/11 100% now vs 0/11 0% "
+        "in the baseline: +100% [+69%, +100%]"
     ) in out.splitlines()
 
 
@@ -234,7 +234,7 @@ def test_without_skill_violations_do_not_block(tmp_path, capsys):
             # -0.25 - hypot(0.449, 0) and -0.25 + hypot(0.204, 0.490): 0 is inside, so the dip
             # is noise.
             "         demo/aggregate-first (pressure): with-skill pass rate 3/4 75% now vs 4/4 100% "
-            "in the baseline: -25% [-70%, +28%], within noise",
+            "in the baseline: -25% [-83%, +39%], within noise",
             id="a-noisy-dip-within-the-interval-passes",
         ),
         pytest.param(
@@ -244,7 +244,7 @@ def test_without_skill_violations_do_not_block(tmp_path, capsys):
             # Scores dropped from 1.0 to 0.7 but every run still reaches min_score: it passes as
             # often.
             "         lgtm/spike (scenarios): with-skill pass rate 8/8 100% now vs 8/8 100% in the "
-            "baseline: +0% [-32%, +32%]",
+            "baseline: +0% [-51%, +51%]",
             id="runs-pass-by-min-score-not-by-their-scores",
         ),
         pytest.param(
@@ -252,7 +252,7 @@ def test_without_skill_violations_do_not_block(tmp_path, capsys):
             critical_spike([0.7] * 2 + [0.3] * 6, passes=2),
             1,
             "         - lgtm/spike (scenarios): with-skill pass rate 2/8 25% now vs 8/8 100% in the "
-            "baseline: -75% [-93%, -28%], credibly lower",
+            "baseline: -75% [-97%, -29%], credibly lower",
             id="fewer-runs-reaching-min-score-block",
         ),
         pytest.param(
@@ -332,10 +332,6 @@ def test_json_output(tmp_path, capsys):
             "#/layer: not a pressure, scenarios or triggers results file (layer: 'lint')",
         ),
         (json.dumps({**pressure(), "schema_version": 1}), ": results schema_version 1 is not 3"),
-        (
-            json.dumps({**pressure_document(), "schema_version": 1}),
-            ": results schema_version 1 is not 2",
-        ),
         (
             json.dumps(pressure_document({"id": "x", "skill": "demo", "verdict": "steers"})),
             "#/scenarios/0/with_skill: expected the with-skill arm (a mapping)",

@@ -91,8 +91,9 @@ def test_the_summary_counts_the_moves_lists_the_regressed_and_shows_the_column()
         "",
         "with skill: pass rate; without skill: baseline pass rate (not RED); delta: the lift; "
         "brackets: 95% intervals (with -k auto, the level of the look that decided)",
-        "vs REF: with skill minus the skill at REF [Newcombe interval], read against the band "
-        "of the with-versus-without verdict",
+        "vs REF: with skill minus the skill at REF [the interval the verdict reads: exact for pass "
+        "rates, a betting sequence for mean scores], read against the band of the "
+        "with-versus-without verdict",
     ]
 
 

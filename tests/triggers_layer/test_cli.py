@@ -8,6 +8,8 @@ should-not query that loads the skill (a false trigger).
 import json
 import os
 import signal
+import subprocess
+import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -228,10 +230,18 @@ def test_exit_0_when_every_query_passes(project, capsys):
     assert "2 queries: 2 pass" in out
 
 
-def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
+def test_an_interrupted_run_keeps_the_queries_finished_so_far(
+    project, capsys, tmp_path, monkeypatch
+):
+    temp = tmp_path / "temp"  # where the run sandboxes go
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
     script = project / "tests" / "model-scripts" / "alpha.triggers.yaml"
     # Claude Code refuses a bare long `sleep`; a program that takes its time is let through.
-    slow = "command: \"python3 -c 'import time; time.sleep(60)'\""
+    # Its marker finds it among the machine's processes.
+    marker = f"slow-{os.getpid()}-{time.monotonic_ns()}"
+    slow = f"command: \"python3 -c 'import time; time.sleep(60)' {marker}\""
     script.write_text(SCRIPT.replace('command: "echo wander"', slow, 1))
     results = project / "out.json"
 
@@ -242,11 +252,18 @@ def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
             return 0
         return sum(len(suite["queries"]) for suite in document["suites"])
 
+    def sleeping() -> bool:
+        ps = subprocess.run(
+            ["ps", "-ww", "-eo", "args"], capture_output=True, text=True, check=True
+        )
+        return marker in ps.stdout
+
     def stop_after_the_first_query() -> None:
         deadline = time.monotonic() + 60
         while finished() < 1 and time.monotonic() < deadline:
             time.sleep(0.1)
-        time.sleep(1.0)  # the wander run is asleep in its Bash call by now
+        while not sleeping() and time.monotonic() < deadline:
+            time.sleep(0.1)  # until the wander run is asleep in its Bash call
         os.kill(os.getpid(), signal.SIGTERM)
 
     # Should the signal come after main() returned, it must not end the test session.
@@ -274,6 +291,12 @@ def test_an_interrupted_run_keeps_the_queries_finished_so_far(project, capsys):
     assert "interrupted; 1 query result(s) finished" in err
     # What had finished is shown as what it is: the stand-in's numbers.
     assert out.startswith("offline: these numbers come from the skilltest emulator")
+    # The interrupted run's sandbox and the sleeping command went with it.
+    assert sorted(p.name for p in temp.iterdir()) == []
+    gone = time.monotonic() + 5
+    while sleeping() and time.monotonic() < gone:
+        time.sleep(0.1)
+    assert not sleeping()
 
 
 def test_a_run_that_outlasts_its_time_limit_is_reported_as_timeout(project, capsys):

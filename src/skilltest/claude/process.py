@@ -3,7 +3,9 @@
 A run is one process in its own process group: when it exceeds its timeout, when a line it
 printed says that going on is pointless (:attr:`Invocation.stop_on`, e.g.
 :func:`unrecoverable_api_error`), or when the suite is interrupted, the whole group is stopped
-and what it printed so far is kept.
+and what it printed so far is kept. Once a run is over, nothing it started lives on: the
+commands its Bash tool ran in sessions of their own are found by the mark in their environment
+(:func:`skilltest.groups.kill_marked`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..groups import KILL_GRACE_S, signal_group, stop_group
+from ..groups import KILL_GRACE_S, MARK, kill_marked, new_mark, signal_group, stop_group
 
 ORPHAN_GRACE_S = 1.0
 """How long a tool the CLI left behind may keep its output open once the CLI has exited."""
@@ -134,11 +136,12 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
     """
     started = time.monotonic()
     uses_stdin = invocation.first_message is not None
+    mark = new_mark()
     try:
         process = await asyncio.create_subprocess_exec(
             *invocation.argv,
             cwd=invocation.cwd,
-            env=dict(invocation.env),
+            env={**invocation.env, MARK: mark},
             stdin=asyncio.subprocess.PIPE if uses_stdin else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -251,6 +254,8 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         for stop in stopping:
             if not stop.done():
                 await asyncio.shield(stop)
+        # Commands the CLI started in sessions of their own outlive its group.
+        kill_marked(mark)
     return ProcessOutput(
         stdout=b"".join(stdout_chunks).decode("utf-8", errors="replace"),
         stderr=b"".join(stderr_chunks).decode("utf-8", errors="replace"),

@@ -1,8 +1,10 @@
 """The command line: the only place that prints or exits.
 
 Exit codes: 0 a green run, 1 failing tests, 2 bad input or usage, 3 a canary failed (the
-comparison results are not meaningful), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM, how CI
-systems cancel a job), 129 hung up (SIGHUP), 141 the reader of the output went away.
+comparison results are not meaningful), 4 stopped by ``--max-cost-usd`` before every run was
+made (the results written are marked ``stopped``), 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM, how CI systems cancel a job), 129 hung up (SIGHUP), 141 the reader of the output went
+away.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_CANARY = 3
 """A canary scenario failed: the comparison results are not meaningful."""
+EXIT_MAX_COST = 4
+"""The run stopped at ``--max-cost-usd``: its results are incomplete."""
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -50,6 +54,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "skilltest.cli.world_cmd",
     "skilltest.cli.triggers_cmd",
     "skilltest.cli.report_cmd",
+    "skilltest.cli.merge_cmd",
     "skilltest.cli.compare_cmd",
     "skilltest.cli.gate_cmd",
     "skilltest.cli.show_cmd",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from skilltest.errors import InputError
+from skilltest.flow.shard import Shard
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K, PRESSURE_MAX_K
 
@@ -173,6 +174,48 @@ def add_output_options(parser: argparse.ArgumentParser, *, only: str, example: s
         metavar="FILE.html",
         help="write the HTML report here after the run (one self-contained file: tables, "
         "plots, every run's transcript)",
+    )
+
+
+def shard_option(text: str) -> Shard:
+    """``--shard i/n``."""
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_scale_options(parser: argparse.ArgumentParser, *, unit: str) -> None:
+    """``--shard``, ``--durations``, ``--dry-run`` and ``--max-cost-usd``: one machine's share of
+    a run, and what a run costs before and while it goes."""
+    from skilltest.cli import EXIT_MAX_COST
+
+    parser.add_argument(
+        "--shard",
+        type=shard_option,
+        metavar="I/N",
+        help=f"run only shard I of N: a stable split by {unit}; skilltest merge puts the "
+        "shards' results files back together",
+    )
+    parser.add_argument(
+        "--durations",
+        type=Path,
+        metavar="RESULTS.json",
+        help="with --shard: balance the shards by the durations recorded in this results "
+        "file of an earlier run (default: a hash of each name)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls the run would make and an estimate of its tokens and cost, "
+        "and call nothing",
+    )
+    parser.add_argument(
+        "--max-cost-usd",
+        type=positive_float,
+        metavar="X",
+        help="start no new run once the cost so far plus the estimate of the runs in flight "
+        f"would pass X US dollars; the results are marked stopped (exit {EXIT_MAX_COST})",
     )
 
 

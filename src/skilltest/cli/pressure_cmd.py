@@ -6,13 +6,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from skilltest.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, interrupted_exit_code
+from skilltest.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_MAX_COST,
+    EXIT_OK,
+    interrupted_exit_code,
+)
 from skilltest.cli.display import Display
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_compared_options,
     add_output_options,
+    add_scale_options,
     add_suite_arguments,
     non_negative_int,
     options_from,
@@ -25,6 +32,10 @@ from skilltest.runners.base import DEFAULT_MODEL
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
 BACKENDS = ("anthropic", "claude", "emulator")
+NOTES = (
+    "assumed: ~4 characters per token; each answer 400 tokens (at most --max-tokens); a skill "
+    "of 1024 tokens or more read from the prompt cache after its first request",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_compared_options(parser)
     add_backend_options(parser, backends=BACKENDS)
     add_output_options(parser, only="scenarios", example="index-*")
+    add_scale_options(parser, unit="scenario (skill/id, with all its arms and repetitions)")
     parser.add_argument("--model", help=f"model name (default: the suite's, else {DEFAULT_MODEL})")
     parser.add_argument(
         "--threshold",
@@ -83,6 +95,11 @@ def run(args: argparse.Namespace) -> int:
     from skilltest.report.provenance import notice
 
     options = options_from(args, pressure.PressureOptions)
+    if args.dry_run:
+        from skilltest.cost.render import render_estimate
+
+        print(render_estimate(pressure.estimate(options), noun="scenarios", notes=NOTES))
+        return EXIT_OK
     display = Display("pressure")
     try:
         results = pressure.run(options, observer=display)
@@ -117,4 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if results.bad_input is not None:
         raise InputError(results.bad_input)
+    if results.stopped is not None:
+        print(f"stopped, results incomplete: {results.stopped['reason']}")
+        return EXIT_MAX_COST
     return EXIT_FAILED if results.failed else EXIT_OK

@@ -10,6 +10,7 @@ from skilltest.cli import (
     EXIT_BAD_INPUT,
     EXIT_CANARY,
     EXIT_FAILED,
+    EXIT_MAX_COST,
     EXIT_OK,
     interrupted_exit_code,
 )
@@ -19,6 +20,7 @@ from skilltest.cli.options import (
     add_backend_options,
     add_compared_options,
     add_output_options,
+    add_scale_options,
     add_suite_arguments,
     number,
     options_from,
@@ -30,6 +32,14 @@ BACKENDS = ("claude", "emulator")
 
 _delta = number(float, lambda v: -1.0 <= v <= 1.0, "a number between -1 and 1")
 """A with-minus-without delta threshold."""
+
+
+NOTES = (
+    "assumed per CLI run: 15,580 tokens of the CLI's own context (claude 2.1.328) before the "
+    "skills' listing and the prompt; 5 requests per user message, each reading the context "
+    "again plus 500 tokens and writing 150; the conversation read from the prompt cache as it "
+    "grows; the CLI's default model priced as opus",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_compared_options(parser)
     add_backend_options(parser, backends=BACKENDS)
     add_output_options(parser, only="scenarios", example="index-*")
+    add_scale_options(parser, unit="scenario (skill/id, with all its arms and repetitions)")
     parser.add_argument(
         "--output-dir",
         type=Path,
@@ -98,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
     )
 
     options = options_from(args, scenarios.ScenarioOptions)
+    if args.dry_run:
+        from skilltest.cost.render import render_estimate
+
+        print(render_estimate(scenarios.estimate(options), noun="scenarios", notes=NOTES))
+        return EXIT_OK
     display = Display("scenarios")
     try:
         results = scenarios.run(options, observer=display)
@@ -152,6 +168,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if results.bad_input:
         return EXIT_BAD_INPUT
+    if results.stopped is not None:
+        print(f"stopped, results incomplete: {results.stopped['reason']}")
+        return EXIT_MAX_COST
     if canary is not None and not canary.meaningful:
         return EXIT_CANARY
     return EXIT_FAILED if results.failing else EXIT_OK

@@ -6,12 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from skilltest.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, interrupted_exit_code
+from skilltest.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_MAX_COST,
+    EXIT_OK,
+    interrupted_exit_code,
+)
 from skilltest.cli.display import Display
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_output_options,
+    add_scale_options,
     add_suite_arguments,
     add_tape_options,
     options_from,
@@ -20,6 +27,14 @@ from skilltest.cli.options import (
 
 DEFAULT_SUITE_DIR = Path("tests/triggers")
 BACKENDS = ("claude", "emulator")
+
+
+NOTES = (
+    "assumed per CLI run: 15,580 tokens of the CLI's own context (claude 2.1.328) before the "
+    "skills' listing and the query; 2 requests (a run ends at the call that decides it), the "
+    "second reading the first's context again plus 500 tokens, each writing 150; the CLI's "
+    "default model priced as opus",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="runs per query (default: the suite's repetitions, else 3)",
     )
     add_output_options(parser, only="queries", example="loki-*")
+    add_scale_options(parser, unit="query (skill/id, with all its runs)")
     parser.add_argument(
         "--output-dir",
         type=Path,
@@ -91,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
     )
 
     options = options_from(args, triggers.TriggerOptions)
+    if args.dry_run:
+        from skilltest.cost.render import render_estimate
+
+        print(render_estimate(triggers.estimate(options), noun="queries", notes=NOTES))
+        return EXIT_OK
     display = Display("triggers")
     try:
         results = triggers.run(options, observer=display)
@@ -156,4 +177,7 @@ def run(args: argparse.Namespace) -> int:
         # Stale cassettes are bad input, not a failing description.
         print(miss_summary(len(results.misses)))
         return EXIT_BAD_INPUT
+    if results.stopped is not None:
+        print(f"stopped, results incomplete: {results.stopped['reason']}")
+        return EXIT_MAX_COST
     return EXIT_OK if results.passed else EXIT_FAILED

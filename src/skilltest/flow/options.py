@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skilltest.flow.shard import Shard
 from skilltest.repetitions import DEFAULT_MAX_K, DEFAULT_MIN_K
 from skilltest.report.outputs import Outputs
 
@@ -52,6 +53,15 @@ class RunOptions:
     command_line: tuple[str, ...] = ()
     """The command that started the run (``skilltest pressure ...``), recorded in its results;
     empty for a Python caller, whose results record ``python`` and the options set."""
+    shard: Shard | None = None
+    """Run only this shard's share of the scenarios (or trigger queries): ``Shard(2, 4)`` is
+    ``--shard 2/4``; ``skilltest merge`` puts the shards' results files back together."""
+    durations: Path | None = None
+    """With ``shard``: a results file of an earlier run of the same layer, whose recorded
+    durations balance the shards (default: spread by a hash of each scenario's name)."""
+    max_cost_usd: float | None = None
+    """Start no new run once the cost spent plus the estimate of the runs in flight and of the
+    next one would pass this many US dollars; the results are then marked ``stopped``."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,5 @@
-"""Which scenarios run and how many times: ``only``, ``repeat``, no scenario twice."""
+"""Which scenarios run and how many times: ``only``, ``repeat``, no scenario twice, this
+shard's share."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import dataclasses
 import fnmatch
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from skilltest.errors import InputError
-from skilltest.flow.options import ComparedOptions
+from skilltest.flow.options import ComparedOptions, RunOptions
+from skilltest.flow.shard import ShardPlan, deciding_options, split
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.suite.loader import discover_suites
 
@@ -109,3 +111,42 @@ def check_unique_scenarios(entries: Sequence[tuple[str, str, str]]) -> None:
                 location=location,
                 fix="give one of them another id, or run the suites separately",
             )
+
+
+def take_shard(
+    options: RunOptions,
+    suites: Sequence[SuiteT],
+    *,
+    layer: str,
+    skill_of: Callable[[SuiteT, Any], str],
+    items: str = "scenarios",
+) -> tuple[list[SuiteT], ShardPlan | None]:
+    """This shard's share of the suites (``options.shard``; all of them without one), and the
+    plan its results record (see :mod:`skilltest.flow.shard`).
+
+    Raises:
+        InputError: ``durations`` without ``shard``, or a durations file that is not a results
+            file of ``layer``.
+    """
+    if options.shard is None:
+        if options.durations is not None:
+            raise InputError(
+                "--durations balances shards, and this run is not one",
+                location=f"--durations {options.durations}",
+                fix="add --shard i/n, or leave out --durations",
+            )
+        return list(suites), None
+    durations = None
+    if options.durations is not None:
+        from skilltest.report.files import read_results
+        from skilltest.report.rows import unit_durations
+
+        durations = unit_durations(read_results(options.durations, layer))
+    return split(
+        suites,
+        options.shard,
+        skill_of=skill_of,
+        items=items,
+        durations=durations,
+        options=deciding_options(options),
+    )

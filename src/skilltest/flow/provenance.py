@@ -83,6 +83,7 @@ def start_provenance(
         started_at=_now(),
         suites=tuple(SuiteFile(str(path), checksum(path)) for path in suites),
         command=options.command_line or python_command(options, entry),
+        shard=None if options.shard is None else (options.shard.index, options.shard.count),
         clock=time.monotonic(),
     )
 

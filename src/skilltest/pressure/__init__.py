@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from skilltest.flow.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from skilltest.pressure.layer import PressureOptions, PressureResults, run
+    from skilltest.pressure.layer import PressureOptions, PressureResults, estimate, run
 
-__all__ = ["PressureOptions", "PressureResults", "run"]
+__all__ = ["PressureOptions", "PressureResults", "estimate", "run"]
 __getattr__ = lazy_attributes(__name__, "layer", __all__)

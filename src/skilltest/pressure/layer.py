@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
-from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
+from skilltest.flow.plan import (
+    check_unique_scenarios,
+    load_all,
+    repetition_plan,
+    select,
+    take_shard,
+)
 from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
@@ -28,6 +35,8 @@ from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 
 if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
+    from skilltest.flow.shard import ShardPlan
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
@@ -96,6 +105,11 @@ class PressureResults:
     """Cassettes written (record)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    shard: ShardPlan | None = None
+    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
+    stopped: Mapping[str, Any] | None = None
+    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
+    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 
@@ -136,6 +150,8 @@ class PressureResults:
             strict=self.strict,
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
+        document["shard"] = None if self.shard is None else self.shard.to_dict()
+        document["stopped"] = None if self.stopped is None else dict(self.stopped)
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -196,9 +212,35 @@ def run(
     """
     options = options or PressureOptions()
     paths, suites = load_suites(options)
+    suites, shard = take_shard(
+        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
+    )
     tape = tape_of(options, layer="pressure")
     with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
-        return _PressureRun(options, observer or Observer(), paths, suites, tape, previous).go()
+        return _PressureRun(
+            options, observer or Observer(), paths, suites, tape, previous, shard=shard
+        ).go()
+
+
+def estimate(options: PressureOptions | None = None) -> list[SuiteEstimate]:
+    """What a run with these options would make and cost, per suite, without calling anything
+    (``--dry-run``; see :mod:`skilltest.cost.estimate` for what it assumes).
+
+    Raises:
+        InputError: bad input (a suite, an option), as :func:`run` would raise it.
+    """
+    from skilltest.pressure.estimates import estimate_suites
+    from skilltest.runners.base import DEFAULT_MODEL
+
+    options = options or PressureOptions()
+    _, suites = load_suites(options)
+    suites, _ = take_shard(
+        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
+    )
+    arms = (1 if options.skill_only else 2) + (1 if options.against is not None else 0)
+    return estimate_suites(
+        suites, repetition_plan(options), arms=arms, default_model=options.model or DEFAULT_MODEL
+    )
 
 
 class _PressureRun:
@@ -212,6 +254,8 @@ class _PressureRun:
         suites: list[PressureSuite],
         tape: Tape,
         previous: dict[Path, Skill],
+        *,
+        shard: ShardPlan | None = None,
     ) -> None:
         from skilltest.pressure.runs import SuiteProgress
         from skilltest.runners.backends import (
@@ -275,6 +319,8 @@ class _PressureRun:
         if self.backend.name != "replay":
             self.pool.check(suites)
         self.saved_at = 0.0
+        self.shard = shard
+        self.budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def results(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
         order = {
@@ -296,6 +342,7 @@ class _PressureRun:
         cli = next((t.cli_version for t in transcripts if t.cli_version), None)
         if cli is not None:  # --backend claude: the CLI's version, as its runs reported it
             provenance = dataclasses.replace(provenance, claude_version=cli)
+        stopped = None if self.budget is None else self.budget.stopped()
         return PressureResults(
             scenarios=tuple(finished),
             backend=self.backend.name,
@@ -304,12 +351,14 @@ class _PressureRun:
             skill_only=self.options.skill_only,
             strict=self.options.strict,
             allow_inconclusive=self.options.allow_inconclusive,
-            complete=complete,
+            complete=complete and stopped is None,
             interrupted=interrupted,
             tape=self.tape,
             misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
             cassettes_written=len(written),
             provenance=provenance,
+            shard=self.shard,
+            stopped=stopped,
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
@@ -375,6 +424,7 @@ class _PressureRun:
                     previous=lambda suite: self.previous[suite.skill.skill_file],
                     trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
                     provenance=self.provenance,
+                    budget=self.budget,
                 )
             finally:
                 for replayer in self.replayers.values():

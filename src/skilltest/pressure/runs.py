@@ -13,8 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skilltest.cost.budget import Budget
+from skilltest.cost.prices import run_cost
 from skilltest.errors import PatternError
 from skilltest.flow.options import Observer
+from skilltest.pressure.estimates import request_estimate
 from skilltest.pressure.judge import is_red, judge
 from skilltest.pressure.suite import PressureScenario, PressureSuite
 from skilltest.pressure.verdict import (
@@ -82,6 +85,7 @@ async def run_suites(
     previous: Callable[[PressureSuite], Skill] | None = None,
     trace_dir: Callable[[PressureSuite], Path] | None = None,
     provenance: Provenance | None = None,
+    budget: Budget | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
@@ -91,7 +95,8 @@ async def run_suites(
     the suite's ``repetitions``, else adaptive). With ``against`` (the REF of ``--against``),
     ``previous`` gives each suite's skill as it was there, run as a third arm ``previous``.
     With ``trace_dir``, each run's trace is written under the folder it gives for its suite,
-    with what produced it (``provenance``).
+    with what produced it (``provenance``). With a ``budget`` (``--max-cost-usd``), each request
+    starts only when it lets it.
     """
     state = state if state is not None else SuiteProgress()
     arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
@@ -107,6 +112,18 @@ async def run_suites(
     def key(entry: Entry) -> tuple[str, str]:
         return (str(entry[0].path), entry[1].id)
 
+    def estimate(entry: Entry, arm: str) -> float:
+        suite, scenario = entry
+        return request_estimate(
+            _system(suite, arm, previous),
+            scenario.message,
+            max_tokens=scenario.max_tokens,
+            model=scenario.model or default_model,
+        ).usd
+
+    def admit(entry: Entry, arm: str, rep: int) -> bool:
+        return budget is None or budget.start(estimate(entry, arm))
+
     async def one_run(entry: Entry, arm: str, rep: int) -> PressureRun:
         suite, scenario = entry
         request = TurnRequest(
@@ -120,6 +137,19 @@ async def run_suites(
         )
         runner = runner_for(suite)
         transcript = await runner.run_turn(request)
+        if budget is not None:
+            usage = transcript.usage
+            budget.finish(
+                estimate(entry, arm),
+                run_cost(
+                    transcript.cost_usd,
+                    transcript.model or request.model,
+                    input=usage.input_tokens,
+                    output=usage.output_tokens,
+                    cache_write=usage.cache_creation_input_tokens,
+                    cache_read=usage.cache_read_input_tokens,
+                ),
+            )
         run = _judge_run(scenario, arm, rep + 1, transcript)
         if trace_dir is None:
             return run
@@ -172,6 +202,7 @@ async def run_suites(
         decided=decided,
         finished=done,
         started=started,
+        admit=admit if budget is not None else None,
     )
     return [finished[index] for index in sorted(finished)]
 

@@ -13,6 +13,7 @@ from skilltest.errors import InputError
 from skilltest.files import read_json
 from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor, map_strings
+from skilltest.suite.loader import validate
 
 RESULTS_SCHEMA_VERSION = 3
 """Version of every results file skilltest writes (3: pass rates have exact intervals and mean
@@ -104,6 +105,9 @@ def _checked(path: Path, data: Any, layer: str) -> dict[str, Any]:
             location=str(path),
             fix="rerun the suite with this version of skilltest",
         )
+    # Every figure a report, a comparison or the gate reads has the type and range skilltest
+    # writes: a hand-edited or foreign file is refused here, at its place, not met part way.
+    validate(data, "results", path, InputError, numbers="a results file can hold")
     return data
 
 

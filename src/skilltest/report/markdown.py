@@ -204,8 +204,9 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     lines += ["", f"{LEGEND[layer]}; brackets: 95% intervals{adaptive}"]
     if refs:
         lines.append(
-            "vs REF: with skill minus the skill at REF [Newcombe interval], read against the "
-            "band of the with-versus-without verdict"
+            "vs REF: with skill minus the skill at REF [the interval the verdict reads: exact for "
+            "pass rates, a betting sequence for mean scores], read against the band of the "
+            "with-versus-without verdict"
         )
     return "\n".join(lines)
 

@@ -87,6 +87,11 @@ class Provenance:
     command: tuple[str, ...] = ()
     """The command line that started the run (``skilltest pressure ...``); a Python caller's:
     ``python``, the entry point and the options it set."""
+    shard: tuple[int, int] | None = None
+    """``(i, n)``: the run was shard i of n (``--shard i/n``); ``None`` for a whole run."""
+    merged_from: tuple[str, ...] = ()
+    """The run ids of the shards ``skilltest merge`` made these results from; empty for a
+    run's own results."""
     clock: float | None = field(default=None, compare=False, repr=False)
     """The monotonic clock when the run started, for :attr:`duration_s`; never written."""
 
@@ -131,6 +136,10 @@ class Provenance:
             "duration_s": self.duration_s,
             "suites": [suite.to_dict() for suite in self.suites],
             "command": list(self.command),
+            "shard": None
+            if self.shard is None
+            else {"index": self.shard[0], "count": self.shard[1]},
+            "merged_from": list(self.merged_from),
         }
 
 
@@ -146,6 +155,14 @@ def _seconds(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         return None
     return float(value)
+
+
+def _shard(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, Mapping):
+        index, count = value.get("index"), value.get("count")
+        if isinstance(index, int) and isinstance(count, int):
+            return index, count
+    return None
 
 
 def provenance_of(document: Mapping[str, Any]) -> Provenance:
@@ -172,6 +189,8 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             duration_s=_seconds(data.get("duration_s")),
             suites=suites,
             command=_strings(data.get("command")),
+            shard=_shard(data.get("shard")),
+            merged_from=_strings(data.get("merged_from")),
         )
     backend = document.get("backend")
     listed = document.get("suites") if document.get("layer") != "triggers" else None
@@ -246,6 +265,21 @@ def fields(provenance: Provenance) -> list[tuple[str, str]]:
         ("suites", suites_text(provenance) or "-"),
         ("command", shlex.join(provenance.command) if provenance.command else "not recorded"),
         ("run id", provenance.run_id or "not recorded"),
+        *(
+            [("shard", f"{provenance.shard[0]}/{provenance.shard[1]}")]
+            if provenance.shard is not None
+            else []
+        ),
+        *(
+            [
+                (
+                    "merged from",
+                    f"{len(provenance.merged_from)} shards: " + ", ".join(provenance.merged_from),
+                )
+            ]
+            if provenance.merged_from
+            else []
+        ),
     ]
 
 

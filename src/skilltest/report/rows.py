@@ -262,3 +262,32 @@ def versus_cell(row: Row, *, named: bool) -> str:
     if not row.against.delta.empty:
         shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
     return f"{row.against.ref}: {shown}" if named else shown
+
+
+def _seconds(runs: Any, key: str, scale: float = 1.0) -> float:
+    return sum(
+        float(run.get(key) or 0.0) / scale
+        for run in runs or []
+        if isinstance(run, Mapping) and isinstance(run.get(key), int | float)
+    )
+
+
+def unit_durations(data: Mapping[str, Any]) -> dict[str, float]:
+    """Seconds each unit of work took in a results document, by ``skill/id``: a scenario's
+    runs (pressure: their latency; scenarios: their wall time), a trigger query's runs under
+    every description. What ``--durations`` balances shards by."""
+    found: dict[str, float] = {}
+    layer = data.get("layer")
+    if layer in ("pressure", "scenarios"):
+        key, scale = ("latency_ms", 1000.0) if layer == "pressure" else ("duration_s", 1.0)
+        for scenario in data.get("scenarios") or []:
+            if isinstance(scenario, Mapping):
+                name = f"{scenario.get('skill')}/{scenario.get('id')}"
+                found[name] = found.get(name, 0.0) + _seconds(scenario.get("runs"), key, scale)
+    elif layer == "triggers":
+        for suite in data.get("suites") or []:
+            for query in (suite.get("queries") if isinstance(suite, Mapping) else None) or []:
+                if isinstance(query, Mapping):
+                    name = f"{suite.get('skill')}/{query.get('id')}"
+                    found[name] = found.get(name, 0.0) + _seconds(query.get("runs"), "duration_s")
+    return found

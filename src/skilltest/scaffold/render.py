@@ -259,7 +259,7 @@ def _scenario_suite(target: Target, plans: Sequence[_Plan], stem: str) -> Genera
         ),
         *reference,
         f"model_script: {q(script)}",
-        "repetitions: 2                # runs per arm; leave it out (adaptive) for live runs",
+        "repetitions: 3                # runs per arm; leave it out (adaptive) for live runs",
         "config:",
         "  max_turns: 8",
         "  timeout_ms: 120000",

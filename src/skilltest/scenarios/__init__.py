@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from skilltest.flow.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from skilltest.scenarios.layer import ScenarioOptions, ScenarioResults, run
+    from skilltest.scenarios.layer import ScenarioOptions, ScenarioResults, estimate, run
 
-__all__ = ["ScenarioOptions", "ScenarioResults", "run"]
+__all__ = ["ScenarioOptions", "ScenarioResults", "estimate", "run"]
 __getattr__ = lazy_attributes(__name__, "layer", __all__)

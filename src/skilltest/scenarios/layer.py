@@ -17,11 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.evalcases import names_eval_cases
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
-from skilltest.flow.plan import check_unique_scenarios, load_all, repetition_plan, select
+from skilltest.flow.plan import (
+    check_unique_scenarios,
+    load_all,
+    repetition_plan,
+    select,
+    take_shard,
+)
 from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
@@ -35,6 +42,8 @@ from skilltest.scenarios.suite import (
 )
 
 if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
+    from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
     from skilltest.scenarios.canary import CanaryReport
@@ -86,6 +95,11 @@ class ScenarioResults:
     """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
     provenance: Provenance | None = None
     """What produced the results: backend, models, versions, date, suites, command line."""
+    shard: ShardPlan | None = None
+    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
+    stopped: Mapping[str, Any] | None = None
+    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
+    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
     about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     """What the suite asks of each scenario (prompt, turns, rubric, checks), by skill and id,
     for the results file's reports."""
@@ -139,6 +153,8 @@ class ScenarioResults:
         canary = self.canary
         document["canary"] = canary.to_dict() if canary is not None else None
         document["replay"] = self.tape.to_dict(misses=[str(run.error) for run in self.misses])
+        document["shard"] = None if self.shard is None else self.shard.to_dict()
+        document["stopped"] = None if self.stopped is None else dict(self.stopped)
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -211,6 +227,9 @@ def run(
     options = options or ScenarioOptions()
     observer = observer or Observer()
     paths, suites = load_suites(options)
+    suites, shard = take_shard(
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.skill.name
+    )
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:
@@ -224,7 +243,28 @@ def run(
                     "skilltest compare",
                 )
     with previous_revision(options.against, (s.skill for s in scenarios)) as previous:
-        return _run(options, observer, paths, suites, tape, previous)
+        return _run(options, observer, paths, suites, tape, previous, shard)
+
+
+def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
+    """What a run with these options would make and cost, per suite, without calling anything
+    (``--dry-run``; see :mod:`skilltest.cost.estimate` for what it assumes). Nothing is started:
+    no ``claude``, no MCP server, no world.
+
+    Raises:
+        InputError: bad input (a suite, an option), as :func:`run` would raise it.
+    """
+    from skilltest.scenarios.estimates import estimate_planned
+    from skilltest.scenarios.runs import plan
+
+    options = options or ScenarioOptions()
+    _, suites = load_suites(options)
+    suites, _ = take_shard(
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.skill.name
+    )
+    # The skill at --against REF is taken to be the current one: nothing is checked out.
+    previous = (lambda scenario: scenario.skill) if options.against is not None else None
+    return estimate_planned(plan(suites, repetition_plan(options), options.against, previous))
 
 
 def _run(
@@ -234,6 +274,7 @@ def _run(
     suites: list[ScenarioSuite],
     tape: Tape,
     previous: dict[Path, Skill],
+    shard: ShardPlan | None,
 ) -> ScenarioResults:
     from skilltest.claude.isolation import unconfined_bash
     from skilltest.scenarios.endpoints import cli_backend
@@ -288,18 +329,23 @@ def _run(
         allow_inconclusive=options.allow_inconclusive,
         tape=tape,
         output_dir=options.output_dir,
+        shard=shard,
         about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
 
+    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
+
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
         written = getattr(recorder, "written", ())
+        stopped = None if budget is None else budget.stopped()
         verdicts = tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0]))
         runs = [run for verdict in verdicts for run in verdict.runs]
         results = dataclasses.replace(
             base,
             verdicts=verdicts,
-            complete=complete,
+            complete=complete and stopped is None,
             interrupted=interrupted,
+            stopped=stopped,
             cassettes_written=len(written),
             provenance=finish_provenance(
                 provenance.with_models(m for run in runs for m in run.models).with_recorded(
@@ -329,6 +375,7 @@ def _run(
                 against=options.against,
                 previous=lambda scenario: previous[scenario.skill.skill_file],
                 provenance=provenance,
+                budget=budget,
             )
         )
     except KeyboardInterrupt:

@@ -483,18 +483,26 @@ def results_document(
         "interrupted": interrupted,
         "suites": list(context.suites),
         "provenance": None if provenance is None else provenance.to_dict(),
-        "summary": {
-            "scenarios": len(results),
-            "passed": sum(1 for r in results if r.passed),
-            "failed": sum(
-                1 for r in results if result_label(r) == "FAIL" and r.verdict != Verdict.ERROR
-            ),
-            "inconclusive": sum(1 for r in results if r.inconclusive),
-            "errors": sum(1 for r in results if r.verdict == Verdict.ERROR),
-            "runs": sum(len(r.runs) for r in results),
-            "unscored_runs": sum(1 for r in results for run in r.runs if run.error is not None),
-        },
+        "summary": summary_of(scenarios),
         "scenarios": scenarios,
+    }
+
+
+def summary_of(scenarios: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The results file's ``summary``: counts over its scenarios, as the file lists them (what
+    ``skilltest merge`` recomputes it from too)."""
+    return {
+        "scenarios": len(scenarios),
+        "passed": sum(1 for s in scenarios if s.get("passed")),
+        "failed": sum(
+            1 for s in scenarios if s.get("result") == "fail" and s.get("verdict") != "error"
+        ),
+        "inconclusive": sum(1 for s in scenarios if s.get("result") == "inconclusive"),
+        "errors": sum(1 for s in scenarios if s.get("verdict") == Verdict.ERROR.value),
+        "runs": sum(len(s.get("runs") or ()) for s in scenarios),
+        "unscored_runs": sum(
+            1 for s in scenarios for run in s.get("runs") or () if run.get("error") is not None
+        ),
     }
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skilltest.cost.budget import Budget
+from skilltest.cost.prices import run_cost
 from skilltest.errors import PatternError, RunError
 from skilltest.flow.options import Observer
 from skilltest.redact import map_strings
@@ -242,6 +244,7 @@ async def run_suites(
     against: str | None = None,
     previous: Callable[[Scenario], Skill] | None = None,
     provenance: Provenance | None = None,
+    budget: Budget | None = None,
 ) -> list[ScenarioVerdict]:
     """Runs every scenario's arms K times (or adaptively), at most ``jobs`` CLI processes at once.
 
@@ -257,12 +260,21 @@ async def run_suites(
             skill (``previous``) as an arm ``previous``, as many rounds as the others.
         previous: Each scenario's skill under test as it was at ``against``.
         provenance: What produced the runs, for their traces.
+        budget: ``--max-cost-usd``: each run starts only when it lets it.
 
     Returns:
         The verdicts in file order (``on_verdict`` sees them in completion order).
     """
     planned = plan(suites, repetitions, against, previous)
     verdicts: dict[int, ScenarioVerdict] = {}
+
+    def estimate(index: int, arm: str) -> float:
+        from skilltest.scenarios.estimates import run_estimate
+
+        return run_estimate(planned[index].scenario, Arm(arm)).usd
+
+    def admit(index: int, arm: str, rep: int) -> bool:
+        return budget is None or budget.start(estimate(index, arm))
 
     async def one_run(index: int, arm: str, rep: int) -> RunRecord:
         entry = planned[index]
@@ -281,6 +293,8 @@ async def run_suites(
             # One run that cannot even start (a full disk, a sandbox that cannot be made)
             # is an unscored run; the suite goes on.
             outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
+        if budget is not None:
+            budget.finish(estimate(index, arm), spent(outcome.transcript, entry.scenario))
         record = score_outcome(request, outcome)
         if outcome.transcript_path is None:
             return record
@@ -365,5 +379,22 @@ async def run_suites(
                 decided=decided,
                 finished=finished,
                 started=started,
+                admit=admit if budget is not None else None,
             )
     return [verdicts[index] for index in sorted(verdicts)]
+
+
+def spent(transcript: Transcript, scenario: Scenario) -> float:
+    """What one CLI run cost: as the CLI reported it, else its tokens at list prices."""
+    from skilltest.cost.estimate import DEFAULT_CLI_MODEL
+
+    usage = transcript.usage
+    model = next(iter(transcript.api_models), None) or scenario.config.model or DEFAULT_CLI_MODEL
+    return run_cost(
+        transcript.cost_usd,
+        model,
+        input=usage.input_tokens,
+        output=usage.output_tokens,
+        cache_write=usage.cache_creation_input_tokens,
+        cache_read=usage.cache_read_input_tokens,
+    )

@@ -149,23 +149,26 @@ def reject_non_finite(
     path: Path | str,
     error: type[InputError] = SuiteError,
     where: list[object] | None = None,
+    *,
+    what: str = "a threshold, weight or limit",
 ) -> None:
-    """Refuses NaN and infinities anywhere in a loaded file, naming the JSON pointer."""
+    """Refuses NaN and infinities anywhere in a loaded file, naming the JSON pointer and
+    ``what`` the numbers of such a file are."""
     where = where or []
     # YAML has .nan and .inf, and JSON Schema's minimum/maximum are false for NaN: a threshold
     # of .nan would pass every scenario.
     if isinstance(data, float) and not math.isfinite(data):
         raise error(
-            f"{data!r} is not a number a threshold, weight or limit can be",
+            f"{data!r} is not a number {what} can be",
             location=f"{path}#{json_pointer(where)}",
             fix="write a finite number",
         )
     if isinstance(data, dict):
         for key, value in data.items():
-            reject_non_finite(value, path, error, [*where, key])
+            reject_non_finite(value, path, error, [*where, key], what=what)
     elif isinstance(data, list):
         for index, value in enumerate(data):
-            reject_non_finite(value, path, error, [*where, index])
+            reject_non_finite(value, path, error, [*where, index], what=what)
 
 
 def validate(
@@ -175,6 +178,7 @@ def validate(
     error: type[InputError] = SuiteError,
     *,
     definition: str | None = None,
+    numbers: str = "a threshold, weight or limit",
 ) -> None:
     """Validates ``data`` against a shipped schema.
 
@@ -204,7 +208,7 @@ def validate(
             location=f"{path}#",
             fix=f"expected {schema.get('description', 'a mapping')}",
         )
-    reject_non_finite(data, path, error)
+    reject_non_finite(data, path, error, what=numbers)
     import jsonschema  # on first use, so that importing the loader stays cheap for every command
 
     validator = jsonschema.Draft202012Validator(schema)

@@ -9,6 +9,7 @@ from typing import Any
 from skilltest.errors import InputError
 from skilltest.files import decode, nesting, read_bytes
 from skilltest.limits import MAX_JSON_DEPTH, MAX_RESULTS_BYTES
+from skilltest.suite.loader import validate
 from skilltest.trace import SCHEMA_VERSION
 
 
@@ -35,6 +36,7 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
     )
     text = decode(raw, path, error=TraceError, fix=fix)
     lines: list[dict[str, Any]] = []
+    numbers: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -55,6 +57,7 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
                 fix="a trace has one JSON object per line; write it again by rerunning the run",
             )
         lines.append(value)
+        numbers.append(number)
     if not lines:
         raise TraceError(
             "the trace is empty",
@@ -70,4 +73,13 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
             fix="show it with the skilltest version that wrote it, or rerun the run to write "
             "it again",
         )
+    for index, (number, value) in enumerate(zip(numbers, lines, strict=True)):
+        kind = "header" if index == 0 else value.get("kind")
+        if kind in ("header", "event", "outcome"):
+            # What `show` formats has the type and range a run writes: a hand-edited trace is
+            # refused at its line and place, never met part way through printing it.
+            validate(
+                value, "trace", f"{path}:{number}", TraceError, definition=str(kind),
+                numbers="a trace can hold",
+            )  # fmt: skip
     return lines

@@ -438,7 +438,7 @@ class _EventReader:
         self.events += 1
         if self.session_id is None and isinstance(event.get("session_id"), str):
             self.session_id = event["session_id"]
-        kind = event.get("type")
+        kind = _str(event.get("type"))
         if kind == "assistant":
             self._assistant(event)
         elif kind == "user":
@@ -451,7 +451,7 @@ class _EventReader:
             self.unknown_events += 1
 
     def _system(self, event: dict[str, Any]) -> None:
-        subtype = event.get("subtype")
+        subtype = _str(event.get("subtype"))
         if subtype == "init":
             self._init(event)
         elif subtype == "api_retry":

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from skilltest.flow.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from skilltest.triggers.layer import TriggerOptions, TriggerResults, run
+    from skilltest.triggers.layer import TriggerOptions, TriggerResults, estimate, run
 
-__all__ = ["TriggerOptions", "TriggerResults", "run"]
+__all__ = ["TriggerOptions", "TriggerResults", "estimate", "run"]
 __getattr__ = lazy_attributes(__name__, "layer", __all__)

@@ -11,15 +11,16 @@ what had finished, marked so, and re-raises.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
-from skilltest.flow.plan import check_unique_scenarios, load_all, select
+from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
 from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
@@ -27,6 +28,8 @@ from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
+    from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
     from skilltest.report.provenance import Provenance
     from skilltest.transcript import Transcript
@@ -85,6 +88,11 @@ class TriggerResults:
     """What was recorded or replayed."""
     cassettes_written: int = 0
     """Cassettes written (``record``, ``record_missing``)."""
+    shard: ShardPlan | None = None
+    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
+    stopped: Mapping[str, Any] | None = None
+    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
+    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -129,6 +137,8 @@ class TriggerResults:
             provenance=self.provenance,
         )
         document["replay"] = self.tape.to_dict(misses=self.misses)
+        document["shard"] = None if self.shard is None else self.shard.to_dict()
+        document["stopped"] = None if self.stopped is None else dict(self.stopped)
         return document
 
     def junit_cases(self) -> list[JUnitCase]:
@@ -236,6 +246,13 @@ def run(
         )
     candidate = candidate_description(options)
     paths, suites = load_suites(options)
+    suites, shard = take_shard(
+        options,
+        suites,
+        layer="triggers",
+        skill_of=lambda suite, _: suite.skill.name,
+        items="queries",
+    )
     tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})
     if candidate is not None and len(tested) > 1:
@@ -258,7 +275,38 @@ def run(
         else:
             # Only the other description runs; it is reported as the one under test.
             variants = (Variant("current", candidate),)
-        return _run(options, observer, paths, suites, variants, tape)
+        return _run(options, observer, paths, suites, variants, tape, shard)
+
+
+def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
+    """What a run with these options would make and cost, per suite, without calling anything
+    (``--dry-run``; see :mod:`skilltest.cost.estimate` for what it assumes).
+
+    Raises:
+        InputError: bad input (a suite, a description, an option), as :func:`run` would raise
+            it.
+    """
+    from skilltest.triggers.estimates import estimate_suites
+
+    options = options or TriggerOptions()
+    candidate = candidate_description(options)
+    _, suites = load_suites(options)
+    suites, _ = take_shard(
+        options,
+        suites,
+        layer="triggers",
+        skill_of=lambda suite, _: suite.skill.name,
+        items="queries",
+    )
+    if options.against is not None:
+        descriptions: tuple[str | None, ...] = (None, None)
+    elif candidate is None:
+        descriptions = (None,)
+    elif options.compare_description:
+        descriptions = (None, candidate)
+    else:
+        descriptions = (candidate,)
+    return estimate_suites(suites, descriptions)
 
 
 def _run(
@@ -268,6 +316,7 @@ def _run(
     suites: list[TriggerSuite],
     variants: tuple[Variant, ...],
     tape: Tape,
+    shard: ShardPlan | None,
 ) -> TriggerResults:
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
@@ -299,10 +348,13 @@ def _run(
         },
         against=options.against,
         tape=tape,
+        shard=shard,
     )
     finished: dict[tuple[int, int, int], QueryResult] = {}
+    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
+        stopped = None if budget is None else budget.stopped()
         results = assemble(suites, variants, finished)
         if options.against is not None:
             results = [
@@ -311,8 +363,9 @@ def _run(
         current = dataclasses.replace(
             base,
             suites=tuple(tuple(each) for each in results),
-            complete=complete,
+            complete=complete and stopped is None,
             interrupted=interrupted,
+            stopped=stopped,
             finished_queries=len(finished),
             provenance=finish_provenance(provenance.with_models(models).with_recorded(recorded)),
             cassettes_written=len(getattr(recorder, "written", ())),
@@ -343,6 +396,7 @@ def _run(
                 on_result=on_result,
                 on_run=on_run,
                 provenance=provenance,
+                budget=budget,
             )
         )
     except KeyboardInterrupt:

@@ -30,6 +30,9 @@ from pathlib import Path
 
 import yaml
 
+from skilltest.cost.budget import Budget
+from skilltest.cost.estimate import DEFAULT_CLI_MODEL
+from skilltest.cost.prices import run_cost
 from skilltest.errors import InputError, RunError
 from skilltest.names import child
 from skilltest.replay.match import MISS_PREFIX
@@ -253,6 +256,7 @@ async def run_triggers(
     on_result: Callable[[int, int, int, QueryResult], None] | None = None,
     on_run: Callable[[TriggerRun, Transcript], None] | None = None,
     provenance: Provenance | None = None,
+    budget: Budget | None = None,
 ) -> list[list[SuiteResult]]:
     """Runs every query of every suite K times per description, ``jobs`` runs at once.
 
@@ -266,6 +270,8 @@ async def run_triggers(
             query's last run finished.
         on_run: Called after each run, with its transcript.
         provenance: What produced the runs, for their traces.
+        budget: ``--max-cost-usd``: each run starts only when it lets it; once it does not, no
+            run starts any more (a query whose runs are not all made has no result).
 
     Returns:
         Per suite, one result per variant.
@@ -313,6 +319,20 @@ async def run_triggers(
             except (RunError, OSError) as exc:
                 # A run that cannot even start is unscored; the suite goes on.
                 outcome = RunOutcome(Transcript(source=runner.backend, error=str(exc)))
+            if budget is not None:
+                usage = outcome.transcript.usage
+                model = next(iter(outcome.transcript.api_models), None) or suite.model
+                budget.finish(
+                    estimate(job),
+                    run_cost(
+                        outcome.transcript.cost_usd,
+                        model or DEFAULT_CLI_MODEL,
+                        input=usage.input_tokens,
+                        output=usage.output_tokens,
+                        cache_write=usage.cache_creation_input_tokens,
+                        cache_read=usage.cache_read_input_tokens,
+                    ),
+                )
             run = trigger_run(job.rep, watch, outcome)
             run = _with_trace(
                 suite,
@@ -332,9 +352,20 @@ async def run_triggers(
             if len(done) == suite.repetitions and on_result is not None:
                 on_result(*key, _query_result(suite, query, done))
 
+        def estimate(job: _Job) -> float:
+            from skilltest.triggers.estimates import run_estimate
+
+            suite = suites[job.suite]
+            description = skills[job.suite, job.variant].description
+            return run_estimate(suite, suite.queries[job.query], description).usd
+
         async def worker() -> None:
             while queue:
-                await one(queue.pop())
+                job = queue.pop()
+                if budget is not None and not budget.start(estimate(job)):
+                    queue.clear()
+                    return
+                await one(job)
 
         await run_workers([worker() for _ in range(max(1, jobs))])
         results = {

@@ -24,7 +24,7 @@ than the truth when K is large and the queries few; more queries help more than 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -104,6 +104,11 @@ def _shortened(value: Any) -> Any:
     return value
 
 
+def firing_rate(fired: int, scored: int) -> Interval:
+    """A query's firing rate with its Wilson interval (empty without scored runs)."""
+    return wilson(fired, scored)
+
+
 @dataclass(frozen=True)
 class QueryResult:
     """One query's runs, judged."""
@@ -136,7 +141,7 @@ class QueryResult:
     @property
     def rate(self) -> Interval:
         """The firing rate with its Wilson interval (empty without scored runs)."""
-        return wilson(self.fired, self.scored)
+        return firing_rate(self.fired, self.scored)
 
     @property
     def error(self) -> bool:
@@ -197,10 +202,16 @@ class Confusion:
     @classmethod
     def of(cls, queries: Sequence[QueryResult]) -> Confusion:
         """The counts over every scored run of ``queries``."""
+        return cls.tally((q.query.should_trigger, q.fired, q.scored) for q in queries)
+
+    @classmethod
+    def tally(cls, queries: Iterable[tuple[bool, int, int]]) -> Confusion:
+        """The counts over queries given as ``(should_trigger, fired, scored)`` (as a results
+        file lists them: what ``skilltest merge`` recomputes a suite's metrics from)."""
         tp = fn = fp = tn = 0
-        for query in queries:
-            fired, missed = query.fired, query.scored - query.fired
-            if query.query.should_trigger:
+        for should_trigger, fired, scored in queries:
+            missed = scored - fired
+            if should_trigger:
                 tp, fn = tp + fired, fn + missed
             else:
                 fp, tn = fp + fired, tn + missed
@@ -322,18 +333,33 @@ class Difference:
 
 def compare(current: SuiteResult, other: SuiteResult) -> tuple[Difference, ...]:
     """Per-query firing-rate differences, then precision, recall and accuracy."""
-    by_id = {query.query.id: query for query in other.queries}
+    return compare_counts(
+        [(query.query.id, query.fired, query.scored) for query in current.queries],
+        {query.query.id: (query.fired, query.scored) for query in other.queries},
+        current.confusion,
+        other.confusion,
+    )
+
+
+def compare_counts(
+    current: Sequence[tuple[str, int, int]],
+    other: Mapping[str, tuple[int, int]],
+    a: Confusion,
+    b: Confusion,
+) -> tuple[Difference, ...]:
+    """:func:`compare` from each query's ``(id, fired, scored)`` under the current description
+    (in its order), the same by id under the other, and each description's counts (what
+    ``skilltest merge`` recomputes a comparison from)."""
     rows = [
         Difference(
-            query.query.id,
-            query.rate,
-            (theirs := by_id[query.query.id]).rate,
-            (theirs.fired, theirs.scored, query.fired, query.scored),
+            name,
+            firing_rate(fired, scored),
+            firing_rate(*other[name]),
+            (*other[name], fired, scored),
         )
-        for query in current.queries
-        if query.query.id in by_id
+        for name, fired, scored in current
+        if name in other
     ]
-    a, b = current.confusion, other.confusion
     rows += [
         Difference("precision", a.precision, b.precision, (b.tp, b.tp + b.fp, a.tp, a.tp + a.fp)),
         Difference("recall", a.recall, b.recall, (b.tp, b.tp + b.fn, a.tp, a.tp + a.fn)),

@@ -1,0 +1,108 @@
+"""The dry run's table: per suite, the runs and requests a run would make, their tokens and
+their cost. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from skilltest.cost.estimate import Tokens
+
+
+@dataclass(frozen=True)
+class SuiteEstimate:
+    """What one suite would take."""
+
+    layer: str
+    """``pressure``, ``scenarios`` or ``triggers``."""
+    suite: str
+    """The suite file."""
+    units: int
+    """Scenarios (trigger queries) that would run."""
+    runs: tuple[int, int]
+    """Runs: the fewest and the most (``-k auto`` stops between them)."""
+    least: Tokens
+    """The fewest runs' requests, tokens and cost."""
+    most: Tokens
+    """The most runs' requests, tokens and cost."""
+    models: tuple[str, ...] = ()
+    """The models priced that the price table does not know (priced as opus)."""
+
+    def __add__(self, other: SuiteEstimate) -> SuiteEstimate:
+        return SuiteEstimate(
+            self.layer,
+            "total",
+            self.units + other.units,
+            (self.runs[0] + other.runs[0], self.runs[1] + other.runs[1]),
+            self.least + other.least,
+            self.most + other.most,
+            tuple(sorted(set(self.models) | set(other.models))),
+        )
+
+
+def _span(low: float, high: float, shown: str) -> str:
+    return format(low, shown) if low == high else f"{format(low, shown)}–{format(high, shown)}"
+
+
+def _usd(low: float, high: float) -> str:
+    return f"${low:.4f}" if low == high else f"${low:.4f}–${high:.4f}"
+
+
+def render_estimate(
+    estimates: Sequence[SuiteEstimate], *, noun: str, notes: Sequence[str] = ()
+) -> str:
+    """The table, a total line, and what the estimate assumes."""
+    from tabulate import tabulate
+
+    rows = []
+    for each in estimates:
+        rows.append(
+            [
+                each.layer,
+                each.suite,
+                str(each.units),
+                _span(*each.runs, ","),
+                _span(each.least.requests, each.most.requests, ","),
+                _span(each.least.read, each.most.read, ","),
+                _span(each.least.output, each.most.output, ","),
+                _usd(each.least.usd, each.most.usd),
+            ]
+        )
+    if estimates:
+        total = estimates[0]
+        for each in estimates[1:]:
+            total = total + each
+        rows.append(
+            [
+                "",
+                "total",
+                str(total.units),
+                _span(*total.runs, ","),
+                _span(total.least.requests, total.most.requests, ","),
+                _span(total.least.read, total.most.read, ","),
+                _span(total.least.output, total.most.output, ","),
+                _usd(total.least.usd, total.most.usd),
+            ]
+        )
+    headers = [
+        "layer",
+        "suite",
+        noun,
+        "runs",
+        "requests",
+        "input tokens",
+        "output tokens",
+        "cost (USD)",
+    ]
+    lines = [
+        "dry run: nothing was called; what the run would make, estimated from the suites' text "
+        "at list prices (skilltest.cost.prices; no batch discount)",
+        tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
+        "input tokens: every token the requests read (from the prompt cache too); a range: the "
+        "fewest and the most runs (-k auto stops between them)",
+    ]
+    unknown = sorted({m for e in estimates for m in e.models})
+    if unknown:
+        lines.append(f"priced as opus (not in the price table): {', '.join(unknown)}")
+    lines += list(notes)
+    return "\n".join(lines)
