@@ -7,6 +7,7 @@ command starts in a fraction of the time they take to import.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import subprocess
 import sys
@@ -94,3 +95,46 @@ def test_what_the_run_commands_import_is_light(module):
 def test_the_run_commands_are_commands():
     """The exclusion above names real command modules (a rename would make it vacuous)."""
     assert set(RUN_COMMANDS) <= set(skilltest.cli.COMMAND_MODULES)
+
+
+def test_help_imports_no_command_module():
+    """``skilltest --help`` lists the commands from their names and help lines alone."""
+    script = (
+        "import contextlib, io, sys\nimport skilltest.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    skilltest.cli.main(['--help'])\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('skilltest.cli.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["skilltest.cli.terminal"]
+
+
+def test_a_command_imports_its_own_module_only():
+    script = (
+        "import contextlib, io, sys\nimport skilltest.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    skilltest.cli.main(['gate', '--help'])\n"
+        "print(' '.join(m for m in sys.modules if m.endswith('_cmd')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["skilltest.cli.gate_cmd"]
+
+
+def test_the_help_lines_listed_are_the_commands_own():
+    """Each command's line in ``skilltest --help`` is the one its module registers."""
+    full = skilltest.cli.build_parser()
+    [commands] = [a for a in full._actions if isinstance(a, argparse._SubParsersAction)]
+    registered = {action.dest: action.help for action in commands._choices_actions}
+    listed = {name: help_line for name, _, help_line in skilltest.cli.COMMANDS}
+    assert listed == registered
+
+
+def test_a_mistyped_command_lists_every_command(capsys):
+    assert skilltest.cli.main(["presure"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'presure'" in err
+    assert all(f"'{name}'" in err for name, _, _ in skilltest.cli.COMMANDS)

@@ -287,3 +287,32 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return "State:\tZ" not in status
+
+
+def test_files_that_name_no_skill_keep_their_scenarios_apart_by_file(project, fake_claude, capsys):
+    """Public suites name no skill (each scenario lists the skills it expects) and reuse ids
+    from file to file: each scenario is shown and kept under its file's name."""
+    folder = project / "tests" / "scenarios"
+    (folder / "demo.yaml").unlink()
+    for name in ("logs", "traces"):
+        (folder / f"{name}.yaml").write_text(
+            "repetitions: 1\nscenarios:\n"
+            "  - {id: smoke, prompt: echo, expected_skills: [demo],"
+            ' expected: {required_patterns: ["lgtm loki"]}}\n'
+        )
+    assert main(["validate", str(folder)]) == 0
+    capsys.readouterr()
+    main(["scenarios", "--claude", str(fake_claude), "--results", "results.json"])
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines() if "/smoke " in line] == [
+        "logs/smoke",
+        "traces/smoke",
+    ]
+    results = read_results(project / "results.json", "scenarios")
+    assert [(s["skill"], s["id"]) for s in results["scenarios"]] == [
+        ("logs", "smoke"),
+        ("traces", "smoke"),
+    ]
+    assert [s["expected_skills"] for s in results["scenarios"]] == [["demo"], ["demo"]]
+    kept = sorted(p.relative_to(folder / "output").parts[:2] for p in folder.glob("output/*/*"))
+    assert kept == [("logs", "smoke"), ("traces", "smoke")]

@@ -19,11 +19,6 @@ from typing import Any
 from skilltest import __version__
 from skilltest.cli.terminal import safe_output
 from skilltest.errors import ConfigurationError, InputError, SkilltestError
-from skilltest.flow.loop import (  # noqa: F401  (the commands run through run_async)
-    Terminated,
-    run_async,
-    stop_signals_raise,
-)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -36,47 +31,135 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
+def __getattr__(name: str) -> Any:
+    """The run loop's names (``run_async``, ``stop_signals_raise``, ``Terminated``), imported
+    once a command runs rather than when the command line is built."""
+    if name in {"Terminated", "run_async", "stop_signals_raise"}:
+        from skilltest.flow import loop
+
+        return getattr(loop, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def interrupted_exit_code(interrupt: KeyboardInterrupt) -> int:
     """130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
+    from skilltest.flow.loop import Terminated
+
     return 128 + interrupt.signum if isinstance(interrupt, Terminated) else EXIT_INTERRUPTED
 
 
 # Each module defines ``register(subparsers)``, which adds one command and sets its handler
 # with ``parser.set_defaults(handler=...)``; a handler takes the parsed namespace and returns
-# an exit code.
-COMMAND_MODULES: tuple[str, ...] = (
-    "skilltest.cli.emulator_cmd",
-    "skilltest.cli.pressure_cmd",
-    "skilltest.cli.validate_cmd",
-    "skilltest.cli.scenarios_cmd",
-    "skilltest.cli.score_cmd",
-    "skilltest.cli.lint_cmd",
-    "skilltest.cli.world_cmd",
-    "skilltest.cli.triggers_cmd",
-    "skilltest.cli.report_cmd",
-    "skilltest.cli.merge_cmd",
-    "skilltest.cli.compare_cmd",
-    "skilltest.cli.gate_cmd",
-    "skilltest.cli.show_cmd",
-    "skilltest.cli.setup_cmd",
-    "skilltest.cli.init_cmd",
+# an exit code. Only the command being run is imported: the others are listed by name and help
+# (``skilltest --help``, a mistyped command), which keeps every start-up short.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    (
+        "emulator",
+        "skilltest.cli.emulator_cmd",
+        "run the offline model emulator (a scripted stand-in for the Anthropic API)",
+    ),
+    (
+        "pressure",
+        "skilltest.cli.pressure_cmd",
+        "one-turn tests: does the skill change the answer? (the inner loop)",
+    ),
+    (
+        "validate",
+        "skilltest.cli.validate_cmd",
+        "check suite files and model scripts without calling a model",
+    ),
+    (
+        "scenarios",
+        "skilltest.cli.scenarios_cmd",
+        "end-to-end tests: does the skill change what the agent does? (the outer loop)",
+    ),
+    (
+        "score",
+        "skilltest.cli.score_cmd",
+        "score an existing claude transcript against a scenario's rubric",
+    ),
+    (
+        "lint",
+        "skilltest.cli.lint_cmd",
+        "check what skills and plugins ship, without calling a model",
+    ),
+    (
+        "world",
+        "skilltest.cli.world_cmd",
+        "run a controlled world (fake services on their real hostnames) on its own",
+    ),
+    (
+        "triggers",
+        "skilltest.cli.triggers_cmd",
+        "trigger tests: does the skill's description make it fire when it should?",
+    ),
+    (
+        "report",
+        "skilltest.cli.report_cmd",
+        "views of results files already written (several combined: shards, layers)",
+    ),
+    (
+        "merge",
+        "skilltest.cli.merge_cmd",
+        "the results files of a run's shards (--shard i/n) as one results file",
+    ),
+    (
+        "compare",
+        "skilltest.cli.compare_cmd",
+        "what changed between two results files (a model or CLI upgrade, last week's run)",
+    ),
+    (
+        "gate",
+        "skilltest.cli.gate_cmd",
+        "decide whether a skill may ship, from pressure, scenario and trigger results files",
+    ),
+    ("show", "skilltest.cli.show_cmd", "a run's trace (.trace.jsonl) as a readable timeline"),
+    (
+        "setup",
+        "skilltest.cli.setup_cmd",
+        "install the pinned Claude Code CLI into skilltest's cache (needs npm)",
+    ),
+    (
+        "init",
+        "skilltest.cli.init_cmd",
+        "write a first pressure, scenario and trigger suite for a skill (or a plugin)",
+    ),
 )
+"""Every command: its name, its module and the help line ``skilltest --help`` shows for it."""
+
+COMMAND_MODULES: tuple[str, ...] = tuple(module for _, module, _ in COMMANDS)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first argument that is not an option."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command in full, or, given the ``argv`` it is to parse,
+    only the command that ``argv`` names in full and the others by name and help."""
     parser = argparse.ArgumentParser(
         prog="skilltest",
         description="Does your agent skill really change how the model behaves?",
     )
     parser.add_argument("--version", action="version", version=f"skilltest {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    wanted = None if argv is None else _command_in(argv)
+    for name, module, help_line in COMMANDS:
+        if argv is None or name == wanted:
+            importlib.import_module(module).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_line)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (exit 2) and --help (exit 0), already printed
@@ -93,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(handler: Any, args: argparse.Namespace) -> int:
     """Runs a command's handler; an error, an interrupt or a closed pipe becomes its exit code."""
+    from skilltest.flow.loop import stop_signals_raise
+
     try:
         with stop_signals_raise():
             return int(handler(args))

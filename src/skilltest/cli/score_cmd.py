@@ -58,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         document = {
             "scenario": scenario.id,
-            "skill": scenario.skill.name,
+            "skill": scenario.label,
             "transcript": str(args.transcript),
             "min_score": scenario.min_score,
             **card.to_dict(),
         }
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        print(f"{scenario.skill.name}/{scenario.id}: {card.explain()}")
+        print(f"{scenario.label}/{scenario.id}: {card.explain()}")
         if card.expected_skills:
             # Only the with-skill arm can invoke the skill, so this is reported beside the score.
             fired = ", ".join(

@@ -191,7 +191,7 @@ def _scenario_entries(suite: object) -> list[tuple[str, str, str]]:
     if isinstance(suite, PressureSuite):
         return [(suite.skill.name, s.id, s.location) for s in suite.scenarios]
     if isinstance(suite, ScenarioSuite):
-        return [(s.skill.name, s.id, s.location) for s in suite.scenarios]
+        return [(s.label, s.id, s.location) for s in suite.scenarios]
     return []
 
 

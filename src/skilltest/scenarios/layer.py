@@ -200,7 +200,7 @@ def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuit
     if options.comparison_only:
         suites = _comparison_only(suites)
     check_unique_scenarios(
-        [(s.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
+        [(s.label, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
     return paths, suites
 
@@ -228,7 +228,7 @@ def run(
     observer = observer or Observer()
     paths, suites = load_suites(options)
     suites, shard = take_shard(
-        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.skill.name
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
     )
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
@@ -260,7 +260,7 @@ def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
     options = options or ScenarioOptions()
     _, suites = load_suites(options)
     suites, _ = take_shard(
-        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.skill.name
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
     )
     # The skill at --against REF is taken to be the current one: nothing is checked out.
     previous = (lambda scenario: scenario.skill) if options.against is not None else None
@@ -308,7 +308,7 @@ def _run(
         observer.notice(f"skilltest: {line}")
     repetitions = repetition_plan(options)
     planned = plan(suites, repetitions, options.against, lambda s: previous[s.skill.skill_file])
-    order = {(p.scenario.skill.name, p.scenario.id): i for i, p in enumerate(planned)}
+    order = {(p.scenario.label, p.scenario.id): i for i, p in enumerate(planned)}
     finished: list[tuple[int, ScenarioVerdict]] = []
     recorder = getattr(endpoint, "recorder", None)
     base = ScenarioResults(
@@ -323,9 +323,7 @@ def _run(
             skill_only=options.skill_only,
         ),
         planned=len(planned),
-        canaries=frozenset(
-            (p.scenario.skill.name, p.scenario.id) for p in planned if p.scenario.canary
-        ),
+        canaries=frozenset((p.scenario.label, p.scenario.id) for p in planned if p.scenario.canary),
         allow_inconclusive=options.allow_inconclusive,
         tape=tape,
         output_dir=options.output_dir,

@@ -43,7 +43,7 @@ def cassette_key(request: RunRequest) -> CassetteKey:
     """The cassette of a run: ``<root>/<skill>/<scenario>/<arm>.yaml`` (``cassette_arm`` in place
     of the arm when the request names one)."""
     arm = request.cassette_arm or request.arm.value
-    return CassetteKey(request.scenario.skill.name, request.scenario.id, arm)
+    return CassetteKey(request.scenario.label, request.scenario.id, arm)
 
 
 def run_paths(sandbox: Sandbox | None, request: RunRequest | None = None) -> RunPaths | None:

@@ -388,7 +388,7 @@ class ClaudeCliRunner:
     def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
         if request.output_dir is None:
             return None
-        skill_folder = child(request.output_dir, request.scenario.skill.name, what="the skill name")
+        skill_folder = child(request.output_dir, request.scenario.label, what="the skill name")
         folder = child(skill_folder, request.scenario.id, what="the scenario id")
         stem = f"{request.arm.label}-{request.rep}"
         return (

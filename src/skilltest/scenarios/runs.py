@@ -141,7 +141,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
             components[name] = None if component is None else component.value
     return RunRecord(
         scenario_id=scenario.id,
-        skill=scenario.skill.name,
+        skill=scenario.label,
         arm=request.arm,
         rep=request.rep,
         score=card.score,
@@ -192,7 +192,7 @@ def write_run_trace(
             "suite": suite.path.stem,
             "suite_path": str(suite.path),
             "scenario": scenario.id,
-            "skill": scenario.skill.name,
+            "skill": scenario.label,
             "arm": request.arm.value,
             "rep": request.rep,
             "fixture_checksum": fixture_checksum(scenario.workspace, world_files),
@@ -212,7 +212,7 @@ def write_run_trace(
             else run_id(
                 provenance.run_id,
                 LAYER,
-                scenario.skill.name,
+                scenario.label,
                 scenario.id,
                 request.arm.value,
                 request.rep,
@@ -319,7 +319,7 @@ async def run_suites(
         scenario = entry.scenario
         verdict = judge(
             scenario.id,
-            scenario.skill.name,
+            scenario.label,
             records,
             comparison=scenario.comparison,
             expected_skills=scenario.expected_skills,

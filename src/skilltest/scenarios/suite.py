@@ -172,10 +172,20 @@ class Scenario:
     """A bash script run in the working directory before the agent starts, in both arms."""
     resume: Path | None = None
     """A Claude Code session file the run resumes before the prompt (``--resume``)."""
+    file_label: str | None = None
+    """The name of the file the scenario comes from, when neither it nor its suite names a skill
+    (a public suite that lists each scenario's ``expected_skills``): see :attr:`label`."""
 
     def __post_init__(self) -> None:
         if not self.skills:
             object.__setattr__(self, "skills", (self.skill,))
+
+    @property
+    def label(self) -> str:
+        """What the scenario is shown and kept under, before its id (``label/id``): the skill
+        it names, or the file it comes from when it names none, so that scenarios of files
+        that share ids stay apart and none is put under one of the skills it expects."""
+        return self.file_label or self.skill.name
 
     @property
     def messages(self) -> tuple[str, ...]:
@@ -606,7 +616,8 @@ def load_eval_cases(
         suite = replace(
             suite,
             scenarios=tuple(
-                replace(s, skill=replace(s.skill, name=found.plugin.name)) for s in suite.scenarios
+                replace(s, skill=replace(s.skill, name=found.plugin.name), file_label=None)
+                for s in suite.scenarios
             ),
         )
     return replace(suite, output=found.root / OUTPUT_FOLDER, notes=found.notes)
@@ -769,6 +780,7 @@ def suite_from_document(
                 resume=(
                     _existing(base, raw["resume"], f"{where}/resume") if raw.get("resume") else None
                 ),
+                file_label=None if name else _file_label(path),
             )
         )
     return ScenarioSuite(
@@ -779,6 +791,11 @@ def suite_from_document(
         replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
         notes=tuple(notes),
     )
+
+
+def _file_label(path: Path) -> str:
+    """A suite file's name without its ``.yaml``/``.yml`` ending."""
+    return path.stem if path.suffix in {".yaml", ".yml"} else path.name
 
 
 def _skill_location(raw: dict[str, Any], suite: dict[str, Any], where: str, top: str) -> str:

@@ -1,0 +1,124 @@
+"""The README's printed outputs are what the commands print: each block marked
+``<!-- printed by: COMMAND -->`` is compared with a fresh run of COMMAND on the emulator, and a
+change fails with the new text to paste.
+
+What differs run to run or machine to machine is masked on both sides: dates, the wall time per
+trigger run, and how a world's egress is confined.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+MARKER = re.compile(r"^<!-- printed by: (?P<command>.+?) -->$")
+
+VOLATILE = [
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"), "<date>"),
+    (re.compile(r"mean \d+(?:\.\d+)?s per run"), "mean <seconds>s per run"),
+    # Confined by Claude Code's sandbox where bubblewrap and socat are installed, else by the
+    # proxy's environment variables: the machine's, not the toolkit's.
+    (re.compile(r"^world: egress .*$", re.MULTILINE), "world: egress <confinement>"),
+]
+
+# What each documented command runs: the make targets are `skilltest <layer>` with the
+# toolkit's environment; their results go where the gate example reads them.
+RUNS: dict[str, list[str]] = {
+    "make test-pressure": ["pressure", "--results", "{out}/pressure.json"],
+    "make test-scenarios": ["scenarios", "--results", "{out}/scenarios.json"],
+    "make test-triggers": ["triggers"],
+    "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [
+        "gate",
+        "out/pressure.json",
+        "out/scenarios.json",
+        "--allow-offline",
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    command: str
+    line: int
+    text: str
+
+
+def printed_blocks() -> list[Block]:
+    """Every marked block of the README: the marker, then a fence on the next line."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    blocks = []
+    for index, line in enumerate(lines):
+        match = MARKER.match(line)
+        if match is None:
+            continue
+        fence = index + 1
+        assert lines[fence] == "```", f"README.md:{fence + 1}: a fence must follow the marker"
+        end = lines.index("```", fence + 1)
+        blocks.append(Block(match["command"], fence + 2, "\n".join(lines[fence + 1 : end])))
+    return blocks
+
+
+def masked(text: str) -> str:
+    for pattern, replacement in VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text.rstrip("\n")
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+    """What a documented command prints, each run once for the module."""
+    work = tmp_path_factory.mktemp("readme")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+        and key != "GITHUB_STEP_SUMMARY"
+    }
+
+    @functools.cache
+    def run(command: str) -> str:
+        argv = [arg.format(out=work / "out") for arg in RUNS[command]]
+        # The layers run from the repository, as make does; the gate reads their results by
+        # the relative paths the README shows.
+        done = subprocess.run(
+            [sys.executable, "-m", "skilltest", *argv],
+            cwd=work if argv[0] == "gate" else REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    return run
+
+
+def test_the_readme_marks_the_printed_outputs_it_shows() -> None:
+    commands = [block.command for block in printed_blocks()]
+    assert sorted(commands) == sorted(RUNS), commands
+
+
+@pytest.mark.parametrize("block", printed_blocks(), ids=lambda block: block.command)
+def test_a_printed_output_is_what_the_command_prints(
+    block: Block, printed: Callable[[str], str]
+) -> None:
+    # The layers run before the gate reads their results.
+    if block.command.startswith("skilltest gate"):
+        printed("make test-pressure")
+        printed("make test-scenarios")
+    now = printed(block.command)
+    assert masked(block.text) == masked(now), (
+        f"README.md:{block.line}: `{block.command}` prints something else now; "
+        f"replace the block with:\n{now}"
+    )
