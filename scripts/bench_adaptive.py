@@ -161,7 +161,16 @@ def spread(centre: float, width: float) -> Draw:
     return lambda rng: min(1.0, max(0.0, centre + width * (2 * rng.random() - 1)))
 
 
-def sequential(decide: Callable[[int, Repetitions], str], plan: Repetitions) -> tuple[str, int]:
+Rule = Callable[[int, Repetitions], str]
+"""A decision rule: the verdict after ``k`` runs per arm under a plan."""
+
+
+def label(verdict: Verdict) -> str:
+    """A verdict as :func:`sequential` reads it: :data:`INCONCLUSIVE` while undecided."""
+    return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+
+
+def sequential(decide: Rule, plan: Repetitions) -> tuple[str, int]:
     """The verdict and runs per arm, looking after each round as the scheduler does."""
     k = plan.first
     while True:
@@ -216,6 +225,19 @@ def expected(delta: float, old_band: bool) -> tuple[set[str], set[str]]:
     return false, right
 
 
+def tally_rules(tallies: list[Tally], old: Rule, new: Rule, delta: float) -> None:
+    """Each rule, old and new, decided under -k auto and under a fixed K=10, into ``tallies``
+    (old auto, old fixed, new auto, new fixed), judged against the true ``delta``."""
+    for tally, rule, plan, old_band in (
+        (tallies[0], old, AUTO, True),
+        (tallies[1], old, FIXED, True),
+        (tallies[2], new, AUTO, False),
+        (tallies[3], new, FIXED, False),
+    ):
+        verdict, runs = sequential(rule, plan)
+        tally.add(verdict, runs, *expected(delta, old_band))
+
+
 def scenario_rates(sims: int, seed: int) -> tuple[float, float]:
     """Pass rates with vs without; returns the clear rows' mean runs (new auto, fixed)."""
     grid = [
@@ -249,22 +271,15 @@ def scenario_rates(sims: int, seed: int) -> tuple[float, float]:
                     ),
                     OLD_MIN_DELTA,
                 )
-                return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+                return label(verdict)
 
             def new(k: int, plan: Repetitions, xs: list[bool] = xs, ys: list[bool] = ys) -> str:
                 verdict = delta_verdict(
                     new_pass_delta(sum(xs[:k]), sum(ys[:k]), k, plan), MIN_DELTA
                 )
-                return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+                return label(verdict)
 
-            for tally, rule, plan, old_band in (
-                (tallies[0], old, AUTO, True),
-                (tallies[1], old, FIXED, True),
-                (tallies[2], new, AUTO, False),
-                (tallies[3], new, FIXED, False),
-            ):
-                verdict, runs = sequential(rule, plan)
-                tally.add(verdict, runs, *expected(p - q, old_band))
+            tally_rules(tallies, old, new, p - q)
         effect = abs(round(p - q, 10)) > IMPROVED_ABOVE
         row(name, (tallies[0], tallies[1]), (tallies[2], tallies[3]), power=effect)
         if clear:
@@ -299,20 +314,13 @@ def scenario_means(sims: int, seed: int) -> None:
                 verdict = delta_verdict(
                     old_delta(xs[:k], ys[:k], old_confidence(plan, k)), OLD_MIN_DELTA
                 )
-                return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+                return label(verdict)
 
             def new(k: int, plan: Repetitions, xs: list[float] = xs, ys: list[float] = ys) -> str:
                 verdict = delta_verdict(mean_difference(xs[:k], ys[:k]), MIN_DELTA)
-                return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+                return label(verdict)
 
-            for tally, rule, plan, old_band in (
-                (tallies[0], old, AUTO, True),
-                (tallies[1], old, FIXED, True),
-                (tallies[2], new, AUTO, False),
-                (tallies[3], new, FIXED, False),
-            ):
-                verdict, taken = sequential(rule, plan)
-                tally.add(verdict, taken, *expected(delta, old_band))
+            tally_rules(tallies, old, new, delta)
         row(
             name,
             (tallies[0], tallies[1]),
@@ -387,13 +395,13 @@ def honeycomb() -> None:
 
     def decide(k: int, plan: Repetitions) -> str:
         verdict = delta_verdict(new_pass_delta(k, 0, k, plan), MIN_DELTA)
-        return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+        return label(verdict)
 
     def old_decide(k: int, plan: Repetitions) -> str:
         verdict = delta_verdict(
             old_delta([0.9] * k, [0.45] * k, old_confidence(plan, k)), OLD_MIN_DELTA
         )
-        return INCONCLUSIVE if verdict == Verdict.INCONCLUSIVE else verdict.value
+        return label(verdict)
 
     decided, runs = sequential(decide, AUTO)
     old_decided, old_runs = sequential(old_decide, AUTO)

@@ -22,6 +22,17 @@ ISOLATION_SETTINGS = {
 }
 
 
+def bare_env(home: Path) -> dict[str, str]:
+    """A bare environment for the CLI: PATH, ``home`` as HOME, a fake key, no telemetry."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "ANTHROPIC_API_KEY": "sk-fake",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+
+
 def run_bare_claude(
     claude: Path,
     workdir: Path,
@@ -53,14 +64,7 @@ def run_bare_claude(
             *flags,
         ],
         cwd=cwd,
-        env={
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "ANTHROPIC_API_KEY": "sk-fake",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            **env,
-        },
+        env={**bare_env(home), **env},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

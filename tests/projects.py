@@ -65,3 +65,12 @@ def write_demo_project(folder: Path, suite: str, script: str, skill: str = DEMO_
     path = folder / "demo.yaml"
     path.write_text(suite)
     return path
+
+
+def write_files(folder: Path, files: dict[str, str]) -> Path:
+    """Writes each of ``files`` (a path relative to ``folder`` -> its text); returns ``folder``."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder

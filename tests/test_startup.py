@@ -97,31 +97,30 @@ def test_the_run_commands_are_commands():
     assert set(RUN_COMMANDS) <= set(skilltest.cli.COMMAND_MODULES)
 
 
-def test_help_imports_no_command_module():
-    """``skilltest --help`` lists the commands from their names and help lines alone."""
+def command_modules_after(argv: list[str]) -> list[str]:
+    """The ``skilltest.cli.*`` modules loaded once ``main(argv)`` has run, in a fresh interpreter."""
     script = (
         "import contextlib, io, sys\nimport skilltest.cli\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    skilltest.cli.main(['--help'])\n"
+        f"    skilltest.cli.main({argv!r})\n"
         "print(' '.join(m for m in sys.modules if m.startswith('skilltest.cli.')))"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
-    assert done.stdout.split() == ["skilltest.cli.terminal"]
+    return done.stdout.split()
+
+
+def test_help_imports_no_command_module():
+    """``skilltest --help`` lists the commands from their names and help lines alone."""
+    assert command_modules_after(["--help"]) == ["skilltest.cli.terminal"]
 
 
 def test_a_command_imports_its_own_module_only():
-    script = (
-        "import contextlib, io, sys\nimport skilltest.cli\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    skilltest.cli.main(['gate', '--help'])\n"
-        "print(' '.join(m for m in sys.modules if m.endswith('_cmd')))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert done.stdout.split() == ["skilltest.cli.gate_cmd"]
+    assert command_modules_after(["gate", "--help"]) == [
+        "skilltest.cli.terminal",
+        "skilltest.cli.gate_cmd",
+    ]
 
 
 def test_the_help_lines_listed_are_the_commands_own():

@@ -26,6 +26,9 @@ traceback.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class SkilltestError(Exception):
     """Base of every error skilltest raises on purpose."""
@@ -90,3 +93,22 @@ class McpServerError(ConfigurationError):
 
 class RunError(SkilltestError):
     """One run failed to execute; reported as an unscored run, never as a score."""
+
+
+def check_schema_version(
+    data: Mapping[str, Any],
+    supported: int,
+    what: str,
+    *,
+    error: type[InputError] = InputError,
+    fix: str = "re-run the suite with this version of skilltest",
+) -> None:
+    """Raises ``error`` unless ``data`` was written with the ``schema_version`` this skilltest
+    reads (``supported``); ``what`` names the data in the message."""
+    version = data.get("schema_version")
+    if version != supported:
+        raise error(
+            f"{what} schema_version {version!r} is not supported "
+            f"(this skilltest reads {supported})",
+            fix=fix,
+        )

@@ -36,7 +36,7 @@ from decimal import Decimal
 from typing import Any
 
 from skilltest.errors import PatternError
-from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_pattern
+from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_pattern, pattern_text
 
 JS_FLAGS = frozenset("dgimsuvy")
 """The flags a JavaScript ``RegExp`` takes."""
@@ -198,14 +198,9 @@ def compile_js_pattern(
     Raises:
         PatternError: not a string, or not a pattern this reads.
     """
-    if not isinstance(source, str):
-        raise PatternError(
-            f"a pattern must be a string, got {type(source).__name__} {source!r}",
-            location=location,
-            fix="quote the pattern in the YAML file",
-        )
+    written = pattern_text(source, location)
     try:
-        translated = translate(source, flags)
+        translated = translate(written, flags)
     except (ValueError, OverflowError) as exc:
         raise PatternError(
             f"invalid regular expression /{source}/{flags}: {exc}",

@@ -110,6 +110,21 @@ def _timeout_error(pattern: Pattern) -> PatternError:
     )
 
 
+def pattern_text(source: object, location: str) -> str:
+    """A suite's pattern as written, which must be a string.
+
+    Raises:
+        PatternError: not a string.
+    """
+    if not isinstance(source, str):
+        raise PatternError(
+            f"a pattern must be a string, got {type(source).__name__} {source!r}",
+            location=location,
+            fix="quote the pattern in the YAML file",
+        )
+    return source
+
+
 def compile_pattern(
     source: object,
     location: str,
@@ -135,26 +150,21 @@ def compile_pattern(
     Raises:
         PatternError: not a string, does not compile, or exceeds the time limit on a probe.
     """
-    if not isinstance(source, str):
-        raise PatternError(
-            f"a pattern must be a string, got {type(source).__name__} {source!r}",
-            location=location,
-            fix="quote the pattern in the YAML file",
-        )
+    written = pattern_text(source, location)
     import regex  # on first use, so that importing this module stays cheap for every command
 
     try:
         compiled = regex.compile(
-            source if translated is None else translated, flags | regex.VERSION0
+            written if translated is None else translated, flags | regex.VERSION0
         )
     except regex.error as exc:
         raise PatternError(
-            f"invalid regular expression {source!r}: {exc}",
+            f"invalid regular expression {written!r}: {exc}",
             location=location,
             fix="escape special characters with a backslash (in YAML double quotes, write \\\\)",
         ) from exc
     pattern = Pattern(
-        source=source, location=location, compiled=compiled, timeout_s=timeout_s, sticky=sticky
+        source=written, location=location, compiled=compiled, timeout_s=timeout_s, sticky=sticky
     )
     if probe:
         for text in _PROBES:

@@ -13,7 +13,6 @@ exist in the arm with the plugin, in both tools.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -24,6 +23,7 @@ import pytest
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.report.files import read_results
 
+from ..bare_claude import bare_env
 from ..layers import run_layer
 
 pytestmark = pytest.mark.cli
@@ -45,14 +45,7 @@ def cli_plugin_eval(claude: Path, plugin: Path, home: Path) -> dict[str, Any]:
     script = ModelScript.load(plugin / "evals" / "model-script.yaml")
     result = plugin.parent / "plugin-eval.json"
     with EmulatorServer(script, host="127.0.0.1", port=0) as server:
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": server.base_url,
-            "ANTHROPIC_API_KEY": "sk-emulator",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+        env = {**bare_env(home), "ANTHROPIC_BASE_URL": server.base_url}
         argv = [
             str(claude),
             "plugin",

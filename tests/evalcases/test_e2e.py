@@ -11,7 +11,6 @@ beside it gets the same mocks, with no plugin and no server of its own.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.report.files import read_results
 
+from ..bare_claude import bare_env
 from ..layers import run_layer
 
 pytestmark = pytest.mark.cli
@@ -171,14 +171,7 @@ def test_a_history_file_is_a_resumed_session(plugin, claude_bin, tmp_path):
     home.mkdir()
     work.mkdir()
     with EmulatorServer(script) as server:
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": server.base_url,
-            "ANTHROPIC_API_KEY": "sk-emulator",
-            "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+        env = {**bare_env(home), "ANTHROPIC_BASE_URL": server.base_url}
         done = subprocess.run(
             [str(claude_bin), "-p", "Tell me about llamas."],
             cwd=work,

@@ -20,15 +20,9 @@ from skilltest.runners.base import TurnRequest
 from skilltest.scenarios.mocks import AgentRelay, mocks_for, run_mocks
 from skilltest.transcript import Transcript
 
+from ..projects import write_files
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "observability" / "evals"
-
-
-def write(folder: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return folder
 
 
 def test_the_example_mocks_read_as_written():
@@ -46,14 +40,14 @@ def test_the_example_mocks_read_as_written():
 
 
 def test_later_folders_win_and_a_server_agent_answers_its_tools(tmp_path):
-    first = write(
+    first = write_files(
         tmp_path / "evals" / "mocks",
         {
             "wx/get.md": "old",
             "wx/_server.md": "---\ntype: agent\ntools: [get, put]\n---\nA weather service.",
         },
     )
-    second = write(tmp_path / "evals" / "case" / "mocks", {"wx/get.md": "new"})
+    second = write_files(tmp_path / "evals" / "case" / "mocks", {"wx/get.md": "new"})
     [wx], _ = read_mocks([first, second])
     assert wx.responders["get"].text == "new"
     assert wx.responders["put"].kind == "agent"
@@ -148,7 +142,7 @@ def test_later_folders_win_and_a_server_agent_answers_its_tools(tmp_path):
     ],
 )
 def test_a_bad_mock_names_its_file_place_and_fix(tmp_path, files, where, message):
-    layer = write(tmp_path / "mocks", files)
+    layer = write_files(tmp_path / "mocks", files)
     with pytest.raises(InputError) as caught:
         read_mocks([layer])
     text = str(caught.value)
@@ -157,7 +151,7 @@ def test_a_bad_mock_names_its_file_place_and_fix(tmp_path, files, where, message
 
 
 def test_a_server_folder_with_no_responder_is_a_note(tmp_path):
-    layer = write(tmp_path / "mocks", {"wx/_tools.json": '{"tools": []}'})
+    layer = write_files(tmp_path / "mocks", {"wx/_tools.json": '{"tools": []}'})
     assert read_mocks([layer]) == (
         (),
         ("mocks: mocks/wx/ has no <tool>.md responders — nothing is mocked for wx",),

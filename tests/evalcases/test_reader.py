@@ -10,15 +10,9 @@ import pytest
 from skilltest.errors import InputError
 from skilltest.evalcases import find_cases, read_case
 
+from ..projects import write_files
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "observability" / "evals"
-
-
-def write(folder: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return folder
 
 
 HEAD = 'schema_version: "1.0"\nname: one\n'
@@ -52,7 +46,7 @@ def test_the_example_cases_read_as_written():
 
 
 def test_a_grader_file_without_frontmatter_is_not_a_grader(tmp_path):
-    case = write(
+    case = write_files(
         tmp_path / "c",
         {
             "prompt.md": "Do it.",
@@ -65,7 +59,7 @@ def test_a_grader_file_without_frontmatter_is_not_a_grader(tmp_path):
 
 
 def test_markdown_adds_its_disallowed_tools_and_graders_to_case_yaml(tmp_path):
-    case = write(
+    case = write_files(
         tmp_path / "c",
         {
             "case.yaml": HEAD + "execution: {prompt: x, disallowed_tools: [Bash]}\n" + GRADER,
@@ -229,7 +223,7 @@ def test_markdown_adds_its_disallowed_tools_and_graders_to_case_yaml(tmp_path):
     ],
 )
 def test_a_bad_case_names_its_file_place_and_fix(tmp_path, files, where, message):
-    case = write(tmp_path / "c", files)
+    case = write_files(tmp_path / "c", files)
     with pytest.raises(InputError) as caught:
         read_case(case)
     text = str(caught.value)
@@ -239,7 +233,7 @@ def test_a_bad_case_names_its_file_place_and_fix(tmp_path, files, where, message
 
 
 def test_cases_are_found_below_an_eval_folder_but_not_in_mocks_or_results(tmp_path):
-    write(
+    write_files(
         tmp_path,
         {
             "a/case.yaml": CASE + GRADER,

@@ -17,6 +17,7 @@ from skilltest.mcp import ServerTools
 from skilltest.plugins import McpServer
 
 from ..conftest import REPO_ROOT
+from ..projects import write_files
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "plugins" / "observability"
 GOOD = "---\nname: {name}\ndescription: Does one thing. Use when that thing is asked for.\n---\n\n# {name}\n"
@@ -34,11 +35,7 @@ def skill(
     folder = root / "skills" / name
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(GOOD.format(name=name) if text is None else text)
-    for relative, content in (files or {}).items():
-        path = folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
-    return folder
+    return write_files(folder, files or {})
 
 
 def run_lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

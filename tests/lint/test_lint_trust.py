@@ -15,6 +15,8 @@ from skilltest.lint import find_targets, lint
 from skilltest.mcp import ServerTools
 from skilltest.plugins import McpServer
 
+from ..projects import write_files
+
 GOOD = "---\nname: {name}\ndescription: Does one thing. Use when that thing is asked for.\n---\n\n"
 
 
@@ -22,11 +24,7 @@ def skill(root: Path, name: str, body: str, files: dict[str, str] | None = None)
     folder = root / "skills" / name
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(GOOD.format(name=name) + body)
-    for relative, content in (files or {}).items():
-        path = folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content)
-    return folder
+    return write_files(folder, files or {})
 
 
 def findings(folder: Path, root: Path, **kwargs) -> list[str]:

@@ -18,18 +18,15 @@ from skilltest.plugins import (
     mcp_servers_from,
 )
 
+from ..projects import write_files
+
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "observability"
 SKILL = "---\nname: {name}\ndescription: A skill.\n---\nbody\n"
 
 
 def make_plugin(root: Path, files: dict[str, str]) -> Path:
     """A plugin folder with ``files`` (path -> text); a manifest named ``demo`` unless given."""
-    files = {".claude-plugin/plugin.json": '{"name": "demo"}', **files}
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return write_files(root, {".claude-plugin/plugin.json": '{"name": "demo"}', **files})
 
 
 def test_the_fixture_plugin_has_its_skills_hooks_and_server():

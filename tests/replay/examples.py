@@ -4,9 +4,16 @@ so that only the cassettes can answer."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skilltest.cli import main
 
 from ..conftest import REPO_ROOT
 
@@ -44,3 +51,46 @@ def drop_model_scripts(folder: Path) -> None:
     for suite in folder.glob("*.yaml"):
         kept = [line for line in suite.read_text().splitlines() if "model_script:" not in line]
         suite.write_text("\n".join(kept) + "\n")
+
+
+def claude_or_skip() -> Path:
+    """The claude binary, found as the product finds it; skips the tests when there is none."""
+    from skilltest.claude.binary import resolve_claude
+    from skilltest.errors import ClaudeNotFoundError
+
+    try:
+        return resolve_claude(None).absolute()
+    except ClaudeNotFoundError as exc:
+        pytest.skip(f"no claude CLI: {exc}")
+
+
+def copy_example_project(folder: Path, layer: str, names: Iterable[str]) -> None:
+    """The ``layer`` example suites ``names`` (as :func:`copy_example_suites` copies them) and
+    their skills under ``folder/skills``."""
+    names = tuple(names)
+    copy_example_suites(folder, layer, names)
+    for name in names:
+        shutil.copytree(REPO_ROOT / "skills" / name, folder / "skills" / name)
+
+
+def run_examples(layer: str, project: Path, names: Iterable[str], claude: Path, *args: str) -> int:
+    """``skilltest <layer>`` on the example suites ``names`` copied into ``project``."""
+    return main(
+        [
+            layer,
+            *(str(project / f"{name}.yaml") for name in names),
+            "--skills-dir",
+            str(project / "skills"),
+            "--claude",
+            str(claude),
+            *args,
+        ]
+    )
+
+
+def moved_results(results: Path, moved: tuple[Path, Path] | None) -> dict[str, Any]:
+    """A results file as JSON, with the project folder ``moved`` (from, to) for a copy."""
+    text = results.read_text()
+    if moved is not None:
+        text = text.replace(str(moved[0]), str(moved[1]))
+    return json.loads(text)

@@ -19,7 +19,7 @@ import pytest
 
 from ..conftest import REPO_ROOT
 from ..scenarios.test_cli import _alive
-from .test_replay_scenarios import _claude
+from .examples import claude_or_skip
 
 BROKEN = Path("lgtm", "investigate-error-spike", "with_skill.yaml")
 """The cassette of the first run of the example lgtm suite."""
@@ -37,7 +37,7 @@ def test_a_cassette_cut_in_half_ends_the_suite_with_exit_2_and_names_it(tmp_path
     cut_in_half(cassettes / BROKEN)
     command = [
         sys.executable, "-m", "skilltest", "scenarios", "tests/scenarios/lgtm.yaml",
-        "--claude", str(_claude()), "--replay", str(cassettes), "-j", "4",
+        "--claude", str(claude_or_skip()), "--replay", str(cassettes), "-j", "4",
         "--output-dir", str(tmp_path / "out"),
     ]  # fmt: skip
     started = time.monotonic()

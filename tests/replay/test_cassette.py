@@ -392,13 +392,18 @@ def texts_of(message: dict[str, Any]) -> list[str]:
     return [block["text"] for block in message["content"]]
 
 
-def test_every_text_reads_back_exactly(tmp_path):
-    request = {
+def tricky_request() -> dict[str, Any]:
+    """A request whose user message is one text block for each of :data:`TRICKY_TEXTS`."""
+    return {
         "model": "m",
         "messages": [
             {"role": "user", "content": [{"type": "text", "text": t} for t in TRICKY_TEXTS]}
         ],
     }
+
+
+def test_every_text_reads_back_exactly(tmp_path):
+    request = tricky_request()
     response = {
         "status": 200,
         "headers": {},
@@ -421,12 +426,7 @@ def test_a_cassette_of_megabytes_is_written_fast_and_reads_back_exactly(tmp_path
 
     big = "line of a long answer: ünïcödé, tabs\there, ${{x}} & *refs\n" * 20_000
     assert len(big) > LARGE_CASSETTE_CHARS
-    request = {
-        "model": "m",
-        "messages": [
-            {"role": "user", "content": [{"type": "text", "text": t} for t in TRICKY_TEXTS]}
-        ],
-    }
+    request = tricky_request()
     response = {
         "status": 200,
         "headers": {},

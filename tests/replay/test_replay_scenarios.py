@@ -25,7 +25,14 @@ from skilltest.replay.cassette import Cassette
 from skilltest.transcript.stream_json import load_transcript
 
 from ..conftest import REPO_ROOT
-from .examples import closed_port, copy_example_suites, drop_model_scripts
+from .examples import (
+    claude_or_skip,
+    closed_port,
+    copy_example_project,
+    drop_model_scripts,
+    moved_results,
+    run_examples,
+)
 from .test_replay_pressure import snapshot
 
 pytestmark = pytest.mark.cli
@@ -36,27 +43,15 @@ PLUGIN = REPO_ROOT / "tests" / "fixtures" / "plugins" / "observability"
 
 
 def scenarios(project: Path, claude: Path, *args: str | Path) -> int:
-    return main(
-        [
-            "scenarios",
-            *(str(project / f"{name}.yaml") for name in SUITES),
-            "--skills-dir",
-            str(project / "skills"),
-            "--claude",
-            str(claude),
-            "--allow-inconclusive",
-            *(str(a) for a in args),
-        ]
+    return run_examples(
+        "scenarios", project, SUITES, claude, "--allow-inconclusive", *(str(a) for a in args)
     )
 
 
 def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[str, Any]:
     """A results file without what differs from run to run: timings, where the transcripts
     went, the backend and the replay mode; ``moved`` (from, to) for a copied project."""
-    text = results.read_text()
-    if moved is not None:
-        text = text.replace(str(moved[0]), str(moved[1]))
-    document = json.loads(text)
+    document = moved_results(results, moved)
     document.pop("backend")
     document.pop("replay")
     document.pop("provenance")
@@ -78,11 +73,9 @@ def runs_of(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     """Copies of the example scenario suites, their fixtures and skills, recorded once (K=1)."""
-    claude = _claude()
+    claude = claude_or_skip()
     project = tmp_path_factory.mktemp("examples")
-    copy_example_suites(project, "scenarios", SUITES)
-    for name in SUITES:
-        shutil.copytree(REPO_ROOT / "skills" / name, project / "skills" / name)
+    copy_example_project(project, "scenarios", SUITES)
     shutil.copytree(REPO_ROOT / "tests" / "scenarios" / "fixtures", project / "fixtures")
     code = scenarios(
         project,
@@ -99,16 +92,6 @@ def recorded(tmp_path_factory) -> Path:
     )
     assert code == 0
     return project
-
-
-def _claude() -> Path:
-    from skilltest.claude.binary import resolve_claude
-    from skilltest.errors import ClaudeNotFoundError
-
-    try:
-        return resolve_claude(None).absolute()
-    except ClaudeNotFoundError as exc:
-        pytest.skip(f"no claude CLI: {exc}")
 
 
 @pytest.fixture
@@ -269,7 +252,7 @@ def test_a_recording_stopped_by_sigterm_keeps_the_repetitions_that_finished(reco
     cassettes = tmp_path / "cassettes"
     command = [
         sys.executable, "-m", "skilltest", "scenarios", str(recorded / "safe-migrations.yaml"),
-        "--skills-dir", str(recorded / "skills"), "--claude", str(_claude()),
+        "--skills-dir", str(recorded / "skills"), "--claude", str(claude_or_skip()),
         "--only", "rename-column", "--skill-only", "-k", "4", "-j", "1",
         "--record", str(cassettes), "--output-dir", str(tmp_path / "out"),
         "--results", str(tmp_path / "results.json"),

@@ -17,8 +17,14 @@ import pytest
 from skilltest.cli import main
 from skilltest.replay.cassette import Cassette
 
-from ..conftest import REPO_ROOT
-from .examples import closed_port, copy_example_suites, drop_model_scripts
+from .examples import (
+    claude_or_skip,
+    closed_port,
+    copy_example_project,
+    drop_model_scripts,
+    moved_results,
+    run_examples,
+)
 from .test_replay_pressure import snapshot
 
 pytestmark = pytest.mark.cli
@@ -29,27 +35,14 @@ ONLY = ("--only", "loki-error-spike", "--only", "outage-traces", "--only", "capi
 
 
 def triggers(project: Path, claude: Path, *args: str | Path) -> int:
-    return main(
-        [
-            "triggers",
-            *(str(project / f"{name}.yaml") for name in SUITES),
-            "--skills-dir",
-            str(project / "skills"),
-            "--claude",
-            str(claude),
-            *(str(a) for a in args),
-        ]
-    )
+    return run_examples("triggers", project, SUITES, claude, *(str(a) for a in args))
 
 
 def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[str, Any]:
     """A results file without what differs from run to run: timings, where the transcripts went,
     the backend, the replay mode, the provenance, run ids and the request counts (only the
     emulator counts them)."""
-    text = results.read_text()
-    if moved is not None:
-        text = text.replace(str(moved[0]), str(moved[1]))
-    document = json.loads(text)
+    document = moved_results(results, moved)
     for key in ("backend", "replay", "suite_files", "provenance"):
         document.pop(key, None)
     for suite in document["suites"]:
@@ -73,17 +66,9 @@ def runs_of(results: Path) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     """Copies of the example trigger suites and their skills, recorded once (K=2)."""
-    from skilltest.claude.binary import resolve_claude
-    from skilltest.errors import ClaudeNotFoundError
-
-    try:
-        claude = resolve_claude(None).absolute()
-    except ClaudeNotFoundError as exc:
-        pytest.skip(f"no claude CLI: {exc}")
+    claude = claude_or_skip()
     project = tmp_path_factory.mktemp("examples")
-    copy_example_suites(project, "triggers", SUITES)
-    for name in SUITES:
-        shutil.copytree(REPO_ROOT / "skills" / name, project / "skills" / name)
+    copy_example_project(project, "triggers", SUITES)
     code = triggers(
         project, claude, *ONLY, "-k", "2", "--record", project / "cassettes",
         "--output-dir", project / "out", "--results", project / "recorded.json",

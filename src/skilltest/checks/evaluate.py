@@ -15,10 +15,10 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skilltest.checks import plugin_eval
 from skilltest.checks.model import (
@@ -211,19 +211,35 @@ def _refers(call: ToolCall, ref: ToolRef | ToolUsed) -> bool:
     )
 
 
+_Call = TypeVar("_Call")
+"""A call as a check reads it: a transcript's tool call, or one a plugin eval wrote down."""
+
+
+def _used_result(
+    check: ToolUsed, calls: Sequence[_Call], refers: Callable[[_Call, ToolUsed], bool]
+) -> CheckResult:
+    """``tool_used``: how many of ``calls`` are to the tool, against the bounds."""
+    count = sum(1 for call in calls if refers(call, check))
+    high = "∞" if check.max is None else str(check.max)
+    passed = count >= check.min and (check.max is None or count <= check.max)
+    return _result(check, passed, f"{check.tool} called {count}x (expected {check.min}..{high})")
+
+
+def _first_calls(
+    check: ToolOrder, calls: Sequence[_Call], refers: Callable[[_Call, ToolRef], bool]
+) -> dict[str, int | None]:
+    """``tool_order``: the index of the first of ``calls`` to each side's tool (``None``: none)."""
+    return {
+        side: next((i for i, call in enumerate(calls) if refers(call, ref)), None)
+        for side, ref in (("before", check.before), ("after", check.after))
+    }
+
+
 def _tool_result(check: ToolUsed | ToolOrder, transcript: Transcript) -> CheckResult:
     ran = [call for call in transcript.tool_calls if not call.refused]
     if isinstance(check, ToolUsed):
-        count = sum(1 for call in ran if _refers(call, check))
-        high = "∞" if check.max is None else str(check.max)
-        passed = count >= check.min and (check.max is None or count <= check.max)
-        return _result(
-            check, passed, f"{check.tool} called {count}x (expected {check.min}..{high})"
-        )
-    first = {
-        side: next((i for i, call in enumerate(ran) if _refers(call, ref)), None)
-        for side, ref in (("before", check.before), ("after", check.after))
-    }
+        return _used_result(check, ran, _refers)
+    first = _first_calls(check, ran, _refers)
     if first["before"] is None:
         return _result(check, False, f"{check.before} never called")
     if first["after"] is None:
@@ -370,16 +386,8 @@ def _written_tool_result(
     check: ToolUsed | ToolOrder, calls: list[plugin_eval.WrittenCall]
 ) -> CheckResult:
     if isinstance(check, ToolUsed):
-        count = sum(1 for call in calls if _written(call, check))
-        high = "∞" if check.max is None else str(check.max)
-        passed = count >= check.min and (check.max is None or count <= check.max)
-        return _result(
-            check, passed, f"{check.tool} called {count}x (expected {check.min}..{high})"
-        )
-    first = {
-        side: next((i for i, call in enumerate(calls) if _written(call, ref)), None)
-        for side, ref in (("before", check.before), ("after", check.after))
-    }
+        return _used_result(check, calls, _written)
+    first = _first_calls(check, calls, _written)
     if first["before"] is None:
         return _result(check, False, f'"before" tool {check.before.tool} never called')
     if first["after"] is None:

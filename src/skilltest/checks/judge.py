@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +30,7 @@ from skilltest.transcript import Usage
 
 if TYPE_CHECKING:
     from skilltest.checks.evaluate import RunView
-    from skilltest.runners.base import TurnRunner
+    from skilltest.runners.base import TurnRequest, TurnRunner
 
 JUDGE_MARK = "You are the skilltest judge."
 """How the judge's system prompt begins: what a model script's rule matches judge requests by
@@ -169,7 +169,30 @@ async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> 
     from skilltest.checks import plugin_eval
     from skilltest.runners.base import TurnRequest
 
-    result = CheckResult(
+    prompt, why = plugin_eval_request(check, view)
+    if prompt is None:
+        return replace(_unjudged(check), evidence=why)
+    request = TurnRequest(
+        prompt=prompt, system=plugin_eval.JUDGE_SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
+    )
+    result = await _ask(check, judge, request, _plugin_eval_vote)
+    if result.error is not None:
+        return result
+    votes = result.votes
+    passes = sum(1 for v in votes if v.verdict == "pass")
+    shown = " ".join("PASS" if v.verdict == "pass" else "FAIL" for v in votes)
+    return replace(result, passed=passes > check.votes / 2, evidence=f"judge votes: {shown}")
+
+
+def _plugin_eval_vote(text: str) -> Vote:
+    from skilltest.checks import plugin_eval
+
+    return Vote("pass" if plugin_eval.vote(text) else "fail", text.strip()[:200])
+
+
+def _unjudged(check: Judge) -> CheckResult:
+    """A judge check's result before any vote: not passed, no evidence."""
+    return CheckResult(
         name=check.name,
         kind=check.kind,
         passed=False,
@@ -178,12 +201,14 @@ async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> 
         weight=check.weight,
         scored=check.scored,
     )
-    prompt, why = plugin_eval_request(check, view)
-    if prompt is None:
-        return replace(result, evidence=why)
-    request = TurnRequest(
-        prompt=prompt, system=plugin_eval.JUDGE_SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
-    )
+
+
+async def _ask(
+    check: Judge, judge: JudgeModel, request: TurnRequest, read: Callable[[str], Vote]
+) -> CheckResult:
+    """Sends ``request`` to the judge ``check.votes`` times: the check's result with the votes
+    (each ``read`` from its answer; a failed call's is no verdict), their tokens and cost, not
+    yet decided; with an error when every call failed."""
     votes: list[Vote] = []
     usage, cost, errors = Usage(), 0.0, []
     for _ in range(check.votes):
@@ -194,19 +219,16 @@ async def _plugin_eval_check(check: Judge, view: RunView, judge: JudgeModel) -> 
             errors.append(answer.error)
             votes.append(Vote(None, f"the call failed: {answer.error}"))
         else:
-            passed = plugin_eval.vote(answer.text)
-            votes.append(Vote("pass" if passed else "fail", answer.text.strip()[:200]))
+            votes.append(read(answer.text))
     result = replace(
-        result,
+        _unjudged(check),
         votes=tuple(votes),
         tokens={"input": usage.input_tokens, "output": usage.output_tokens},
         cost_usd=cost or None,
     )
     if len(errors) == check.votes:
         return replace(result, error=f"every judge call failed: {errors[0]}")
-    passes = sum(1 for v in votes if v.verdict == "pass")
-    shown = " ".join("PASS" if v.verdict == "pass" else "FAIL" for v in votes)
-    return replace(result, passed=passes > check.votes / 2, evidence=f"judge votes: {shown}")
+    return result
 
 
 async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckResult:
@@ -219,34 +241,13 @@ async def judge_check(check: Judge, view: RunView, judge: JudgeModel) -> CheckRe
     request = TurnRequest(
         prompt=judge_prompt(check, view), system=SYSTEM, model=judge.model, max_tokens=MAX_TOKENS
     )
-    votes: list[Vote] = []
-    usage, cost, errors = Usage(), 0.0, []
-    for _ in range(check.votes):
-        answer = await judge.runner.run_turn(request)
-        usage = usage + answer.usage
-        cost += answer.cost_usd or 0.0
-        if answer.error is not None:
-            errors.append(answer.error)
-            votes.append(Vote(None, f"the call failed: {answer.error}"))
-        else:
-            votes.append(parse_vote(answer.text))
+    result = await _ask(check, judge, request, parse_vote)
+    if result.error is not None:
+        return result
+    votes = result.votes
     passes = sum(1 for vote in votes if vote.verdict == "pass")
     fails = sum(1 for vote in votes if vote.verdict == "fail")
     cast = passes + fails
-    result = CheckResult(
-        name=check.name,
-        kind=check.kind,
-        passed=False,
-        evidence="",
-        veto=check.veto,
-        weight=check.weight,
-        scored=check.scored,
-        votes=tuple(votes),
-        tokens={"input": usage.input_tokens, "output": usage.output_tokens},
-        cost_usd=cost or None,
-    )
-    if len(errors) == check.votes:
-        return replace(result, error=f"every judge call failed: {errors[0]}")
     agreement = max(passes, fails) / cast if cast else 0.0
     split = " (split vote)" if passes and fails else ""
     evidence = f"{passes} pass, {fails} fail of {check.votes} vote(s){split}; agreement "

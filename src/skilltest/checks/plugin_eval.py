@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,18 +68,32 @@ class WrittenCall:
     """Its input as compact JSON, what ``input_match`` is tried on."""
 
 
+def _content(event: Mapping[str, Any], block_type: str) -> list[Mapping[str, Any]]:
+    """The blocks of ``block_type`` in an event's message content."""
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return [
+        block
+        for block in (content if isinstance(content, list) else ())
+        if isinstance(block, Mapping) and block.get("type") == block_type
+    ]
+
+
+def _blocks(
+    events: Iterable[Mapping[str, Any]], event_type: str, block_type: str
+) -> Iterator[Mapping[str, Any]]:
+    """The blocks of ``block_type`` in every event of ``event_type``, in order."""
+    for event in events:
+        if event.get("type") == event_type:
+            yield from _content(event, block_type)
+
+
 def written_calls(events: Iterable[Mapping[str, Any]]) -> list[WrittenCall]:
     """Every ``tool_use`` block of every assistant event, in order."""
     calls = []
-    for event in events:
-        if event.get("type") != "assistant":
-            continue
-        message = event.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                value = block.get("input")
-                calls.append(WrittenCall(str(block.get("name") or ""), value, js_json(value)))
+    for block in _blocks(events, "assistant", "tool_use"):
+        value = block.get("input")
+        calls.append(WrittenCall(str(block.get("name") or ""), value, js_json(value)))
     return calls
 
 
@@ -90,13 +104,7 @@ def last_message(events: Iterable[Mapping[str, Any]]) -> str:
     for event in events:
         if event.get("type") != "assistant" or event.get("parent_tool_use_id"):
             continue
-        message = event.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        texts = [
-            str(block.get("text") or "")
-            for block in (content if isinstance(content, list) else ())
-            if isinstance(block, Mapping) and block.get("type") == "text"
-        ]
+        texts = [str(block.get("text") or "") for block in _content(event, "text")]
         if texts:
             last = "\n".join(texts)
     return last
@@ -228,24 +236,15 @@ def read_trajectory(text: str) -> list[Any]:
 def tool_results(events: Iterable[Mapping[str, Any]]) -> dict[str, tuple[str, bool]]:
     """Each tool result's text and error flag, by the id of the call it answers."""
     found: dict[str, tuple[str, bool]] = {}
-    for event in events:
-        if event.get("type") != "user":
-            continue
-        message = event.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                body = block.get("content")
-                if isinstance(body, list):
-                    body = "\n".join(
-                        str(part.get("text") or "")
-                        for part in body
-                        if isinstance(part, Mapping) and part.get("type") == "text"
-                    )
-                found[str(block.get("tool_use_id"))] = (
-                    str(body or ""),
-                    bool(block.get("is_error")),
-                )
+    for block in _blocks(events, "user", "tool_result"):
+        body = block.get("content")
+        if isinstance(body, list):
+            body = "\n".join(
+                str(part.get("text") or "")
+                for part in body
+                if isinstance(part, Mapping) and part.get("type") == "text"
+            )
+        found[str(block.get("tool_use_id"))] = (str(body or ""), bool(block.get("is_error")))
     return found
 
 
@@ -265,28 +264,21 @@ def mock_calls_text(
         waiting.setdefault(key, []).append(record)
     results = tool_results(events)
     lines = []
-    for event in events:
-        if event.get("type") != "assistant":
+    for block in _blocks(events, "assistant", "tool_use"):
+        name = str(block.get("name") or "")
+        parts = name.split("__", 2)
+        if len(parts) != 3 or parts[0] != "mcp":
             continue
-        message = event.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping) or block.get("type") != "tool_use":
-                continue
-            name = str(block.get("name") or "")
-            parts = name.split("__", 2)
-            if len(parts) != 3 or parts[0] != "mcp":
-                continue
-            queue = waiting.get((parts[1], parts[2]))
-            if not queue:
-                continue  # refused before it reached the mock: not a mock call
-            record = queue.pop(0)
-            entry: dict[str, Any] = {"tool": name, "input": block.get("input")}
-            result = results.get(str(block.get("id")))
-            if result is not None:
-                entry["output"] = result[0]
-                if result[1]:
-                    entry["isError"] = True
-            entry["verdict"] = record.get("verdict")
-            lines.append(js_json(entry))
+        queue = waiting.get((parts[1], parts[2]))
+        if not queue:
+            continue  # refused before it reached the mock: not a mock call
+        record = queue.pop(0)
+        entry: dict[str, Any] = {"tool": name, "input": block.get("input")}
+        result = results.get(str(block.get("id")))
+        if result is not None:
+            entry["output"] = result[0]
+            if result[1]:
+                entry["isError"] = True
+        entry["verdict"] = record.get("verdict")
+        lines.append(js_json(entry))
     return "\n".join(lines)

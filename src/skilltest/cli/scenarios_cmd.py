@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from skilltest.cli import (
-    EXIT_BAD_INPUT,
-    EXIT_CANARY,
-    EXIT_FAILED,
-    EXIT_MAX_COST,
-    EXIT_OK,
-    interrupted_exit_code,
-)
-from skilltest.cli.display import Display
+from skilltest.cli import EXIT_CANARY, EXIT_FAILED, EXIT_OK
+from skilltest.cli.layer_run import print_blocks, run_layer, run_line
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -26,6 +19,9 @@ from skilltest.cli.options import (
     options_from,
     unit_interval,
 )
+
+if TYPE_CHECKING:
+    from skilltest.scenarios import ScenarioOptions, ScenarioResults
 
 DEFAULT_SUITE_DIR = Path("tests/scenarios")
 BACKENDS = ("claude", "emulator")
@@ -96,8 +92,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import scenarios
-    from skilltest.flow.tape import miss_summary
-    from skilltest.report.provenance import notice
+
+    return run_layer(
+        scenarios,
+        options_from(args, scenarios.ScenarioOptions),
+        dry_run=args.dry_run,
+        label="scenarios",
+        noun="scenarios",
+        notes=NOTES,
+        interrupted=_interrupted,
+        finished=_finished,
+    )
+
+
+def _interrupted(partial: ScenarioResults) -> tuple[str | None, str]:
+    from skilltest.scenarios.report import render_table
+
+    table = render_table(partial.verdicts) if partial.verdicts else None
+    return table, f"{len(partial.verdicts)} of {partial.planned} scenario(s)"
+
+
+def _finished(results: ScenarioResults, options: ScenarioOptions) -> int:
     from skilltest.scenarios.canary import render_canary
     from skilltest.scenarios.report import (
         render_failures,
@@ -108,69 +123,24 @@ def run(args: argparse.Namespace) -> int:
         render_world,
     )
 
-    options = options_from(args, scenarios.ScenarioOptions)
-    if args.dry_run:
-        from skilltest.cost.render import render_estimate
-
-        print(render_estimate(scenarios.estimate(options), noun="scenarios", notes=NOTES))
-        return EXIT_OK
-    display = Display("scenarios")
-    try:
-        results = scenarios.run(options, observer=display)
-    except KeyboardInterrupt as exc:
-        if display.partial is None:
-            raise  # before any run: nothing was kept
-        partial = display.partial
-        if partial.verdicts:
-            said = notice(partial.provenance) if partial.provenance is not None else None
-            if said:
-                print(said)
-            print(render_table(partial.verdicts))
-        kept = options.outputs.results
-        print(
-            f"skilltest: interrupted; {len(partial.verdicts)} of {partial.planned} scenario(s) "
-            "finished" + (f" and kept in {kept} (marked incomplete)" if kept else ""),
-            file=sys.stderr,
-        )
-        return interrupted_exit_code(exc)
-    context = results.context
-    said = notice(results.provenance) if results.provenance is not None else None
-    if said:
-        print(said)  # an offline run says so before any number
-    model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
-        context.backend, "real model"
-    )
+    context, verdicts = results.context, results.verdicts
     print(
-        f"claude {context.claude_version}, {context.backend} backend ({model}), "
-        f"{len(results.verdicts)} scenarios, -j {context.jobs}; raw transcripts in "
-        f"{results.output_dir or 'output/ beside each suite'}"
+        run_line(
+            claude_version=context.claude_version,
+            backend=context.backend,
+            counted=f"{len(verdicts)} scenarios",
+            jobs=context.jobs,
+            output_dir=results.output_dir,
+        )
     )
-    verdicts = results.verdicts
     print(render_table(verdicts))
-    for block in (render_world(verdicts), render_unscored(verdicts), render_warnings(verdicts)):
-        if block:
-            print()
-            print(block)
+    print_blocks(render_world(verdicts), render_unscored(verdicts), render_warnings(verdicts))
     print()
     print(render_summary(verdicts, allow_inconclusive=options.allow_inconclusive))
     canary = results.canary
     if canary is not None:
         print(render_canary(canary))
-    failures = render_failures(verdicts)
-    if failures:
-        print()
-        print(failures)
-    if results.cassettes_written:
-        print(f"{results.cassettes_written} cassette(s) written under {results.tape.directory}")
-    if results.misses:
-        # Stale cassettes are bad input, not a failing skill.
-        print(miss_summary(len(results.misses)))
-        return EXIT_BAD_INPUT
-    if results.bad_input:
-        return EXIT_BAD_INPUT
-    if results.stopped is not None:
-        print(f"stopped, results incomplete: {results.stopped['reason']}")
-        return EXIT_MAX_COST
+    print_blocks(render_failures(verdicts))
     if canary is not None and not canary.meaningful:
         return EXIT_CANARY
     return EXIT_FAILED if results.failing else EXIT_OK

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from skilltest.cli import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_MAX_COST,
-    EXIT_OK,
-    interrupted_exit_code,
-)
-from skilltest.cli.display import Display
+from skilltest.cli import EXIT_FAILED, EXIT_OK
+from skilltest.cli.layer_run import print_blocks, run_layer, run_line
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -24,6 +18,9 @@ from skilltest.cli.options import (
     options_from,
     repetition_count,
 )
+
+if TYPE_CHECKING:
+    from skilltest.triggers import TriggerOptions, TriggerResults
 
 DEFAULT_SUITE_DIR = Path("tests/triggers")
 BACKENDS = ("claude", "emulator")
@@ -93,8 +90,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import triggers
-    from skilltest.flow.tape import miss_summary
-    from skilltest.report.provenance import notice
+
+    return run_layer(
+        triggers,
+        options_from(args, triggers.TriggerOptions),
+        dry_run=args.dry_run,
+        label="triggers",
+        noun="queries",
+        notes=NOTES,
+        interrupted=_interrupted,
+        finished=_finished,
+    )
+
+
+def _interrupted(partial: TriggerResults) -> tuple[str | None, str]:
+    from skilltest.triggers.report import render_table
+
+    table = render_table(partial.flat) if partial.finished_queries else None
+    return table, f"{partial.finished_queries} query result(s)"
+
+
+def _finished(results: TriggerResults, options: TriggerOptions) -> int:
     from skilltest.triggers.report import (
         render_against,
         render_comparison,
@@ -106,78 +122,28 @@ def run(args: argparse.Namespace) -> int:
         warnings_of,
     )
 
-    options = options_from(args, triggers.TriggerOptions)
-    if args.dry_run:
-        from skilltest.cost.render import render_estimate
-
-        print(render_estimate(triggers.estimate(options), noun="queries", notes=NOTES))
-        return EXIT_OK
-    display = Display("triggers")
-    try:
-        results = triggers.run(options, observer=display)
-    except KeyboardInterrupt as exc:
-        if display.partial is None:
-            raise  # before any run: nothing was kept
-        partial = display.partial
-        if partial.finished_queries:
-            said = notice(partial.provenance) if partial.provenance is not None else None
-            if said:
-                print(said)
-            print(render_table(partial.flat))
-        kept = options.outputs.results
-        print(
-            f"skilltest: interrupted; {partial.finished_queries} query result(s) finished"
-            + (f" and kept in {kept} (marked incomplete)" if kept else ""),
-            file=sys.stderr,
-        )
-        return interrupted_exit_code(exc)
-    flat = results.flat
-    context = results.context
-    said = notice(results.provenance) if results.provenance is not None else None
-    if said:
-        print(said)  # an offline run says so before any number
-    model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
-        context["backend"], "real model"
-    )
+    flat, context = results.flat, results.context
     queries = sum(len(each[0].queries) for each in results.suites)
     ks = sorted({str(len(q.runs)) for s in flat for q in s.queries})
     print(
-        f"claude {context['claude_version']}, {context['backend']} backend ({model}), "
-        f"{queries} queries, K {', '.join(ks)}, -j {context['jobs']}; "
-        f"raw transcripts in {options.output_dir or 'output/ beside each suite'}"
+        run_line(
+            claude_version=context["claude_version"],
+            backend=context["backend"],
+            counted=f"{queries} queries, K {', '.join(ks)}",
+            jobs=context["jobs"],
+            output_dir=options.output_dir,
+        )
     )
     print(render_table(flat))
     print()
     for suite in flat:
         print(render_suite_line(suite))
     print(render_costs(flat))
-    failures = render_failures(flat)
-    if failures:
-        print()
-        print(failures)
+    print_blocks(render_failures(flat))
     if results.against is not None:
-        print()
-        print(render_against(results.against, [(now, before) for now, before in results.suites]))
-    for each in results.suites:
-        if len(each) == 2 and results.against is None:
-            print()
-            print(render_comparison(*each))
-    warnings = warnings_of(flat)
-    if warnings:
-        print()
-        for warning in warnings:
-            print(f"warning: {warning}")
-    misses = render_misses(flat)
-    if misses:
-        print()
-        print(misses)
-    if results.cassettes_written:
-        print(f"{results.cassettes_written} cassette(s) written under {results.tape.directory}")
-    if results.misses:
-        # Stale cassettes are bad input, not a failing description.
-        print(miss_summary(len(results.misses)))
-        return EXIT_BAD_INPUT
-    if results.stopped is not None:
-        print(f"stopped, results incomplete: {results.stopped['reason']}")
-        return EXIT_MAX_COST
+        pairs = [(now, before) for now, before in results.suites]
+        print_blocks(render_against(results.against, pairs))
+    else:
+        print_blocks(*(render_comparison(*each) for each in results.suites if len(each) == 2))
+    print_blocks("\n".join(f"warning: {w}" for w in warnings_of(flat)), render_misses(flat))
     return EXIT_OK if results.passed else EXIT_FAILED

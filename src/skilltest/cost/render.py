@@ -48,6 +48,18 @@ def _usd(low: float, high: float) -> str:
     return f"${low:.4f}" if low == high else f"${low:.4f}–${high:.4f}"
 
 
+def _cells(estimate: SuiteEstimate) -> list[str]:
+    """A row's figures: units, runs, requests, tokens read and written, dollars."""
+    return [
+        str(estimate.units),
+        _span(*estimate.runs, ","),
+        _span(estimate.least.requests, estimate.most.requests, ","),
+        _span(estimate.least.read, estimate.most.read, ","),
+        _span(estimate.least.output, estimate.most.output, ","),
+        _usd(estimate.least.usd, estimate.most.usd),
+    ]
+
+
 def render_estimate(
     estimates: Sequence[SuiteEstimate], *, noun: str, notes: Sequence[str] = ()
 ) -> str:
@@ -56,34 +68,12 @@ def render_estimate(
 
     rows = []
     for each in estimates:
-        rows.append(
-            [
-                each.layer,
-                each.suite,
-                str(each.units),
-                _span(*each.runs, ","),
-                _span(each.least.requests, each.most.requests, ","),
-                _span(each.least.read, each.most.read, ","),
-                _span(each.least.output, each.most.output, ","),
-                _usd(each.least.usd, each.most.usd),
-            ]
-        )
+        rows.append([each.layer, each.suite, *_cells(each)])
     if estimates:
         total = estimates[0]
         for each in estimates[1:]:
             total = total + each
-        rows.append(
-            [
-                "",
-                "total",
-                str(total.units),
-                _span(*total.runs, ","),
-                _span(total.least.requests, total.most.requests, ","),
-                _span(total.least.read, total.most.read, ","),
-                _span(total.least.output, total.most.output, ","),
-                _usd(total.least.usd, total.most.usd),
-            ]
-        )
+        rows.append(["", "total", *_cells(total)])
     headers = [
         "layer",
         "suite",

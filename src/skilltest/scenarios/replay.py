@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,32 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def _record(
+    recorder: Recorder,
+    key: CassetteKey,
+    rep: int,
+    exchange: Any,
+    rules: Rules,
+    secrets: Mapping[str, str],
+) -> None:
+    """Adds one exchange to a run's cassette, the secrets the run has met so far kept out."""
+    recorder.protect(key, rep, secrets.values())
+    recorder.add(key, rep, exchange, rules=rules)
+
+
+def _finish(
+    recorder: Recorder,
+    key: CassetteKey,
+    request: RunRequest,
+    rules: Rules,
+    secrets: Mapping[str, str],
+) -> None:
+    """Closes a run's cassette: the suite it came from, its rules with the run's secrets."""
+    recorder.finish(
+        key, request.rep, suite=str(request.suite_path), rules=rules.with_secrets(secrets.values())
+    )
+
+
 class RecordingEndpoint:
     """Runs against ``inner`` and records every exchange into cassettes."""
 
@@ -161,8 +187,7 @@ class RecordingEndpoint:
         secrets: dict[str, str] = {}
 
         def on_exchange(exchange: Any) -> None:
-            self.recorder.protect(key, request.rep, secrets.values())
-            self.recorder.add(key, request.rep, exchange, rules=rules)
+            _record(self.recorder, key, request.rep, exchange, rules, secrets)
 
         def wrap(server: McpServer) -> McpServer:
             assert sandbox is not None
@@ -186,12 +211,7 @@ class RecordingEndpoint:
         self.recorder.protect(key, request.rep, secrets.values())
         for name, log in logs.items():
             self.recorder.add_mcp(key, request.rep, name, _read_jsonl(log))
-        self.recorder.finish(
-            key,
-            request.rep,
-            suite=str(request.suite_path),
-            rules=rules.with_secrets(secrets.values()),
-        )
+        _finish(self.recorder, key, request, rules, secrets)
 
 
 class ReplayEndpoint:
@@ -268,8 +288,7 @@ class ReplayEndpoint:
 
             def on_exchange(ex: Any) -> None:
                 if recorder is not None and upstream is not None:
-                    recorder.protect(key, request.rep, secrets.values())
-                    recorder.add(key, request.rep, ex, rules=rules)
+                    _record(recorder, key, request.rep, ex, rules, secrets)
 
             proxy = stack.enter_context(
                 RecordingProxy(
@@ -331,12 +350,7 @@ class ReplayEndpoint:
                         for entry in _read_jsonl(misses_log)
                     )
         if upstream is not None and self.recorder is not None and proxy.live:
-            self.recorder.finish(
-                key,
-                request.rep,
-                suite=str(request.suite_path),
-                rules=rules.with_secrets(secrets.values()),
-            )
+            _finish(self.recorder, key, request, rules, secrets)
 
 
 class _EmptyPlayer:

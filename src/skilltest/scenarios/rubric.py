@@ -77,7 +77,7 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from skilltest.checks.model import Check, CheckResult
-from skilltest.errors import InputError, SuiteError
+from skilltest.errors import SuiteError, check_schema_version
 from skilltest.patterns import Pattern, snippet
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
@@ -342,13 +342,7 @@ class ScoreCard:
         Raises:
             InputError: the mapping was written by an unknown layout version.
         """
-        version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise InputError(
-                f"score card schema_version {version!r} is not supported "
-                f"(this skilltest reads {SCHEMA_VERSION})",
-                fix="re-run the suite with this version of skilltest",
-            )
+        check_schema_version(data, SCHEMA_VERSION, "score card")
         components = data.get("components") or {}
         return cls(
             score=data.get("score"),
@@ -602,18 +596,16 @@ def _tools_component(
     )
 
 
-def _required_tools(
-    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
-) -> ComponentScore:
-    calls = counted_calls(transcript, expected)
-    return _tools_component(expected.required_tools, calls, weight, transcript.tool_calls)
+def _tools_scorer(names: Callable[[Expected], Sequence[str]]) -> _Scorer:
+    """The scorer of a list of tools the run should call (``required_tools``, ...)."""
 
+    def score(
+        transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
+    ) -> ComponentScore:
+        calls = counted_calls(transcript, expected)
+        return _tools_component(names(expected), calls, weight, transcript.tool_calls)
 
-def _recommended_tools(
-    transcript: Transcript, expected: Expected, evidence: Evidence, weight: float
-) -> ComponentScore:
-    calls = counted_calls(transcript, expected)
-    return _tools_component(expected.recommended_tools, calls, weight, transcript.tool_calls)
+    return score
 
 
 def _search(
@@ -730,11 +722,11 @@ def _tool_ordering(
 
 
 _SCORERS: dict[str, _Scorer] = {
-    "required_tools": _required_tools,
+    "required_tools": _tools_scorer(lambda expected: expected.required_tools),
     "required_patterns": _required_patterns,
     "anti_patterns": _anti_patterns,
     "tool_ordering": _tool_ordering,
-    "recommended_tools": _recommended_tools,
+    "recommended_tools": _tools_scorer(lambda expected: expected.recommended_tools),
 }
 
 

@@ -45,14 +45,7 @@ def wilson(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval
 
 def newcombe(a: Interval, b: Interval) -> Interval:
     """``a - b`` for two Wilson intervals, by Newcombe's hybrid score method; within [-1, 1]."""
-    if a.empty or b.empty:
-        return EMPTY
-    assert a.value is not None and a.low is not None and a.high is not None
-    assert b.value is not None and b.low is not None and b.high is not None
-    diff = a.value - b.value
-    below = math.hypot(a.value - a.low, b.high - b.value)
-    above = math.hypot(a.high - a.value, b.value - b.low)
-    return Interval(diff, clip(diff - below, -1.0, 1.0), clip(diff + above, -1.0, 1.0))
+    return difference(a, b, bounds=(-1.0, 1.0))
 
 
 def mean_interval(

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skilltest.errors import WorldError
+from skilltest.errors import WorldError, check_schema_version
 from skilltest.world.calls import Call
 from skilltest.world.model import McpMock, McpTool
 
@@ -102,12 +102,13 @@ def mock_from_dict(data: Mapping[str, Any]) -> McpMock:
     Raises:
         WorldError: the data was written by another version.
     """
-    if data.get("schema_version") != SPEC_VERSION:
-        raise WorldError(
-            f"mock MCP spec schema_version {data.get('schema_version')!r} is not supported "
-            f"(this skilltest reads {SPEC_VERSION})",
-            fix="run the world with the skilltest that wrote the spec",
-        )
+    check_schema_version(
+        data,
+        SPEC_VERSION,
+        "mock MCP spec",
+        error=WorldError,
+        fix="run the world with the skilltest that wrote the spec",
+    )
     return McpMock(
         name=str(data["name"]),
         location=str(data.get("location", "")),

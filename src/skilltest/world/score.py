@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from skilltest.errors import InputError
+from skilltest.errors import check_schema_version
 from skilltest.patterns import snippet
 from skilltest.stats import DIGITS
 from skilltest.world.calls import Call, EgressViolation
@@ -187,13 +187,7 @@ class WorldOutcome:
         Raises:
             InputError: the mapping was written by an unknown layout version.
         """
-        version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise InputError(
-                f"world outcome schema_version {version!r} is not supported "
-                f"(this skilltest reads {SCHEMA_VERSION})",
-                fix="re-run the suite with this version of skilltest",
-            )
+        check_schema_version(data, SCHEMA_VERSION, "world outcome")
         return cls(
             mode=str(data["mode"]),
             profile=data.get("profile"),
