@@ -345,5 +345,12 @@ def test_eval_case_graders_and_transcript_links_in_a_browser(tmp_path, capsys, c
         screenshot(page, tmp_path / "evals-report.png", capsys)
         assert requests == [report.as_uri()]
 
+    # On a phone too: the graders' table and an opened run's checks stay within the screen.
     with opened(report, width=390) as (page, _):
+        case = page.locator("section.scenario", has_text="observability/error-spike")
+        run = case.locator("details.run").first
+        run.locator("summary").first.click()
+        for table in (case.locator("div.expect table.checks"), run.locator("table.checks")):
+            table.scroll_into_view_if_needed()
+            assert table.evaluate(fits), "a checks table runs past the phone's screen"
         assert page.evaluate("document.documentElement.scrollWidth") <= 390

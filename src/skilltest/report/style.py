@@ -101,7 +101,8 @@ dl.expect{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:6px 1
 font-size:.9rem}
 dl.expect dt{color:var(--muted)}dl.expect dd{margin:0}
 table.checks{margin:.6rem 0}.checks-head{margin-top:.9rem}
-table.checks td{overflow-wrap:anywhere}table.checks td .chip{margin:1px 0}
+table.checks .check-name,table.checks .note{overflow-wrap:anywhere}
+table.checks .chip{margin:1px 0}
 .check-name{font-weight:600}.run-body .source{overflow-wrap:anywhere}
 .outcome{margin-top:16px}
 .charts{display:flex;flex-wrap:wrap;gap:8px 24px}
@@ -128,7 +129,7 @@ font-weight:700;color:var(--muted)}
 .timeline .user pre,.timeline .assistant pre{font-family:inherit;font-size:.93rem}
 @media (max-width:760px){
 .page{padding:16px 10px 40px}.panel,.scenario{padding:14px 14px;border-radius:10px}
-h1{font-size:1.4rem}.scenario-grid{grid-template-columns:1fr}
+h1{font-size:1.4rem}.scenario-grid{grid-template-columns:minmax(0,1fr)}
 .facts{grid-template-columns:1fr 1fr;gap:10px 16px}
 .cards,.legend,.runs,dl.expect{grid-template-columns:minmax(0,1fr)}
 dl.expect{gap:2px}dl.expect dd{margin-bottom:8px}

@@ -292,7 +292,8 @@ def _checks(run: Mapping[str, Any]) -> str:
             missed = WARN if check.get("scored") is False else BAD
             mark = chip("failed", PLAIN if baseline else missed)
         rows.append(
-            f"<tr><td>{mark}</td><td>{e(check.get('name', ''))}{check_marks(check)}</td>"
+            f'<tr><td>{mark}</td><td><span class="check-name">{e(check.get("name", ""))}</span>'
+            f"{check_marks(check)}</td>"
             f"<td>{pre(check.get('error') or check.get('evidence') or '')}</td></tr>"
         )
     if not rows:
