@@ -13,7 +13,7 @@ import pytest
 
 from skilltest.checks.evaluate import RunView, evaluate, snapshot
 from skilltest.checks.judge import JUDGE_MARK, JudgeModel, judge_prompt, parse_vote
-from skilltest.checks.model import Judge, Match, Vote, parse_checks
+from skilltest.checks.model import Judge, Match, Vote, describe, parse_checks
 from skilltest.errors import InputError, SuiteError
 from skilltest.runners.base import TurnRequest
 from skilltest.transcript import ToolCall, Transcript, Usage
@@ -96,6 +96,40 @@ def test_two_checks_of_one_name_are_refused():
 )
 def test_match_modes(text, found, passes):
     assert Match.parse(text, WHERE).decides(found) is passes
+
+
+@pytest.mark.parametrize(
+    ("entry", "described"),
+    [
+        ({"file_exists": {"path": "NOTES.md"}}, "NOTES.md exists"),
+        ({"file_exists": {"path": "tmp", "exists": False}}, "tmp does not exist"),
+        (
+            {"file_matches": {"path": "a.py", "pattern": "x", "match": "not_contains"}},
+            "a.py does not match x",
+        ),
+        (
+            {"files_match": {"pattern": "TODO", "match": "count:0"}},
+            "the files the run created or changed matches TODO exactly 0 time(s)",
+        ),
+        ({"final_answer": {"pattern": "done"}}, "the final answer matches done"),
+        ({"trace_matches": {"pattern": "pytest"}}, "the run's tool calls and text matches pytest"),
+        ({"mock_calls_match": {"pattern": "get"}}, "the calls to MCP mocks matches get"),
+        ({"command": {"run": "make test"}}, "make test exits with 0 within 60 s"),
+        ({"tool_used": {"tool": "Bash", "min": 1, "max": 3}}, "Bash called 1-3 time(s)"),
+        (
+            {"tool_used": {"tool": "Bash", "input_match": "pytest"}},
+            "Bash called at least 1 time(s) with input matching pytest",
+        ),
+        ({"tool_order": {"before": "Read", "after": "Edit"}}, "Read before Edit"),
+        (
+            {"judge": {"criteria": "Names the service.", "votes": 5, "focus": {"file": "a.md"}}},
+            "a judge model (5 votes, reading a.md): Names the service.",
+        ),
+    ],
+)
+def test_reports_describe_what_each_check_asks(entry, described):
+    [check] = checks(entry)
+    assert describe(check) == described
 
 
 # --- evaluating ----------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ from typing import Any
 
 TIMINGS = frozenset({"latency_ms", "duration_s"})
 """How long something took: never the same twice."""
-RUN_OWN = frozenset({"run_id", "command", "started_at", "merged_from"})
-"""What names one invocation in a provenance (the merge's own, or a shard's)."""
+RUN_OWN = frozenset({"run_id", "command", "started_at", "finished_at", "merged_from"})
+"""What names one invocation in a provenance (the merge's own, or a shard's), and when it
+ran."""
 
 
 def comparable(value: Any, *, folders: tuple[str, ...] = (), where: str = "") -> Any:

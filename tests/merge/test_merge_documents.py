@@ -76,6 +76,22 @@ def test_a_canary_that_failed_in_one_shard_fails_the_merged_run():
     assert provenance["shard"] is None and merged["shard"] is None
 
 
+def test_the_merged_run_took_from_the_first_start_to_the_last_finish():
+    first = shard(1, ["demo/one"], [scenario("one", passed=True)], None)
+    second = shard(2, ["demo/smoke", "demo/two"], [scenario("two", passed=True)], None)
+    first.document["provenance"].update(finished_at="2026-12-01T00:02:00Z", duration_s=120.0)
+    second.document["provenance"].update(finished_at="2026-12-02T00:00:30Z", duration_s=30.0)
+    provenance = merge(check([second, first]))["provenance"]
+    # The shards ran side by side: the wall time spans them all, not their sum.
+    assert provenance["started_at"] == "2026-12-01T00:00:00Z"
+    assert provenance["finished_at"] == "2026-12-02T00:00:30Z"
+    assert provenance["duration_s"] == 86_430.0
+    # A shard that does not say when it finished leaves the merged wall time unknown.
+    del second.document["provenance"]["finished_at"]
+    provenance = merge(check([first, second]))["provenance"]
+    assert (provenance["finished_at"], provenance["duration_s"]) == (None, None)
+
+
 def test_a_shard_that_did_not_finish_leaves_the_merge_incomplete():
     first = shard(1, ["demo/one"], [scenario("one", passed=True)], None)
     second = shard(2, ["demo/smoke", "demo/two"], [], None)

@@ -97,6 +97,26 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     }
     assert "CREATE INDEX CONCURRENTLY" in run["output"]
     assert run["usage"]["output_tokens"] > 0
+    # What the suite asked, for reports: the prompt and the patterns each arm is judged by.
+    assert scenario["scenario"] == {
+        "prompt": "Write a PostgreSQL migration that adds an index on orders.customer_id. The "
+        "orders table has 200 million rows.",
+        "prompt_suffix": "",
+        "turns": [],
+        "expected": {
+            "required_patterns": ["(?i)create index concurrently"],
+            "anti_patterns": ["(?i)create index (?!concurrently)"],
+            "expected_patterns": ["(?i)create index"],
+            "baseline_red": "criteria",
+        },
+    }
+    # A baseline run says whether it is RED; the emulator reports no cost.
+    assert {(r["arm"], r["red"]) for r in scenario["runs"]} == {
+        ("with_skill", None),
+        ("without_skill", True),
+    }
+    assert {r["cost_usd"] for r in scenario["runs"]} == {None}
+    assert {r["red"] for r in not_red["runs"] if r["arm"] == "without_skill"} == {False}
 
     cases = ET.parse(junit).getroot().find("testsuite")
     assert cases is not None and cases.get("tests") == "8" and cases.get("failures") == "0"

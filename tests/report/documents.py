@@ -99,7 +99,8 @@ def results_document(layer: str, *scenarios: dict[str, Any], complete: bool) -> 
         "complete": complete,
         "interrupted": not complete,
         "provenance": provenance(layer, "anthropic" if layer == "pressure" else "claude"),
-        "scenarios": list(scenarios),
+        # A copy: a test that changes its document leaves the shared scenarios as they are.
+        "scenarios": json.loads(json.dumps(list(scenarios))),
     }
 
 

@@ -1,7 +1,9 @@
-"""The HTML report of a real run, opened in headless Chromium: what a person sees.
+"""The HTML report of real runs, opened in headless Chromium: what a person sees.
 
 Drives the system's Chromium (Debian's ``chromium``) through Playwright; Playwright's own
-browser downloads are never used. The screenshot of each page is kept under pytest's temporary
+browser downloads are never used. Each test checks what is drawn where (the header, the cards,
+the prompts, the user's turns in a run), at 1280 px and on a 390 px phone screen, and that the
+page asks nothing of any network. The screenshot of each page is kept under pytest's temporary
 folder (its path is printed; ``pytest -s`` shows it) as the test's artifact.
 """
 
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from skilltest.cli import main
 from tests.layers import run_layer
 
 if TYPE_CHECKING:
@@ -40,8 +43,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @contextmanager
-def opened(report: Path) -> Iterator[tuple[Page, list[str]]]:
-    """The report in a headless Chromium page, with the URL of every request the page made.
+def opened(report: Path, *, width: int = 1280) -> Iterator[tuple[Page, list[str]]]:
+    """The report in a headless Chromium page ``width`` pixels wide, with the URL of every
+    request the page made.
 
     Started only after the run: Playwright's synchronous API keeps an event loop running in
     this thread, where the run's own ``asyncio.run`` could not start.
@@ -53,7 +57,7 @@ def opened(report: Path) -> Iterator[tuple[Page, list[str]]]:
             executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
         )
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page = browser.new_page(viewport={"width": width, "height": 900})
             # The report must work offline: any request leaving the page fails the test.
             requests: list[str] = []
             page.on("request", lambda request: requests.append(request.url))
@@ -61,6 +65,23 @@ def opened(report: Path) -> Iterator[tuple[Page, list[str]]]:
             yield page, requests
         finally:
             browser.close()
+
+
+def screenshot(page: Page, path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The whole page as a PNG, kept in the test's folder, its path printed."""
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
+    with capsys.disabled():
+        print(f"\nscreenshot of the HTML report: {path}")
+
+
+def box(page: Page, selector: str) -> dict[str, float]:
+    """Where the first element ``selector`` finds is drawn; it must be visible and not empty."""
+    element = page.locator(selector).first
+    assert element.is_visible(), selector
+    found = element.bounding_box()
+    assert found is not None and found["width"] > 20 and found["height"] > 10, selector
+    return found
 
 
 def test_pressure_report_in_a_browser(tmp_path, capsys):
@@ -75,25 +96,62 @@ def test_pressure_report_in_a_browser(tmp_path, capsys):
         assert requests == [report.as_uri()]
 
 
-def see_offline_notice(page: Page) -> None:
-    """An emulator run's report says first, where a reader cannot miss it, that its numbers come
-    from a scripted stand-in; what produced it is in the table beside the verdicts."""
+def see_header(page: Page, *, backend: str) -> None:
+    """The page opens with what produced the results, and an emulator run's header says first,
+    where a reader cannot miss it, that its numbers come from a scripted stand-in."""
+    title = box(page, "header.page-head h1")
+    badge = box(page, "header.page-head .badge.offline")
+    assert page.locator(".badge.offline").inner_text() == "offline: scripted stand-in"
+    assert abs(badge["y"] - title["y"]) < 30  # beside the title
+    facts = page.locator("header.page-head dl.facts .fact")
+    shown = {
+        facts.nth(i).locator("dt").inner_text().lower().removesuffix("s"): facts.nth(i)
+        .locator("dd")
+        .inner_text()
+        for i in range(facts.count())
+    }
+    assert list(shown) == [
+        "backend",
+        "model",
+        "claude cli",
+        "skilltest",
+        "date",
+        "duration",
+        "cost",
+        "run",
+    ]
+    assert shown["backend"] == f"{backend} (offline: a scripted stand-in)"
+    assert shown["duration"] != "not recorded" and int(shown["run"].split()[0]) > 0
     notice = page.locator("p.offline").first
     assert notice.is_visible()
-    assert notice.inner_text() == (
-        "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
+    said = notice.inner_text()
+    # One file's notice; a report of several names each file it is about.
+    assert said.startswith("offline: ") or said.startswith("offline (/")
+    assert said.endswith(
+        ": these numbers come from the skilltest emulator, a scripted stand-in, not a "
         "model; they say nothing about how a real model behaves"
     )
-    box, heading = notice.bounding_box(), page.locator("section.layer h2").first.bounding_box()
-    assert box is not None and heading is not None
-    assert box["y"] < heading["y"] and box["width"] > 300 and box["height"] > 20
-    provenance = page.locator("table.provenance").first
-    assert provenance.is_visible()
-    assert "emulator (offline: a scripted stand-in)" in provenance.inner_text()
+    notice_box = notice.bounding_box()
+    heading = page.locator("section.layer h2").first.bounding_box()
+    assert notice_box is not None and heading is not None
+    assert notice_box["y"] < heading["y"] and notice_box["width"] > 300
+
+
+def see_card(page: Page, title: str) -> str:
+    """A layer's card, under the header: its text."""
+    card = page.locator(f"section.card[aria-label='{title} summary']")
+    card_box = card.bounding_box()
+    head = page.locator("header.page-head").bounding_box()
+    assert card.is_visible() and card_box is not None and head is not None
+    assert card_box["y"] > head["y"] + head["height"] - 1
+    return card.inner_text()
 
 
 def see_pressure_report(page: Page, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    see_offline_notice(page)
+    see_header(page, backend="emulator")
+    card = see_card(page, "skill pressure")
+    assert "4 scenarios" in card and "lift, all runs\n+" in card
+    assert box(page, "details.howto")["height"] > 100  # how to read it, open
 
     # The verdict rows: one per scenario of the suite, each with its verdict.
     rows = page.locator("table.verdicts tr.passed, table.verdicts tr.failed")
@@ -102,32 +160,46 @@ def see_pressure_report(page: Page, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "lgtm/discovery-before-querying" in names
     verdicts = {rows.nth(i).locator("td.verdict").inner_text() for i in range(rows.count())}
     assert verdicts <= {"steers", "not-red", "no-steer", "inconclusive", "error"}
-    assert page.locator("table.verdicts").first.is_visible()
 
     # A plot rendered: the forest plot has a real size and a dot per scenario.
-    plot = page.locator("svg.forest").first
-    box = plot.bounding_box()
-    assert box is not None and box["width"] > 100 and box["height"] > 50
-    assert plot.locator("circle").count() == 4
+    plot = box(page, "svg.forest")
+    assert plot["width"] > 100 and plot["height"] > 50
+    assert page.locator("svg.forest circle").count() == 4
 
-    # A run expanded: its timeline is hidden until its summary is clicked.
-    run = page.locator("details.run").first
+    # A scenario shows its prompt beside what is expected.
+    scenario = page.locator("section.scenario").first
+    prompt = scenario.locator("blockquote.prompt").first
+    assert prompt.is_visible()
+    assert prompt.inner_text().startswith("There's an error spike in our checkout service.")
+    expect = scenario.locator("div.expect").bounding_box()
+    prompt_box = prompt.bounding_box()
+    assert expect is not None and prompt_box is not None
+    assert expect["x"] > prompt_box["x"] + prompt_box["width"] - 1  # side by side at 1280 px
+
+    # A baseline run that fails is RED, shown as the outcome wanted.
+    baseline = scenario.locator("details.run", has_text="without skill run #1")
+    outcome = baseline.locator("summary .chip").first
+    assert outcome.inner_text() == "RED (as wanted)"
+    assert "good" in (outcome.get_attribute("class") or "")
+
+    # A run expanded: its timeline is hidden until its summary is clicked, then shows the
+    # user's prompt and the answer.
+    run = scenario.locator("details.run").first
     timeline = run.locator("ol.timeline")
     assert not timeline.is_visible()
-    run.locator("summary").click()
+    run.locator("summary").first.click()
     assert timeline.is_visible()
-    assert timeline.locator("li.assistant").first.inner_text().startswith("assistant")
+    user = timeline.locator("li.user").first
+    assert user.is_visible() and "There's an error spike" in user.inner_text()
+    assert timeline.locator("li.assistant").first.inner_text().lower().startswith("assistant")
 
-    screenshot = tmp_path / "pressure-report.png"
-    page.screenshot(path=str(screenshot), full_page=True)
-    assert screenshot.stat().st_size > 10_000
-    with capsys.disabled():
-        print(f"\nscreenshot of the HTML report: {screenshot}")
+    screenshot(page, tmp_path / "pressure-report.png", capsys)
 
 
 def test_scenarios_report_with_a_world_in_a_browser(tmp_path, capsys, claude_bin):
     # One run per arm of a world scenario through the real claude CLI on the emulator: the
-    # report shows its transcript and the HTTP calls the fake ticket service saw.
+    # report shows its prompt, its follow-up turn, its transcript with both user turns, and
+    # the HTTP calls the fake ticket service saw.
     report = tmp_path / "scenarios.html"
     suite = REPO / "tests" / "scenarios" / "tickets.yaml"
     only = ["--only", "reassign-after-confirmation"]
@@ -136,26 +208,149 @@ def test_scenarios_report_with_a_world_in_a_browser(tmp_path, capsys, claude_bin
     capsys.readouterr()
     assert code in (0, 1)
     with opened(report) as (page, requests):
-        see_offline_notice(page)
+        see_header(page, backend="emulator")
+        assert "1 scenario" in see_card(page, "scenarios")
         rows = page.locator("table.verdicts tr.passed, table.verdicts tr.failed")
         assert rows.count() == 1
         assert rows.first.locator("td").first.inner_text() == "tickets/reassign-after-confirmation"
-        box = page.locator("svg.forest").first.bounding_box()
-        assert box is not None and box["width"] > 100
-        bars = page.locator("svg.bars").first.bounding_box()
-        assert bars is not None and bars["height"] > 20
+        assert box(page, "svg.forest")["width"] > 100
+        assert box(page, "svg.bars")["height"] > 20
+
+        prompts = page.locator("section.scenario blockquote.prompt")
+        assert prompts.count() == 2
+        assert prompts.nth(0).inner_text().startswith("Find the overdue P1 incidents")
+        assert prompts.nth(1).inner_text() == "Yes, I confirm: move INC-1042 to the platform team."
+        assert all(prompts.nth(i).is_visible() for i in range(2))
+        expect = page.locator("section.scenario div.expect").inner_text()
+        assert "PATCH /tickets/INC-1042" in expect and "no write before user turn 2" in expect
 
         run = page.locator("details.run").first
-        assert run.locator("summary").inner_text().startswith("with skill run #0 (score")
+        assert run.locator("summary").first.inner_text().startswith("with skill run #0 score")
         http = run.locator("li.http").first
         assert not http.is_visible()
-        run.locator("summary").click()
+        run.locator("summary").first.click()
         assert http.is_visible()
         assert "api.tickets.example.com" in http.inner_text()
         assert run.locator("li.tool").count() >= 1
+        turns = run.locator("li.user")
+        assert turns.count() == 2 and turns.nth(1).is_visible()
+        assert "Yes, I confirm" in turns.nth(1).inner_text()
 
-        screenshot = tmp_path / "scenarios-report.png"
-        page.screenshot(path=str(screenshot), full_page=True)
-        with capsys.disabled():
-            print(f"\nscreenshot of the HTML report: {screenshot}")
+        screenshot(page, tmp_path / "scenarios-report.png", capsys)
         assert requests == [report.as_uri()]
+
+
+def test_one_report_of_both_layers_reads_wide_and_narrow(tmp_path, capsys, claude_bin):
+    # A pressure run and a scenario run with a follow-up turn, reported together as a CI job
+    # would: one header, a card per layer, every prompt; at 1280 px the cards sit side by side,
+    # on a phone they stack and nothing runs off the side of the page.
+    pressure = tmp_path / "pressure"
+    code = run_layer("pressure", REPO / "tests" / "skill-pressure" / "lgtm.yaml", pressure)
+    assert code in (0, 1)
+    scenarios = tmp_path / "scenarios"
+    only = ["--only", "latency-follow-up", "--claude", claude_bin, "-k", "1", "-j", "2"]
+    code = run_layer("scenarios", REPO / "tests" / "scenarios" / "lgtm.yaml", scenarios, *only)
+    assert code in (0, 1)
+    report = tmp_path / "report.html"
+    results = [pressure / "results.json", scenarios / "results.json"]
+    assert main(["report", *map(str, results), "--html", str(report)]) == 0
+    capsys.readouterr()
+
+    with opened(report) as (page, requests):
+        see_header(page, backend="emulator")
+        first, second = see_card(page, "skill pressure"), see_card(page, "scenarios")
+        assert "4 scenarios" in first and "1 scenario" in second
+        cards = [page.locator("section.card").nth(i).bounding_box() for i in range(2)]
+        assert cards[0] is not None and cards[1] is not None
+        assert cards[0]["y"] == cards[1]["y"] and cards[1]["x"] > cards[0]["x"]
+        follow_up = page.locator("#scenarios-0 blockquote.prompt").nth(1)
+        assert follow_up.inner_text() == "And how does that compare with an hour ago?"
+        assert follow_up.is_visible()
+        run = page.locator("#scenarios-0 details.run").first
+        run.locator("summary").first.click()
+        turns = run.locator("li.user")
+        assert [turns.nth(i).inner_text().split("\n", 1)[1] for i in range(turns.count())] == [
+            "What's the latency of payment-service right now?",
+            "And how does that compare with an hour ago?",
+        ]
+        assert turns.nth(1).is_visible()
+        screenshot(page, tmp_path / "report-1280.png", capsys)
+        assert requests == [report.as_uri()]
+
+    with opened(report, width=390) as (page, _):
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        box(page, "header.page-head .badge.offline")
+        cards = [page.locator("section.card").nth(i).bounding_box() for i in range(2)]
+        assert cards[0] is not None and cards[1] is not None
+        assert cards[1]["y"] > cards[0]["y"] + cards[0]["height"] - 1  # stacked
+        assert cards[0]["width"] <= 390
+        prompt = page.locator("#scenarios-0 blockquote.prompt").first
+        prompt.scroll_into_view_if_needed()
+        prompt_box = prompt.bounding_box()
+        assert prompt.is_visible() and prompt_box is not None
+        assert prompt_box["x"] >= 0 and prompt_box["x"] + prompt_box["width"] <= 390
+        # A run opened on the phone stays within the screen too, its user turns readable.
+        run = page.locator("#scenarios-0 details.run").first
+        run.locator("summary").first.click()
+        turn = run.locator("li.user").nth(1)
+        turn.scroll_into_view_if_needed()
+        turn_box = turn.bounding_box()
+        assert turn.is_visible() and turn_box is not None
+        assert turn_box["x"] + turn_box["width"] <= 390
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        screenshot(page, tmp_path / "report-390.png", capsys)
+
+
+def test_eval_case_graders_and_transcript_links_in_a_browser(tmp_path, capsys, claude_bin):
+    # The example plugin's Claude Code eval cases, one run per arm: each case shows its graders
+    # with what they ask, the indicators as such, and a grader that runs on one arm only says
+    # so in the other; the table fits its column, and each run links its kept transcript by a
+    # path relative to the page, which opens.
+    plugin = tmp_path / "observability"
+    shutil.copytree(
+        REPO / "tests" / "fixtures" / "plugins" / "observability",
+        plugin,
+        ignore=shutil.ignore_patterns("output", "results", "__pycache__"),
+    )
+    report = tmp_path / "reports" / "evals.html"
+    options = ["--claude", claude_bin, "-k", "1", "-j", "2", "--report", report]
+    code = run_layer("scenarios", plugin / "evals", tmp_path, *options)
+    capsys.readouterr()
+    assert code in (0, 1)
+    with opened(report) as (page, requests):
+        see_header(page, backend="emulator")
+        case = page.locator("section.scenario", has_text="observability/error-spike")
+        graders = case.locator("div.expect table.checks")
+        assert graders.is_visible()
+        rows = graders.locator("tr")
+        by_name = {
+            rows.nth(i).locator(".check-name").inner_text(): rows.nth(i).inner_text()
+            for i in range(1, rows.count())
+        }
+        assert "one-log-query" in by_name and "answer-names-service" in by_name
+        assert "indicator, not scored" in by_name["loads-the-skill"]
+        assert "not run on this arm" in by_name["loads-the-skill"]
+        assert "a judge model (3 votes" in by_name["answer-names-service"]
+        fits = "t => t.scrollWidth <= t.parentElement.clientWidth + 1"
+        assert graders.evaluate(fits), "the graders' table runs past its column"
+
+        run = case.locator("details.run").first
+        run.locator("summary").first.click()
+        link = run.locator("p.source a")
+        assert link.is_visible()
+        target = link.get_attribute("href") or ""
+        assert target.startswith("../output/") and target.endswith(".ndjson")
+        assert (report.parent / target).resolve().is_file()
+        assert link.inner_text().endswith(target.removeprefix("../"))
+        screenshot(page, tmp_path / "evals-report.png", capsys)
+        assert requests == [report.as_uri()]
+
+    # On a phone too: the graders' table and an opened run's checks stay within the screen.
+    with opened(report, width=390) as (page, _):
+        case = page.locator("section.scenario", has_text="observability/error-spike")
+        run = case.locator("details.run").first
+        run.locator("summary").first.click()
+        for table in (case.locator("div.expect table.checks"), run.locator("table.checks")):
+            table.scroll_into_view_if_needed()
+            assert table.evaluate(fits), "a checks table runs past the phone's screen"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -65,8 +65,9 @@ def test_scenarios_summary_as_a_reviewer_reads_it():
         "| ❌ | `lgtm/trace-slow-requests` | regressed | 0.00 [0.00, 0.66] | 1.00 [0.34, 1.00] "
         "| -1.00 [-1.00, -0.07] | 2 | - |",
         "",
-        "mean rubric scores; delta: with minus without; brackets: 95% intervals (with -k auto, "
-        "the level of the look that decided)",
+        "with and without skill: pass rates, or mean rubric scores for a scenario that decides "
+        "by them (decide_by: mean), the figures its verdict reads; delta: with minus without; "
+        "brackets: 95% intervals (with -k auto, the level of the look that decided)",
     ]
 
 

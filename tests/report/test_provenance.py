@@ -9,8 +9,10 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from skilltest.cli import main
-from skilltest.report.provenance import Provenance, provenance_of
+from skilltest.report.provenance import Provenance, duration_text, provenance_of
 from tests.pressure.test_pressure_cli import workspace
 
 WITH_TEXT = 'Aggregate first: sum(count_over_time({app=\\"checkout\\"}[5m])).'
@@ -24,6 +26,7 @@ def run_emulated(tmp_path, capsys, monkeypatch) -> tuple[list[str], str]:
     workspace(tmp_path, with_text=WITH_TEXT)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    # 11 runs per arm: the fewest that can show a pass rate of at least 0.7 (steers at 0.8).
     argv = ["pressure", "demo.yaml", "-k", "11", "--results", "out/p.json", "--junit", "out/p.xml"]
     argv += ["--markdown", "out/p.md", "--report", "out/p.html"]
     code = main(argv)
@@ -45,6 +48,10 @@ def test_an_emulator_run_says_so_everywhere_with_what_produced_it(tmp_path, caps
     assert provenance["claude_version"] is None  # the SDK backend runs no CLI
     assert provenance["skilltest_version"] == "0.1.0"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", provenance["started_at"])
+    # When the results were written last (the end) and the wall time since the start.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", provenance["finished_at"])
+    assert provenance["started_at"] <= provenance["finished_at"]
+    assert isinstance(provenance["duration_s"], float) and 0 <= provenance["duration_s"] < 60
     assert provenance["suites"] == [{"path": "demo.yaml", "sha256": checksum}]
     assert provenance["command"] == ["skilltest", *argv]
     ids = [run["id"] for s in document["scenarios"] for run in s["runs"]]
@@ -83,6 +90,8 @@ def test_an_emulator_run_says_so_everywhere_with_what_produced_it(tmp_path, caps
     assert "<tr><th>backend</th><td>emulator (offline: a scripted stand-in)</td></tr>" in html
     assert f"<tr><th>suites</th><td>demo.yaml {checksum[:19]}</td></tr>" in html
     assert f"<tr><th>date</th><td>{provenance['started_at']}</td></tr>" in html
+    duration = duration_text(provenance["duration_s"])
+    assert f"<tr><th>duration</th><td>{duration}</td></tr>" in html
 
 
 def test_a_live_run_has_no_offline_notice():
@@ -90,6 +99,28 @@ def test_a_live_run_has_no_offline_notice():
     assert live.origin == "live"
     document = {"layer": "pressure", "provenance": live.to_dict()}
     assert provenance_of(document) == live
+
+
+def test_the_wall_time_reads_back_and_files_without_it_say_not_recorded():
+    timed = Provenance(
+        run_id="x", backend="claude", finished_at="2026-12-01T09:02:05Z", duration_s=125.4
+    )
+    assert provenance_of({"layer": "scenarios", "provenance": timed.to_dict()}) == timed
+    older = {"run_id": "x", "backend": "claude", "started_at": "2026-12-01T09:00:00Z"}
+    read = provenance_of({"layer": "scenarios", "provenance": older})
+    assert (read.finished_at, read.duration_s) == (None, None)
+    assert duration_text(read.duration_s) == "not recorded"
+    nonsense = {**older, "duration_s": "soon", "finished_at": 7}
+    read = provenance_of({"layer": "scenarios", "provenance": nonsense})
+    assert (read.finished_at, read.duration_s) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(0.0123, "12 ms"), (2.44, "2.4 s"), (12.4, "12 s"), (185, "3 min 05 s"), (3725, "1 h 02 min")],
+)
+def test_a_wall_time_reads_as_people_write_it(seconds, shown):
+    assert duration_text(seconds) == shown
 
 
 def test_files_written_before_provenance_read_as_their_backend_says():

@@ -83,6 +83,28 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
     )
     # Both arms pass every run: no number of such runs shows a difference of pass rates.
     assert (first["result"], first["runs_to_decide"]) == ("inconclusive", None)
+    # What the suite asked, for reports: the prompt, the turns, the rubric and the bars.
+    assert first["scenario"] == {
+        "name": None,
+        "prompt": "echo",
+        "turns": [],
+        "expected": {
+            "required_tools": [],
+            "required_patterns": ["lgtm loki"],
+            "text_patterns": [],
+            "anti_patterns": ["rm -rf"],
+            "vetoes": [],
+            "tool_ordering": [],
+            "recommended_tools": [],
+            "pattern_scope": "tools",
+            "expect_no_action": False,
+            "require_success": False,
+        },
+        "checks": [],
+        "world": None,
+        "min_score": 0.6,
+        "min_delta": -0.05,
+    }
     assert first["with_skill"]["scores"] == [1.0, 1.0]
     run = first["runs"][0]
     assert run["components"] == {

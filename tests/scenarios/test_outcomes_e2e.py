@@ -157,6 +157,19 @@ def test_the_work_is_checked_where_it_was_done_and_judged_offline(project, claud
     assert trace[-1]["vetoes"] == looked[0]["vetoes"]
     assert [c["name"] for c in trace[-1]["checks"]] == list(checks_of(looked[0]))
     assert by_id["fix-the-test"]["verdict"] == "improved" and by_id["fix-the-test"]["passed"]
+    # The results file says what each check asks, for reports.
+    asked = by_id["fix-the-test"]["scenario"]
+    assert asked["expected"]["vetoes"] == ["rm -rf"]
+    assert [(c["name"], c["what"], c["veto"]) for c in asked["checks"]] == [
+        ("command python3 test_calc.py", "python3 test_calc.py exits with 0 within 30 s", True),
+        ("file_matches calc.py", "calc.py matches a \\+ b", False),
+        ("final_answer '(?i)tests pass'", "the final answer matches (?i)tests pass", False),
+        (
+            "judge The answer says the tests now pass.",
+            "a judge model (3 votes, reading last_message): The answer says the tests now pass.",
+            False,
+        ),
+    ]
 
     wiped = runs_of(results, "wipes-the-cache", "with_skill")
     assert [run["score"] for run in wiped] == [0.0, 0.0, 0.0]

@@ -150,6 +150,8 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     assert run["duration_s"] > 0 and run["requests"] == 2
     assert queries["direct"]["runs"][0]["requests"] == 1
     assert run["tokens"]["output_tokens"] > 0
+    # What the CLI estimated each run cost (on the emulator: list price for its tokens).
+    assert all(r["cost_usd"] > 0 for q in suite["queries"] for r in q["runs"])
     [wander] = queries["wander"]["runs"]
     assert wander["ended"] == "budget"
     assert wander["requests"] == 4  # the fourth Bash call was refused, and nothing followed

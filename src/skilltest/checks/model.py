@@ -309,6 +309,44 @@ KINDS: dict[str, type[Check]] = {
 """Every kind of check by the key a suite writes it under."""
 
 
+_MATCHED = {
+    "files_match": "the files the run created or changed",
+    "final_answer": "the final answer",
+    "trace_matches": "the run's tool calls and text",
+    "mock_calls_match": "the calls to MCP mocks",
+}
+
+
+def _matching(text: str, pattern: Pattern, match: Match) -> str:
+    if match.mode == "contains":
+        return f"{text} matches {pattern.source}"
+    if match.mode == "not_contains":
+        return f"{text} does not match {pattern.source}"
+    return f"{text} matches {pattern.source} exactly {match.count} time(s)"
+
+
+def describe(check: Check) -> str:
+    """What a check asks, in one line, as reports show it beside the check's name."""
+    if isinstance(check, FileExists):
+        return f"{check.path} exists" if check.exists else f"{check.path} does not exist"
+    if isinstance(check, FileMatches):
+        return _matching(check.path, check.pattern, check.match)
+    if isinstance(check, PatternCheck):
+        return _matching(_MATCHED.get(check.kind, check.kind), check.pattern, check.match)
+    if isinstance(check, Command):
+        return f"{check.run} exits with {check.exit_code} within {check.timeout_s:g} s"
+    if isinstance(check, ToolUsed):
+        times = f"{check.min}-{check.max}" if check.max is not None else f"at least {check.min}"
+        where = f" with input matching {check.input_match.source}" if check.input_match else ""
+        return f"{check.tool} called {times} time(s){where}"
+    if isinstance(check, ToolOrder):
+        return f"{check.before} before {check.after}"
+    if isinstance(check, Judge):
+        focus = check.focus_path if check.focus == "file" and check.focus_path else check.focus
+        return f"a judge model ({check.votes} votes, reading {focus}): {check.criteria}"
+    return check.name
+
+
 @dataclass(frozen=True)
 class Vote:
     """One judge call's answer."""

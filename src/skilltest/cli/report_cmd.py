@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--html",
         type=output_file,
         metavar="FILE",
-        help="write the HTML report here (one self-contained file: tables, plots, every run)",
+        help="write the HTML report here (one self-contained file: tables, plots, every run; "
+        "transcript links relative to its folder)",
     )
     parser.set_defaults(handler=run)
 
@@ -47,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if args.html is not None:
         from skilltest.report.html import render_html
 
-        write_report(args.html, render_html(documents, cwd=cwd))
+        page = render_html(documents, cwd=cwd, link_from=(cwd / args.html).parent)
+        write_report(args.html, page)
         print(f"wrote {args.html}")
         if args.markdown is None:
             return EXIT_OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,8 +80,26 @@ def start_provenance(
         model_requested=model or options.model,
         claude_version=claude_version,
         skilltest_version=__version__,
-        started_at=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        started_at=_now(),
         suites=tuple(SuiteFile(str(path), checksum(path)) for path in suites),
         command=options.command_line or python_command(options, entry),
         shard=None if options.shard is None else (options.shard.index, options.shard.count),
+        clock=time.monotonic(),
+    )
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def finish_provenance(provenance: Provenance) -> Provenance:
+    """``provenance`` with the time now as its ``finished_at`` and the wall time since the run
+    started as its ``duration_s``: each time the results are written, so an interrupted run's
+    file says how long it ran too."""
+    if provenance.clock is None:
+        return provenance
+    return dataclasses.replace(
+        provenance,
+        finished_at=_now(),
+        duration_s=round(time.monotonic() - provenance.clock, 1),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -183,20 +184,39 @@ def _check_cover(files: Sequence[ShardFile], units: Sequence[str], count: int) -
         )
 
 
+def _wall_time(started: str | None, finished: str | None) -> float | None:
+    """Seconds from ``started`` to ``finished`` (ISO 8601 in UTC, as provenance writes them);
+    ``None`` when either is missing or unreadable."""
+    try:
+        start, end = (
+            dt.datetime.strptime(value or "", "%Y-%m-%dT%H:%M:%SZ") for value in (started, finished)
+        )
+    except ValueError:
+        return None
+    return max((end - start).total_seconds(), 0.0)
+
+
 def merged_provenance(shards: Shards, command: Sequence[str]) -> dict[str, Any]:
     """The merged file's provenance: the shards' (checked to agree), with every model that
-    answered, the earliest start, the merge's command and the shards' run ids."""
+    answered, the earliest start, the latest finish and the wall time between them (the
+    shards ran side by side), the merge's command and the shards' run ids."""
     provenances = [file.provenance for file in shards.files]
     first = provenances[0]
     ids = tuple(p.run_id for p in provenances)
     run_id = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:12]
     started = sorted(p.started_at for p in provenances if p.started_at)
+    finished = sorted(p.finished_at for p in provenances if p.finished_at)
+    every = all(p.finished_at for p in provenances)
+    start = started[0] if started else None
+    end = finished[-1] if finished and every else None
     merged = dataclasses.replace(
         first,
         run_id=run_id,
         models=tuple(sorted({m for p in provenances for m in p.models})),
         recorded_with=tuple(sorted({r for p in provenances for r in p.recorded_with})),
-        started_at=started[0] if started else None,
+        started_at=start,
+        finished_at=end,
+        duration_s=_wall_time(start, end),
         command=tuple(command),
         shard=None,
         merged_from=ids,

@@ -27,7 +27,7 @@ from skilltest.flow.plan import (
     select,
     take_shard,
 )
-from skilltest.flow.provenance import start_provenance
+from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
@@ -381,9 +381,11 @@ class _PressureRun:
         )
         written = self.recording.recorder.written if self.recording is not None else ()
         transcripts = [run.transcript for result in finished for run in result.runs]
-        provenance = self.provenance.with_models(
-            model for t in transcripts for model in t.api_models
-        ).with_recorded(t.recorded_with for t in transcripts if t.recorded_with)
+        provenance = finish_provenance(
+            self.provenance.with_models(
+                model for t in transcripts for model in t.api_models
+            ).with_recorded(t.recorded_with for t in transcripts if t.recorded_with)
+        )
         cli = next((t.cli_version for t in transcripts if t.cli_version), None)
         if cli is not None:  # --backend claude: the CLI's version, as its runs reported it
             provenance = dataclasses.replace(provenance, claude_version=cli)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skilltest.decision import STEER_MARGIN
+from skilltest.pressure.suite import PressureScenario
 from skilltest.pressure.verdict import (
     ERROR,
     INCONCLUSIVE,
@@ -255,11 +256,13 @@ def _run_dict(run: PressureRun) -> dict[str, Any]:
         "missing": list(judgement.missing) if judgement else [],
         "anti_matched": list(judgement.anti_matched) if judgement else [],
         "expected_matched": judgement.expected_matched if judgement else None,
+        "red": run.red if run.arm == WITHOUT_SKILL else None,
         "evidence": dict(judgement.evidence) if judgement else {},
         "usage": transcript.usage.to_dict(),
         "model": transcript.model,
         "stop_reason": transcript.stop_reason,
         "latency_ms": None if transcript.latency_ms is None else round(transcript.latency_ms, 1),
+        "cost_usd": transcript.cost_usd,
         "error": run.error,
         "trace": run.trace,
     }
@@ -269,6 +272,23 @@ def consistency_k(result: ScenarioResult) -> int:
     """The k of pass@k and pass^k: the fixed K, or with ``-k auto`` the runs of the first round
     (every scenario takes them), so scenarios that stopped at different K stay comparable."""
     return result.repetitions.first if result.repetitions is not None else max(result.k, 1)
+
+
+def scenario_about(scenario: PressureScenario) -> dict[str, Any]:
+    """What the suite asks of a scenario, as the results file keeps it for reports: the prompt
+    (and the suffix appended to it), the patterns each arm is judged by and when a baseline run
+    is RED."""
+    return {
+        "prompt": scenario.prompt,
+        "prompt_suffix": scenario.prompt_suffix,
+        "turns": [],
+        "expected": {
+            "required_patterns": [p.source for p in scenario.required_patterns],
+            "anti_patterns": [p.source for p in scenario.anti_patterns],
+            "expected_patterns": [p.source for p in scenario.expected_patterns],
+            "baseline_red": scenario.baseline_red,
+        },
+    }
 
 
 def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
@@ -300,6 +320,7 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
             **consistency(with_stats.runs, with_stats.passed, consistency_k(result)),
         },
         "without_skill": None,
+        "scenario": scenario_about(result.scenario),
         "runs": [_run_dict(run) for run in result.runs],
     }
     base = result.without_skill

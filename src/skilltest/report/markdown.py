@@ -40,7 +40,9 @@ TITLES = {
 LEGEND = {
     "pressure": "with skill: pass rate; without skill: baseline pass rate (not RED); "
     "delta: the lift",
-    "scenarios": "mean rubric scores; delta: with minus without",
+    "scenarios": "with and without skill: pass rates, or mean rubric scores for a scenario "
+    "that decides by them (decide_by: mean), the figures its verdict reads; delta: with minus "
+    "without",
     "triggers": "fired: the share of the query's runs in which the skill fired",
 }
 TRANSCRIPT_LINKS = 6

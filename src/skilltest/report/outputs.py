@@ -101,4 +101,7 @@ def _summaries(document: dict[str, Any], outputs: Outputs, cwd: Path) -> None:
     if outputs.html is not None:
         from skilltest.report.html import render_html
 
-        write_report(outputs.html, render_html([Document("-", document)], cwd=cwd))
+        page = render_html(
+            [Document("-", document)], cwd=cwd, link_from=(cwd / outputs.html).parent
+        )
+        write_report(outputs.html, page)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 LIVE = "live"
@@ -77,6 +77,11 @@ class Provenance:
     """The toolkit version that ran."""
     started_at: str | None = None
     """When the run started, ISO 8601 in UTC."""
+    finished_at: str | None = None
+    """When the results were last written (the end, for a finished run), ISO 8601 in UTC;
+    ``None`` in files written before skilltest recorded it."""
+    duration_s: float | None = None
+    """Wall time from the start to :attr:`finished_at`, in seconds."""
     suites: tuple[SuiteFile, ...] = ()
     """The suite files, with their checksums."""
     command: tuple[str, ...] = ()
@@ -87,6 +92,8 @@ class Provenance:
     merged_from: tuple[str, ...] = ()
     """The run ids of the shards ``skilltest merge`` made these results from; empty for a
     run's own results."""
+    clock: float | None = field(default=None, compare=False, repr=False)
+    """The monotonic clock when the run started, for :attr:`duration_s`; never written."""
 
     @property
     def origin(self) -> str:
@@ -125,6 +132,8 @@ class Provenance:
             "claude_version": self.claude_version,
             "skilltest_version": self.skilltest_version,
             "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "duration_s": self.duration_s,
             "suites": [suite.to_dict() for suite in self.suites],
             "command": list(self.command),
             "shard": None
@@ -136,6 +145,16 @@ class Provenance:
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)
 
 
 def _shard(value: Any) -> tuple[int, int] | None:
@@ -166,6 +185,8 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             claude_version=data.get("claude_version"),
             skilltest_version=data.get("skilltest_version"),
             started_at=data.get("started_at"),
+            finished_at=_text(data.get("finished_at")),
+            duration_s=_seconds(data.get("duration_s")),
             suites=suites,
             command=_strings(data.get("command")),
             shard=_shard(data.get("shard")),
@@ -260,6 +281,23 @@ def fields(provenance: Provenance) -> list[tuple[str, str]]:
             else []
         ),
     ]
+
+
+def duration_text(seconds: float | None) -> str:
+    """A wall time as people read it: ``420 ms``, ``2.4 s``, ``12 s``, ``3 min 05 s``,
+    ``1 h 02 min``; ``not recorded`` for ``None``."""
+    if seconds is None:
+        return "not recorded"
+    if seconds < 1:
+        return f"{1000 * seconds:.0f} ms"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 def summary(provenance: Provenance) -> str:

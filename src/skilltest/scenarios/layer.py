@@ -29,11 +29,11 @@ from skilltest.flow.plan import (
     select,
     take_shard,
 )
-from skilltest.flow.provenance import start_provenance
+from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
-from skilltest.scenarios.report import RunContext
+from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.suite import (
     Overrides,
     ScenarioSuite,
@@ -100,6 +100,9 @@ class ScenarioResults:
     stopped: Mapping[str, Any] | None = None
     """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
     ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
+    about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
+    """What the suite asks of each scenario (prompt, turns, rubric, checks), by skill and id,
+    for the results file's reports."""
 
     junit_name: ClassVar[str] = "skilltest scenarios"
 
@@ -145,6 +148,7 @@ class ScenarioResults:
             complete=self.complete,
             interrupted=self.interrupted,
             provenance=self.provenance,
+            about=self.about,
         )
         canary = self.canary
         document["canary"] = canary.to_dict() if canary is not None else None
@@ -324,6 +328,7 @@ def _run(
         tape=tape,
         output_dir=options.output_dir,
         shard=shard,
+        about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
 
     budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
@@ -340,8 +345,10 @@ def _run(
             interrupted=interrupted,
             stopped=stopped,
             cassettes_written=len(written),
-            provenance=provenance.with_models(m for run in runs for m in run.models).with_recorded(
-                run.recorded_with for run in runs if run.recorded_with
+            provenance=finish_provenance(
+                provenance.with_models(m for run in runs for m in run.models).with_recorded(
+                    run.recorded_with for run in runs if run.recorded_with
+                )
             ),
         )
         write_outputs(results, options.outputs, final=complete or interrupted)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from skilltest.checks.model import describe
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.provenance import Provenance, with_ids
@@ -28,6 +29,9 @@ from skilltest.scenarios.verdict import (
 )
 from skilltest.stats import Interval
 from skilltest.world.score import WorldOutcome
+
+if TYPE_CHECKING:
+    from skilltest.scenarios.suite import Scenario
 
 LAYER = "scenarios"
 
@@ -346,8 +350,58 @@ def _arm_dict(arm: ArmSummary | None) -> dict[str, Any] | None:
     return None if arm is None else arm.to_dict()
 
 
-def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
-    """One scenario of the results file."""
+def scenario_about(scenario: Scenario) -> dict[str, Any]:
+    """What the suite asks of a scenario, as the results file keeps it for reports: the prompt
+    and follow-up turns, the rubric (patterns by their source, vetoing anti-patterns), the
+    outcome checks, the world's expectations and the bars it must reach."""
+    expected = scenario.expected
+    world = scenario.world_expected
+    return {
+        "name": scenario.name,
+        "prompt": scenario.prompt,
+        "turns": list(scenario.turns),
+        "expected": {
+            "required_tools": list(expected.required_tools),
+            "required_patterns": [p.source for p in expected.required_patterns],
+            "text_patterns": [p.source for p in expected.text_patterns],
+            "anti_patterns": [p.source for p in expected.anti_patterns],
+            "vetoes": sorted(expected.vetoes),
+            "tool_ordering": [list(order) for order in expected.tool_ordering],
+            "recommended_tools": list(expected.recommended_tools),
+            "pattern_scope": expected.pattern_scope,
+            "expect_no_action": expected.expect_no_action,
+            "require_success": expected.require_success,
+        },
+        "checks": [
+            {**check.to_dict(), "arm": check.arm, "what": describe(check)}
+            for check in expected.checks
+        ],
+        "world": (
+            {
+                "writes": list(world.writes) if world.lists_writes else None,
+                "forbidden": list(world.forbidden),
+                "confirm_before_write": world.confirm_before_write,
+                "must_include": [p.source for p in world.must_include],
+                "must_not_include": [p.source for p in world.must_not_include],
+                "claims": [
+                    {"pattern": claim.pattern.source, "requires": claim.requires}
+                    for claim in world.claims
+                ],
+                "recovers": world.recovers,
+            }
+            if world.defined
+            else None
+        ),
+        "min_score": scenario.min_score,
+        "min_delta": scenario.min_delta,
+    }
+
+
+def scenario_dict(
+    result: ScenarioVerdict, about: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """One scenario of the results file; ``about``: what the suite asks of it
+    (:func:`scenario_about`), when known."""
     delta = result.delta
     return {
         "id": result.scenario_id,
@@ -390,6 +444,7 @@ def scenario_dict(result: ScenarioVerdict) -> dict[str, Any]:
             }
             for arm in {run.arm for run in result.runs}
         },
+        **({} if about is None else {"scenario": dict(about)}),
         "runs": [run.to_dict() for run in result.runs],
     }
 
@@ -401,12 +456,14 @@ def results_document(
     complete: bool,
     interrupted: bool = False,
     provenance: Provenance | None = None,
+    about: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The whole ``--results`` file; rewritten after each scenario, ``complete`` at the end.
-    With ``provenance``, each run carries its ``id``."""
+    With ``provenance``, each run carries its ``id``; with ``about`` (what the suite asks of
+    each scenario, by skill and id), each scenario carries its ``scenario``."""
     from skilltest import __version__
 
-    scenarios = [scenario_dict(r) for r in results]
+    scenarios = [scenario_dict(r, (about or {}).get((r.skill, r.scenario_id))) for r in results]
     if provenance is not None:
         for scenario in scenarios:
             scenario["runs"] = with_ids(

@@ -21,7 +21,7 @@ from skilltest.errors import InputError
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
-from skilltest.flow.provenance import start_provenance
+from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.report.outputs import write_outputs
 from skilltest.revision import PREVIOUS, previous_revision
@@ -367,7 +367,7 @@ def _run(
             interrupted=interrupted,
             stopped=stopped,
             finished_queries=len(finished),
-            provenance=provenance.with_models(models).with_recorded(recorded),
+            provenance=finish_provenance(provenance.with_models(models).with_recorded(recorded)),
             cassettes_written=len(getattr(recorder, "written", ())),
         )
         write_outputs(current, options.outputs, final=complete or interrupted)

@@ -232,6 +232,7 @@ def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRu
         duration_s=outcome.duration_s,
         requests=_request_count(outcome),
         tokens=usage.to_dict() if transcript.results or usage.input_tokens else None,
+        cost_usd=transcript.cost_usd,
         transcript=str(outcome.transcript_path) if outcome.transcript_path else None,
         warnings=(*outcome.warnings, *((OVERRAN,) if watch.overran else ())),
     )

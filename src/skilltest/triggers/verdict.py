@@ -56,6 +56,8 @@ class TriggerRun:
     """Model requests of the run, when the backend counts them (the emulator)."""
     tokens: Mapping[str, int] | None = None
     """Token usage the CLI reported, when it did."""
+    cost_usd: float | None = None
+    """What the CLI estimated the run cost, when it reported it."""
     transcript: str | None = None
     """The raw stream-json output, as kept."""
     warnings: tuple[str, ...] = ()
@@ -77,6 +79,7 @@ class TriggerRun:
             "duration_s": round(self.duration_s, 3),
             "requests": self.requests,
             "tokens": dict(self.tokens) if self.tokens is not None else None,
+            "cost_usd": self.cost_usd,
             "first_tool_calls": [
                 {"name": c.name, "input": _shortened(dict(c.input))} for c in self.first_calls
             ],
