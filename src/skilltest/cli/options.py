@@ -319,3 +319,30 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
         step_summary=Path(summary) if summary else None,
     )
     return kind(**values)
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """``--batch``, ``--resume-batch`` and ``--poll-interval``: a pressure run through the
+    Message Batches API."""
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the runs through the Message Batches API: half the price, answered when the "
+        "API gets to them (usually within an hour, at most 24 hours); one batch per round "
+        "(-k auto: a round per look), polled until it has ended. The batch ids go to a resume "
+        "file first: beside --results (X.batch.json), else in --output-dir, else "
+        "./pressure.batch.json",
+    )
+    parser.add_argument(
+        "--resume-batch",
+        type=Path,
+        metavar="FILE",
+        help="pick up the batches of an interrupted --batch run from its resume file: poll them "
+        "and read their results without submitting them again (implies --batch)",
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=positive_float,
+        metavar="S",
+        help="with --batch: seconds between polls of a batch (default 15; on the emulator 0.1)",
+    )

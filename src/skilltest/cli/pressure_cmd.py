@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from skilltest.cli import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_MAX_COST,
-    EXIT_OK,
-    interrupted_exit_code,
-)
+from skilltest.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_MAX_COST, EXIT_OK, interrupted_exit_code
 from skilltest.cli.display import Display
+from skilltest.cli.layer_run import print_blocks, print_notice
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
+    add_batch_options,
     add_compared_options,
     add_output_options,
     add_scale_options,
@@ -31,9 +25,6 @@ from skilltest.cli.options import (
 )
 from skilltest.errors import InputError
 from skilltest.runners.base import DEFAULT_MODEL
-
-if TYPE_CHECKING:
-    from skilltest.cost.render import SuiteEstimate
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
 BACKENDS = ("anthropic", "claude", "emulator")
@@ -90,28 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep a trace of every run in DIR/<skill>/<scenario>/<arm>-<rep>.trace.jsonl "
         "(default: none; the results file holds each answer and its judgement)",
     )
-    parser.add_argument(
-        "--batch",
-        action="store_true",
-        help="send the runs through the Message Batches API: half the price, answered when the "
-        "API gets to them (usually within an hour, at most 24 hours); one batch per round "
-        "(-k auto: a round per look), polled until it has ended. The batch ids go to a resume "
-        "file first: beside --results (X.batch.json), else in --output-dir, else "
-        "./pressure.batch.json",
-    )
-    parser.add_argument(
-        "--resume-batch",
-        type=Path,
-        metavar="FILE",
-        help="pick up the batches of an interrupted --batch run from its resume file: poll them "
-        "and read their results without submitting them again (implies --batch)",
-    )
-    parser.add_argument(
-        "--poll-interval",
-        type=positive_float,
-        metavar="S",
-        help="with --batch: seconds between polls of a batch (default 15; on the emulator 0.1)",
-    )
+    add_batch_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -119,13 +89,13 @@ def run(args: argparse.Namespace) -> int:
     from skilltest import pressure
     from skilltest.flow.tape import miss_summary
     from skilltest.pressure.report import (
+        batch_price_note,
         batch_resume_line,
         batch_summary,
         render_failures,
         render_summary,
         render_table,
     )
-    from skilltest.report.provenance import notice
 
     options = options_from(args, pressure.PressureOptions)
     if args.dry_run:
@@ -153,20 +123,12 @@ def run(args: argparse.Namespace) -> int:
         if resumable:
             print(resumable, file=sys.stderr)
         return interrupted_exit_code(exc)
-    said = notice(results.provenance) if results.provenance is not None else None
-    if said:
-        print(said)  # an offline run says so before any number
+    print_notice(results.provenance)  # an offline run says so before any number
     print(render_table(results.scenarios))
-    failures = render_failures(results.scenarios)
-    if failures:
-        print()
-        print(failures)
-    print()
-    print(
-        render_summary(
-            results.scenarios, strict=options.strict, allow_inconclusive=options.allow_inconclusive
-        )
+    summary = render_summary(
+        results.scenarios, strict=options.strict, allow_inconclusive=options.allow_inconclusive
     )
+    print_blocks(render_failures(results.scenarios), summary)
     if results.batch is not None:
         print(batch_summary(results.batch))
     if results.cassettes_written:
@@ -180,16 +142,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"stopped, results incomplete: {results.stopped['reason']}")
         return EXIT_MAX_COST
     return EXIT_FAILED if results.failed else EXIT_OK
-
-
-def batch_price_note(estimates: Sequence[SuiteEstimate]) -> str:
-    """What ``--dry-run --batch`` adds: the total at the Message Batches' price."""
-    from skilltest.runners.batch import PRICE_FACTOR
-
-    least = sum(e.least.usd for e in estimates) * PRICE_FACTOR
-    most = sum(e.most.usd for e in estimates) * PRICE_FACTOR
-    cost = f"${least:.4f}" if least == most else f"${least:.4f}–${most:.4f}"
-    return (
-        f"--batch: Message Batches are billed at {PRICE_FACTOR:.0%} of the list price: {cost} "
-        "in all"
-    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltest.decision import STEER_MARGIN
 from skilltest.pressure.suite import PressureScenario
@@ -27,6 +27,9 @@ from skilltest.report.text import consistency_note, inconclusive_line, k_cell, s
 from skilltest.revision import BAND, summary_line
 from skilltest.stats import DIGITS, Interval, consistency
 from skilltest.transcript import Usage
+
+if TYPE_CHECKING:
+    from skilltest.cost.render import SuiteEstimate
 
 
 def _percent(value: float | None) -> str:
@@ -454,4 +457,17 @@ def batch_resume_line(batch: Mapping[str, Any] | None) -> str | None:
     return (
         f"skilltest: the submitted batches go on; --resume-batch {path} polls them and reads "
         "their results without submitting them again"
+    )
+
+
+def batch_price_note(estimates: Sequence[SuiteEstimate]) -> str:
+    """What ``--dry-run --batch`` adds: the total at the Message Batches' price."""
+    from skilltest.runners.batch import PRICE_FACTOR
+
+    least = sum(e.least.usd for e in estimates) * PRICE_FACTOR
+    most = sum(e.most.usd for e in estimates) * PRICE_FACTOR
+    cost = f"${least:.4f}" if least == most else f"${least:.4f}–${most:.4f}"
+    return (
+        f"--batch: Message Batches are billed at {PRICE_FACTOR:.0%} of the list price: {cost} "
+        "in all"
     )
