@@ -3,7 +3,8 @@
 change fails with the new text to paste.
 
 What differs run to run or machine to machine is masked on both sides: dates, the wall time per
-trigger run, and how a world's egress is confined.
+trigger run, how a world's egress is confined, and costs (the CLI's prompts hold the checkout's
+path).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ VOLATILE = [
     # Confined by Claude Code's sandbox where bubblewrap and socat are installed, else by the
     # proxy's environment variables: the machine's, not the toolkit's.
     (re.compile(r"^world: egress .*$", re.MULTILINE), "world: egress <confinement>"),
+    # The CLI's prompts hold the checkout's path, so their tokens (and cost) vary with where
+    # the repository was cloned.
+    (re.compile(r"\$\d+\.\d{4}"), "$<cost>"),
 ]
 
 # What each documented command runs: the make targets are `skilltest <layer>` with the
