@@ -223,7 +223,7 @@ def test_a_plugin_mcp_server_replays_with_the_server_gone(tmp_path, claude_bin, 
     recorded = tmp_path / "recorded.json"
     args = ["--record", str(cassettes), "--output-dir", str(tmp_path / "o1")]
     assert main([*common, *args, "--results", str(recorded)]) == 0
-    text = (cassettes / "log-triage" / "error-spike" / "with_skill.yaml").read_text()
+    text = (cassettes / "suite" / "error-spike" / "with_skill.yaml").read_text()
     assert "channel: mcp:plugin_observability_telemetry" in text
     assert "kind: tools/call" in text
 
