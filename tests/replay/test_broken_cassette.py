@@ -109,11 +109,13 @@ def test_one_ctrl_c_while_the_suite_stops_on_a_broken_cassette_ends_it(fake_clau
 
         process.send_signal(signal.SIGINT)
         signalled = time.monotonic()
+        # One Ctrl-C ends it: a second is never sent. The bound tells a prompt end from a hang
+        # (the command once lived on for an hour) with room for a loaded machine.
         try:
-            _, err = process.communicate(timeout=2)
+            _, err = process.communicate(timeout=10)
         except subprocess.TimeoutExpired:
-            pytest.fail("one Ctrl-C did not end the command within 2 s")
-        assert time.monotonic() - signalled < 2
+            pytest.fail("one Ctrl-C did not end the command")
+        assert time.monotonic() - signalled < 10
         assert process.returncode == 130, err
         assert "skilltest: interrupted" in err
         assert "Traceback" not in err
