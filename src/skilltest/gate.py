@@ -649,14 +649,26 @@ def _pooled(entries: Iterable[ScenarioEntry]) -> dict[tuple[str, str, str], list
     return pooled
 
 
-def _rate(entries: Sequence[ScenarioEntry], by_passes: bool) -> tuple[Interval, str]:
+@dataclass(frozen=True)
+class _Rate:
+    """A critical scenario's with-skill pass rate over its entries."""
+
+    successes: float
+    """Passing runs, or (files without ``passes``) the sum of the runs' scores."""
+    judged: int
+    interval: Interval
+    """Wilson's, the interval Newcombe's difference is made of."""
+    shown: str
+
+
+def _rate(entries: Sequence[ScenarioEntry], by_passes: bool) -> _Rate:
     successes = float(
         sum(e.passes or 0 for e in entries) if by_passes else sum(e.score_sum for e in entries)
     )
     judged = sum(e.judged for e in entries)
     rate = wilson(successes, judged, CONFIDENCE)
     shown = f"{successes:g}/{judged}" + ("" if rate.value is None else f" {_pct(rate.value)}")
-    return rate, shown
+    return _Rate(successes, judged, rate, shown)
 
 
 def _pct(value: float | None, signed: bool = False) -> str:
@@ -699,40 +711,35 @@ def _critical(
             blocks.append(f"{name}: critical, but inconclusive: {_more_evidence(now[key])}")
             continue
         by_passes = all(e.passes is not None for e in (*now[key], *before.get(key, ())))
-        rate, shown = _rate(now[key], by_passes)
-        if rate.empty:
+        rate = _rate(now[key], by_passes)
+        if rate.interval.empty:
             blocks.append(f"{name}: critical, but no with-skill run was judged in the new results")
             continue
         if key not in before:
             evidence.append(
-                f"{name}: {shown} now; not in the baseline"
+                f"{name}: {rate.shown} now; not in the baseline"
                 if has_baseline
-                else f"{name}: {shown} now; no --baseline to compare with"
+                else f"{name}: {rate.shown} now; no --baseline to compare with"
             )
             continue
         now_ids = frozenset().union(*(e.run_ids for e in now[key]))
         if now_ids and now_ids == frozenset().union(*(e.run_ids for e in before[key])):
             evidence.append(
-                f"{name}: {shown} now; the baseline holds the same runs: nothing to compare"
+                f"{name}: {rate.shown} now; the baseline holds the same runs: nothing to compare"
             )
             continue
-        base, base_shown = _rate(before[key], by_passes)
-        if base.empty:
-            evidence.append(f"{name}: {shown} now; no judged with-skill run in the baseline")
+        base = _rate(before[key], by_passes)
+        if base.interval.empty:
+            evidence.append(f"{name}: {rate.shown} now; no judged with-skill run in the baseline")
             continue
         diff = (
-            exact_difference(
-                sum(e.passes or 0 for e in now[key]),
-                sum(e.judged for e in now[key]),
-                sum(e.passes or 0 for e in before[key]),
-                sum(e.judged for e in before[key]),
-            )
+            exact_difference(int(rate.successes), rate.judged, int(base.successes), base.judged)
             if by_passes
-            else newcombe(rate, base)
+            else newcombe(rate.interval, base.interval)
         )
         assert diff.high is not None
         line = (
-            f"{name}: with-skill pass rate {shown} now vs {base_shown} in the baseline: "
+            f"{name}: with-skill pass rate {rate.shown} now vs {base.shown} in the baseline: "
             f"{_pct(diff.value, True)} [{_pct(diff.low, True)}, {_pct(diff.high, True)}]"
         )
         if round(diff.high, DIGITS) < 0:
