@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from skilltest.cli import Terminated, run_async, stop_signals_raise
+from skilltest.flow.loop import Terminated, run_async, stop_signals_raise
 
 
 async def signalled_while_a_task_computes() -> int:

@@ -31,16 +31,6 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
-def __getattr__(name: str) -> Any:
-    """The run loop's names (``run_async``, ``stop_signals_raise``, ``Terminated``), imported
-    once a command runs rather than when the command line is built."""
-    if name in {"Terminated", "run_async", "stop_signals_raise"}:
-        from skilltest.flow import loop
-
-        return getattr(loop, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def interrupted_exit_code(interrupt: KeyboardInterrupt) -> int:
     """130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP."""
     from skilltest.flow.loop import Terminated
@@ -128,6 +118,12 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 """Every command: its name, its module and the help line ``skilltest --help`` shows for it."""
 
 COMMAND_MODULES: tuple[str, ...] = tuple(module for _, module, _ in COMMANDS)
+
+
+def help_line(name: str) -> str:
+    """The help line of command ``name``, as ``skilltest --help`` lists it and as its own
+    parser is registered."""
+    return next(line for command, _, line in COMMANDS if command == name)
 
 
 def _command_in(argv: Sequence[str]) -> str | None:

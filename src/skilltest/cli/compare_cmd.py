@@ -6,14 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
-from skilltest.cli import EXIT_OK
+from skilltest.cli import EXIT_OK, help_line
 from skilltest.cli.options import output_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compare",
-        help="what changed between two results files (a model or CLI upgrade, last week's run)",
+        help=help_line("compare"),
         description=(
             "Matches the scenarios of two results files of one layer and shows, per scenario, "
             "the verdict before and after and the change of the with-skill figure and of the "

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltest.cli import interrupted_exit_code
+from skilltest.cli import help_line, interrupted_exit_code
 from skilltest.cli.options import tcp_port
 from skilltest.errors import ConfigurationError
 
@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
     """Adds the ``emulator`` command and its ``serve`` subcommand."""
     parser = subparsers.add_parser(
         "emulator",
-        help="run the offline model emulator (a scripted stand-in for the Anthropic API)",
+        help=help_line("emulator"),
         description="The offline model emulator: a scripted stand-in for the Anthropic "
         "Messages API, for the anthropic SDK and the claude CLI. Not a real model.",
     )

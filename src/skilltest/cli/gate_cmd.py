@@ -6,13 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
+from skilltest.cli import help_line
 from skilltest.gate import decide, load_results, render
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "gate",
-        help="decide whether a skill may ship, from pressure, scenario and trigger results files",
+        help=help_line("gate"),
         description=(
             "Reads results files (--results of skilltest pressure, scenarios and triggers; "
             "several, e.g. shards or layers) and blocks the release when the results come from "

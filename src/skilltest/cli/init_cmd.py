@@ -7,13 +7,13 @@ import os
 import sys
 from pathlib import Path
 
-from skilltest.cli import EXIT_OK
+from skilltest.cli import EXIT_OK, help_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "init",
-        help="write a first pressure, scenario and trigger suite for a skill (or a plugin)",
+        help=help_line("init"),
         description=(
             "Reads a skill folder (or every skill of a plugin folder) and writes, in its "
             "project's tests/ folders, a pressure suite, a scenario suite with an outcome check "

@@ -7,6 +7,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from skilltest.cli import help_line
 from skilltest.cli.options import positive_float
 from skilltest.errors import McpServerError
 from skilltest.lint import LintReport, find_targets, lint
@@ -18,7 +19,7 @@ from skilltest.plugins.json_file import read_json
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "lint",
-        help="check what skills and plugins ship, without calling a model",
+        help=help_line("lint"),
         description=(
             "Checks skill folders (SKILL.md front matter within the limits of the Agent Skills "
             "format, the files it links to, the scripts it runs), plugin folders (plugin.json, "

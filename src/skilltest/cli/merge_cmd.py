@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skilltest.cli import EXIT_OK
+from skilltest.cli import EXIT_OK, help_line
 from skilltest.cli.options import output_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "merge",
-        help="the results files of a run's shards (--shard i/n) as one results file",
+        help=help_line("merge"),
         description=(
             "Reads the results files of every shard of one run (skilltest pressure, scenarios "
             "or triggers with --shard 1/N ... N/N) and writes one results file equal to what "

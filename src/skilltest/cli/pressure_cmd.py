@@ -6,7 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from skilltest.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_MAX_COST, EXIT_OK, interrupted_exit_code
+from skilltest.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_MAX_COST,
+    EXIT_OK,
+    help_line,
+    interrupted_exit_code,
+)
 from skilltest.cli.display import Display
 from skilltest.cli.layer_run import print_blocks, print_notice
 from skilltest.cli.options import (
@@ -27,7 +34,6 @@ from skilltest.errors import InputError
 from skilltest.runners.base import DEFAULT_MODEL
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
-BACKENDS = ("anthropic", "claude", "emulator")
 NOTES = (
     "assumed: ~4 characters per token; each answer 400 tokens (at most --max-tokens); a skill "
     "of 1024 tokens or more read from the prompt cache after its first request",
@@ -37,7 +43,7 @@ NOTES = (
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "pressure",
-        help="one-turn tests: does the skill change the answer? (the inner loop)",
+        help=help_line("pressure"),
         description=(
             "Sends each scenario's prompt with the skill as the system prompt and without it, "
             "K times each, and judges the answers with the suite's regex patterns."
@@ -45,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_suite_arguments(parser, default_dir=DEFAULT_SUITE_DIR)
     add_compared_options(parser)
-    add_backend_options(parser, backends=BACKENDS)
+    add_backend_options(parser, backends=("anthropic", "claude", "emulator"))
     add_output_options(parser, only="scenarios", example="index-*")
     add_scale_options(parser, unit="scenario (skill/id, with all its arms and repetitions)")
     parser.add_argument("--model", help=f"model name (default: the suite's, else {DEFAULT_MODEL})")
@@ -119,8 +125,7 @@ def run(args: argparse.Namespace) -> int:
             + (f" in {kept}" if kept else ""),
             file=sys.stderr,
         )
-        resumable = batch_resume_line(display.partial.batch)
-        if resumable:
+        if resumable := batch_resume_line(display.partial.batch):
             print(resumable, file=sys.stderr)
         return interrupted_exit_code(exc)
     print_notice(results.provenance)  # an offline run says so before any number

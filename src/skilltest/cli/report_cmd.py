@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skilltest.cli import EXIT_OK
+from skilltest.cli import EXIT_OK, help_line
 from skilltest.cli.options import output_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report",
-        help="views of results files already written (several combined: shards, layers)",
+        help=help_line("report"),
         description=(
             "Reads results files written by --results (any layer, shards of one run combined) "
             "and writes their Markdown summary to --markdown FILE (or prints it) and their "

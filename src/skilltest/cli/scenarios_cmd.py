@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltest.cli import EXIT_CANARY, EXIT_FAILED, EXIT_OK
+from skilltest.cli import EXIT_CANARY, EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
 from skilltest.cli.options import (
     add_against_option,
@@ -41,7 +41,7 @@ NOTES = (
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "scenarios",
-        help="end-to-end tests: does the skill change what the agent does? (the outer loop)",
+        help=help_line("scenarios"),
         description=(
             "Runs each scenario through the real claude CLI with the skill installed and "
             "without it, K times each, in fresh isolated sandboxes, and scores the tool calls "

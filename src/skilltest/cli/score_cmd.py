@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from skilltest.cli import help_line
 from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError
 from skilltest.scenarios.rubric import score
@@ -16,7 +17,7 @@ from skilltest.transcript.stream_json import load_transcript
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score",
-        help="score an existing claude transcript against a scenario's rubric",
+        help=help_line("score"),
         description=(
             "Reads a transcript the claude CLI printed (stream-json, json or text output, e.g. "
             "one kept under tests/scenarios/output/) and scores it with the rubric of one "

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from skilltest.cli import EXIT_OK
+from skilltest.cli import EXIT_OK, help_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "setup",
-        help="install the pinned Claude Code CLI into skilltest's cache (needs npm)",
+        help=help_line("setup"),
         description=(
             "Installs @anthropic-ai/claude-code at the version skilltest is verified against "
             "with npm into skilltest's cache ($SKILLTEST_CACHE_DIR, else "

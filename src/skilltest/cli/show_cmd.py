@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skilltest.cli import EXIT_OK
+from skilltest.cli import EXIT_OK, help_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "show",
-        help="a run's trace (.trace.jsonl) as a readable timeline",
+        help=help_line("show"),
         description=(
             "Prints a trace written beside a run's transcript: the suite, scenario, arm and "
             "versions; each user turn, model response, assistant text, tool call with its "

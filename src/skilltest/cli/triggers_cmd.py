@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltest.cli import EXIT_FAILED, EXIT_OK
+from skilltest.cli import EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
 from skilltest.cli.options import (
     add_against_option,
@@ -37,7 +37,7 @@ NOTES = (
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "triggers",
-        help="trigger tests: does the skill's description make it fire when it should?",
+        help=help_line("triggers"),
         description=(
             "Runs each query of a trigger suite K times through the real claude CLI with the "
             "skill (and the suite's distractors) installed, stops each run as soon as it is "

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skilltest.cli import help_line
 from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError, ModelScriptError
 from skilltest.flow.plan import check_unique_scenarios
@@ -24,7 +25,7 @@ DEFAULT_PATHS = (
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "validate",
-        help="check suite files and model scripts without calling a model",
+        help=help_line("validate"),
         description=(
             "Validates pressure suites, scenario suites, emulator model scripts, world files "
             "(fake services: routes, fixtures, profiles) and Claude Code eval cases (a "

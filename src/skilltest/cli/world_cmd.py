@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltest.cli import interrupted_exit_code
+from skilltest.cli import help_line, interrupted_exit_code
 from skilltest.cli.options import tcp_port
 from skilltest.errors import ConfigurationError
 
@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
     """Adds the ``world`` command and its ``serve`` subcommand."""
     parser = subparsers.add_parser(
         "world",
-        help="run a controlled world (fake services on their real hostnames) on its own",
+        help=help_line("world"),
         description="A controlled world: fake services on the real hostnames a skill uses, "
         "reached through a proxy that answers them and refuses everything else.",
     )
