@@ -18,6 +18,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "src" / "skilltest"
 ORDER: tuple[str, ...] = (
     # foundations: no I/O beyond reading a file
     "errors",
+    "fields",
     "limits",
     "names",
     "files",

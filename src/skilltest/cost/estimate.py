@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skilltest.cost.prices import price_of
+from skilltest.fields import field_sum
 
 CHARS_PER_TOKEN = 4
 """About how many characters make a token."""
@@ -94,14 +95,7 @@ class Tokens:
         return self.input + self.cache_write + self.cache_read
 
     def __add__(self, other: Tokens) -> Tokens:
-        return Tokens(
-            self.requests + other.requests,
-            self.input + other.input,
-            self.cache_write + other.cache_write,
-            self.cache_read + other.cache_read,
-            self.output + other.output,
-            self.usd + other.usd,
-        )
+        return field_sum(self, other)
 
     def times(self, count: int) -> Tokens:
         """``count`` runs like this one."""

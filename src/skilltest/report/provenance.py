@@ -28,6 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from skilltest.fields import field_dict
+
 LIVE = "live"
 OFFLINE = "offline"
 UNKNOWN = "unknown"
@@ -52,7 +54,7 @@ class SuiteFile:
 
     def to_dict(self) -> dict[str, Any]:
         """As the results file stores it."""
-        return {"path": self.path, "sha256": self.sha256}
+        return field_dict(self)
 
 
 @dataclass(frozen=True)

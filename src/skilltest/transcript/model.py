@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from skilltest.fields import field_dict, field_sum
+
 # Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``.
 TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
 
@@ -44,20 +46,10 @@ class Usage:
     """Input tokens read from the prompt cache."""
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
-            self.cache_read_input_tokens + other.cache_read_input_tokens,
-        )
+        return field_sum(self, other)
 
     def to_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_creation_input_tokens": self.cache_creation_input_tokens,
-            "cache_read_input_tokens": self.cache_read_input_tokens,
-        }
+        return field_dict(self)
 
     @classmethod
     def from_mapping(cls, data: Any) -> Usage:

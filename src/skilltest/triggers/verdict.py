@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skilltest.decision import delta_verdict
+from skilltest.fields import field_dict
 from skilltest.revision import ERROR, MIN_DELTA, Against
 from skilltest.stats import DIGITS, EMPTY, Interval, exact_difference, wilson
 from skilltest.triggers.suite import TriggerQuery
@@ -240,10 +241,7 @@ class Confusion:
     def to_dict(self) -> dict[str, Any]:
         """The counts and the three metrics as the results file lists them."""
         return {
-            "tp": self.tp,
-            "fn": self.fn,
-            "fp": self.fp,
-            "tn": self.tn,
+            **field_dict(self),
             "precision": interval_dict(self.precision),
             "recall": interval_dict(self.recall),
             "accuracy": interval_dict(self.accuracy),

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from skilltest.fields import field_dict
+
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 """Methods that never count as a write."""
 
@@ -88,14 +90,7 @@ class EgressViolation:
 
     def to_dict(self) -> dict[str, Any]:
         """The violation as JSON-ready data."""
-        return {
-            "host": self.host,
-            "port": self.port,
-            "scheme": self.scheme,
-            "reason": self.reason,
-            "at": self.at,
-            "url": self.url,
-        }
+        return field_dict(self)
 
 
 def mock_call_lines(calls: list[Call]) -> str:
