@@ -27,13 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from pressure_examples import SUITES, write_merged_script
 
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.pressure import PressureOptions, PressureResults, run
 from skilltest.report.outputs import Outputs
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "tests" / "skill-pressure").glob("*.yaml"))
 
 SKILL = """\
 ---
@@ -73,15 +71,8 @@ class Measured:
 
 def example_workload(folder: Path) -> Workload:
     """The example suites, answered by one script that merges theirs (one base URL)."""
-    rules, default = [], None
-    for suite in EXAMPLES:
-        data = yaml.safe_load(suite.read_text())
-        script = yaml.safe_load((suite.parent / data["model_script"]).read_text())
-        rules.extend(script["rules"])
-        default = default or script.get("default")
-    path = folder / "examples.model.yaml"
-    path.write_text(yaml.safe_dump({"schema_version": 1, "rules": rules, "default": default}))
-    return Workload(f"example suites ({len(EXAMPLES)} files)", tuple(EXAMPLES), path)
+    path = write_merged_script(folder / "examples.model.yaml")
+    return Workload(f"example suites ({len(SUITES)} files)", tuple(SUITES), path)
 
 
 def generated_workload(folder: Path, scenarios: int) -> Workload:

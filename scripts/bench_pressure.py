@@ -19,37 +19,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
+from pressure_examples import SUITES, write_merged_script
 
 from skilltest.pressure.runs import run_suites, total_runs
 from skilltest.pressure.suite import Overrides, load_pressure_suite
 from skilltest.runners.anthropic_api import AnthropicRunner
 
-ROOT = Path(__file__).resolve().parent.parent
-SUITES = sorted((ROOT / "tests" / "skill-pressure").glob("*.yaml"))
-
 
 def merged_script(latency_ms: int, folder: Path) -> Path:
     """One model script answering every example suite, with latency on every request."""
-    rules = []
-    default = None
-    for suite in SUITES:
-        data = yaml.safe_load(suite.read_text())
-        script = yaml.safe_load((suite.parent / data["model_script"]).read_text())
-        rules.extend(script["rules"])
-        default = default or script.get("default")
-    path = folder / "bench.yaml"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "schema_version": 1,
-                "faults": {"latency_ms": latency_ms},
-                "rules": rules,
-                "default": default,
-            }
-        )
-    )
-    return path
+    return write_merged_script(folder / "bench.yaml", faults={"latency_ms": latency_ms})
 
 
 def start_emulator(script: Path) -> tuple[subprocess.Popen[str], str]:

@@ -15,8 +15,8 @@ from skilltest.checks.evaluate import RunView, evaluate, snapshot
 from skilltest.checks.judge import JUDGE_MARK, JudgeModel, judge_prompt, parse_vote
 from skilltest.checks.model import Judge, Match, Vote, describe, parse_checks
 from skilltest.errors import InputError, SuiteError
-from skilltest.runners.base import TurnRequest
 from skilltest.transcript import ToolCall, Transcript, Usage
+from tests.answers import ListedAnswers
 
 WHERE = "suite.yaml#/scenarios/0/checks"
 
@@ -249,34 +249,12 @@ def test_with_only_checks_skip_the_arm_without_the_skill(workdir):
 # --- the judge -----------------------------------------------------------------------------------
 
 
-class ScriptedJudge:
-    """Answers each vote with the next line; records what it was asked."""
-
-    backend = "test"
-
-    def __init__(self, *answers: str | None) -> None:
-        self.answers = list(answers)
-        self.requests: list[TurnRequest] = []
-
-    async def run_turn(self, request: TurnRequest) -> Transcript:
-        self.requests.append(request)
-        answer = self.answers.pop(0)
-        if answer is None:
-            return Transcript(source="test", error="model API error: HTTP 529")
-        return Transcript(
-            source="test", assistant_text=(answer,), usage=Usage(input_tokens=100, output_tokens=10)
-        )
-
-    async def aclose(self) -> None:
-        pass
-
-
 PASS = '{"verdict": "pass", "reason": "It names checkout."}'
 FAIL = '{"verdict": "fail", "reason": "No service named."}'
 
 
-def judged(*answers: str | None, votes: int = 3, **spec: Any) -> tuple[Any, ScriptedJudge]:
-    judge = ScriptedJudge(*answers)
+def judged(*answers: str | None, votes: int = 3, **spec: Any) -> tuple[Any, ListedAnswers]:
+    judge = ListedAnswers(*answers, usage=Usage(input_tokens=100, output_tokens=10))
     found = checks(
         {"judge": {"criteria": "The summary names the failing service.", "votes": votes, **spec}}
     )

@@ -16,9 +16,9 @@ from skilltest.checks.evaluate import NO_MOCKS, RunView, evaluate, snapshot
 from skilltest.checks.judge import JudgeModel
 from skilltest.checks.model import CheckResult, parse_checks
 from skilltest.errors import InputError
-from skilltest.runners.base import TurnRequest
 from skilltest.scenarios.rubric import Expected, score
 from skilltest.transcript import Transcript, Usage
+from tests.answers import ListedAnswers
 
 WHERE = "evals#/scenarios/0/checks"
 
@@ -252,26 +252,9 @@ def test_indicators_are_shown_and_never_scored(tmp_path):
 # --- the judge ------------------------------------------------------------------------------------
 
 
-class Answers:
-    """A judge that answers from a list and keeps the requests."""
-
-    backend = "test"
-
-    def __init__(self, *texts: str) -> None:
-        self.texts = list(texts)
-        self.requests: list[TurnRequest] = []
-
-    async def run_turn(self, request: TurnRequest) -> Transcript:
-        self.requests.append(request)
-        return Transcript(source="test", assistant_text=(self.texts.pop(0),), usage=Usage(3, 1))
-
-    async def aclose(self) -> None:
-        pass
-
-
 def test_a_judge_asks_three_times_with_the_cli_s_prompt_and_reads_pass_and_fail(tmp_path):
     found = checks({"judge": {"name": "names", "criteria": "Names checkout.", "votes": 3}})
-    answers = Answers("PASS", "PASS, though FAIL would be strict", "pass")
+    answers = ListedAnswers("PASS", "PASS, though FAIL would be strict", "pass", usage=Usage(3, 1))
     [result] = run(found, view_of(tmp_path), JudgeModel(answers, "judge-model"))
     assert (result.passed, result.evidence) == (True, "judge votes: PASS FAIL PASS")
     request = answers.requests[0]
@@ -289,7 +272,7 @@ def test_a_baseline_judge_compares_the_trace_with_the_saved_one(tmp_path):
         {"judge": {"name": "b", "criteria": "As good.", "baseline_file": "base.jsonl"}},
         base=tmp_path,
     )
-    answers = Answers("FAIL", "FAIL", "PASS")
+    answers = ListedAnswers("FAIL", "FAIL", "PASS", usage=Usage(3, 1))
     [result] = run(found, view_of(tmp_path), JudgeModel(answers, "judge-model"))
     assert (result.passed, result.evidence) == (False, "judge votes: FAIL FAIL PASS")
     prompt = answers.requests[0].prompt

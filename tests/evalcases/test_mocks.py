@@ -16,10 +16,9 @@ from skilltest.evalcases import read_mocks
 from skilltest.evalcases.expect import guard_problems, render, violation
 from skilltest.evalcases.mocks import mock_layers
 from skilltest.evalcases.responder import Answered, parse_reply, system_prompt, user_prompt
-from skilltest.runners.base import TurnRequest
 from skilltest.scenarios.mocks import AgentRelay, mocks_for, run_mocks
-from skilltest.transcript import Transcript
 
+from ..answers import ListedAnswers
 from ..projects import write_files
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "observability" / "evals"
@@ -275,25 +274,8 @@ def test_an_agent_responder_is_asked_in_the_cli_s_words():
 # --- served in a run ------------------------------------------------------------------------------
 
 
-class Model:
-    """Plays the server: answers each call from a list, and keeps the requests."""
-
-    backend = "test"
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.requests: list[TurnRequest] = []
-
-    async def run_turn(self, request: TurnRequest) -> Transcript:
-        self.requests.append(request)
-        return Transcript(source="test", assistant_text=(self.answers.pop(0),))
-
-    async def aclose(self) -> None:
-        pass
-
-
 async def _serve(
-    tmp_path: Path, calls: list[tuple[str, dict[str, Any]]], model: Model
+    tmp_path: Path, calls: list[tuple[str, dict[str, Any]]], model: ListedAnswers
 ) -> tuple[Any, Any]:
     [telemetry], _ = read_mocks([EXAMPLE / "mocks"])
     (tmp_path / "run").mkdir()
@@ -317,7 +299,7 @@ async def _serve(
 
 
 def test_a_mock_folder_is_a_real_mcp_server_and_every_call_is_recorded(tmp_path):
-    model = Model('{"traces": [{"trace_id": "4bf9"}]}', "ABORT: no min_duration")
+    model = ListedAnswers('{"traces": [{"trace_id": "4bf9"}]}', "ABORT: no min_duration")
     mocks, (tools, results) = asyncio.run(
         _serve(
             tmp_path,

@@ -10,7 +10,12 @@ import pytest
 
 from skilltest.cli import main
 from tests.projects import demo_script, write_demo_project
-from tests.report.documents import pressure_document, scenarios_document, write_results
+from tests.report.documents import (
+    pressure_document,
+    provenance,
+    scenarios_document,
+    write_results,
+)
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nDEMO SKILL: aggregate first.\n"
 
@@ -100,32 +105,12 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     ) in out.splitlines()
 
 
-def live(backend: str = "anthropic", run_id: str = "0a1b2c3d4e5f") -> dict[str, Any]:
+def live(backend: str = "anthropic") -> dict[str, Any]:
     """A live run's provenance, as results files record it."""
-    return {
-        "run_id": run_id,
-        "origin": "live",
-        "backend": backend,
-        "recorded_with": [],
-        "models": ["claude-sonnet-4-5-20250929"],
-        "model_requested": None,
-        "claude_version": None if backend == "anthropic" else "2.1.328",
-        "skilltest_version": "0.1.0",
-        "started_at": "2026-12-01T09:00:00Z",
-        "suites": [],
-        "command": ["skilltest"],
-    }
+    return provenance("pressure", backend)
 
 
-def pressure(*scenarios: dict[str, Any], complete: bool = True) -> dict[str, Any]:
-    return {
-        "schema_version": 3,
-        "layer": "pressure",
-        "complete": complete,
-        "interrupted": not complete,
-        "provenance": live(),
-        "scenarios": list(scenarios),
-    }
+pressure = pressure_document
 
 
 def pscenario(sid: str, passed: int, runs: int, *, critical: bool = True, verdict: str = "steers"):
@@ -164,7 +149,7 @@ def spike(verdict: str, passed: bool, with_skill: dict[str, Any], **fields: Any)
 
 def scenarios(*items: dict[str, Any]) -> dict[str, Any]:
     """A complete scenarios results file of a live run of the claude CLI."""
-    return {**scenarios_document(*items), "canary": None, "provenance": live("claude")}
+    return {**scenarios_document(*items), "canary": None}
 
 
 write = write_results

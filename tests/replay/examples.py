@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,12 @@ def drop_model_scripts(folder: Path) -> None:
         suite.write_text("\n".join(kept) + "\n")
 
 
+def only_cassettes_answer(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suites in ``folder`` without their model scripts, and the API at a closed port."""
+    drop_model_scripts(folder)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+
+
 def claude_or_skip() -> Path:
     """The claude binary, found as the product finds it; skips the tests when there is none."""
     from skilltest.claude.binary import resolve_claude
@@ -94,3 +100,22 @@ def moved_results(results: Path, moved: tuple[Path, Path] | None) -> dict[str, A
     if moved is not None:
         text = text.replace(str(moved[0]), str(moved[1]))
     return json.loads(text)
+
+
+def record_examples(project: Path, run: Callable[..., int], *args: str | Path) -> None:
+    """Records the example project in ``project`` once, run by ``run(project, claude, *args)``
+    (the layer's runner of the test module): cassettes under ``project/cassettes``, results in
+    ``project/recorded.json``, what each replay is compared with."""
+    code = run(
+        project, claude_or_skip(), *args, "--record", project / "cassettes",
+        "--output-dir", project / "out", "--results", project / "recorded.json",
+    )  # fmt: skip
+    assert code == 0
+
+
+def replayed_document(results: Path, cassettes: Path) -> dict[str, Any]:
+    """The results file of a replay from ``cassettes`` that missed nothing, as JSON."""
+    document = json.loads(results.read_text())
+    assert document["backend"] == "replay"
+    assert document["replay"] == {"mode": "replay", "directory": str(cassettes), "misses": []}
+    return document

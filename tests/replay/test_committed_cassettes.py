@@ -23,6 +23,23 @@ from .examples import closed_port
 CASSETTES = REPO_ROOT / "tests" / "cassettes"
 
 
+@pytest.fixture(autouse=True)
+def closed_api(monkeypatch):
+    """Nothing but the cassettes can answer."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+
+
+def replayed(
+    layer: str, suites: Path, folder: Path, capsys: pytest.CaptureFixture[str], *options: str | Path
+) -> str:
+    """``skilltest LAYER SUITES --replay tests/cassettes *OPTIONS`` in ``folder``, which must
+    exit 0; returns what it printed."""
+    code = run_layer(layer, suites, folder, "--replay", CASSETTES, *options)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return out
+
+
 def verdicts(results: Path) -> dict[str, str]:
     document = json.loads(results.read_text())
     assert document["replay"]["misses"] == []
@@ -32,12 +49,8 @@ def verdicts(results: Path) -> dict[str, str]:
     return {s["id"]: s["verdict"] for s in document["scenarios"]}
 
 
-def test_pressure_examples_replay_from_the_committed_cassettes(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
-    suites = REPO_ROOT / "tests" / "skill-pressure"
-    code = run_layer("pressure", suites, tmp_path, "--replay", CASSETTES)
-    out = capsys.readouterr().out
-    assert code == 0, out
+def test_pressure_examples_replay_from_the_committed_cassettes(tmp_path, capsys):
+    out = replayed("pressure", REPO_ROOT / "tests" / "skill-pressure", tmp_path, capsys)
     found = verdicts(tmp_path / "results.json")
     assert len(found) == 8
     assert sorted(found.values()).count("steers") == 7, found
@@ -46,33 +59,21 @@ def test_pressure_examples_replay_from_the_committed_cassettes(tmp_path, monkeyp
 
 @pytest.mark.cli
 @pytest.mark.parametrize("suite", ["lgtm", "safe-migrations", "tickets"])
-def test_scenario_examples_replay_from_the_committed_cassettes(
-    suite, claude_bin, tmp_path, monkeypatch, capsys
-):
+def test_scenario_examples_replay_from_the_committed_cassettes(suite, claude_bin, tmp_path, capsys):
     if suite == "tickets" and not sandbox_available()[0]:
         # Recorded in sandbox mode: its settings reach the model, so proxy-env mode misses.
         pytest.skip(f"the tickets world replays in sandbox mode: {sandbox_available()[1]}")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
     path = REPO_ROOT / "tests" / "scenarios" / f"{suite}.yaml"
-    options = ["--claude", claude_bin, "--replay", CASSETTES, "-j", "2"]
-    code = run_layer("scenarios", path, tmp_path, *options)
-    out = capsys.readouterr().out
-    assert code == 0, out
+    replayed("scenarios", path, tmp_path, capsys, "--claude", claude_bin, "-j", "2")
     found = verdicts(tmp_path / "results.json")
     assert found and set(found.values()) == {"improved"}, found
 
 
 @pytest.mark.cli
 @pytest.mark.parametrize("suite", ["lgtm", "safe-migrations"])
-def test_trigger_examples_replay_from_the_committed_cassettes(
-    suite, claude_bin, tmp_path, monkeypatch, capsys
-):
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+def test_trigger_examples_replay_from_the_committed_cassettes(suite, claude_bin, tmp_path, capsys):
     path = REPO_ROOT / "tests" / "triggers" / f"{suite}.yaml"
-    options = ["--claude", claude_bin, "--replay", CASSETTES, "-j", "4"]
-    code = run_layer("triggers", path, tmp_path, *options)
-    out = capsys.readouterr().out
-    assert code == 0, out
+    out = replayed("triggers", path, tmp_path, capsys, "--claude", claude_bin, "-j", "4")
     document = json.loads((tmp_path / "results.json").read_text())
     assert document["backend"] == "replay"
     assert document["replay"]["misses"] == []

@@ -40,6 +40,30 @@ def user(text: str) -> dict[str, Any]:
     return {"model": "m", "messages": [{"role": "user", "content": text}]}
 
 
+def tool_round(first: str, second: str) -> dict[str, Any]:
+    """Two tool calls, ``first`` (to A) and ``second`` (to B), whose results come back in the
+    other order."""
+    return {
+        "model": "m",
+        "messages": [
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": first, "name": "A"},
+                    {"type": "tool_use", "id": second, "name": "B"},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": second},
+                    {"type": "tool_result", "tool_use_id": first},
+                ],
+            },
+        ],
+    }
+
+
 # One row per built-in rule: (rule, request body, keyword arguments, expected normalised request).
 RULES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
     "request-fields": (
@@ -218,45 +242,9 @@ RULES: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
         user("session {UUID_1}, again {UUID_1}, other {UUID_2}; msg_1 req_1"),
     ),
     "tool-use-ids": (
-        {
-            "model": "m",
-            "messages": [
-                {
-                    "role": "assistant",
-                    "content": [
-                        {"type": "tool_use", "id": "toolu_01Tlq2IfZ0n8vEuGFAJAfZKL", "name": "A"},
-                        {"type": "tool_use", "id": "toolu_01UUeXVIMmXdT8NrC5nWhdJn", "name": "B"},
-                    ],
-                },
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "tool_result", "tool_use_id": "toolu_01UUeXVIMmXdT8NrC5nWhdJn"},
-                        {"type": "tool_result", "tool_use_id": "toolu_01Tlq2IfZ0n8vEuGFAJAfZKL"},
-                    ],
-                },
-            ],
-        },
+        tool_round("toolu_01Tlq2IfZ0n8vEuGFAJAfZKL", "toolu_01UUeXVIMmXdT8NrC5nWhdJn"),
         {},
-        {
-            "model": "m",
-            "messages": [
-                {
-                    "role": "assistant",
-                    "content": [
-                        {"type": "tool_use", "id": "toolu_1", "name": "A"},
-                        {"type": "tool_use", "id": "toolu_2", "name": "B"},
-                    ],
-                },
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "tool_result", "tool_use_id": "toolu_2"},
-                        {"type": "tool_result", "tool_use_id": "toolu_1"},
-                    ],
-                },
-            ],
-        },
+        tool_round("toolu_1", "toolu_2"),
     ),
     "agent-ids": (
         user(

@@ -26,7 +26,7 @@ from skilltest.runners.base import DEFAULT_MODEL
 from tests.projects import demo_script, numbered_suite, write_demo_project
 
 from ..conftest import REPO_ROOT
-from .examples import closed_port, copy_example_suites, drop_model_scripts
+from .examples import closed_port, copy_example_suites, only_cassettes_answer, replayed_document
 
 SKILLS = REPO_ROOT / "skills"
 SUMMARY = re.compile(r"^(\d+) replay miss(es)?: re-record with --record \(or --record-missing\)$")
@@ -74,8 +74,7 @@ def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
         "misses": [],
     }
 
-    drop_model_scripts(suites)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+    only_cassettes_answer(suites, monkeypatch)
     probe = (
         "import json, sys\n"
         "from skilltest.cli import main\n"
@@ -97,9 +96,7 @@ def test_example_suites_replay_without_emulator_key_or_sdk_and_ten_times_alike(
     assert json.loads(done.stdout.splitlines()[-1]) == {"code": 0, "loaded": []}
     assert "emulator" not in done.stderr  # no notice: nothing is emulated
     assert "replay miss" not in done.stdout
-    document = json.loads(replayed.read_text())
-    assert document["backend"] == "replay"
-    assert document["replay"] == {"mode": "replay", "directory": str(cassettes), "misses": []}
+    document = replayed_document(replayed, cassettes)
     # Recorded against the emulator, replayed: still the scripted stand-in's numbers.
     provenance = document["provenance"]
     assert (provenance["backend"], provenance["recorded_with"]) == ("replay", ["emulator"])

@@ -29,8 +29,10 @@ from .examples import (
     claude_or_skip,
     closed_port,
     copy_example_project,
-    drop_model_scripts,
     moved_results,
+    only_cassettes_answer,
+    record_examples,
+    replayed_document,
     run_examples,
 )
 from .test_replay_pressure import snapshot
@@ -73,24 +75,10 @@ def runs_of(results: Path) -> dict[tuple[str, str], dict[str, Any]]:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     """Copies of the example scenario suites, their fixtures and skills, recorded once (K=1)."""
-    claude = claude_or_skip()
     project = tmp_path_factory.mktemp("examples")
     copy_example_project(project, "scenarios", SUITES)
     shutil.copytree(REPO_ROOT / "tests" / "scenarios" / "fixtures", project / "fixtures")
-    code = scenarios(
-        project,
-        claude,
-        *ONLY,
-        "-k",
-        "1",
-        "--record",
-        project / "cassettes",
-        "--output-dir",
-        project / "out",
-        "--results",
-        project / "recorded.json",
-    )
-    assert code == 0
+    record_examples(project, scenarios, *ONLY, "-k", "1")
     return project
 
 
@@ -102,8 +90,7 @@ def project(recorded, tmp_path) -> Path:
 def test_the_examples_replay_alike_without_an_emulator_and_a_changed_fixture_misses(
     recorded, project, claude_bin, monkeypatch, capsys
 ):
-    drop_model_scripts(project)  # an emulator would have nothing to answer from
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+    only_cassettes_answer(project, monkeypatch)
     cassettes = project / "cassettes"
     before = snapshot(cassettes)
     replays = [project / f"replay-{n}.json" for n in range(3)]
@@ -115,9 +102,7 @@ def test_the_examples_replay_alike_without_an_emulator_and_a_changed_fixture_mis
         out = capsys.readouterr().out
         assert code == 0, out
         assert "replay backend (recorded answers)" in out
-        document = json.loads(results.read_text())
-        assert document["backend"] == "replay"
-        assert document["replay"] == {"mode": "replay", "directory": str(cassettes), "misses": []}
+        replayed_document(results, cassettes)
         assert comparable(results) == comparable(project / "recorded.json", (recorded, project))
     assert snapshot(cassettes) == before
 

@@ -18,11 +18,11 @@ from skilltest.cli import main
 from skilltest.replay.cassette import Cassette
 
 from .examples import (
-    claude_or_skip,
-    closed_port,
     copy_example_project,
-    drop_model_scripts,
     moved_results,
+    only_cassettes_answer,
+    record_examples,
+    replayed_document,
     run_examples,
 )
 from .test_replay_pressure import snapshot
@@ -66,14 +66,9 @@ def runs_of(results: Path) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     """Copies of the example trigger suites and their skills, recorded once (K=2)."""
-    claude = claude_or_skip()
     project = tmp_path_factory.mktemp("examples")
     copy_example_project(project, "triggers", SUITES)
-    code = triggers(
-        project, claude, *ONLY, "-k", "2", "--record", project / "cassettes",
-        "--output-dir", project / "out", "--results", project / "recorded.json",
-    )  # fmt: skip
-    assert code == 0
+    record_examples(project, triggers, *ONLY, "-k", "2")
     return project
 
 
@@ -110,8 +105,7 @@ def test_one_cassette_per_skill_query_and_description(recorded):
 def test_the_examples_replay_alike_offline_and_a_changed_query_misses(
     recorded, project, claude_bin, monkeypatch, capsys
 ):
-    drop_model_scripts(project)  # an emulator would have nothing to answer from
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed_port())
+    only_cassettes_answer(project, monkeypatch)
     cassettes = project / "cassettes"
     before = snapshot(cassettes)
     results = project / "replayed.json"
@@ -122,9 +116,7 @@ def test_the_examples_replay_alike_offline_and_a_changed_query_misses(
     out = capsys.readouterr().out
     assert code == 0, out
     assert "replay backend (recorded answers)" in out
-    document = json.loads(results.read_text())
-    assert document["backend"] == "replay"
-    assert document["replay"] == {"mode": "replay", "directory": str(cassettes), "misses": []}
+    document = replayed_document(results, cassettes)
     # Recorded against the emulator, replayed: still the scripted stand-in's numbers, and said so.
     provenance = document["provenance"]
     assert (provenance["backend"], provenance["recorded_with"]) == ("replay", ["emulator"])

@@ -85,32 +85,24 @@ CRASH = (
 )
 
 
+CRASHED = transcript(
+    call("t1", "Bash", command="python scripts/fill_form.py in.pdf"),
+    result("t1", CRASH, error=True),
+)
+"""A run whose one call, the form-filling script, crashed."""
+
+FILLS_THE_FORM = "    expected: {required_tools: [Bash], required_patterns: [fill_form]}\n"
+
+
 def test_a_crashed_script_is_an_attempt_shown_as_failed(tmp_path):
-    run = transcript(
-        call("t1", "Bash", command="python scripts/fill_form.py in.pdf"),
-        result("t1", CRASH, error=True),
-    )
-    card = score(
-        run,
-        rubric(
-            tmp_path, "    expected: {required_tools: [Bash], required_patterns: [fill_form]}\n"
-        ),
-    )
+    card = score(CRASHED, rubric(tmp_path, FILLS_THE_FORM))
     assert card.score == 1.0
     assert "required_tools 1/1 (Bash failed: Exit code 1)" in card.explain()
 
 
 def test_with_require_success_a_crashed_script_counts_for_nothing(tmp_path):
-    run = transcript(
-        call("t1", "Bash", command="python scripts/fill_form.py in.pdf"),
-        result("t1", CRASH, error=True),
-    )
-    expected = rubric(
-        tmp_path,
-        "    require_success: true\n"
-        "    expected: {required_tools: [Bash], required_patterns: [fill_form]}\n",
-    )
-    assert score(run, expected).score == 0.0
+    expected = rubric(tmp_path, "    require_success: true\n" + FILLS_THE_FORM)
+    assert score(CRASHED, expected).score == 0.0
 
 
 def test_a_vetoing_anti_pattern_zeroes_a_run_that_did_everything_else(tmp_path):
