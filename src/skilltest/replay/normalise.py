@@ -550,14 +550,3 @@ def fingerprint(normalised: Mapping[str, Any]) -> str:
     digest = hashlib.sha256(canonical_json(normalised).encode("utf-8")).hexdigest()
     return f"sha256:{digest}"
 
-
-def strings_of(value: Any) -> Iterable[str]:
-    """Every string in a JSON value, keys excluded, in document order."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from strings_of(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_of(item)
