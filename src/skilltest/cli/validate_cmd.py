@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from skilltest.cli import help_line
 from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
@@ -20,6 +20,14 @@ DEFAULT_PATHS = (
     Path("tests/triggers"),
     Path("tests/model-scripts"),
 )
+
+
+class _LayerSuite(Protocol):
+    @property
+    def model_script(self) -> Path | None: ...
+
+
+_Suite = TypeVar("_Suite", bound=_LayerSuite)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -116,26 +124,24 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     from skilltest.pressure.suite import load_pressure_suite
     from skilltest.scenarios.suite import Overrides
 
-    def pressure(path: Path) -> object:
-        suite = load_pressure_suite(
+    def layer_suite(path: Path, load: Callable[..., _Suite], overrides: type) -> _Suite:
+        # A pressure or scenario suite, with the skill and plugin the command line gives.
+        suite = load(
             path,
             skills_dir=args.skills_dir,
             skill_name=args.skill,
-            overrides=PressureOverrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
+            overrides=overrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
         )
         _check_model_script(path, suite.model_script)
         return suite
 
+    def pressure(path: Path) -> object:
+        return layer_suite(path, load_pressure_suite, PressureOverrides)
+
     def scenarios(path: Path) -> object:
         from skilltest.scenarios.suite import load_scenario_suite
 
-        suite = load_scenario_suite(
-            path,
-            skills_dir=args.skills_dir,
-            skill_name=args.skill,
-            overrides=Overrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
-        )
-        _check_model_script(path, suite.model_script)
+        suite = layer_suite(path, load_scenario_suite, Overrides)
         # The servers its scenarios start must answer, and its rubrics name tools that exist.
         from skilltest.scenarios.tools import check_scenario_tools
 

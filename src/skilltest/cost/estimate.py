@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from skilltest.cost.prices import price_of
+from skilltest.cost.prices import usd
 from skilltest.fields import field_sum
 
 CHARS_PER_TOKEN = 4
@@ -119,8 +119,7 @@ def priced(
     output: int = 0,
 ) -> Tokens:
     """Token counts with their cost on ``model``."""
-    price, _ = price_of(model)
-    cost = price.usd(input=input, output=output, cache_write=cache_write, cache_read=cache_read)
+    cost = usd(model, input=input, output=output, cache_write=cache_write, cache_read=cache_read)
     return Tokens(requests, input, cache_write, cache_read, output, cost)
 
 

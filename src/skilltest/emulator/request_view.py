@@ -23,6 +23,7 @@ from typing import Any
 import regex
 
 from skilltest.emulator.side_requests import SideRequestKind, classify_side_request
+from skilltest.transcript.stream_json import content_blocks
 
 _REMINDER = regex.compile(r"<system-reminder>.*?</system-reminder>\s*", regex.DOTALL)
 _SKILL_LISTING_HEADER = "The following skills are available for use with the Skill tool:"
@@ -90,17 +91,9 @@ class RequestView:
         )
 
 
-def _blocks(content: object) -> list[Mapping[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, Sequence):
-        return [block for block in content if isinstance(block, Mapping)]
-    return []
-
-
 def _text_of(content: object) -> Iterable[str]:
     """Text of a ``system`` value or message content (text blocks only)."""
-    for block in _blocks(content):
+    for block in content_blocks(content):
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             yield block["text"]
 
@@ -116,7 +109,7 @@ def _all_message_text(messages: Sequence[Mapping[str, Any]]) -> Iterable[str]:
     for message in messages:
         if message.get("role") == "system":
             continue  # already part of the system text
-        for block in _blocks(message.get("content")):
+        for block in content_blocks(message.get("content")):
             kind = block.get("type")
             if kind == "text":
                 yield str(block.get("text", ""))
@@ -130,7 +123,7 @@ def _all_message_text(messages: Sequence[Mapping[str, Any]]) -> Iterable[str]:
 
 def _user_authored(message: Mapping[str, Any]) -> list[str]:
     """Text a person wrote in one user message; harness-injected text is left out."""
-    blocks = _blocks(message.get("content"))
+    blocks = content_blocks(message.get("content"))
     if any(block.get("type") == "tool_result" for block in blocks):
         return []  # text next to tool results is injected by the harness (skill bodies, hooks)
     parts = []
@@ -158,7 +151,7 @@ def _last_tool_results(messages: Sequence[Mapping[str, Any]]) -> str | None:
             return None
         results = [
             _tool_result_text(block)
-            for block in _blocks(message.get("content"))
+            for block in content_blocks(message.get("content"))
             if block.get("type") == "tool_result"
         ]
         return "\n".join(results) if results else None
@@ -197,7 +190,7 @@ def _listed_skills(
 def _loaded_skills(messages: Sequence[Mapping[str, Any]]) -> Iterable[str]:
     skill_calls: dict[str, str] = {}
     for message in messages:
-        for block in _blocks(message.get("content")):
+        for block in content_blocks(message.get("content")):
             kind = block.get("type")
             if kind == "tool_use" and block.get("name") == "Skill":
                 tool_input = block.get("input")

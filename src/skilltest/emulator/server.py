@@ -166,6 +166,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(404, error_body(404, f"no message batch {batch_id!r} on this emulator"))
         self._record(path, None, 404)
 
+    def _batch(self, path: str, batch_id: str, batch: dict[str, Any] | None) -> None:
+        """Answers the batch, or that there is no such batch."""
+        if batch is None:
+            self._batch_missing(path, batch_id)
+        else:
+            self._json(200, batch)
+            self._record(path, None, 200)
+
     def _batch_post(self, path: str) -> None:
         owner = self.server.owner
         if path != BATCHES:
@@ -174,12 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
             if action != "cancel":
                 self._not_found(path)
                 return
-            batch = owner.batches.cancel(batch_id, self._base_url())
-            if batch is None:
-                self._batch_missing(path, batch_id)
-            else:
-                self._json(200, batch)
-                self._record(path, None, 200)
+            self._batch(path, batch_id, owner.batches.cancel(batch_id, self._base_url()))
             return
         length = int(self.headers.get("content-length") or 0)
         if length > MAX_BATCH_BYTES:
@@ -236,12 +239,7 @@ class _Handler(BaseHTTPRequestHandler):
         if action:
             self._not_found(path)
             return
-        batch = owner.batches.retrieve(batch_id, self._base_url())
-        if batch is None:
-            self._batch_missing(path, batch_id)
-        else:
-            self._json(200, batch)
-            self._record(path, None, 200)
+        self._batch(path, batch_id, owner.batches.retrieve(batch_id, self._base_url()))
 
     def _not_found(self, path: str) -> None:
         message = f"{self.command} {path} is not a route of the skilltest emulator"

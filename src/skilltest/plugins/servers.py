@@ -93,13 +93,7 @@ def _strings(
         return None
     if not isinstance(value, list):
         raise error(f"{what} must be a list of strings", location=where, fix=f"write {what}: [...]")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise error(
-                f"{item!r} is not a string",
-                location=f"{where}/{index}",
-                fix="quote it: every argument is passed to the program as text",
-            )
+    _texts(enumerate(value), where, "every argument is passed to the program as text", error)
     return tuple(value)
 
 
@@ -112,14 +106,19 @@ def _string_map(value: object, where: str, what: str, error: type[InputError]) -
             location=where,
             fix=f'write {what}: {{"NAME": "value"}}',
         )
-    for key, item in value.items():
+    _texts(value.items(), where, "environment variables and headers are text", error)
+    return dict(value)
+
+
+def _texts(
+    entries: Iterable[tuple[object, object]], where: str, why: str, error: type[InputError]
+) -> None:
+    """Refuses the first entry (index or key, item) whose item is not a string."""
+    for key, item in entries:
         if not isinstance(item, str):
             raise error(
-                f"{item!r} is not a string",
-                location=f"{where}/{key}",
-                fix="quote it: environment variables and headers are text",
+                f"{item!r} is not a string", location=f"{where}/{key}", fix=f"quote it: {why}"
             )
-    return dict(value)
 
 
 def _server(name: str, spec: object, origin: str, base: Path, error: type[InputError]) -> McpServer:

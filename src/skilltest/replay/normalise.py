@@ -409,12 +409,12 @@ class _StringRules:
         return text
 
 
-def _without_cache_control(value: Any) -> Any:
-    """A deep copy without ``cache_control`` keys (prompt-cache markers move between turns)."""
+def _without(value: Any, key: str) -> Any:
+    """A deep copy without ``key`` at any depth."""
     if isinstance(value, Mapping):
-        return {k: _without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+        return {k: _without(v, key) for k, v in value.items() if k != key}
     if isinstance(value, list):
-        return [_without_cache_control(v) for v in value]
+        return [_without(v, key) for v in value]
     return value
 
 
@@ -503,7 +503,8 @@ def normalise_request(
     kept: dict[str, Any] = {key: body[key] for key in KEPT_FIELDS if key in body}
     if endpoint and endpoint.rstrip("/") != "/v1/messages":
         kept = {"endpoint": endpoint, **kept}
-    document = _without_cache_control(kept)
+    # Prompt-cache markers move between turns.
+    document = _without(kept, "cache_control")
     _text_blocks(document)
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
@@ -524,20 +525,11 @@ def normalise_mcp(
     rules as model requests apply to the params, and the suite's ``ignore`` pointers are read
     against ``{"method": ..., "params": ...}``.
     """
-    clean = {k: v for k, v in (params or {}).items() if k != "_meta"}
-    document: dict[str, Any] = {"method": method, "params": _without_meta(clean)}
+    document: dict[str, Any] = {"method": method, "params": _without(params or {}, "_meta")}
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
     result: dict[str, Any] = map_strings(document, _StringRules(paths, rules))
     return result
-
-
-def _without_meta(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _without_meta(v) for k, v in value.items() if k != "_meta"}
-    if isinstance(value, list):
-        return [_without_meta(v) for v in value]
-    return value
 
 
 def canonical_json(value: Any) -> str:
@@ -549,15 +541,3 @@ def fingerprint(normalised: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` of the canonical JSON of a normalised request."""
     digest = hashlib.sha256(canonical_json(normalised).encode("utf-8")).hexdigest()
     return f"sha256:{digest}"
-
-
-def strings_of(value: Any) -> Iterable[str]:
-    """Every string in a JSON value, keys excluded, in document order."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from strings_of(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_of(item)

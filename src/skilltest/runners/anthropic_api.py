@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any, TypedDict, Unpack
 
 import anthropic
 from anthropic.types import Message
@@ -58,47 +59,74 @@ def open_client(
     return client, Redactor(secrets)
 
 
-class AnthropicRunner:
+class ClientSettings(TypedDict, total=False):
+    """How an :class:`SdkClient` is opened; each setting has a default."""
+
+    backend: str
+    """What its transcripts name as their source (``anthropic``, ``emulator``, ``judge``)."""
+    api_key: str | None
+    """Default: ``ANTHROPIC_API_KEY``."""
+    auth_token: str | None
+    """Default: ``ANTHROPIC_AUTH_TOKEN``."""
+    base_url: str | None
+    """Default: ``ANTHROPIC_BASE_URL``, else the SDK's."""
+    max_retries: int
+    """The SDK's retries (429, 529, 5xx) of every call; default :data:`DEFAULT_MAX_RETRIES`."""
+    timeout_s: float
+    """Per call; default :data:`DEFAULT_TIMEOUT_S`."""
+    name_runs: bool
+    """Name each run in its request's ``metadata`` (the emulator keeps one stand-in state per
+    run, so that concurrency does not change its answers)."""
+
+
+class SdkClient:
+    """Requests through the SDK: credentials and base URL from the environment unless given,
+    the SDK's retries on every call, answers redacted of the credentials."""
+
+    def __init__(self, **settings: Unpack[ClientSettings]) -> None:
+        self.backend = settings.get("backend", "anthropic")
+        self.name_runs = settings.get("name_runs", False)
+        self.max_retries = settings.get("max_retries", DEFAULT_MAX_RETRIES)
+        self._client, self._redact = open_client(
+            api_key=settings.get("api_key"),
+            auth_token=settings.get("auth_token"),
+            base_url=settings.get("base_url"),
+            max_retries=self.max_retries,
+            timeout_s=settings.get("timeout_s", DEFAULT_TIMEOUT_S),
+        )
+
+    def _body(self, request: TurnRequest) -> dict[str, Any]:
+        """The Messages request of one run, the run named in its metadata with ``name_runs``."""
+        body = wire_body(request)
+        if self.name_runs and request.run is not None:
+            from skilltest.emulator.per_run import run_metadata
+
+            body["metadata"] = run_metadata(request.run, request.rep)
+        return body
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+class AnthropicRunner(SdkClient):
     """Sends each request with the SDK's retries for 429, 529 and 5xx.
 
     The skill text goes in the system prompt marked for prompt caching, since K repetitions send
     the same text again. No tools are offered.
     """
 
-    def __init__(
-        self,
-        *,
-        backend: str = "anthropic",
-        api_key: str | None = None,
-        auth_token: str | None = None,
-        base_url: str | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        name_runs: bool = False,
-        run_header: bool = False,
-    ) -> None:
+    def __init__(self, *, run_header: bool = False, **settings: Unpack[ClientSettings]) -> None:
         """
         Args:
-            name_runs: Name each run in the request's ``metadata`` (the emulator keeps one
-                stand-in state per run, so that concurrency does not change its answers).
             run_header: Name each run in an ``x-skilltest-run`` header, for the recording
                 proxy (which strips it).
         """
-        self.backend = backend
-        self.name_runs = name_runs
+        super().__init__(**settings)
         self.run_header = run_header
-        self.max_retries = max_retries
-        self._client, self._redact = open_client(
-            api_key=api_key,
-            auth_token=auth_token,
-            base_url=base_url,
-            max_retries=max_retries,
-            timeout_s=timeout_s,
-        )
 
     async def run_turn(self, request: TurnRequest) -> Transcript:
         """One request, one answer; API failures come back as a transcript with ``error``."""
-        kwargs = wire_body(request)
+        kwargs = self._body(request)
         headers: dict[str, str] = {}
         if request.temperature is not None:
             # API version 2026-10-21 (what the SDK sends by default) refuses sampling parameters,
@@ -112,10 +140,6 @@ class AnthropicRunner:
             headers[RUN_HEADER] = f"{request.run}|{request.rep}"
         if headers:
             kwargs["extra_headers"] = headers
-        if self.name_runs and request.run is not None:
-            from skilltest.emulator.per_run import run_metadata
-
-            kwargs["metadata"] = run_metadata(request.run, request.rep)
         started = time.monotonic()
         try:
             # The raw response keeps the status and the body, so that a reply that is not a
@@ -173,9 +197,6 @@ class AnthropicRunner:
             error=self._redact(error),
             latency_ms=(time.monotonic() - started) * 1000,
         )
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
 
 def _excerpt(body: str) -> str:

@@ -24,15 +24,9 @@ from typing import Any
 import anthropic
 
 from skilltest.errors import InputError, RunError
-from skilltest.runners.anthropic_api import (
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_TIMEOUT_S,
-    SAMPLING_API_VERSION,
-    _connection_problem,
-    open_client,
-)
+from skilltest.runners.anthropic_api import SAMPLING_API_VERSION, SdkClient, _connection_problem
 from skilltest.runners.base import TurnRequest
-from skilltest.runners.messages import api_error, error_message, transcript_from_message, wire_body
+from skilltest.runners.messages import api_error, error_message, transcript_from_message
 from skilltest.transcript import Transcript
 
 MAX_BATCH_REQUESTS = 100_000
@@ -139,40 +133,13 @@ class BatchAnswer:
     """The Messages API message, as JSON (succeeded only): what a cassette records."""
 
 
-class BatchRunner:
+class BatchRunner(SdkClient):
     """Submits one-turn requests as Message Batches through the SDK and reads their answers.
 
-    The same client settings as :class:`~skilltest.runners.anthropic_api.AnthropicRunner`:
-    credentials and base URL from the environment unless given, the SDK's retries (429, 5xx)
-    on every call, answers redacted of the credentials.
+    The same client as :class:`~skilltest.runners.anthropic_api.AnthropicRunner`: credentials
+    and base URL from the environment unless given, the SDK's retries (429, 5xx) on every call,
+    answers redacted of the credentials.
     """
-
-    def __init__(
-        self,
-        *,
-        backend: str = "anthropic",
-        api_key: str | None = None,
-        auth_token: str | None = None,
-        base_url: str | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        name_runs: bool = False,
-    ) -> None:
-        """
-        Args:
-            name_runs: Name each run in its request's ``metadata`` (the emulator keeps one
-                stand-in state per run, as for direct requests).
-        """
-        self.backend = backend
-        self.name_runs = name_runs
-        self.max_retries = max_retries
-        self._client, self._redact = open_client(
-            api_key=api_key,
-            auth_token=auth_token,
-            base_url=base_url,
-            max_retries=max_retries,
-            timeout_s=timeout_s,
-        )
 
     @property
     def base_url(self) -> str:
@@ -182,11 +149,7 @@ class BatchRunner:
     def item(self, custom_id: str, request: TurnRequest) -> BatchItem:
         """The batch request of one run: the body a direct request sends, the run named in its
         metadata for the emulator, and the API version a temperature needs."""
-        params = wire_body(request)
-        if self.name_runs and request.run is not None:
-            from skilltest.emulator.per_run import run_metadata
-
-            params["metadata"] = run_metadata(request.run, request.rep)
+        params = self._body(request)
         version = SAMPLING_API_VERSION if request.temperature is not None else None
         return BatchItem(custom_id, params, version)
 
@@ -297,9 +260,6 @@ class BatchRunner:
                 f"(after {self.max_retries} retries)"
             )
         return self._redact(f"API error: {exc}")
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
 
 class BatchError(RunError):

@@ -62,7 +62,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -492,7 +492,7 @@ class _EventReader:
         if not isinstance(message, dict):
             self.unknown_events += 1
             return
-        blocks = _blocks(message.get("content"))
+        blocks = content_blocks(message.get("content"))
         if _is_api_error_message(event, message):
             texts = [b["text"] for b in blocks if b.get("type") == "text" and _str(b.get("text"))]
             text = "\n".join(texts) or f"API Error: {event.get('error')}"
@@ -521,7 +521,7 @@ class _EventReader:
             elif block_type in ("tool_use", "server_tool_use", "mcp_tool_use"):
                 self._tool_use(block, parent)
 
-    def _tool_use(self, block: dict[str, Any], parent: str | None) -> None:
+    def _tool_use(self, block: Mapping[str, Any], parent: str | None) -> None:
         tool_id = _str(block.get("id")) or f"tool_{len(self.tool_calls) + 1}"
         if tool_id in self.tool_calls:
             return
@@ -537,7 +537,7 @@ class _EventReader:
         message = event.get("message")
         if not isinstance(message, dict):
             return
-        for block in _blocks(message.get("content")):
+        for block in content_blocks(message.get("content")):
             if block.get("type") != "tool_result":
                 continue
             draft = self.tool_calls.get(_str(block.get("tool_use_id")) or "")
@@ -798,7 +798,7 @@ def _result_text(content: object) -> str:
     if isinstance(content, str):
         return content
     parts: list[str] = []
-    for block in _blocks(content):
+    for block in content_blocks(content):
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             parts.append(block["text"])
         elif block.get("type") == "image":
@@ -814,11 +814,13 @@ def _exit_and_stderr(exit_code: int | None, stderr: str | None) -> str:
     return text
 
 
-def _blocks(content: object) -> list[dict[str, Any]]:
+def content_blocks(content: object) -> list[Mapping[str, Any]]:
+    """The blocks of a Messages API message's ``content``: a string is one text block, and
+    what is not a block is left out."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [block for block in content if isinstance(block, dict)]
+    if isinstance(content, Sequence):
+        return [block for block in content if isinstance(block, Mapping)]
     return []
 
 

@@ -84,7 +84,7 @@ import hmac
 import json
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -98,34 +98,6 @@ CONTROL_PREFIX = "/_skilltest/"
 """Where the control routes live on every declared host."""
 MAX_RECORDED_TEXT = 10_000
 """The most characters of a non-JSON request body kept in the record."""
-
-
-@dataclass
-class _Effects:
-    """What the faults that apply to one request do, merged."""
-
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    malformed: bool = False
-    delay_ms: int = 0
-    timeout: bool = False
-    body: Any = None
-    empty: bool = False
-    partial: bool = False
-    rename: dict[str, str] = field(default_factory=dict)
-    drop: set[str] = field(default_factory=set)
-
-    def add(self, fault: Fault) -> None:
-        self.status = self.status if self.status is not None else fault.status
-        self.headers = {**fault.headers, **self.headers}
-        self.malformed = self.malformed or fault.malformed
-        self.delay_ms += fault.delay_ms
-        self.timeout = self.timeout or fault.timeout
-        self.body = self.body if self.body is not None else fault.body
-        self.empty = self.empty or fault.empty
-        self.partial = self.partial or fault.partial
-        self.rename = {**fault.rename, **self.rename}
-        self.drop |= set(fault.drop)
 
 
 @dataclass
@@ -342,8 +314,8 @@ class FakeService:
                 return route, {k: unquote(v) for k, v in params.items()}, ()
         return None, {}, tuple(dict.fromkeys(route.method for route, _ in serving))
 
-    def _effects(self, method: str, path: str, route: Route | None) -> _Effects:
-        effects = _Effects()
+    def _effects(self, method: str, path: str, route: Route | None) -> Fault:
+        applied: list[Fault] = []
         for index, fault in enumerate(self._profile):
             left = self._uses[index]
             if fault.partial and not _writes(route):
@@ -353,8 +325,8 @@ class FakeService:
             if (left is None or left > 0) and fault.applies_to(method, path, route):
                 if left is not None:
                     self._uses[index] = left - 1
-                effects.add(fault)
-        return effects
+                applied.append(fault)
+        return _merged(applied)
 
     def _answer(
         self,
@@ -362,7 +334,7 @@ class FakeService:
         route: Route | None,
         params: dict[str, str],
         allowed: tuple[str, ...],
-        effects: _Effects,
+        effects: Fault,
     ) -> _Answer:
         if effects.status is not None and not (effects.partial and _writes(route)):
             answer = _Answer(effects.status, effects.body, {})
@@ -470,7 +442,7 @@ class FakeService:
         return _Answer(201, copy.deepcopy(record), headers, applied=True, records="one")
 
 
-def _finish(request: HttpRequest, answer: _Answer, effects: _Effects) -> HttpResponse:
+def _finish(request: HttpRequest, answer: _Answer, effects: Fault) -> HttpResponse:
     """The answer with the faults' changes to it: shape, status, body, headers, delay."""
     status, payload = answer.status, answer.payload
     if effects.rename or effects.drop:
@@ -577,7 +549,25 @@ def _read_cursor(cursor: str, digest: str) -> int | None:
     return int(offset)
 
 
-def _reshape(payload: Any, records: str, rename: Mapping[str, str], drop: set[str]) -> Any:
+def _merged(faults: list[Fault]) -> Fault:
+    """What the faults that apply to one request do together, as one fault: delays add up,
+    headers merge, and for the rest the first fault that sets it wins."""
+    return Fault(
+        route="*",
+        status=next((fault.status for fault in faults if fault.status is not None), None),
+        headers={k: v for fault in reversed(faults) for k, v in fault.headers.items()},
+        malformed=any(fault.malformed for fault in faults),
+        delay_ms=sum(fault.delay_ms for fault in faults),
+        timeout=any(fault.timeout for fault in faults),
+        body=next((fault.body for fault in faults if fault.body is not None), None),
+        empty=any(fault.empty for fault in faults),
+        partial=any(fault.partial for fault in faults),
+        rename={k: v for fault in reversed(faults) for k, v in fault.rename.items()},
+        drop=tuple(dict.fromkeys(name for fault in faults for name in fault.drop)),
+    )
+
+
+def _reshape(payload: Any, records: str, rename: Mapping[str, str], drop: Collection[str]) -> Any:
     def one(record: Any) -> Any:
         if not isinstance(record, dict):
             return record

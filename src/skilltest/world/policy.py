@@ -69,6 +69,16 @@ METADATA_HOSTS = frozenset(
 LOOPBACK_HOSTS = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 """Names that mean this machine (``*.localhost`` too, RFC 6761)."""
 
+_RANGES = (
+    ("is_loopback", "loopback"),
+    ("is_link_local", "link-local"),
+    ("is_unspecified", "unspecified"),
+    ("is_multicast", "multicast"),
+    ("is_reserved", "reserved"),
+    ("is_private", "private"),
+)
+"""How a refusal names the range of an address: the first ``ipaddress`` flag it has."""
+
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):(.*)$", re.DOTALL)
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$", re.IGNORECASE)
@@ -190,26 +200,14 @@ def describe_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> 
         ):
             if embedded is not None:
                 return f"{describe_address(embedded)} ({how} in {address})"
-    note = ""
     if address in METADATA_ADDRESSES:
-        kind = "cloud metadata address"
-    elif address.is_loopback:
-        kind = "loopback address"
-    elif address.is_link_local:
-        kind = "link-local address"
-    elif address.is_unspecified:
-        kind = "unspecified address"
-    elif address.is_multicast:
-        kind = "multicast address"
-    elif address.is_reserved:
-        kind = "reserved address"
-    elif address.is_private:
-        kind = "private address"
-    elif not address.is_global:
-        kind = "non-public address"
-    else:
-        kind, note = "public IP address", " (only declared host names are served)"
-    return f"{kind} {address}{note}"
+        return f"cloud metadata address {address}"
+    for flag, kind in _RANGES:
+        if getattr(address, flag):
+            return f"{kind} address {address}"
+    if not address.is_global:
+        return f"non-public address {address}"
+    return f"public IP address {address} (only declared host names are served)"
 
 
 def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
