@@ -162,3 +162,8 @@ def test_a_reply_that_is_not_a_message_is_the_runs_error(body, error):
         server.shutdown()
         server.server_close()
     assert transcript.error == error
+
+
+def test_a_misspelt_client_setting_is_refused_not_ignored():
+    with pytest.raises(TypeError, match="AnthropicRunner: no such client setting: max_retry"):
+        AnthropicRunner(max_retry=0)  # type: ignore[call-arg]

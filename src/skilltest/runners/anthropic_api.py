@@ -84,6 +84,9 @@ class SdkClient:
     the SDK's retries on every call, answers redacted of the credentials."""
 
     def __init__(self, **settings: Unpack[ClientSettings]) -> None:
+        unknown = sorted(set(settings) - ClientSettings.__optional_keys__)
+        if unknown:
+            raise TypeError(f"{type(self).__name__}: no such client setting: {', '.join(unknown)}")
         self.backend = settings.get("backend", "anthropic")
         self.name_runs = settings.get("name_runs", False)
         self.max_retries = settings.get("max_retries", DEFAULT_MAX_RETRIES)
