@@ -441,7 +441,12 @@ class _PressureRun:
         return self.replayers[suite.path]
 
     def go(self) -> PressureResults:
-        from skilltest.pressure.runs import run_suites, run_suites_in_rounds, total_runs
+        from skilltest.pressure.runs import (
+            SuiteRunSettings,
+            run_suites,
+            run_suites_in_rounds,
+            total_runs,
+        )
 
         options = self.options
         plan = repetition_plan(options)
@@ -459,7 +464,7 @@ class _PressureRun:
         traces = options.output_dir
 
         async def run_all() -> None:
-            shared: dict[str, Any] = dict(
+            settings = SuiteRunSettings(
                 skill_only=options.skill_only,
                 default_model=self.model,
                 observer=self.observer,
@@ -477,12 +482,17 @@ class _PressureRun:
                     from skilltest.runners.batch import PRICE_FACTOR
 
                     await run_suites_in_rounds(
-                        self.suites, self.batches.answer, price_factor=PRICE_FACTOR, **shared
+                        self.suites,
+                        self.batches.answer,
+                        settings=settings,
+                        price_factor=PRICE_FACTOR,
                     )
                     if self.budget is None or self.budget.stopped() is None:
                         self.batches.finish()
                 else:
-                    await run_suites(self.suites, self.runner_for, jobs=options.jobs, **shared)
+                    await run_suites(
+                        self.suites, self.runner_for, jobs=options.jobs, settings=settings
+                    )
             finally:
                 for replayer in self.replayers.values():
                     await replayer.aclose()
