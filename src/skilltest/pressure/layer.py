@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
 from skilltest.flow.plan import (
     check_unique_scenarios,
@@ -28,6 +27,7 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.results import run_saving
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
@@ -500,16 +500,8 @@ class _PressureRun:
                 if self.recording is not None:
                     self.recording.close()
 
-        try:
-            run_async(run_all())
-        except KeyboardInterrupt:
-            self.observer.stopped()
-            if self.recording is not None:
-                self.recording.recorder.flush()  # a run whose cassette the interrupt stopped
-            self.observer.interrupted(self.save(complete=False, interrupted=True))
-            raise
-        self.observer.stopped()
-        return self.save(complete=True)
+        recorder = self.recording.recorder if self.recording is not None else None
+        return run_saving(run_all(), observer=self.observer, save=self.save, recorder=recorder)
 
 
 def _check_batch(options: PressureOptions, tape: Tape, backend: str) -> Path:

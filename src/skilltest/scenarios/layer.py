@@ -30,8 +30,8 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.results import run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
-from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.suite import (
@@ -334,25 +334,22 @@ def _run(
     budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
-        written = getattr(recorder, "written", ())
-        stopped = None if budget is None else budget.stopped()
         verdicts = tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0]))
         runs = [run for verdict in verdicts for run in verdict.runs]
-        results = dataclasses.replace(
+        return save_results(
             base,
-            verdicts=verdicts,
-            complete=complete and stopped is None,
+            options.outputs,
+            complete=complete,
             interrupted=interrupted,
-            stopped=stopped,
-            cassettes_written=len(written),
+            budget=budget,
+            recorder=recorder,
+            verdicts=verdicts,
             provenance=finish_provenance(
                 provenance.with_models(m for run in runs for m in run.models).with_recorded(
                     run.recorded_with for run in runs if run.recorded_with
                 )
             ),
         )
-        write_outputs(results, options.outputs, final=complete or interrupted)
-        return results
 
     def on_verdict(verdict: ScenarioVerdict) -> None:
         finished.append((order.get((verdict.skill, verdict.scenario_id), len(order)), verdict))
@@ -360,30 +357,20 @@ def _run(
 
     save(complete=False)  # an unwritable results file fails now, before any run
     observer.started(sum(p.run_count for p in planned))
-    try:
-        run_async(
-            run_suites(
-                suites,
-                runner,
-                jobs=options.jobs,
-                output_dir=options.output_dir,
-                on_verdict=on_verdict,
-                observer=observer,
-                repetitions=repetitions,
-                against=options.against,
-                previous=lambda scenario: previous[scenario.skill.skill_file],
-                provenance=provenance,
-                budget=budget,
-            )
-        )
-    except KeyboardInterrupt:
-        observer.stopped()
-        if recorder is not None:
-            recorder.flush()  # a run whose cassette the interrupt stopped writing
-        observer.interrupted(save(complete=False, interrupted=True))
-        raise
-    observer.stopped()
-    return save(complete=True)
+    runs = run_suites(
+        suites,
+        runner,
+        jobs=options.jobs,
+        output_dir=options.output_dir,
+        on_verdict=on_verdict,
+        observer=observer,
+        repetitions=repetitions,
+        against=options.against,
+        previous=lambda scenario: previous[scenario.skill.skill_file],
+        provenance=provenance,
+        budget=budget,
+    )
+    return run_saving(runs, observer=observer, save=save, recorder=recorder)
 
 
 def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:

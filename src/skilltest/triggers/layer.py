@@ -10,7 +10,6 @@ what had finished, marked so, and re-raises.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +17,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
 from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.results import run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
-from skilltest.report.outputs import write_outputs
 from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
@@ -354,24 +352,22 @@ def _run(
     budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
-        stopped = None if budget is None else budget.stopped()
         results = assemble(suites, variants, finished)
         if options.against is not None:
             results = [
                 [against_previous(options.against, now, before), before] for now, before in results
             ]
-        current = dataclasses.replace(
+        return save_results(
             base,
-            suites=tuple(tuple(each) for each in results),
-            complete=complete and stopped is None,
+            options.outputs,
+            complete=complete,
             interrupted=interrupted,
-            stopped=stopped,
+            budget=budget,
+            recorder=recorder,
+            suites=tuple(tuple(each) for each in results),
             finished_queries=len(finished),
             provenance=finish_provenance(provenance.with_models(models).with_recorded(recorded)),
-            cassettes_written=len(getattr(recorder, "written", ())),
         )
-        write_outputs(current, options.outputs, final=complete or interrupted)
-        return current
 
     def on_result(s: int, v: int, q: int, result: QueryResult) -> None:
         finished[s, v, q] = result
@@ -385,25 +381,15 @@ def _run(
 
     save(complete=False)  # an unwritable results file fails now, before any run
     observer.started(sum(len(s.queries) * s.repetitions for s in suites) * len(variants))
-    try:
-        run_async(
-            run_triggers(
-                suites,
-                runner,
-                variants=variants,
-                jobs=options.jobs,
-                output_dir=options.output_dir,
-                on_result=on_result,
-                on_run=on_run,
-                provenance=provenance,
-                budget=budget,
-            )
-        )
-    except KeyboardInterrupt:
-        observer.stopped()
-        if recorder is not None:
-            recorder.flush()  # a run whose cassette the interrupt stopped writing
-        observer.interrupted(save(complete=False, interrupted=True))
-        raise
-    observer.stopped()
-    return save(complete=True)
+    runs = run_triggers(
+        suites,
+        runner,
+        variants=variants,
+        jobs=options.jobs,
+        output_dir=options.output_dir,
+        on_result=on_result,
+        on_run=on_run,
+        provenance=provenance,
+        budget=budget,
+    )
+    return run_saving(runs, observer=observer, save=save, recorder=recorder)
