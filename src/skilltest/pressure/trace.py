@@ -8,7 +8,6 @@ holding the judgement (patterns matched and missing, anti-patterns hit, pass), t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from skilltest.names import child
 from skilltest.pressure.verdict import PressureRun
 from skilltest.report.provenance import Provenance, run_id
 from skilltest.trace import SCHEMA_VERSION
-from skilltest.trace.record import origin_header, tokens, write_trace
+from skilltest.trace.record import origin_header, text_checksum, tokens, write_trace
 
 
 def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -> Path:
@@ -29,17 +28,6 @@ def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -
     """
     folder = child(directory, scenario_id, what="the scenario id")
     return folder / f"{arm.replace('_', '-')}-{rep}.trace.jsonl"
-
-
-def system_checksum(system: str | None) -> str | None:
-    """A SHA-256 of the system prompt (the skill), ``None`` for the arm without one.
-
-    The checksum rather than the text: a reviewer sees whether two runs had the same skill
-    without the trace repeating a long skill in every run.
-    """
-    if system is None:
-        return None
-    return "sha256:" + hashlib.sha256(system.encode()).hexdigest()
 
 
 def build_pressure_trace(
@@ -71,7 +59,7 @@ def build_pressure_trace(
         "skill": skill,
         "arm": run.arm,
         "rep": run.rep,
-        "system_checksum": system_checksum(system),
+        "system_checksum": text_checksum(system),
         "prompts": [prompt],
     }
     events: list[dict[str, Any]] = [{"type": "user", "turn": 1, "text": prompt}]

@@ -48,6 +48,18 @@ def fixture_checksum(workspace: Path | None, world_files: Sequence[Path]) -> str
     return "sha256:" + digest.hexdigest()
 
 
+def text_checksum(text: str | None) -> str | None:
+    """A SHA-256 of a text a run was given (a pressure run's system prompt, a trigger run's
+    description), ``None`` for a run given none.
+
+    The checksum rather than the text: a reviewer sees whether two runs had the same text
+    without the trace repeating a long skill in every run.
+    """
+    if text is None:
+        return None
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
 def _cut(text: str | None, limit: int = LONG_RESULT) -> str | None:
     if text is None or len(text) <= limit:
         return text
