@@ -176,8 +176,11 @@ class PressureResults:
         )
 
 
-def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuite]]:
-    """The suite files and the suites, loaded, validated and narrowed to ``only``.
+def load_suites(
+    options: PressureOptions,
+) -> tuple[list[Path], list[PressureSuite], ShardPlan | None]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only`` and to this
+    shard's share, with the plan of the shard (``None`` without ``shard``).
 
     Raises:
         InputError: a suite, a skill, a pattern or a name that is not valid.
@@ -202,7 +205,10 @@ def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuit
     check_unique_scenarios(
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    return paths, suites
+    suites, shard = take_shard(
+        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
+    )
+    return paths, suites, shard
 
 
 def run(
@@ -224,10 +230,7 @@ def run(
         KeyboardInterrupt: the run was interrupted; what had finished is written, marked so.
     """
     options = options or PressureOptions()
-    paths, suites = load_suites(options)
-    suites, shard = take_shard(
-        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
-    )
+    paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="pressure")
     with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
         return _PressureRun(
@@ -246,10 +249,7 @@ def estimate(options: PressureOptions | None = None) -> list[SuiteEstimate]:
     from skilltest.runners.base import DEFAULT_MODEL
 
     options = options or PressureOptions()
-    _, suites = load_suites(options)
-    suites, _ = take_shard(
-        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
-    )
+    _, suites, _ = load_suites(options)
     arms = (1 if options.skill_only else 2) + (1 if options.against is not None else 0)
     return estimate_suites(
         suites, repetition_plan(options), arms=arms, default_model=options.model or DEFAULT_MODEL

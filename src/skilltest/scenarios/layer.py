@@ -164,9 +164,12 @@ class ScenarioResults:
         return junit_cases(self.verdicts, allow_inconclusive=self.allow_inconclusive)
 
 
-def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuite]]:
+def load_suites(
+    options: ScenarioOptions,
+) -> tuple[list[Path], list[ScenarioSuite], ShardPlan | None]:
     """The suite files and the suites, loaded, validated and narrowed to ``only`` (and to the
-    core subset with ``comparison_only``).
+    core subset with ``comparison_only``) and to this shard's share, with the plan of the shard
+    (``None`` without ``shard``).
 
     Raises:
         InputError: a suite, a skill, a plugin, a pattern or a name that is not valid.
@@ -202,7 +205,10 @@ def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuit
     check_unique_scenarios(
         [(s.label, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    return paths, suites
+    suites, shard = take_shard(
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
+    )
+    return paths, suites, shard
 
 
 def run(
@@ -226,10 +232,7 @@ def run(
     """
     options = options or ScenarioOptions()
     observer = observer or Observer()
-    paths, suites = load_suites(options)
-    suites, shard = take_shard(
-        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
-    )
+    paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:
@@ -258,10 +261,7 @@ def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
     from skilltest.scenarios.runs import plan
 
     options = options or ScenarioOptions()
-    _, suites = load_suites(options)
-    suites, _ = take_shard(
-        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
-    )
+    _, suites, _ = load_suites(options)
     # The skill at --against REF is taken to be the current one: nothing is checked out.
     previous = (lambda scenario: scenario.skill) if options.against is not None else None
     return estimate_planned(plan(suites, repetition_plan(options), options.against, previous))

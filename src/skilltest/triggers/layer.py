@@ -188,8 +188,11 @@ def candidate_description(options: TriggerOptions) -> str | None:
     return text.strip()
 
 
-def load_suites(options: TriggerOptions) -> tuple[list[Path], list[TriggerSuite]]:
-    """The suite files and the suites, loaded, validated and narrowed to ``only``.
+def load_suites(
+    options: TriggerOptions,
+) -> tuple[list[Path], list[TriggerSuite], ShardPlan | None]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only`` and to this
+    shard's share, with the plan of the shard (``None`` without ``shard``).
 
     Raises:
         InputError: a suite, a skill or a name that is not valid.
@@ -205,7 +208,14 @@ def load_suites(options: TriggerOptions) -> tuple[list[Path], list[TriggerSuite]
     )
     suites = select(suites, options.only, items="queries", noun="query", example="loki-*")
     check_unique_scenarios([(s.skill.name, q.id, q.location) for s in suites for q in s.queries])
-    return paths, suites
+    suites, shard = take_shard(
+        options,
+        suites,
+        layer="triggers",
+        skill_of=lambda suite, _: suite.skill.name,
+        items="queries",
+    )
+    return paths, suites, shard
 
 
 def run(
@@ -243,14 +253,7 @@ def run(
             "--against",
         )
     candidate = candidate_description(options)
-    paths, suites = load_suites(options)
-    suites, shard = take_shard(
-        options,
-        suites,
-        layer="triggers",
-        skill_of=lambda suite, _: suite.skill.name,
-        items="queries",
-    )
+    paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})
     if candidate is not None and len(tested) > 1:
@@ -288,14 +291,7 @@ def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
 
     options = options or TriggerOptions()
     candidate = candidate_description(options)
-    _, suites = load_suites(options)
-    suites, _ = take_shard(
-        options,
-        suites,
-        layer="triggers",
-        skill_of=lambda suite, _: suite.skill.name,
-        items="queries",
-    )
+    _, suites, _ = load_suites(options)
     if options.against is not None:
         descriptions: tuple[str | None, ...] = (None, None)
     elif candidate is None:
