@@ -32,6 +32,12 @@ criteria (a required pattern missing, or an anti-pattern matching)."""
 RED_BY_EXPECTED = "expected_patterns"
 """``baseline_red: expected_patterns``: a baseline run is RED when it matches every entry of
 ``without_skill.expected_patterns`` (the author's description of the failure)."""
+PATTERN_KEYS = (
+    ("with_skill", "required_patterns"),
+    ("with_skill", "anti_patterns"),
+    ("without_skill", "expected_patterns"),
+)
+"""Where a scenario lists its patterns (``<arm>.<key>``), in the order they are compiled."""
 PROMPT_SUFFIX_SEPARATOR = "\n\n"
 """Between a prompt and its ``prompt_suffix``: a blank line, so the suffix reads as an
 instruction of its own whatever punctuation the prompt ends with."""
@@ -180,7 +186,6 @@ def load_pressure_suite(
         seen[raw["id"]] = index
         flag_names = raw.get("pattern_flags", data.get("pattern_flags", []))
         flags = parse_flags(flag_names, f"{where}/pattern_flags")
-        with_skill = raw["with_skill"]
         without_skill = raw.get("without_skill") or {}
         skip = raw.get("skip")
         baseline_red = _option("baseline_red", raw, data, None, RED_BY_CRITERIA)
@@ -194,29 +199,23 @@ def load_pressure_suite(
                 fix="add without_skill: {expected_patterns: [...]} to the scenario, or give it "
                 "baseline_red: criteria",
             )
+        patterns = {
+            (arm, key): compile_patterns(
+                (raw.get(arm) or {}).get(key, []),
+                f"{where}/{arm}/{key}",
+                flags=flags,
+                timeout_s=timeout,
+            )
+            for arm, key in PATTERN_KEYS
+        }
         scenarios.append(
             PressureScenario(
                 id=raw["id"],
                 name=raw.get("name"),
                 prompt=raw["prompt"],
-                required_patterns=compile_patterns(
-                    with_skill.get("required_patterns", []),
-                    f"{where}/with_skill/required_patterns",
-                    flags=flags,
-                    timeout_s=timeout,
-                ),
-                anti_patterns=compile_patterns(
-                    with_skill.get("anti_patterns", []),
-                    f"{where}/with_skill/anti_patterns",
-                    flags=flags,
-                    timeout_s=timeout,
-                ),
-                expected_patterns=compile_patterns(
-                    without_skill.get("expected_patterns", []),
-                    f"{where}/without_skill/expected_patterns",
-                    flags=flags,
-                    timeout_s=timeout,
-                ),
+                required_patterns=patterns["with_skill", "required_patterns"],
+                anti_patterns=patterns["with_skill", "anti_patterns"],
+                expected_patterns=patterns["without_skill", "expected_patterns"],
                 repetitions=_optional_int(
                     _option("repetitions", raw, data, overrides.repetitions, None)
                 ),
