@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -27,7 +27,7 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
-from skilltest.flow.results import run_saving
+from skilltest.flow.results import RunResults, run_saving
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from skilltest.pressure.batch import PressureBatches, ResumeFile
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
-    from skilltest.report.provenance import Provenance
     from skilltest.runners.base import TurnRunner
     from skilltest.runners.replay import ReplayTurnRunner
     from skilltest.skills import Skill
@@ -85,7 +84,7 @@ class PressureOptions(ComparedOptions):
 
 
 @dataclass(frozen=True)
-class PressureResults:
+class PressureResults(RunResults):
     """A pressure run's results, finished or not."""
 
     scenarios: tuple[ScenarioResult, ...]
@@ -102,26 +101,11 @@ class PressureResults:
     """``not-red`` fails."""
     allow_inconclusive: bool = False
     """``inconclusive`` does not fail."""
-    complete: bool = True
-    """Every scenario finished."""
-    interrupted: bool = False
-    """The run was stopped (Ctrl-C, SIGTERM)."""
-    tape: Tape = field(default_factory=Tape)
-    """What was recorded or replayed."""
     misses: tuple[str, ...] = ()
     """Requests the cassettes did not hold (replay), each explained."""
-    cassettes_written: int = 0
-    """Cassettes written (record)."""
-    provenance: Provenance | None = None
-    """What produced the results: backend, models, versions, date, suites, command line."""
     batch: dict[str, Any] | None = None
     """With ``batch``: the batches (ids, rounds, the resume file), how their requests ended,
     their tokens and the price they are billed at; ``None`` for direct runs."""
-    shard: ShardPlan | None = None
-    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
-    stopped: Mapping[str, Any] | None = None
-    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
-    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 

@@ -30,7 +30,7 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
-from skilltest.flow.results import run_saving, save_results
+from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
-    from skilltest.report.provenance import Provenance
     from skilltest.scenarios.canary import CanaryReport
     from skilltest.scenarios.outcome import RunRecord
     from skilltest.scenarios.verdict import ScenarioVerdict
@@ -70,7 +69,7 @@ class ScenarioOptions(ComparedOptions):
 
 
 @dataclass(frozen=True)
-class ScenarioResults:
+class ScenarioResults(RunResults):
     """A scenario run's results, finished or not."""
 
     verdicts: tuple[ScenarioVerdict, ...]
@@ -83,23 +82,8 @@ class ScenarioResults:
     """``(skill, scenario id)`` of each canary scenario."""
     allow_inconclusive: bool = False
     """``inconclusive`` does not fail."""
-    complete: bool = True
-    """Every scenario finished."""
-    interrupted: bool = False
-    """The run was stopped (Ctrl-C, SIGTERM)."""
-    tape: Tape = field(default_factory=Tape)
-    """What was recorded or replayed."""
-    cassettes_written: int = 0
-    """Cassettes written (record)."""
     output_dir: Path | None = None
     """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
-    provenance: Provenance | None = None
-    """What produced the results: backend, models, versions, date, suites, command line."""
-    shard: ShardPlan | None = None
-    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
-    stopped: Mapping[str, Any] | None = None
-    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
-    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
     about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     """What the suite asks of each scenario (prompt, turns, rubric, checks), by skill and id,
     for the results file's reports."""

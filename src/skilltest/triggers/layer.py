@@ -10,8 +10,8 @@ what had finished, marked so, and re-raises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,7 +20,7 @@ from skilltest.errors import InputError
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
 from skilltest.flow.provenance import finish_provenance, start_provenance
-from skilltest.flow.results import run_saving, save_results
+from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
-    from skilltest.report.provenance import Provenance
     from skilltest.transcript import Transcript
     from skilltest.triggers.runs import Variant
     from skilltest.triggers.verdict import QueryResult, SuiteResult
@@ -65,7 +64,7 @@ class TriggerOptions(RunOptions):
 
 
 @dataclass(frozen=True)
-class TriggerResults:
+class TriggerResults(RunResults):
     """A trigger run's results, finished or not."""
 
     suites: tuple[tuple[SuiteResult, ...], ...]
@@ -74,23 +73,8 @@ class TriggerResults:
     """The backend, the CLI's version and path, the suite files, ``jobs``."""
     against: str | None = None
     """The REF of ``against``: each suite's second result is the skill as it was there."""
-    complete: bool = True
-    """Every query finished."""
-    interrupted: bool = False
-    """The run was stopped (Ctrl-C, SIGTERM)."""
     finished_queries: int = 0
     """Query results finished (per description)."""
-    provenance: Provenance | None = None
-    """What produced the results: backend, models, versions, date, suites, command line."""
-    tape: Tape = field(default_factory=Tape)
-    """What was recorded or replayed."""
-    cassettes_written: int = 0
-    """Cassettes written (``record``, ``record_missing``)."""
-    shard: ShardPlan | None = None
-    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
-    stopped: Mapping[str, Any] | None = None
-    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
-    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
