@@ -168,12 +168,9 @@ class _SuiteRuns:
         path = write_pressure_trace(
             self.settings.trace_dir(suite),
             run,
-            suite=suite.path.stem,
-            skill=suite.skill.name,
-            prompt=request.prompt,
-            system=request.system,
+            request,
+            suite=suite,
             backend=backend,
-            suite_path=suite.path,
             provenance=self.settings.provenance,
         )
         return dataclasses.replace(run, trace=str(path))

@@ -14,8 +14,10 @@ from typing import Any
 
 from skilltest import __version__
 from skilltest.names import child
+from skilltest.pressure.suite import PressureSuite
 from skilltest.pressure.verdict import PressureRun
 from skilltest.report.provenance import Provenance, run_id
+from skilltest.runners.base import TurnRequest
 from skilltest.trace import SCHEMA_VERSION
 from skilltest.trace.record import origin_header, text_checksum, tokens, write_trace
 
@@ -109,34 +111,32 @@ def build_pressure_trace(
 def write_pressure_trace(
     directory: Path,
     run: PressureRun,
+    request: TurnRequest,
     *,
-    suite: str,
-    skill: str,
-    prompt: str,
-    system: str | None,
+    suite: PressureSuite,
     backend: str,
-    suite_path: Path | None = None,
     provenance: Provenance | None = None,
 ) -> Path:
-    """Writes the run's trace under ``directory``, secrets of the environment redacted;
-    ``provenance`` says what produced the run."""
+    """Writes the trace of ``run`` (of ``suite``, made by ``request``) under ``directory``,
+    secrets of the environment redacted; ``provenance`` says what produced the run."""
     path = pressure_trace_path(directory, run.scenario_id, run.arm, run.rep)
     path.parent.mkdir(parents=True, exist_ok=True)
+    skill = suite.skill.name
     origin = origin_header(
         run.transcript,
         backend=backend,
         provenance=provenance,
-        suite=suite_path or Path(suite),
+        suite=suite.path,
         run_id=None
         if provenance is None
         else run_id(provenance.run_id, "pressure", skill, run.scenario_id, run.arm, run.rep),
     )
     lines = build_pressure_trace(
         run,
-        suite=suite,
+        suite=suite.path.stem,
         skill=skill,
-        prompt=prompt,
-        system=system,
+        prompt=request.prompt,
+        system=request.system,
         backend=backend,
         origin=origin,
     )
