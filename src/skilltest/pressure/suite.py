@@ -20,6 +20,7 @@ from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, par
 from skilltest.plugins import load_plugin
 from skilltest.replay.normalise import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
+from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_THRESHOLD = 0.8
@@ -173,17 +174,11 @@ def load_pressure_suite(
         location=f"{path}#/skill_file" if skill_file else f"{path}#/skill",
     )
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
-    seen: dict[str, int] = {}
+    ids = SuiteIds()
     scenarios = []
     for index, raw in enumerate(data["scenarios"]):
         where = f"{path}#/scenarios/{index}"
-        if raw["id"] in seen:
-            raise SuiteError(
-                f"duplicate scenario id {raw['id']!r} (first used at /scenarios/{seen[raw['id']]})",
-                location=f"{where}/id",
-                fix="give every scenario in a suite its own id",
-            )
-        seen[raw["id"]] = index
+        ids.add(raw["id"], index, where)
         flag_names = raw.get("pattern_flags", data.get("pattern_flags", []))
         flags = parse_flags(flag_names, f"{where}/pattern_flags")
         without_skill = raw.get("without_skill") or {}
