@@ -16,7 +16,7 @@ from skilltest import __version__
 from skilltest.names import child
 from skilltest.pressure.suite import PressureSuite
 from skilltest.pressure.verdict import PressureRun
-from skilltest.report.provenance import Provenance, run_id
+from skilltest.report.provenance import Provenance
 from skilltest.runners.base import TurnRequest
 from skilltest.trace import SCHEMA_VERSION
 from skilltest.trace.record import origin_header, text_checksum, tokens, write_trace
@@ -121,20 +121,17 @@ def write_pressure_trace(
     secrets of the environment redacted; ``provenance`` says what produced the run."""
     path = pressure_trace_path(directory, run.scenario_id, run.arm, run.rep)
     path.parent.mkdir(parents=True, exist_ok=True)
-    skill = suite.skill.name
     origin = origin_header(
         run.transcript,
         backend=backend,
         provenance=provenance,
         suite=suite.path,
-        run_id=None
-        if provenance is None
-        else run_id(provenance.run_id, "pressure", skill, run.scenario_id, run.arm, run.rep),
+        place=("pressure", suite.skill.name, run.scenario_id, run.arm, run.rep),
     )
     lines = build_pressure_trace(
         run,
         suite=suite.path.stem,
-        skill=skill,
+        skill=suite.skill.name,
         prompt=request.prompt,
         system=request.system,
         backend=backend,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skilltest.report.provenance import Provenance, run_id
+from skilltest.report.provenance import Provenance
 from skilltest.scenarios.runner import RunOutcome
 from skilltest.trace.record import (
     build_trace,
@@ -46,9 +46,7 @@ def write_trigger_trace(
         backend=backend or outcome.transcript.source,
         provenance=provenance,
         suite=suite.path,
-        run_id=None
-        if provenance is None
-        else run_id(provenance.run_id, "triggers", suite.skill.name, variant, query.id, run.rep),
+        place=("triggers", suite.skill.name, variant, query.id, run.rep),
     )
     lines = build_trace(
         header={
