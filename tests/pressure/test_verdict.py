@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skilltest.pressure.runs import run_suites
+from skilltest.pressure.runs import SuiteRunSettings, run_suites
 from skilltest.pressure.suite import load_pressure_suite
 from skilltest.pressure.verdict import _bounds, _decide
 from skilltest.runners.base import TurnRequest
@@ -51,7 +51,8 @@ def run(tmp_path: Path, with_skill, without_skill, *, skill_only=False, k=3):
     path.write_text(SUITE.format(k=k))
     suite = load_pressure_suite(path)
     runner = ScriptedRunner(with_skill, without_skill)
-    results = asyncio.run(run_suites([suite], lambda _: runner, jobs=2, skill_only=skill_only))
+    settings = SuiteRunSettings(skill_only=skill_only)
+    results = asyncio.run(run_suites([suite], lambda _: runner, jobs=2, settings=settings))
     return results[0], runner
 
 

@@ -13,7 +13,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from skilltest import __version__
@@ -124,6 +124,38 @@ def help_line(name: str) -> str:
     """The help line of command ``name``, as ``skilltest --help`` lists it and as its own
     parser is registered."""
     return next(line for command, _, line in COMMANDS if command == name)
+
+
+def add_serve_command(
+    subparsers: Any, name: str, *, description: str, serve_help: str, serve_description: str
+) -> argparse.ArgumentParser:
+    """Adds command ``name``, whose one subcommand ``serve`` runs a server in the foreground
+    (the emulator, a world), and returns the parser of ``serve`` for its arguments; the command
+    without its subcommand prints its usage and exits with 2."""
+    parser = subparsers.add_parser(name, help=help_line(name), description=description)
+    actions = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+    serve = actions.add_parser("serve", help=serve_help, description=serve_description)
+    parser.set_defaults(handler=lambda args: _usage(parser))
+    return serve
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def serve_until_stopped(stopped: Callable[[], str]) -> int:
+    """Waits for a stop signal, prints the line ``stopped`` gives on stderr and returns the exit
+    code of a stopped command (130 on Ctrl-C, 128 + the signal's number on SIGTERM or
+    SIGHUP)."""
+    import threading
+
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt as exc:
+        print(stopped(), file=sys.stderr)
+        return interrupted_exit_code(exc)
+    raise AssertionError("the wait ends only by a stop signal")
 
 
 def _command_in(argv: Sequence[str]) -> str | None:

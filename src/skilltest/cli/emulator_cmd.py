@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltest.cli import help_line, interrupted_exit_code
+from skilltest.cli import add_serve_command, serve_until_stopped
 from skilltest.cli.options import tcp_port
 from skilltest.errors import ConfigurationError
 
@@ -18,18 +17,14 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Adds the ``emulator`` command and its ``serve`` subcommand."""
-    parser = subparsers.add_parser(
+    serve = add_serve_command(
+        subparsers,
         "emulator",
-        help=help_line("emulator"),
         description="The offline model emulator: a scripted stand-in for the Anthropic "
         "Messages API, for the anthropic SDK and the claude CLI. Not a real model.",
-    )
-    actions = parser.add_subparsers(dest="emulator_command", metavar="SUBCOMMAND")
-    serve = actions.add_parser(
-        "serve",
-        help="serve a model script over HTTP until Ctrl-C",
-        description="Serves a model script over HTTP until Ctrl-C. Point a client at it with "
-        "ANTHROPIC_BASE_URL=<printed URL> ANTHROPIC_API_KEY=sk-fake (any key is accepted).",
+        serve_help="serve a model script over HTTP until Ctrl-C",
+        serve_description="Serves a model script over HTTP until Ctrl-C. Point a client at it "
+        "with ANTHROPIC_BASE_URL=<printed URL> ANTHROPIC_API_KEY=sk-fake (any key is accepted).",
     )
     serve.add_argument("--script", required=True, metavar="FILE", help="model script (YAML)")
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
@@ -45,12 +40,6 @@ def register(subparsers: Any) -> None:
         "again on DIR still has them (default: in memory)",
     )
     serve.set_defaults(handler=serve_command)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _describe(request: RecordedRequest) -> str:
@@ -96,9 +85,4 @@ def serve_command(args: argparse.Namespace) -> int:
             flush=True,
         )
         print(f"  script: {script.source} ({len(script.rules)} rules); Ctrl-C stops", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt as exc:
-            print("emulator stopped", file=sys.stderr)
-            return interrupted_exit_code(exc)
-    raise AssertionError("the wait ends only by a stop signal")
+        return serve_until_stopped(lambda: "emulator stopped")

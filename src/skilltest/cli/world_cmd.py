@@ -8,11 +8,10 @@ import shlex
 import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skilltest.cli import help_line, interrupted_exit_code
+from skilltest.cli import add_serve_command, serve_until_stopped
 from skilltest.cli.options import tcp_port
 from skilltest.errors import ConfigurationError
 
@@ -25,20 +24,16 @@ ENV_FILE_NAME = "world.env"
 
 def register(subparsers: Any) -> None:
     """Adds the ``world`` command and its ``serve`` subcommand."""
-    parser = subparsers.add_parser(
+    serve = add_serve_command(
+        subparsers,
         "world",
-        help=help_line("world"),
         description="A controlled world: fake services on the real hostnames a skill uses, "
         "reached through a proxy that answers them and refuses everything else.",
-    )
-    actions = parser.add_subparsers(dest="world_command", metavar="SUBCOMMAND")
-    serve = actions.add_parser(
-        "serve",
-        help="serve a world file through its proxy until Ctrl-C",
-        description="Serves a world file until Ctrl-C: prints the proxy address, the CA file "
-        "and the agent and control tokens. Point a client at it with HTTPS_PROXY=<proxy> and "
-        "the CA (CURL_CA_BUNDLE, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS...), or source the printed "
-        "variables file.",
+        serve_help="serve a world file through its proxy until Ctrl-C",
+        serve_description="Serves a world file until Ctrl-C: prints the proxy address, the CA "
+        "file and the agent and control tokens. Point a client at it with HTTPS_PROXY=<proxy> "
+        "and the CA (CURL_CA_BUNDLE, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS...), or source the "
+        "printed variables file.",
     )
     serve.add_argument("world", metavar="WORLD.yaml", type=Path, help="the world file")
     serve.add_argument("--profile", metavar="NAME", help="fault profile to apply")
@@ -53,12 +48,6 @@ def register(subparsers: Any) -> None:
         "--quiet", action="store_true", help="do not print a line per request on stderr"
     )
     serve.set_defaults(handler=serve_command)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _log(line: str) -> None:
@@ -102,22 +91,20 @@ def serve_command(args: argparse.Namespace) -> int:
             env_file.chmod(0o600)
             for line in _banner(instance, env_file, cooperative=instance.mode == PROXY_ENV):
                 print(line, flush=True)
-            try:
-                threading.Event().wait()
-            except KeyboardInterrupt as exc:
+
+            def stopped() -> str:
                 calls = instance.calls
                 writes = sum(call.write for call in calls)
-                print(
+                return (
                     f"world stopped: {len(calls)} calls ({writes} writes), "
-                    f"{len(instance.violations)} egress violations",
-                    file=sys.stderr,
+                    f"{len(instance.violations)} egress violations"
                 )
-                return interrupted_exit_code(exc)
+
+            return serve_until_stopped(stopped)
         finally:
             instance.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    raise AssertionError("the wait ends only by a stop signal")
 
 
 def _banner(instance: WorldInstance, env_file: Path, *, cooperative: bool) -> list[str]:

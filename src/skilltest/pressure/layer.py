@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer
 from skilltest.flow.plan import (
     check_unique_scenarios,
@@ -28,6 +27,7 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.results import RunResults, run_saving
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from skilltest.pressure.batch import PressureBatches, ResumeFile
     from skilltest.pressure.verdict import ScenarioResult
     from skilltest.report.junit import JUnitCase
-    from skilltest.report.provenance import Provenance
     from skilltest.runners.base import TurnRunner
     from skilltest.runners.replay import ReplayTurnRunner
     from skilltest.skills import Skill
@@ -85,7 +84,7 @@ class PressureOptions(ComparedOptions):
 
 
 @dataclass(frozen=True)
-class PressureResults:
+class PressureResults(RunResults):
     """A pressure run's results, finished or not."""
 
     scenarios: tuple[ScenarioResult, ...]
@@ -102,26 +101,11 @@ class PressureResults:
     """``not-red`` fails."""
     allow_inconclusive: bool = False
     """``inconclusive`` does not fail."""
-    complete: bool = True
-    """Every scenario finished."""
-    interrupted: bool = False
-    """The run was stopped (Ctrl-C, SIGTERM)."""
-    tape: Tape = field(default_factory=Tape)
-    """What was recorded or replayed."""
     misses: tuple[str, ...] = ()
     """Requests the cassettes did not hold (replay), each explained."""
-    cassettes_written: int = 0
-    """Cassettes written (record)."""
-    provenance: Provenance | None = None
-    """What produced the results: backend, models, versions, date, suites, command line."""
     batch: dict[str, Any] | None = None
     """With ``batch``: the batches (ids, rounds, the resume file), how their requests ended,
     their tokens and the price they are billed at; ``None`` for direct runs."""
-    shard: ShardPlan | None = None
-    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
-    stopped: Mapping[str, Any] | None = None
-    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
-    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest pressure"
 
@@ -176,8 +160,11 @@ class PressureResults:
         )
 
 
-def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuite]]:
-    """The suite files and the suites, loaded, validated and narrowed to ``only``.
+def load_suites(
+    options: PressureOptions,
+) -> tuple[list[Path], list[PressureSuite], ShardPlan | None]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only`` and to this
+    shard's share, with the plan of the shard (``None`` without ``shard``).
 
     Raises:
         InputError: a suite, a skill, a pattern or a name that is not valid.
@@ -202,7 +189,10 @@ def load_suites(options: PressureOptions) -> tuple[list[Path], list[PressureSuit
     check_unique_scenarios(
         [(suite.skill.name, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    return paths, suites
+    suites, shard = take_shard(
+        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
+    )
+    return paths, suites, shard
 
 
 def run(
@@ -224,10 +214,7 @@ def run(
         KeyboardInterrupt: the run was interrupted; what had finished is written, marked so.
     """
     options = options or PressureOptions()
-    paths, suites = load_suites(options)
-    suites, shard = take_shard(
-        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
-    )
+    paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="pressure")
     with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
         return _PressureRun(
@@ -246,10 +233,7 @@ def estimate(options: PressureOptions | None = None) -> list[SuiteEstimate]:
     from skilltest.runners.base import DEFAULT_MODEL
 
     options = options or PressureOptions()
-    _, suites = load_suites(options)
-    suites, _ = take_shard(
-        options, suites, layer="pressure", skill_of=lambda suite, _: suite.skill.name
-    )
+    _, suites, _ = load_suites(options)
     arms = (1 if options.skill_only else 2) + (1 if options.against is not None else 0)
     return estimate_suites(
         suites, repetition_plan(options), arms=arms, default_model=options.model or DEFAULT_MODEL
@@ -441,7 +425,12 @@ class _PressureRun:
         return self.replayers[suite.path]
 
     def go(self) -> PressureResults:
-        from skilltest.pressure.runs import run_suites, run_suites_in_rounds, total_runs
+        from skilltest.pressure.runs import (
+            SuiteRunSettings,
+            run_suites,
+            run_suites_in_rounds,
+            total_runs,
+        )
 
         options = self.options
         plan = repetition_plan(options)
@@ -459,7 +448,7 @@ class _PressureRun:
         traces = options.output_dir
 
         async def run_all() -> None:
-            shared: dict[str, Any] = dict(
+            settings = SuiteRunSettings(
                 skill_only=options.skill_only,
                 default_model=self.model,
                 observer=self.observer,
@@ -477,12 +466,17 @@ class _PressureRun:
                     from skilltest.runners.batch import PRICE_FACTOR
 
                     await run_suites_in_rounds(
-                        self.suites, self.batches.answer, price_factor=PRICE_FACTOR, **shared
+                        self.suites,
+                        self.batches.answer,
+                        settings=settings,
+                        price_factor=PRICE_FACTOR,
                     )
                     if self.budget is None or self.budget.stopped() is None:
                         self.batches.finish()
                 else:
-                    await run_suites(self.suites, self.runner_for, jobs=options.jobs, **shared)
+                    await run_suites(
+                        self.suites, self.runner_for, jobs=options.jobs, settings=settings
+                    )
             finally:
                 for replayer in self.replayers.values():
                     await replayer.aclose()
@@ -490,16 +484,8 @@ class _PressureRun:
                 if self.recording is not None:
                     self.recording.close()
 
-        try:
-            run_async(run_all())
-        except KeyboardInterrupt:
-            self.observer.stopped()
-            if self.recording is not None:
-                self.recording.recorder.flush()  # a run whose cassette the interrupt stopped
-            self.observer.interrupted(self.save(complete=False, interrupted=True))
-            raise
-        self.observer.stopped()
-        return self.save(complete=True)
+        recorder = self.recording.recorder if self.recording is not None else None
+        return run_saving(run_all(), observer=self.observer, save=self.save, recorder=recorder)
 
 
 def _check_batch(options: PressureOptions, tape: Tape, backend: str) -> Path:

@@ -77,40 +77,51 @@ AnswerRound = Callable[
 of each; gives each request's transcript and the backend that answered, in the same order."""
 
 
+@dataclass(frozen=True)
+class SuiteRunSettings:
+    """How suites are run, whether the answers come one request at a time
+    (:func:`run_suites`) or a round at a time (:func:`run_suites_in_rounds`)."""
+
+    skill_only: bool = False
+    """Run only the with-skill arm."""
+    default_model: str = DEFAULT_MODEL
+    """The model of a scenario whose suite names none."""
+    observer: Observer | None = None
+    """Sees each finished run."""
+    state: SuiteProgress | None = None
+    """Where what has happened so far is kept (default: a fresh one)."""
+    on_result: Callable[[ScenarioResult], None] | None = None
+    """Handed each scenario as soon as all of its runs have finished."""
+    plan: Callable[[PressureScenario], Repetitions] | None = None
+    """Each scenario's repetitions (default: the suite's ``repetitions``, else adaptive)."""
+    against: str | None = None
+    """The REF of ``--against``: ``previous`` gives each suite's skill as it was there, run as a
+    third arm ``previous``."""
+    previous: Callable[[PressureSuite], Skill] | None = None
+    """Each suite's skill at ``against``."""
+    trace_dir: Callable[[PressureSuite], Path] | None = None
+    """The folder each suite's run traces are written under (``None``: no traces)."""
+    provenance: Provenance | None = None
+    """What produced the runs, written into each trace."""
+    budget: Budget | None = None
+    """``--max-cost-usd``: each run starts only when it lets it."""
+
+
 class _SuiteRuns:
     """What running a set of suites needs, however the answers come (one request at a time or
     in batches): the requests, judging and tracing each run, the verdict after each round."""
 
-    def __init__(
-        self,
-        suites: Sequence[PressureSuite],
-        *,
-        skill_only: bool,
-        default_model: str,
-        observer: Observer | None,
-        state: SuiteProgress | None,
-        on_result: Callable[[ScenarioResult], None] | None,
-        plan: Callable[[PressureScenario], Repetitions] | None,
-        against: str | None,
-        previous: Callable[[PressureSuite], Skill] | None,
-        trace_dir: Callable[[PressureSuite], Path] | None,
-        provenance: Provenance | None,
-    ) -> None:
-        self.state = state if state is not None else SuiteProgress()
-        arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
-        if against is not None:
-            assert previous is not None
+    def __init__(self, suites: Sequence[PressureSuite], settings: SuiteRunSettings) -> None:
+        self.settings = settings
+        self.state = settings.state if settings.state is not None else SuiteProgress()
+        arms: tuple[str, ...] = (
+            (WITH_SKILL,) if settings.skill_only else (WITH_SKILL, WITHOUT_SKILL)
+        )
+        if settings.against is not None:
+            assert settings.previous is not None
             arms += (PREVIOUS,)
         self.arms = arms
-        self.skill_only = skill_only
-        self.default_model = default_model
-        self.observer = observer
-        self.on_result = on_result
-        self.against = against
-        self.previous = previous
-        self.trace_dir = trace_dir
-        self.provenance = provenance
-        plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
+        plan_of = settings.plan or (lambda scenario: plan_for(None, scenario.repetitions))
         self.entries: list[Entry] = [
             (suite, scenario) for suite in suites for scenario in suite.scenarios
         ]
@@ -130,8 +141,8 @@ class _SuiteRuns:
         suite, scenario = entry
         return TurnRequest(
             prompt=scenario.message,
-            system=_system(suite, arm, self.previous),
-            model=scenario.model or self.default_model,
+            system=_system(suite, arm, self.settings.previous),
+            model=scenario.model or self.settings.default_model,
             max_tokens=scenario.max_tokens,
             temperature=scenario.temperature,
             run=f"{suite.path}#{scenario.id}:{arm}",
@@ -150,20 +161,17 @@ class _SuiteRuns:
         """The run judged, with its trace written when traces are kept."""
         suite, scenario = entry
         run = _judge_run(scenario, arm, rep + 1, transcript)
-        if self.trace_dir is None:
+        if self.settings.trace_dir is None:
             return run
         from skilltest.pressure.trace import write_pressure_trace
 
         path = write_pressure_trace(
-            self.trace_dir(suite),
+            self.settings.trace_dir(suite),
             run,
-            suite=suite.path.stem,
-            skill=suite.skill.name,
-            prompt=request.prompt,
-            system=request.system,
+            request,
+            suite=suite,
             backend=backend,
-            suite_path=suite.path,
-            provenance=self.provenance,
+            provenance=self.settings.provenance,
         )
         return dataclasses.replace(run, trace=str(path))
 
@@ -171,10 +179,10 @@ class _SuiteRuns:
         """What one run is held to before it starts (``--max-cost-usd``), at list prices."""
         suite, scenario = entry
         return request_estimate(
-            _system(suite, arm, self.previous),
+            _system(suite, arm, self.settings.previous),
             scenario.message,
             max_tokens=scenario.max_tokens,
-            model=scenario.model or self.default_model,
+            model=scenario.model or self.settings.default_model,
         ).usd
 
     @staticmethod
@@ -196,9 +204,9 @@ class _SuiteRuns:
             entry[1],
             entry[0].skill.name,
             runs,
-            skill_only=self.skill_only,
+            skill_only=self.settings.skill_only,
             repetitions=repetitions,
-            against=self.against,
+            against=self.settings.against,
         )
 
     def decided(self, entry: Entry, runs: Sequence[PressureRun], k: int) -> bool:
@@ -206,16 +214,16 @@ class _SuiteRuns:
 
     def started(self, entry: Entry, run: PressureRun) -> None:
         self.state.partial.setdefault(_key(entry), []).append(run)
-        if self.observer is not None:
-            self.observer.run_finished(error=not run.completed)
+        if self.settings.observer is not None:
+            self.settings.observer.run_finished(error=not run.completed)
 
     def done(self, entry: Entry, runs: list[PressureRun], k: int) -> None:
         self.state.partial.pop(_key(entry), None)
         result = self.judged(entry, runs, k)
         self.finished[self.order[id(entry[1])]] = result
         self.state.results.append(result)
-        if self.on_result is not None:
-            self.on_result(result)
+        if self.settings.on_result is not None:
+            self.settings.on_result(result)
 
     def results(self) -> list[ScenarioResult]:
         return [self.finished[index] for index in sorted(self.finished)]
@@ -230,42 +238,17 @@ async def run_suites(
     runner_for: Callable[[PressureSuite], TurnRunner],
     *,
     jobs: int,
-    skill_only: bool = False,
-    default_model: str = DEFAULT_MODEL,
-    observer: Observer | None = None,
-    state: SuiteProgress | None = None,
-    on_result: Callable[[ScenarioResult], None] | None = None,
-    plan: Callable[[PressureScenario], Repetitions] | None = None,
-    against: str | None = None,
-    previous: Callable[[PressureSuite], Skill] | None = None,
-    trace_dir: Callable[[PressureSuite], Path] | None = None,
-    provenance: Provenance | None = None,
-    budget: Budget | None = None,
+    settings: SuiteRunSettings | None = None,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite; returns results in suite and scenario order.
 
     ``runner_for`` gives the runner of each suite (suites may need different model scripts);
     at most ``jobs`` requests are in flight at once across all suites, and runs are started
-    lazily (:mod:`skilltest.scheduler`). ``plan`` gives each scenario's repetitions (default:
-    the suite's ``repetitions``, else adaptive). With ``against`` (the REF of ``--against``),
-    ``previous`` gives each suite's skill as it was there, run as a third arm ``previous``.
-    With ``trace_dir``, each run's trace is written under the folder it gives for its suite,
-    with what produced it (``provenance``). With a ``budget`` (``--max-cost-usd``), each request
-    starts only when it lets it.
+    lazily (:mod:`skilltest.scheduler`). ``settings`` say which arms run, how many times, what
+    is traced and what sees each result (default: both arms, each suite's plan, no traces).
     """
-    runs = _SuiteRuns(
-        suites,
-        skill_only=skill_only,
-        default_model=default_model,
-        observer=observer,
-        state=state,
-        on_result=on_result,
-        plan=plan,
-        against=against,
-        previous=previous,
-        trace_dir=trace_dir,
-        provenance=provenance,
-    )
+    runs = _SuiteRuns(suites, settings or SuiteRunSettings())
+    budget = runs.settings.budget
 
     def admit(entry: Entry, arm: str, rep: int) -> bool:
         return budget is None or budget.start(runs.estimate(entry, arm))
@@ -294,17 +277,7 @@ async def run_suites_in_rounds(
     suites: Sequence[PressureSuite],
     answer: AnswerRound,
     *,
-    skill_only: bool = False,
-    default_model: str = DEFAULT_MODEL,
-    observer: Observer | None = None,
-    state: SuiteProgress | None = None,
-    on_result: Callable[[ScenarioResult], None] | None = None,
-    plan: Callable[[PressureScenario], Repetitions] | None = None,
-    against: str | None = None,
-    previous: Callable[[PressureSuite], Skill] | None = None,
-    trace_dir: Callable[[PressureSuite], Path] | None = None,
-    provenance: Provenance | None = None,
-    budget: Budget | None = None,
+    settings: SuiteRunSettings | None = None,
     price_factor: float = 1.0,
 ) -> list[ScenarioResult]:
     """Runs every scenario of every suite as :func:`run_suites` does, a round of every open
@@ -315,24 +288,14 @@ async def run_suites_in_rounds(
     as :func:`skilltest.scheduler.run_rounds` would give it, so the verdicts are those of a
     direct run. Returns results in suite and scenario order.
 
-    With a ``budget`` (``--max-cost-usd``), each run of a round is let in, in order, before the
-    round is sent, its estimate and cost at ``price_factor`` times the list price (the Message
-    Batches' 0.5); once one is refused, the round goes with the runs let in and no round follows.
+    With a budget in ``settings`` (``--max-cost-usd``), each run of a round is let in, in order,
+    before the round is sent, its estimate and cost at ``price_factor`` times the list price (the
+    Message Batches' 0.5); once one is refused, the round goes with the runs let in and no round
+    follows.
     As in a direct run, a scenario whose plan is not through is then not finished.
     """
-    runs = _SuiteRuns(
-        suites,
-        skill_only=skill_only,
-        default_model=default_model,
-        observer=observer,
-        state=state,
-        on_result=on_result,
-        plan=plan,
-        against=against,
-        previous=previous,
-        trace_dir=trace_dir,
-        provenance=provenance,
-    )
+    runs = _SuiteRuns(suites, settings or SuiteRunSettings())
+    budget = runs.settings.budget
     open_: list[tuple[Entry, Repetitions, int, int]] = []
     """Scenarios under way: their plan, the repetitions done before this round and after it."""
     records: dict[int, list[PressureRun]] = {}

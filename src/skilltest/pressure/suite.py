@@ -20,6 +20,7 @@ from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, par
 from skilltest.plugins import load_plugin
 from skilltest.replay.normalise import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
+from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_THRESHOLD = 0.8
@@ -32,6 +33,12 @@ criteria (a required pattern missing, or an anti-pattern matching)."""
 RED_BY_EXPECTED = "expected_patterns"
 """``baseline_red: expected_patterns``: a baseline run is RED when it matches every entry of
 ``without_skill.expected_patterns`` (the author's description of the failure)."""
+PATTERN_KEYS = (
+    ("with_skill", "required_patterns"),
+    ("with_skill", "anti_patterns"),
+    ("without_skill", "expected_patterns"),
+)
+"""Where a scenario lists its patterns (``<arm>.<key>``), in the order they are compiled."""
 PROMPT_SUFFIX_SEPARATOR = "\n\n"
 """Between a prompt and its ``prompt_suffix``: a blank line, so the suffix reads as an
 instruction of its own whatever punctuation the prompt ends with."""
@@ -167,20 +174,13 @@ def load_pressure_suite(
         location=f"{path}#/skill_file" if skill_file else f"{path}#/skill",
     )
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
-    seen: dict[str, int] = {}
+    ids = SuiteIds()
     scenarios = []
     for index, raw in enumerate(data["scenarios"]):
         where = f"{path}#/scenarios/{index}"
-        if raw["id"] in seen:
-            raise SuiteError(
-                f"duplicate scenario id {raw['id']!r} (first used at /scenarios/{seen[raw['id']]})",
-                location=f"{where}/id",
-                fix="give every scenario in a suite its own id",
-            )
-        seen[raw["id"]] = index
+        ids.add(raw["id"], index, where)
         flag_names = raw.get("pattern_flags", data.get("pattern_flags", []))
         flags = parse_flags(flag_names, f"{where}/pattern_flags")
-        with_skill = raw["with_skill"]
         without_skill = raw.get("without_skill") or {}
         skip = raw.get("skip")
         baseline_red = _option("baseline_red", raw, data, None, RED_BY_CRITERIA)
@@ -194,29 +194,23 @@ def load_pressure_suite(
                 fix="add without_skill: {expected_patterns: [...]} to the scenario, or give it "
                 "baseline_red: criteria",
             )
+        patterns = {
+            (arm, key): compile_patterns(
+                (raw.get(arm) or {}).get(key, []),
+                f"{where}/{arm}/{key}",
+                flags=flags,
+                timeout_s=timeout,
+            )
+            for arm, key in PATTERN_KEYS
+        }
         scenarios.append(
             PressureScenario(
                 id=raw["id"],
                 name=raw.get("name"),
                 prompt=raw["prompt"],
-                required_patterns=compile_patterns(
-                    with_skill.get("required_patterns", []),
-                    f"{where}/with_skill/required_patterns",
-                    flags=flags,
-                    timeout_s=timeout,
-                ),
-                anti_patterns=compile_patterns(
-                    with_skill.get("anti_patterns", []),
-                    f"{where}/with_skill/anti_patterns",
-                    flags=flags,
-                    timeout_s=timeout,
-                ),
-                expected_patterns=compile_patterns(
-                    without_skill.get("expected_patterns", []),
-                    f"{where}/without_skill/expected_patterns",
-                    flags=flags,
-                    timeout_s=timeout,
-                ),
+                required_patterns=patterns["with_skill", "required_patterns"],
+                anti_patterns=patterns["with_skill", "anti_patterns"],
+                expected_patterns=patterns["without_skill", "expected_patterns"],
                 repetitions=_optional_int(
                     _option("repetitions", raw, data, overrides.repetitions, None)
                 ),

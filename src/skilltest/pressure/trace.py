@@ -8,17 +8,18 @@ holding the judgement (patterns matched and missing, anti-patterns hit, pass), t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
 from skilltest.names import child
+from skilltest.pressure.suite import PressureSuite
 from skilltest.pressure.verdict import PressureRun
-from skilltest.report.provenance import Provenance, run_id
+from skilltest.report.provenance import Provenance
+from skilltest.runners.base import TurnRequest
 from skilltest.trace import SCHEMA_VERSION
-from skilltest.trace.record import origin_header, tokens, write_trace
+from skilltest.trace.record import origin_header, text_checksum, tokens, write_trace
 
 
 def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -> Path:
@@ -29,17 +30,6 @@ def pressure_trace_path(directory: Path, scenario_id: str, arm: str, rep: int) -
     """
     folder = child(directory, scenario_id, what="the scenario id")
     return folder / f"{arm.replace('_', '-')}-{rep}.trace.jsonl"
-
-
-def system_checksum(system: str | None) -> str | None:
-    """A SHA-256 of the system prompt (the skill), ``None`` for the arm without one.
-
-    The checksum rather than the text: a reviewer sees whether two runs had the same skill
-    without the trace repeating a long skill in every run.
-    """
-    if system is None:
-        return None
-    return "sha256:" + hashlib.sha256(system.encode()).hexdigest()
 
 
 def build_pressure_trace(
@@ -71,7 +61,7 @@ def build_pressure_trace(
         "skill": skill,
         "arm": run.arm,
         "rep": run.rep,
-        "system_checksum": system_checksum(system),
+        "system_checksum": text_checksum(system),
         "prompts": [prompt],
     }
     events: list[dict[str, Any]] = [{"type": "user", "turn": 1, "text": prompt}]
@@ -121,34 +111,29 @@ def build_pressure_trace(
 def write_pressure_trace(
     directory: Path,
     run: PressureRun,
+    request: TurnRequest,
     *,
-    suite: str,
-    skill: str,
-    prompt: str,
-    system: str | None,
+    suite: PressureSuite,
     backend: str,
-    suite_path: Path | None = None,
     provenance: Provenance | None = None,
 ) -> Path:
-    """Writes the run's trace under ``directory``, secrets of the environment redacted;
-    ``provenance`` says what produced the run."""
+    """Writes the trace of ``run`` (of ``suite``, made by ``request``) under ``directory``,
+    secrets of the environment redacted; ``provenance`` says what produced the run."""
     path = pressure_trace_path(directory, run.scenario_id, run.arm, run.rep)
     path.parent.mkdir(parents=True, exist_ok=True)
     origin = origin_header(
         run.transcript,
         backend=backend,
         provenance=provenance,
-        suite=suite_path or Path(suite),
-        run_id=None
-        if provenance is None
-        else run_id(provenance.run_id, "pressure", skill, run.scenario_id, run.arm, run.rep),
+        suite=suite.path,
+        place=("pressure", suite.skill.name, run.scenario_id, run.arm, run.rep),
     )
     lines = build_pressure_trace(
         run,
-        suite=suite,
-        skill=skill,
-        prompt=prompt,
-        system=system,
+        suite=suite.path.stem,
+        skill=suite.skill.name,
+        prompt=request.prompt,
+        system=request.system,
         backend=backend,
         origin=origin,
     )

@@ -30,8 +30,8 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
-from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.suite import (
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
-    from skilltest.report.provenance import Provenance
     from skilltest.scenarios.canary import CanaryReport
     from skilltest.scenarios.outcome import RunRecord
     from skilltest.scenarios.verdict import ScenarioVerdict
@@ -70,7 +69,7 @@ class ScenarioOptions(ComparedOptions):
 
 
 @dataclass(frozen=True)
-class ScenarioResults:
+class ScenarioResults(RunResults):
     """A scenario run's results, finished or not."""
 
     verdicts: tuple[ScenarioVerdict, ...]
@@ -83,23 +82,8 @@ class ScenarioResults:
     """``(skill, scenario id)`` of each canary scenario."""
     allow_inconclusive: bool = False
     """``inconclusive`` does not fail."""
-    complete: bool = True
-    """Every scenario finished."""
-    interrupted: bool = False
-    """The run was stopped (Ctrl-C, SIGTERM)."""
-    tape: Tape = field(default_factory=Tape)
-    """What was recorded or replayed."""
-    cassettes_written: int = 0
-    """Cassettes written (record)."""
     output_dir: Path | None = None
     """Where raw transcripts are kept (``None``: ``output/`` beside each suite)."""
-    provenance: Provenance | None = None
-    """What produced the results: backend, models, versions, date, suites, command line."""
-    shard: ShardPlan | None = None
-    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
-    stopped: Mapping[str, Any] | None = None
-    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
-    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
     about: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)
     """What the suite asks of each scenario (prompt, turns, rubric, checks), by skill and id,
     for the results file's reports."""
@@ -164,9 +148,12 @@ class ScenarioResults:
         return junit_cases(self.verdicts, allow_inconclusive=self.allow_inconclusive)
 
 
-def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuite]]:
+def load_suites(
+    options: ScenarioOptions,
+) -> tuple[list[Path], list[ScenarioSuite], ShardPlan | None]:
     """The suite files and the suites, loaded, validated and narrowed to ``only`` (and to the
-    core subset with ``comparison_only``).
+    core subset with ``comparison_only``) and to this shard's share, with the plan of the shard
+    (``None`` without ``shard``).
 
     Raises:
         InputError: a suite, a skill, a plugin, a pattern or a name that is not valid.
@@ -202,7 +189,10 @@ def load_suites(options: ScenarioOptions) -> tuple[list[Path], list[ScenarioSuit
     check_unique_scenarios(
         [(s.label, s.id, s.location) for suite in suites for s in suite.scenarios]
     )
-    return paths, suites
+    suites, shard = take_shard(
+        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
+    )
+    return paths, suites, shard
 
 
 def run(
@@ -226,10 +216,7 @@ def run(
     """
     options = options or ScenarioOptions()
     observer = observer or Observer()
-    paths, suites = load_suites(options)
-    suites, shard = take_shard(
-        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
-    )
+    paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:
@@ -258,10 +245,7 @@ def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
     from skilltest.scenarios.runs import plan
 
     options = options or ScenarioOptions()
-    _, suites = load_suites(options)
-    suites, _ = take_shard(
-        options, suites, layer="scenarios", skill_of=lambda _, scenario: scenario.label
-    )
+    _, suites, _ = load_suites(options)
     # The skill at --against REF is taken to be the current one: nothing is checked out.
     previous = (lambda scenario: scenario.skill) if options.against is not None else None
     return estimate_planned(plan(suites, repetition_plan(options), options.against, previous))
@@ -334,25 +318,22 @@ def _run(
     budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
-        written = getattr(recorder, "written", ())
-        stopped = None if budget is None else budget.stopped()
         verdicts = tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0]))
         runs = [run for verdict in verdicts for run in verdict.runs]
-        results = dataclasses.replace(
+        return save_results(
             base,
-            verdicts=verdicts,
-            complete=complete and stopped is None,
+            options.outputs,
+            complete=complete,
             interrupted=interrupted,
-            stopped=stopped,
-            cassettes_written=len(written),
+            budget=budget,
+            recorder=recorder,
+            verdicts=verdicts,
             provenance=finish_provenance(
                 provenance.with_models(m for run in runs for m in run.models).with_recorded(
                     run.recorded_with for run in runs if run.recorded_with
                 )
             ),
         )
-        write_outputs(results, options.outputs, final=complete or interrupted)
-        return results
 
     def on_verdict(verdict: ScenarioVerdict) -> None:
         finished.append((order.get((verdict.skill, verdict.scenario_id), len(order)), verdict))
@@ -360,30 +341,20 @@ def _run(
 
     save(complete=False)  # an unwritable results file fails now, before any run
     observer.started(sum(p.run_count for p in planned))
-    try:
-        run_async(
-            run_suites(
-                suites,
-                runner,
-                jobs=options.jobs,
-                output_dir=options.output_dir,
-                on_verdict=on_verdict,
-                observer=observer,
-                repetitions=repetitions,
-                against=options.against,
-                previous=lambda scenario: previous[scenario.skill.skill_file],
-                provenance=provenance,
-                budget=budget,
-            )
-        )
-    except KeyboardInterrupt:
-        observer.stopped()
-        if recorder is not None:
-            recorder.flush()  # a run whose cassette the interrupt stopped writing
-        observer.interrupted(save(complete=False, interrupted=True))
-        raise
-    observer.stopped()
-    return save(complete=True)
+    runs = run_suites(
+        suites,
+        runner,
+        jobs=options.jobs,
+        output_dir=options.output_dir,
+        on_verdict=on_verdict,
+        observer=observer,
+        repetitions=repetitions,
+        against=options.against,
+        previous=lambda scenario: previous[scenario.skill.skill_file],
+        provenance=provenance,
+        budget=budget,
+    )
+    return run_saving(runs, observer=observer, save=save, recorder=recorder)
 
 
 def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:

@@ -25,7 +25,7 @@ from skilltest.errors import PatternError, RunError
 from skilltest.flow.options import Observer
 from skilltest.redact import map_strings
 from skilltest.repetitions import Repetitions, plan_for
-from skilltest.report.provenance import Provenance, run_id
+from skilltest.report.provenance import Provenance
 from skilltest.scenarios.canary import judge_canary
 from skilltest.scenarios.outcome import Arm, RunRecord, call_summary
 from skilltest.scenarios.rubric import COMPONENTS, score
@@ -207,16 +207,7 @@ def write_run_trace(
             backend=backend,
             provenance=provenance,
             suite=suite.path,
-            run_id=None
-            if provenance is None
-            else run_id(
-                provenance.run_id,
-                LAYER,
-                scenario.label,
-                scenario.id,
-                request.arm.value,
-                request.rep,
-            ),
+            place=(LAYER, scenario.label, scenario.id, request.arm.value, request.rep),
         ),
         outcome={
             "score": record.score,

@@ -33,6 +33,7 @@ from skilltest.scenarios.rubric import (
     skill_requirement,
 )
 from skilltest.skills import Skill, find_skill, skill_name_from_file
+from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import load_validated, model_script_path, validate
 from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
@@ -656,18 +657,12 @@ def suite_from_document(
     plugin = _plugin(data, path, overrides, {})
     world = _world(data, path)
     skills: dict[tuple[str, str | None], Skill] = {}
-    seen: dict[str, int] = {}
+    ids = SuiteIds()
     scenarios = []
     notes: list[str] = []
     for index, raw in enumerate(data["scenarios"]):
         where = locations[index] if locations is not None else f"{path}#/scenarios/{index}"
-        if raw["id"] in seen:
-            raise SuiteError(
-                f"duplicate scenario id {raw['id']!r} (first used at /scenarios/{seen[raw['id']]})",
-                location=f"{where}/id",
-                fix="give every scenario in a suite its own id",
-            )
-        seen[raw["id"]] = index
+        ids.add(raw["id"], index, where)
         if plugin is not None:
             named = [
                 n

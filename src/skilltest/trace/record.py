@@ -13,7 +13,7 @@ from typing import Any
 from skilltest import __version__
 from skilltest.redact import Redactor, map_strings
 from skilltest.report.files import write_text_atomic
-from skilltest.report.provenance import Provenance
+from skilltest.report.provenance import Provenance, run_id
 from skilltest.trace import SCHEMA_VERSION
 from skilltest.transcript import Transcript, Usage
 
@@ -46,6 +46,18 @@ def fixture_checksum(workspace: Path | None, world_files: Sequence[Path]) -> str
     for name, path in sorted(files):
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return "sha256:" + digest.hexdigest()
+
+
+def text_checksum(text: str | None) -> str | None:
+    """A SHA-256 of a text a run was given (a pressure run's system prompt, a trigger run's
+    description), ``None`` for a run given none.
+
+    The checksum rather than the text: a reviewer sees whether two runs had the same text
+    without the trace repeating a long skill in every run.
+    """
+    if text is None:
+        return None
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _cut(text: str | None, limit: int = LONG_RESULT) -> str | None:
@@ -171,12 +183,13 @@ def origin_header(
     backend: str,
     provenance: Provenance | None,
     suite: Path,
-    run_id: str | None,
+    place: Sequence[object],
 ) -> dict[str, Any]:
     """What produced one run, for its trace's header: the backend (for a replayed run, what its
     cassette was recorded with), whether that was the scripted stand-in (``origin``), the model
     as the API named it in its answers, the versions, the date, the suite file's checksum, the
-    command line and the run's ``id`` in the results file."""
+    command line and the run's ``id`` in the results file, made of ``place`` (layer, skill,
+    scenario or query, arm, repetition); ``None`` without ``provenance``."""
     recorded = (transcript.recorded_with,) if transcript.recorded_with else ()
     origin = Provenance(run_id="", backend=backend, recorded_with=recorded).origin
     checksum = (
@@ -195,7 +208,7 @@ def origin_header(
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "suite_checksum": checksum,
         "command": list(provenance.command) if provenance is not None else None,
-        "run_id": run_id,
+        "run_id": None if provenance is None else run_id(provenance.run_id, *place),
     }
 
 

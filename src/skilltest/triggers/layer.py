@@ -10,20 +10,18 @@ what had finished, marked so, and re-raises.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.loop import run_async
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
 from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
-from skilltest.report.outputs import write_outputs
 from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
@@ -31,7 +29,6 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
-    from skilltest.report.provenance import Provenance
     from skilltest.transcript import Transcript
     from skilltest.triggers.runs import Variant
     from skilltest.triggers.verdict import QueryResult, SuiteResult
@@ -67,7 +64,7 @@ class TriggerOptions(RunOptions):
 
 
 @dataclass(frozen=True)
-class TriggerResults:
+class TriggerResults(RunResults):
     """A trigger run's results, finished or not."""
 
     suites: tuple[tuple[SuiteResult, ...], ...]
@@ -76,23 +73,8 @@ class TriggerResults:
     """The backend, the CLI's version and path, the suite files, ``jobs``."""
     against: str | None = None
     """The REF of ``against``: each suite's second result is the skill as it was there."""
-    complete: bool = True
-    """Every query finished."""
-    interrupted: bool = False
-    """The run was stopped (Ctrl-C, SIGTERM)."""
     finished_queries: int = 0
     """Query results finished (per description)."""
-    provenance: Provenance | None = None
-    """What produced the results: backend, models, versions, date, suites, command line."""
-    tape: Tape = field(default_factory=Tape)
-    """What was recorded or replayed."""
-    cassettes_written: int = 0
-    """Cassettes written (``record``, ``record_missing``)."""
-    shard: ShardPlan | None = None
-    """With ``--shard``: this shard's share of the run (``None``: the whole run)."""
-    stopped: Mapping[str, Any] | None = None
-    """``--max-cost-usd`` stopped the run before every run was made: ``by``, ``reason``,
-    ``limit_usd``, ``spent_usd``, ``runs``; ``None`` otherwise."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -190,8 +172,11 @@ def candidate_description(options: TriggerOptions) -> str | None:
     return text.strip()
 
 
-def load_suites(options: TriggerOptions) -> tuple[list[Path], list[TriggerSuite]]:
-    """The suite files and the suites, loaded, validated and narrowed to ``only``.
+def load_suites(
+    options: TriggerOptions,
+) -> tuple[list[Path], list[TriggerSuite], ShardPlan | None]:
+    """The suite files and the suites, loaded, validated and narrowed to ``only`` and to this
+    shard's share, with the plan of the shard (``None`` without ``shard``).
 
     Raises:
         InputError: a suite, a skill or a name that is not valid.
@@ -207,7 +192,14 @@ def load_suites(options: TriggerOptions) -> tuple[list[Path], list[TriggerSuite]
     )
     suites = select(suites, options.only, items="queries", noun="query", example="loki-*")
     check_unique_scenarios([(s.skill.name, q.id, q.location) for s in suites for q in s.queries])
-    return paths, suites
+    suites, shard = take_shard(
+        options,
+        suites,
+        layer="triggers",
+        skill_of=lambda suite, _: suite.skill.name,
+        items="queries",
+    )
+    return paths, suites, shard
 
 
 def run(
@@ -245,14 +237,7 @@ def run(
             "--against",
         )
     candidate = candidate_description(options)
-    paths, suites = load_suites(options)
-    suites, shard = take_shard(
-        options,
-        suites,
-        layer="triggers",
-        skill_of=lambda suite, _: suite.skill.name,
-        items="queries",
-    )
+    paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})
     if candidate is not None and len(tested) > 1:
@@ -290,14 +275,7 @@ def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
 
     options = options or TriggerOptions()
     candidate = candidate_description(options)
-    _, suites = load_suites(options)
-    suites, _ = take_shard(
-        options,
-        suites,
-        layer="triggers",
-        skill_of=lambda suite, _: suite.skill.name,
-        items="queries",
-    )
+    _, suites, _ = load_suites(options)
     if options.against is not None:
         descriptions: tuple[str | None, ...] = (None, None)
     elif candidate is None:
@@ -354,24 +332,22 @@ def _run(
     budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
-        stopped = None if budget is None else budget.stopped()
         results = assemble(suites, variants, finished)
         if options.against is not None:
             results = [
                 [against_previous(options.against, now, before), before] for now, before in results
             ]
-        current = dataclasses.replace(
+        return save_results(
             base,
-            suites=tuple(tuple(each) for each in results),
-            complete=complete and stopped is None,
+            options.outputs,
+            complete=complete,
             interrupted=interrupted,
-            stopped=stopped,
+            budget=budget,
+            recorder=recorder,
+            suites=tuple(tuple(each) for each in results),
             finished_queries=len(finished),
             provenance=finish_provenance(provenance.with_models(models).with_recorded(recorded)),
-            cassettes_written=len(getattr(recorder, "written", ())),
         )
-        write_outputs(current, options.outputs, final=complete or interrupted)
-        return current
 
     def on_result(s: int, v: int, q: int, result: QueryResult) -> None:
         finished[s, v, q] = result
@@ -385,25 +361,15 @@ def _run(
 
     save(complete=False)  # an unwritable results file fails now, before any run
     observer.started(sum(len(s.queries) * s.repetitions for s in suites) * len(variants))
-    try:
-        run_async(
-            run_triggers(
-                suites,
-                runner,
-                variants=variants,
-                jobs=options.jobs,
-                output_dir=options.output_dir,
-                on_result=on_result,
-                on_run=on_run,
-                provenance=provenance,
-                budget=budget,
-            )
-        )
-    except KeyboardInterrupt:
-        observer.stopped()
-        if recorder is not None:
-            recorder.flush()  # a run whose cassette the interrupt stopped writing
-        observer.interrupted(save(complete=False, interrupted=True))
-        raise
-    observer.stopped()
-    return save(complete=True)
+    runs = run_triggers(
+        suites,
+        runner,
+        variants=variants,
+        jobs=options.jobs,
+        output_dir=options.output_dir,
+        on_result=on_result,
+        on_run=on_run,
+        provenance=provenance,
+        budget=budget,
+    )
+    return run_saving(runs, observer=observer, save=save, recorder=recorder)

@@ -14,6 +14,7 @@ from skilltest.errors import SuiteError
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS
 from skilltest.skills import Skill, find_skill, skill_name_from_file
+from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import load_validated, model_script_path
 
 DEFAULT_REPETITIONS = 3
@@ -147,16 +148,10 @@ def load_trigger_suite(
             )
         )
     queries = []
-    seen: dict[str, int] = {}
+    ids = SuiteIds(noun="query", items="queries")
     for index, raw in enumerate(data["queries"]):
         where = f"{path}#/queries/{index}"
-        if raw["id"] in seen:
-            raise SuiteError(
-                f"duplicate query id {raw['id']!r} (first used at /queries/{seen[raw['id']]})",
-                location=f"{where}/id",
-                fix="give every query in a suite its own id",
-            )
-        seen[raw["id"]] = index
+        ids.add(raw["id"], index, where)
         queries.append(
             TriggerQuery(
                 id=raw["id"],

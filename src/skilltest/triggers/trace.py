@@ -11,21 +11,19 @@ events are the transcript's; the outcome says how the run ended (``fired``, ``no
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from skilltest.report.provenance import Provenance, run_id
+from skilltest.report.provenance import Provenance
 from skilltest.scenarios.runner import RunOutcome
-from skilltest.trace.record import build_trace, origin_header, trace_path, write_trace
+from skilltest.trace.record import (
+    build_trace,
+    origin_header,
+    text_checksum,
+    trace_path,
+    write_trace,
+)
 from skilltest.triggers.suite import TriggerQuery, TriggerSuite
 from skilltest.triggers.verdict import TriggerRun
-
-
-def description_checksum(description: str | None) -> str | None:
-    """A SHA-256 of the description the skill was installed with; ``None`` without one."""
-    if description is None:
-        return None
-    return "sha256:" + hashlib.sha256(description.encode()).hexdigest()
 
 
 def write_trigger_trace(
@@ -48,9 +46,7 @@ def write_trigger_trace(
         backend=backend or outcome.transcript.source,
         provenance=provenance,
         suite=suite.path,
-        run_id=None
-        if provenance is None
-        else run_id(provenance.run_id, "triggers", suite.skill.name, variant, query.id, run.rep),
+        place=("triggers", suite.skill.name, variant, query.id, run.rep),
     )
     lines = build_trace(
         header={
@@ -62,7 +58,7 @@ def write_trigger_trace(
             "skill": suite.skill.name,
             "variant": variant,
             "description": description,
-            "description_checksum": description_checksum(description),
+            "description_checksum": text_checksum(description),
             "rep": run.rep,
             "transcript": str(outcome.transcript_path),
         },
