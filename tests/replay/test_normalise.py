@@ -312,6 +312,49 @@ def test_count_tokens_never_shares_a_fingerprint_with_messages():
     assert fingerprint(counted) != fingerprint(plain)
 
 
+def test_a_run_that_crosses_midnight_matches_the_run_recorded_before_it():
+    reminder = (
+        "The date has changed. Today's date is now 2026-12-02. No need to announce the new "
+        "date \u2014 the user's own clock shows it."
+    )
+    before = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "Find the error spike."},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash"}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]},
+        ],
+    }
+    # Claude Code adds the reminder as a message of its own, or as a block of the next one.
+    own_message = {
+        **before,
+        "messages": [*before["messages"], {"role": "user", "content": reminder}],
+    }
+    last = before["messages"][2]
+    in_a_message = {
+        **before,
+        "messages": [
+            *before["messages"][:2],
+            {**last, "content": [*last["content"], {"type": "text", "text": reminder}]},
+        ],
+    }
+    wrapped = {
+        **before,
+        "messages": [
+            *before["messages"],
+            {"role": "user", "content": f"<system-reminder>\n{reminder}\n</system-reminder>\n"},
+        ],
+    }
+    expected = fingerprint(normalise_request(before))
+    for crossed in (own_message, in_a_message, wrapped):
+        assert fingerprint(normalise_request(crossed)) == expected
+    # Anything said besides the reminder is kept, and so is a reminder in the model's own text.
+    said = {**before, "messages": [*before["messages"], user(f"{reminder} Go on.")["messages"][0]]}
+    assert fingerprint(normalise_request(said)) != expected
+    echoed = {**before, "messages": [{"role": "assistant", "content": reminder}]}
+    assert normalise_request(echoed)["messages"] != []
+
+
 # --- real runs -------------------------------------------------------------------------------
 
 

@@ -292,6 +292,13 @@ _TODAY = re.compile(
 )
 """The date Claude Code writes in its environment message (ISO today; spelt out or with slashes
 in other versions)."""
+_DATE_CHANGE = re.compile(
+    r"\s*(?:<system-reminder>\s*)?The date has changed\. Today's date is now [^\n.]+\."
+    r"(?: No need to announce the new date \u2014 the user's own clock shows it\.)?"
+    r"(?:\s*</system-reminder>)?\s*"
+)
+"""The reminder Claude Code adds, as a text block of its own, when the date changes during a
+session: a run that crosses midnight carries one that the same run an hour earlier does not."""
 _ISO_TIMESTAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])"
 )
@@ -442,6 +449,33 @@ def _text_blocks(document: dict[str, Any]) -> None:
                 block["content"] = _as_blocks(block["content"])
 
 
+def _without_date_change(document: dict[str, Any]) -> None:
+    """Drops, in place, each text block that is only Claude Code's reminder that the date
+    changed, and each user message left empty by it."""
+    messages = document.get("messages")
+    if not isinstance(messages, list):
+        return
+    kept = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and content and message.get("role") == "user":
+            blocks = [block for block in content if not _is_date_change(block)]
+            if not blocks:
+                continue
+            message["content"] = blocks
+        kept.append(message)
+    document["messages"] = kept
+
+
+def _is_date_change(block: Any) -> bool:
+    return (
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        and _DATE_CHANGE.fullmatch(block["text"]) is not None
+    )
+
+
 def _pointer_parts(pointer: str) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
 
@@ -489,7 +523,9 @@ def normalise_request(
     Keeps model, system, messages, tools, tool_choice and the sampling parameters (temperature,
     top_p, top_k, max_tokens, stop_sequences, thinking, output_config, context_management);
     drops metadata, stream, and anything else. Then, in order: ``cache_control`` markers go,
-    text contents become lists of text blocks, the suite's ``ignore`` pointers go, and the
+    text contents become lists of text blocks, Claude Code's reminder that the date changed
+    during the session goes (with the user message that held only it), the suite's ``ignore``
+    pointers go, and the
     suite's redactions, the built-in string rules and the suite's ``normalise`` rules apply to
     every string. Deterministic; pure.
 
@@ -506,6 +542,7 @@ def normalise_request(
     # Prompt-cache markers move between turns.
     document = _without(kept, "cache_control")
     _text_blocks(document)
+    _without_date_change(document)
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
     result: dict[str, Any] = map_strings(document, _StringRules(paths, rules))
