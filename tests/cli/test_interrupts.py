@@ -49,3 +49,21 @@ def test_the_coroutine_result_is_returned():
         return 42
 
     assert run_async(answer()) == 42
+
+
+@pytest.mark.parametrize(("stop", "exit_code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_server_stopped_while_its_banner_prints_says_it_stopped(stop, exit_code, capsys):
+    from skilltest.cli import serve_until_stopped
+
+    def banner():
+        yield "listening on http://127.0.0.1:1"
+        os.kill(os.getpid(), stop)  # a client that read the first line stops the server at once
+        yield "  Ctrl-C stops"
+
+    with stop_signals_raise():
+        code = serve_until_stopped(banner(), lambda: "server stopped")
+
+    out, err = capsys.readouterr()
+    assert code == exit_code
+    assert out == "listening on http://127.0.0.1:1\n"
+    assert err == "server stopped\n"

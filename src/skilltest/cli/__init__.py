@@ -13,7 +13,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from skilltest import __version__
@@ -144,13 +144,18 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return EXIT_BAD_INPUT
 
 
-def serve_until_stopped(stopped: Callable[[], str]) -> int:
-    """Waits for a stop signal, prints the line ``stopped`` gives on stderr and returns the exit
-    code of a stopped command (130 on Ctrl-C, 128 + the signal's number on SIGTERM or
-    SIGHUP)."""
+def serve_until_stopped(banner: Iterable[str], stopped: Callable[[], str]) -> int:
+    """Prints ``banner`` (what a client needs to connect), waits for a stop signal, prints the
+    line ``stopped`` gives on stderr and returns the exit code of a stopped command (130 on
+    Ctrl-C, 128 + the signal's number on SIGTERM or SIGHUP).
+
+    A signal sent as soon as the banner's first line shows is a stop like any other: the banner
+    is printed inside the wait."""
     import threading
 
     try:
+        for line in banner:
+            print(line, flush=True)
         threading.Event().wait()
     except KeyboardInterrupt as exc:
         print(stopped(), file=sys.stderr)

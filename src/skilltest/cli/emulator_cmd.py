@@ -80,9 +80,8 @@ def serve_command(args: argparse.Namespace) -> int:
             "--host must be an address of this machine (default 127.0.0.1)"
         ) from exc
     with server:
-        print(
+        banner = (
             f"emulator listening on {server.base_url} (scripted stand-in model, not a real model)",
-            flush=True,
+            f"  script: {script.source} ({len(script.rules)} rules); Ctrl-C stops",
         )
-        print(f"  script: {script.source} ({len(script.rules)} rules); Ctrl-C stops", flush=True)
-        return serve_until_stopped(lambda: "emulator stopped")
+        return serve_until_stopped(banner, lambda: "emulator stopped")

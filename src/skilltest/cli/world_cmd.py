@@ -89,8 +89,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 "".join(f"export {k}={shlex.quote(v)}\n" for k, v in instance.env().items())
             )
             env_file.chmod(0o600)
-            for line in _banner(instance, env_file, cooperative=instance.mode == PROXY_ENV):
-                print(line, flush=True)
+            banner = _banner(instance, env_file, cooperative=instance.mode == PROXY_ENV)
 
             def stopped() -> str:
                 calls = instance.calls
@@ -100,7 +99,7 @@ def serve_command(args: argparse.Namespace) -> int:
                     f"{len(instance.violations)} egress violations"
                 )
 
-            return serve_until_stopped(stopped)
+            return serve_until_stopped(banner, stopped)
         finally:
             instance.close()
     finally:
