@@ -27,11 +27,10 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, start_provenance
-from skilltest.flow.results import RunResults, run_saving
+from skilltest.flow.results import Recorder, RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
-from skilltest.report.outputs import write_outputs
 from skilltest.revision import previous_revision
 
 if TYPE_CHECKING:
@@ -353,7 +352,14 @@ class _PressureRun:
         self.shard = shard
         self.budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
-    def results(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
+    @property
+    def recorder(self) -> Recorder | None:
+        """The recorder of the cassettes this run writes (``None``: nothing is recorded)."""
+        return self.recording.recorder if self.recording is not None else None
+
+    def results(self) -> PressureResults:
+        """What has finished so far, as the results of a whole run (:meth:`save` says whether
+        it was complete)."""
         order = {
             (suite.skill.name, scenario.id): index
             for index, (suite, scenario) in enumerate(
@@ -363,7 +369,6 @@ class _PressureRun:
         finished = sorted(
             self.state.results, key=lambda r: order.get((r.skill, r.scenario.id), len(order))
         )
-        written = self.recording.recorder.written if self.recording is not None else ()
         transcripts = [run.transcript for result in finished for run in result.runs]
         provenance = finish_provenance(
             self.provenance.with_models(
@@ -373,7 +378,6 @@ class _PressureRun:
         cli = next((t.cli_version for t in transcripts if t.cli_version), None)
         if cli is not None:  # --backend claude: the CLI's version, as its runs reported it
             provenance = dataclasses.replace(provenance, claude_version=cli)
-        stopped = None if self.budget is None else self.budget.stopped()
         return PressureResults(
             scenarios=tuple(finished),
             backend=self.backend.name,
@@ -382,22 +386,23 @@ class _PressureRun:
             skill_only=self.options.skill_only,
             strict=self.options.strict,
             allow_inconclusive=self.options.allow_inconclusive,
-            complete=complete and stopped is None,
-            interrupted=interrupted,
             tape=self.tape,
             misses=tuple(m.message for r in self.replayers.values() for m in r.misses),
-            cassettes_written=len(written),
             provenance=provenance,
             batch=self.batches.to_dict() if self.batches is not None else None,
             shard=self.shard,
-            stopped=stopped,
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
         self.saved_at = time.monotonic()
-        results = self.results(complete=complete, interrupted=interrupted)
-        write_outputs(results, self.options.outputs, final=complete or interrupted)
-        return results
+        return save_results(
+            self.results(),
+            self.options.outputs,
+            complete=complete,
+            interrupted=interrupted,
+            budget=self.budget,
+            recorder=self.recorder,
+        )
 
     def live_runner(self, suite: PressureSuite) -> TurnRunner:
         """The backend's runner; while recording, each of its runs is written as it ends."""
@@ -484,8 +489,7 @@ class _PressureRun:
                 if self.recording is not None:
                     self.recording.close()
 
-        recorder = self.recording.recorder if self.recording is not None else None
-        return run_saving(run_all(), observer=self.observer, save=self.save, recorder=recorder)
+        return run_saving(run_all(), observer=self.observer, save=self.save, recorder=self.recorder)
 
 
 def _check_batch(options: PressureOptions, tape: Tape, backend: str) -> Path:
