@@ -47,6 +47,7 @@ ORDER: tuple[str, ...] = (
     "claude",
     "world",
     "replay",
+    "credentials",
     "runners",
     # what a run left behind: outcome checks and the judge
     "checks",

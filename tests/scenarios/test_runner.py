@@ -64,7 +64,9 @@ def test_output_is_kept_per_run_and_secrets_are_redacted(runner, suite, tmp_path
     assert outcome.stderr_path == folder / "with-skill-0.stderr.txt"
     kept = outcome.transcript_path.read_text()
     assert SECRET not in kept
-    assert "[REDACTED:ANTHROPIC_API_KEY]" in kept
+    # The agent's $ANTHROPIC_API_KEY is the run's placeholder, itself kept out of what is stored.
+    assert "[REDACTED:ANTHROPIC_API_KEY_PLACEHOLDER]" in kept
+    assert "sk-skilltest-placeholder-" not in kept
     (call,) = outcome.transcript.tool_calls
     assert SECRET not in json.dumps(call.input)
     assert outcome.transcript.error is None

@@ -28,7 +28,9 @@ configuration and the CLI's bundled skills and built-in plugins out. Verified ag
 With the skill installed at ``.claude/skills/<name>/``, the model's requests differ only by the
 skill listing ("The following skills are available for use with the Skill tool: ...") and the
 run's own paths. :func:`init_warnings` checks that the model was shown the skill, and nothing
-else; :class:`Redactor` keeps credentials, and pieces of them, out of what is stored.
+else. The caller's credentials never enter a sandbox (a live run holds a placeholder key, see
+:mod:`skilltest.credentials`); :class:`Redactor` keeps them, and pieces of them, out of what is
+stored all the same.
 """
 
 from __future__ import annotations
@@ -541,15 +543,31 @@ def isolated_env(
     base: Mapping[str, str] | None = None,
     tmp: Path | None = None,
 ) -> dict[str, str]:
-    """The run's environment: an allowlist of the caller's, a fresh home, and the credentials.
+    """The run's environment: an allowlist of the caller's, a fresh home, and the endpoint's
+    variables.
+
+    The caller's own credentials never enter it: a live run's endpoint gives a placeholder key
+    (:mod:`skilltest.credentials`), and a value of one of the caller's credential variables
+    handed in here is refused.
 
     Args:
         home: The sandbox's ``$HOME``.
-        credentials: ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL`` / ... for this backend.
+        credentials: ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL`` / ... for this backend
+            (placeholders, or the emulator's key).
         base: The caller's environment (``os.environ`` by default).
         tmp: The run's own temp folder (``Sandbox.tmp``), so nothing outlives the sandbox.
+
+    Raises:
+        ValueError: ``credentials`` holds one of the caller's credentials.
     """
     source = os.environ if base is None else base
+    real = {source[name] for name in CREDENTIAL_VARIABLES if source.get(name)}
+    leaked = sorted(name for name, value in credentials.items() if value in real)
+    if leaked:
+        raise ValueError(
+            f"{', '.join(leaked)} would give the run the caller's credential; a run gets a "
+            "credential point's placeholder instead"
+        )
     env = {key: source[key] for key in _PASSTHROUGH if key in source}
     env.update({key: value for key, value in source.items() if key.startswith("LC_")})
     env.setdefault("PATH", os.defpath)
@@ -562,7 +580,8 @@ def isolated_env(
 
 
 def live_credentials(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The caller's credentials for the live API (and a custom ``ANTHROPIC_BASE_URL``)."""
+    """The caller's credentials for the live API (and a custom ``ANTHROPIC_BASE_URL``): what a
+    credential point holds, never what a run is given."""
     source = os.environ if environ is None else environ
     names = (*CREDENTIAL_VARIABLES, "ANTHROPIC_BASE_URL")
     return {name: source[name] for name in names if source.get(name)}

@@ -11,6 +11,11 @@ headers, and either the JSON body or the server-sent events in order.
 A proxy serves one run (``run``), or several when clients name theirs in an
 ``x-skilltest-run`` header, which is stripped before forwarding.
 
+A request is only ever sent to the upstream's own host: a target that is not a path (an
+absolute URL, ``@host``) is refused with HTTP 400. Given ``authorise``, the proxy is a
+credential point (:mod:`skilltest.credentials`): the headers of each request pass through it
+first, and a request it refuses is answered with HTTP 401 and never forwarded.
+
 **Replaying.** Given a :class:`~skilltest.replay.match.Player` (one repetition of a cassette),
 the proxy answers from it instead: a recorded JSON answer as it was, a recorded stream as its
 events with the same framing. A request the cassette does not hold is a *miss*: without an
@@ -137,12 +142,22 @@ class _Handler(BaseHTTPRequestHandler):
             if key.lower() not in _HOP_BY_HOP and key.lower() != RUN_HEADER
         }
         headers["accept-encoding"] = "identity"  # the recording must see what the client sees
+        assert proxy.upstream is not None
+        url = proxy.upstream.rstrip("/") + self.path
+        if not _same_origin(url, proxy.upstream):
+            self._send_json(400, _error(400, f"{proxy.name}: not a path: {self.path[:80]!r}"))
+            return
+        if proxy.authorise is not None:
+            authorised = proxy.authorise(headers)
+            if authorised is None:
+                message = f"{proxy.name}: the request does not carry this run's placeholder key"
+                self._send_json(401, _error(401, message))
+                return
+            headers = authorised
         try:
             body = json.loads(raw) if raw else None
         except (ValueError, RecursionError):
             body = None
-        assert proxy.upstream is not None
-        url = proxy.upstream.rstrip("/") + self.path
         path = urlsplit(self.path).path
         recorded = False
 
@@ -298,6 +313,7 @@ class RecordingProxy(LocalServer):
         timeout_s: float = 600.0,
         player: Any = None,
         normalise: Callable[[Any, str], Mapping[str, Any]] | None = None,
+        authorise: Callable[[dict[str, str]], dict[str, str] | None] | None = None,
     ) -> None:
         """
         Args:
@@ -309,6 +325,8 @@ class RecordingProxy(LocalServer):
                 :class:`~skilltest.replay.match.Player`); ``None`` to record only.
             normalise: What a request body sent to a path is matched by (the replay
                 normaliser, with the run's paths and the suite's rules).
+            authorise: The headers a request is forwarded with, from the headers it came with;
+                ``None`` refuses it (HTTP 401). Not given: forwarded as they came.
         """
         super().__init__()
         self.upstream = upstream
@@ -317,13 +335,15 @@ class RecordingProxy(LocalServer):
         self.misses: list[Any] = []
         self.live = False
         self._normalise = normalise
+        self.authorise = authorise
         self._on_exchange = on_exchange
         self._exchange_lock = threading.Lock()
         if upstream is not None:
             # The anthropic SDK's own HTTP client (httpx2); imported only when a request goes out.
             import httpx2
 
-            self.client = httpx2.Client(timeout=timeout_s)
+            # A redirect is never followed: it would carry the request's credential elsewhere.
+            self.client = httpx2.Client(timeout=timeout_s, follow_redirects=False)
         if player is not None:
             from skilltest.replay.cassette import Exchange
 
@@ -357,8 +377,19 @@ class RecordingProxy(LocalServer):
             self.client.close()
 
 
+def _same_origin(url: str, upstream: str) -> bool:
+    """Whether ``url`` (the upstream and a request's target) still goes to the upstream's host:
+    a target that is not a path could name another (``@evil.example``, an absolute URL)."""
+    target, base = urlsplit(url), urlsplit(upstream)
+    return (target.scheme, target.netloc) == (base.scheme, base.netloc) and url.startswith(
+        upstream.rstrip("/") + "/"
+    )
+
+
 def _error(status: int, message: str) -> dict[str, Any]:
-    kind = "invalid_request_error" if status == 400 else "not_found_error"
+    kind = {400: "invalid_request_error", 401: "authentication_error"}.get(
+        status, "not_found_error"
+    )
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 

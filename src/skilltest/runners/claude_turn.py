@@ -6,6 +6,11 @@ and built-in plugins are turned off. ``--tools ""`` removes every tool from the 
 model cannot call one (it is not merely asked not to). The skill text is appended to the system
 prompt in the with-skill arm.
 
+The caller's credential never reaches the CLI: each run talks to a
+:class:`~skilltest.credentials.CredentialPoint` of its own with a placeholder key, and the point
+adds the credential on its way to the API. A runner given a run's endpoint (a judge asking
+through it) uses that endpoint's placeholders as they are.
+
 The CLI retries a failed model request itself; ``max_retries`` sets how often
 (``CLAUDE_CODE_MAX_RETRIES``). A request refused with HTTP 401 or 403 stops the run at once:
 no retry fixes a key.
@@ -13,7 +18,9 @@ no retry fixes a key.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +32,8 @@ from skilltest.claude.isolation import (
     live_credentials,
 )
 from skilltest.claude.process import Invocation, run_conversation, unrecoverable_api_error
-from skilltest.redact import Redactor
+from skilltest.credentials import CredentialPoint
+from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.runners.base import TurnRequest
 from skilltest.transcript import Transcript
 from skilltest.transcript.stream_json import parse_stream_json
@@ -55,7 +63,8 @@ class ClaudeTurnRunner:
             claude: The binary (``--claude``); found as :func:`find_claude` does otherwise.
             timeout_s: Wall-time limit of one run.
             max_retries: Retries of a failed model request (``CLAUDE_CODE_MAX_RETRIES``).
-            env: More environment for the CLI (e.g. ``ANTHROPIC_BASE_URL``).
+            env: More environment for the CLI (e.g. ``ANTHROPIC_BASE_URL``), or a run
+                endpoint's whole environment (its URL and placeholder key).
         """
         self.binary: ClaudeBinary = find_claude(claude)
         if self.binary.warning:
@@ -91,10 +100,44 @@ class ClaudeTurnRunner:
         # After ``--`` a prompt that starts with a dash is still the prompt.
         return (*command, "--", request.prompt)
 
+    @contextlib.contextmanager
+    def _endpoint(self) -> Iterator[tuple[dict[str, str], dict[str, str]]]:
+        """The CLI's model variables for one run, and the secrets to keep out of its output.
+
+        A given environment with keys of its own that are none of the caller's credentials is a
+        run endpoint's (placeholders) and is used as it is; otherwise a credential point is
+        opened for the run with the caller's credentials (and ``ANTHROPIC_BASE_URL``).
+        """
+        caller = live_credentials()
+        given = {
+            name: self.extra_env[name] for name in CREDENTIAL_VARIABLES if self.extra_env.get(name)
+        }
+        real = {value for name, value in caller.items() if name in CREDENTIAL_VARIABLES}
+        if given and not real.intersection(given.values()):
+            yield dict(self.extra_env), {}
+            return
+        credentials = {**caller, **self.extra_env}
+        if not any(credentials.get(name) for name in CREDENTIAL_VARIABLES):
+            yield credentials, {}
+            return
+        settings = {
+            key: value
+            for key, value in self.extra_env.items()
+            if key not in CREDENTIAL_VARIABLES and key != "ANTHROPIC_BASE_URL"
+        }
+        with CredentialPoint(credentials) as point:
+            yield {**settings, **point.env()}, point.secrets()
+
     async def run_turn(self, request: TurnRequest) -> Transcript:
         """Runs the CLI once; a crash, a timeout or an API error is a transcript with ``error``."""
-        credentials = {**live_credentials(), **self.extra_env}
-        redact = Redactor.for_environment(credentials)
+        with self._endpoint() as (credentials, secrets):
+            return await self._run(request, credentials, secrets)
+
+    async def _run(
+        self, request: TurnRequest, credentials: dict[str, str], secrets: dict[str, str]
+    ) -> Transcript:
+        shown = {name: credentials[name] for name in CREDENTIAL_VARIABLES if credentials.get(name)}
+        redact = Redactor({**shown, **secrets})
         sandbox = create_sandbox(skill=None)
         try:
             output = await run_conversation(

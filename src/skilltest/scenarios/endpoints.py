@@ -1,6 +1,8 @@
 """Where the model answers of a scenario run come from, and how the backend is chosen.
 
-``claude``    the real CLI against the real Anthropic API, with the caller's credentials.
+``claude``    the real CLI against the real Anthropic API, through a credential point of the
+              run's own (:mod:`skilltest.credentials`): the CLI, and everything the agent
+              runs, holds a placeholder key; the point adds the caller's credential.
 ``emulator``  the real CLI against an in-process emulator on loopback that answers from the
               suite's model script: a scripted stand-in, not a model. Used when no credentials
               are set, so ``make test-scenarios`` runs offline.
@@ -20,9 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skilltest.claude.isolation import Sandbox, live_credentials
+from skilltest.credentials import CredentialPoint
 from skilltest.errors import InputError
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.tape import Tape
+from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
 
 if TYPE_CHECKING:
@@ -45,7 +49,9 @@ EMULATOR_NOTICE = (
 
 
 class LiveEndpoint:
-    """The real Anthropic API with the caller's credentials (``claude`` backend)."""
+    """The real Anthropic API with the caller's credentials (``claude`` backend), which never
+    reach the run: each run talks to a :class:`~skilltest.credentials.CredentialPoint` of its
+    own with a placeholder key, and the point adds the credential on the way out."""
 
     name = "claude"
 
@@ -56,8 +62,15 @@ class LiveEndpoint:
     async def session(
         self, request: RunRequest, sandbox: Sandbox | None = None
     ) -> AsyncIterator[EndpointSession]:
-        """The credentials (and a custom ``ANTHROPIC_BASE_URL``, e.g. a proxy) for the CLI."""
-        yield EndpointSession(env=dict(self.credentials))
+        """A credential point for this run, in front of the API (or the caller's
+        ``ANTHROPIC_BASE_URL``): the CLI gets its URL and placeholders, the run's redactor
+        and recordings the real values and the placeholders to keep out."""
+        if not any(name in self.credentials for name in CREDENTIAL_VARIABLES):
+            # Nothing to keep from the run: the CLI finds no credential either way.
+            yield EndpointSession(env=dict(self.credentials))
+            return
+        with CredentialPoint(self.credentials) as point:
+            yield EndpointSession(env=point.env(), secrets=point.secrets())
 
 
 class EmulatorEndpoint:

@@ -196,6 +196,7 @@ class RecordingEndpoint:
             return _relay_recording(server, log, paths, rules)
 
         async with self.inner.session(request, sandbox) as inner:
+            secrets.update(inner.secrets)  # a credential point's: the real key, the placeholder
             upstream = upstream_of(inner.env)
             with RecordingProxy(upstream, on_exchange=on_exchange) as proxy:
                 session = dataclasses.replace(
@@ -278,13 +279,14 @@ class ReplayEndpoint:
         upfront = missing_cassette(path, request.rep) if player is None else None
         async with contextlib.AsyncExitStack() as stack:
             upstream: str | None = None
+            secrets: dict[str, str] = {}
             inner_env: dict[str, str] = {}
             if self.fallback is not None and self.recorder is not None and recorded:
                 inner = await stack.enter_async_context(self.fallback.session(request, sandbox))
                 upstream, inner_env = upstream_of(inner.env), inner.env
+                secrets.update(inner.secrets)
                 self.recorder.begin(key, request.rep, paths=paths, rules=rules)
             recorder = self.recorder
-            secrets: dict[str, str] = {}
 
             def on_exchange(ex: Any) -> None:
                 if recorder is not None and upstream is not None:
