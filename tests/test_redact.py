@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from urllib.parse import quote
 
 import pytest
@@ -69,3 +70,78 @@ def test_every_string_of_a_document_is_mapped():
     redact = Redactor({"ANTHROPIC_API_KEY": KEY})
     document = {"a": [KEY, {"b": (base64.b64encode(KEY.encode()).decode(),)}], "n": 3}
     assert map_strings(document, redact) == {"a": [LABEL, {"b": [LABEL]}], "n": 3}
+
+
+# --- split, wrapped, per-byte and per-character forms ----------------------------------------
+
+ZWSP = "\u200b"
+
+
+def _wrap(text: str, width: int) -> str:
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+def split_forms_of(secret: str) -> dict[str, str]:
+    """What an agent's shell commands make of a key: ``fold``, ``base64 -w``, ``xxd -p``,
+    ``od``, and a Python one-liner's per-byte and per-character encodings."""
+    raw = secret.encode()
+    hexed = raw.hex()
+    forms = {
+        "fold -w8": _wrap(secret, 8),
+        "fold -w1": _wrap(secret, 1),
+        "zero-width spaces": ZWSP.join(secret),
+        "zero-width joiners and spaces": "\u200d ".join(secret),
+        "soft hyphens": "\u00ad".join(secret),
+        "percent per byte": "".join(f"%{b:02x}" for b in raw),
+        "PERCENT per byte": "".join(f"%{b:02X}" for b in raw),
+        "\\u escapes": "".join(f"\\u{ord(c):04x}" for c in secret),
+        "\\u escapes, escaped again": "".join(f"\\\\u{ord(c):04X}" for c in secret),
+        "hex, colon-separated": ":".join(f"{b:02x}" for b in raw),
+        "HEX, space-separated": " ".join(f"{b:02X}" for b in raw),
+        "xxd -p": _wrap(hexed, 60),
+        "hex folded at 7": _wrap(hexed, 7),
+        "od -An -tx1": "\n".join(
+            " " + " ".join(f"{b:02x}" for b in raw[i : i + 16]) for i in range(0, len(raw), 16)
+        ),
+        "a list of characters": repr(list(secret)),
+        "fold -w8 inside JSON": json.dumps(_wrap(secret, 8)),
+        "zero-width spaces inside ASCII JSON": json.dumps(ZWSP.join(secret)),
+        "spaced out": " ".join(secret),
+    }
+    for lead in (0, 1, 2):
+        for width in (10, 4, 76):
+            encoded = base64.b64encode(b"x" * lead + raw).decode()
+            forms[f"base64 -w{width} after {lead} byte(s)"] = _wrap(encoded, width)
+        encoded = base64.urlsafe_b64encode(b"y" * lead + raw).decode()
+        forms[f"urlsafe base64 folded at 9 after {lead} byte(s)"] = _wrap(encoded, 9)
+    return forms
+
+
+@pytest.mark.parametrize(("form", "text"), list(split_forms_of(KEY).items()))
+def test_a_key_split_wrapped_or_encoded_per_byte_is_redacted(form, text):
+    from tests.leaks import leaks
+
+    assert leaks(text, KEY), f"the test's own check must see the {form} form"
+    redact = Redactor({"ANTHROPIC_API_KEY": KEY})
+    shown = redact(f"the agent printed:\n{text}\n(end)")
+    assert LABEL in shown, form
+    assert leaks(shown, KEY) == [], form
+    assert shown.startswith("the agent printed:") and shown.endswith("(end)")
+
+
+def test_separators_between_words_of_ordinary_text_are_left_alone():
+    redact = Redactor({"ANTHROPIC_API_KEY": KEY})
+    text = "s k - a n t: a p i, 0 3 and the rest of an ordinary sentence\n" + _wrap(KEY, 8)[:30]
+    assert redact(text) == text
+
+
+def test_redacting_a_split_key_in_a_long_text_ends_no_hang():
+    """Linear time: separators everywhere, and near-misses of the key at every position."""
+    import time
+
+    near = _wrap(KEY[:-1], 1) + "\n#"
+    text = (near + ZWSP * 11 + ": ") * 20_000
+    started = time.monotonic()
+    shown = Redactor({"ANTHROPIC_API_KEY": KEY})(text + ZWSP.join(KEY))
+    assert time.monotonic() - started < 120
+    assert shown.endswith(LABEL)

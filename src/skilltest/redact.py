@@ -19,6 +19,40 @@ CREDENTIAL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_COD
 """Environment variables that carry credentials to the live API."""
 
 
+def per_unit_forms(secret: str) -> list[str]:
+    """The forms that encode each byte or character on its own: percent-encoding of every byte
+    (``%73%6b``) and ``\\uXXXX`` escapes of every character (``\\u0073\\u006b``)."""
+    raw = secret.encode("utf-8")
+    return [
+        "".join(f"%{byte:02x}" for byte in raw),
+        "".join(f"\\u{ord(char):04x}" for char in secret if ord(char) < 0x10000),
+    ]
+
+
+SEPARATORS = r"[\s\u00ad\u180e\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff:;,.|/'\"`_+-]"
+"""What may stand between two characters of a secret's form in a text that splits it: white
+space and line breaks (``fold``, ``base64 -w``, ``xxd -p``), zero-width and other invisible
+characters, punctuation (``:``-separated hex, a list of characters)."""
+
+JSON_SEPARATORS = re.compile(r"\\(?:[nrt]|u(?:00ad|200[b-f]|2060|feff))")
+"""The JSON escapes of line breaks and invisible characters (a transcript is JSON): read as as
+many separators as they have characters."""
+
+MAX_SEPARATORS = 12
+"""The longest run of separator characters allowed between two characters of a split form (two
+escaped zero-width spaces)."""
+
+
+def split_form(form: str) -> re.Pattern[str]:
+    """One linear-time pattern for ``form`` with up to :data:`MAX_SEPARATORS` separators
+    between every two of its characters, for a lower-cased text (which is how a case does not
+    matter); a backslash in ``form`` may be doubled (an escape that was escaped again in
+    JSON)."""
+    gap = f"{SEPARATORS}{{0,{MAX_SEPARATORS}}}"
+    units = [r"\\\\?" if char == "\\" else re.escape(char) for char in form.lower()]
+    return re.compile(gap.join(units))
+
+
 def encodings(secret: str) -> list[str]:
     """The forms a secret takes once encoded, each as text that stays the same wherever the secret
     sits in a longer encoded text: percent-encoding, hex (lower case; matching ignores case), and
@@ -47,9 +81,13 @@ class Redactor:
     Shorter values (8 to 11 characters) are replaced only where they occur whole.
 
     The same holds for the secret's encodings (:func:`encodings`: base64 and URL-safe base64 at
-    each of the three alignments a longer encoded text can give it, percent-encoding, hex), and
-    whatever the case: an agent that base64-encodes a key for a ``Basic`` header, or upper-cases
-    it, leaks it all the same.
+    each of the three alignments a longer encoded text can give it, percent-encoding, per byte
+    too, hex, ``\\uXXXX`` escapes), and whatever the case: an agent that base64-encodes a key
+    for a ``Basic`` header, or upper-cases it, leaks it all the same.
+
+    A whole secret, or a whole encoded form, split by separators is replaced too
+    (:func:`split_form`): folded into short lines, base64 wrapped at any width, a zero-width
+    space between characters, hex separated by colons or spaces.
 
     Made for transcripts of megabytes: any run of :data:`FRAGMENT` characters of a secret holds
     one of the secret's :data:`_BLOCK`-character blocks that start at a multiple of
@@ -87,6 +125,15 @@ class Redactor:
             for value, name in pairs
             if len(value) < self.FRAGMENT
         ]
+        # Every form split by separators (folded, wrapped, one character at a time) and the
+        # per-byte forms: whole only, since a separator may stand anywhere.
+        split = [
+            (form, name)
+            for name, value in secrets.items()
+            if value and len(value) >= self.MIN_LENGTH
+            for form in per_unit_forms(value)
+        ]
+        self._split = [(split_form(value), name) for value, name in [*pairs, *split]]
         self._blocks: dict[str, list[tuple[str, str, int]]] = {}
         for value, name in pairs:
             if len(value) < self.FRAGMENT:
@@ -104,21 +151,38 @@ class Redactor:
         return cls({name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)})
 
     def __call__(self, text: str) -> str:
+        text = self._replace(text, self._split_spans)
+        text = self._replace(text, self._fragment_spans)
+        for pattern, name in self._whole:
+            text = pattern.sub(self._label(name), text)
+        return text
+
+    def _replace(self, text: str, find: Callable[[str], list[tuple[int, int, str]]]) -> str:
+        """``text`` with the spans ``find`` finds replaced by their labels."""
         # Matched case-insensitively: on the lower-cased text, when lower-casing keeps every
         # position (it does for ASCII, which secrets and their encodings are), else as written.
         folded = text.lower()
         if len(folded) != len(text):
             folded = text
-        spans = self._fragment_spans(folded)
-        if spans:
-            parts, last = [], 0
-            for start, end, name in spans:
-                parts += [text[last:start], self._label(name)]
-                last = end
-            text = "".join([*parts, text[last:]])
-        for pattern, name in self._whole:
-            text = pattern.sub(self._label(name), text)
-        return text
+        spans = find(folded)
+        if not spans:
+            return text
+        parts, last = [], 0
+        for start, end, name in spans:
+            parts += [text[last:start], self._label(name)]
+            last = end
+        return "".join([*parts, text[last:]])
+
+    def _split_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Where a whole form of a secret stands split by separators, merged, in order."""
+        if JSON_SEPARATORS.search(text):
+            text = JSON_SEPARATORS.sub(lambda match: " " * len(match.group()), text)
+        found = [
+            (match.start(), match.end(), name)
+            for pattern, name in self._split
+            for match in pattern.finditer(text)
+        ]
+        return _merged(found)
 
     def _fragment_spans(self, text: str) -> list[tuple[int, int, str]]:
         """The runs of the text shared with a secret (FRAGMENT or longer), merged, in order."""
@@ -131,15 +195,20 @@ class Redactor:
                     if end - start >= self.FRAGMENT:
                         found.append((start, end, name))
                 hit = text.find(block, hit + 1)
-        found.sort(key=lambda span: (span[0], -span[1]))
-        merged: list[tuple[int, int, str]] = []
-        for start, end, name in found:
-            if merged and start <= merged[-1][1]:
-                first_start, first_end, first_name = merged[-1]
-                merged[-1] = (first_start, max(first_end, end), first_name)
-            else:
-                merged.append((start, end, name))
-        return merged
+        return _merged(found)
+
+
+def _merged(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Spans in order, those that overlap or touch made one (named by the first)."""
+    found.sort(key=lambda span: (span[0], -span[1]))
+    merged: list[tuple[int, int, str]] = []
+    for start, end, name in found:
+        if merged and start <= merged[-1][1]:
+            first_start, first_end, first_name = merged[-1]
+            merged[-1] = (first_start, max(first_end, end), first_name)
+        else:
+            merged.append((start, end, name))
+    return merged
 
 
 def _common_run(text: str, at: int, secret: str, offset: int, length: int) -> tuple[int, int]:
