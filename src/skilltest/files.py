@@ -56,7 +56,7 @@ def open_regular(
     except FileNotFoundError:
         raise error(missing, location=str(path), fix=missing_fix) from None
     except OSError as exc:
-        kind = _kind_of(path)
+        kind = kind_of(path)
         raise error(
             f"cannot read {what}: "
             + (f"it is {kind}, not a regular file" if kind else f"{exc.strerror or exc}"),
@@ -76,8 +76,9 @@ def open_regular(
     return os.fdopen(fd, "rb")
 
 
-def _kind_of(path: Path) -> str | None:
-    """What ``path`` is when it is not a regular file (a socket cannot even be opened)."""
+def kind_of(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (a socket cannot even be opened), following
+    a symbolic link; ``None`` for a regular file or a path that does not exist."""
     try:
         mode = os.stat(path).st_mode
     except OSError:

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from skilltest.errors import InputError
-from skilltest.report.files import write_report
+from skilltest.report.files import check_output, write_report
 from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of, versus_cell
 from skilltest.report.text import cost_per_pass, escape_controls
@@ -262,7 +262,7 @@ def write_summary(
         return markdown
     if not step_summary:
         return None
-    path = Path(step_summary)
+    path = check_output(Path(step_summary), location=f"GITHUB_STEP_SUMMARY={step_summary}")
     text = render_markdown([Document("-", document)], link_from=cwd, cwd=cwd)
     try:
         with path.open("a", encoding="utf-8") as handle:

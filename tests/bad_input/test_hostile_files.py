@@ -1,0 +1,209 @@
+"""Hostile files and paths that used to break a run, be replaced, or be accepted although wrong:
+output paths that are devices or named pipes, control bytes in YAML, huge integers, deep JSON,
+over-long ids, files that are not skills, results files without their runs' fields, worlds
+claiming the model API's host. Each ends with its documented exit code and a message naming the
+file, the place and the fix, without hanging, with no traceback, and writes nothing outside the
+run's own folders.
+
+Every case runs ``python -m skilltest`` in a fresh folder with its own HOME and TMPDIR, as
+``test_trial.py`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.bad_input.test_trial import HANG_S, demo, fifo, snapshot
+from tests.report.documents import pressure_document, pressure_scenario
+
+NULL_DEVICE = os.makedev(1, 3)
+"""The device numbers of /dev/null: a node made with them in the test's folder is a device the
+test may break (the bug replaced the device with a regular file)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input: how to lay it out, the command, what it must end with."""
+
+    name: str
+    setup: Callable[[Path], list[str]]
+    """Writes the files into the folder; returns the command's arguments."""
+    exit_code: int
+    message: str
+    """What stdout or stderr must hold (``{dir}`` is the folder)."""
+    after: Callable[[Path], None] = lambda root: None
+    """Checks the folder once the command ended (a FIFO is still a FIFO)."""
+    writes: tuple[str, ...] = ()
+    """What the command may write in the folder (globs), beside the files of the setup."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables set for the command (``{dir}`` is the folder)."""
+
+
+def run_case(case: Case, tmp_path: Path) -> None:
+    root, home, temp = tmp_path / "work", tmp_path / "home", tmp_path / "tmp"
+    for folder in (root, home, temp):
+        folder.mkdir()
+    argv = case.setup(root)
+    before = snapshot(tmp_path)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    env.update(HOME=str(home), TMPDIR=str(temp))
+    env.update({key: value.format(dir=root) for key, value in case.env.items()})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "skilltest", *argv],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case.name}: still running after {HANG_S:g} s")
+    said = done.stdout + done.stderr
+    assert done.returncode == case.exit_code, said
+    assert case.message.format(dir=root) in said, said
+    assert "Traceback" not in said
+    case.after(root)
+    written = snapshot(tmp_path) - before
+    allowed = {Path("work") / glob for glob in case.writes}
+    assert {p for p in written if not any(p.match(str(a)) for a in allowed)} == set()
+
+
+# --- output paths ----------------------------------------------------------------------------
+
+
+def device(root: Path, name: str) -> Path:
+    """A character device like /dev/null, made in the test's folder (needs root's mknod)."""
+    path = root / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, NULL_DEVICE)
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    return path
+
+
+def null_link(root: Path, name: str) -> Path:
+    """A symbolic link to /dev/null: a write through it must leave both as they are."""
+    path = root / name
+    path.symlink_to("/dev/null")
+    return path
+
+
+def results(root: Path, name: str = "r.json") -> Path:
+    """A pressure results file (the report, compare and merge commands read one)."""
+    path = root / name
+    scenario = pressure_scenario("aggregate", "steers", 3, 3, 3, (1.0, 0.3, 1.0))
+    path.write_text(json.dumps(pressure_document(scenario)))
+    return path
+
+
+def still_fifo(name: str) -> Callable[[Path], None]:
+    def check(root: Path) -> None:
+        assert stat.S_ISFIFO(os.lstat(root / name).st_mode), f"{name} was replaced"
+
+    return check
+
+
+def still_device(name: str) -> Callable[[Path], None]:
+    def check(root: Path) -> None:
+        assert stat.S_ISCHR(os.lstat(root / name).st_mode), f"{name} was replaced"
+
+    return check
+
+
+def still_null_link(name: str) -> Callable[[Path], None]:
+    def check(root: Path) -> None:
+        assert os.path.islink(root / name), f"{name} was replaced"
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+    return check
+
+
+def demo_with(
+    option: str, make: Callable[[Path, str], Path], name: str
+) -> Callable[[Path], list[str]]:
+    return lambda r: ["pressure", str(demo(r)), option, str(make(r, name))]
+
+
+def fifo_refused(name: str) -> str:
+    return f"cannot write {{dir}}/{name}: it is a named pipe (FIFO), not a regular file"
+
+
+def device_refused(name: str) -> str:
+    return f"cannot write {{dir}}/{name}: it is a character device, not a regular file"
+
+
+OUTPUT_CASES = [
+    Case("pressure --results a FIFO", demo_with("--results", fifo, "r.json"), 2,
+         "argument --results: " + fifo_refused("r.json"), still_fifo("r.json")),
+    Case("pressure --junit a FIFO", demo_with("--junit", fifo, "j.xml"), 2,
+         "argument --junit: " + fifo_refused("j.xml"), still_fifo("j.xml")),
+    Case("pressure --markdown a FIFO", demo_with("--markdown", fifo, "s.md"), 2,
+         "argument --markdown: " + fifo_refused("s.md"), still_fifo("s.md")),
+    Case("pressure --report a FIFO", demo_with("--report", fifo, "r.html"), 2,
+         "argument --report: " + fifo_refused("r.html"), still_fifo("r.html")),
+    Case("pressure --results a device", demo_with("--results", device, "null"), 2,
+         "argument --results: " + device_refused("null"), still_device("null")),
+    Case("pressure --junit a link to /dev/null", demo_with("--junit", null_link, "j.xml"), 2,
+         "argument --junit: " + device_refused("j.xml"), still_null_link("j.xml")),
+    Case("scenarios --results a FIFO",
+         lambda r: ["scenarios", str(demo(r)), "--results", str(fifo(r, "r.json"))], 2,
+         "argument --results: " + fifo_refused("r.json"), still_fifo("r.json")),
+    Case("triggers --junit a device",
+         lambda r: ["triggers", str(demo(r).parent), "--junit", str(device(r, "null"))], 2,
+         "argument --junit: " + device_refused("null"), still_device("null")),
+    Case("merge -o a device",
+         lambda r: ["merge", str(results(r)), "-o", str(device(r, "full"))], 2,
+         "argument -o/--output: " + device_refused("full"), still_device("full")),
+    Case("merge -o a FIFO",
+         lambda r: ["merge", str(results(r)), "-o", str(fifo(r, "m.json"))], 2,
+         "argument -o/--output: " + fifo_refused("m.json"), still_fifo("m.json")),
+    Case("compare --markdown a FIFO",
+         lambda r: ["compare", str(results(r)), str(results(r, "n.json")), "--markdown",
+                    str(fifo(r, "c.md"))], 2,
+         "argument --markdown: " + fifo_refused("c.md"), still_fifo("c.md")),
+    Case("report --markdown a device",
+         lambda r: ["report", str(results(r)), "--markdown", str(device(r, "null"))], 2,
+         "argument --markdown: " + device_refused("null"), still_device("null")),
+    Case("report --html a link to /dev/null",
+         lambda r: ["report", str(results(r)), "--html", str(null_link(r, "r.html"))], 2,
+         "argument --html: " + device_refused("r.html"), still_null_link("r.html")),
+    Case("GITHUB_STEP_SUMMARY a FIFO", lambda r: (fifo(r, "summary"), ["pressure", str(demo(r))])[1],
+         2, "GITHUB_STEP_SUMMARY={dir}/summary: cannot write the file: it is a named pipe (FIFO)",
+         still_fifo("summary"), env={"GITHUB_STEP_SUMMARY": "{dir}/summary"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", OUTPUT_CASES, ids=[case.name for case in OUTPUT_CASES])
+def test_an_output_that_is_not_a_regular_file_is_refused_and_left_alone(
+    case: Case, tmp_path: Path
+) -> None:
+    run_case(case, tmp_path)
+
+
+def test_a_trace_that_is_a_fifo_is_refused_at_its_write(tmp_path: Path) -> None:
+    """A file a run writes in a folder it was given (``--output-dir``) is checked as it is
+    written: the run ends with exit 2 naming it, and the FIFO is left as it is."""
+    trace = "traces/demo/aggregate/with-skill-1.trace.jsonl"
+
+    def setup(root: Path) -> list[str]:
+        (root / trace).parent.mkdir(parents=True)
+        fifo(root, trace)
+        return ["pressure", str(demo(root)), "--output-dir", "traces"]
+
+    run_case(
+        Case("pressure --output-dir with a FIFO in place of a trace", setup, 2,
+             f"{trace}: cannot write the file: it is a named pipe (FIFO)",
+             still_fifo(trace), writes=("traces/**",)),
+        tmp_path,
+    )  # fmt: skip
