@@ -207,3 +207,37 @@ def test_a_trace_that_is_a_fifo_is_refused_at_its_write(tmp_path: Path) -> None:
              still_fifo(trace), writes=("traces/**",)),
         tmp_path,
     )  # fmt: skip
+
+
+# --- compare --markdown ----------------------------------------------------------------------
+
+BEACON = (
+    "x`\n![b](https://evil.example/b.png) <img src=x onerror=alert(1)> [l](https://evil.example)"
+)
+"""An id that leaves a code span: a backtick, a new line, an image beacon, HTML and a link."""
+
+
+def hostile_id_results(root: Path) -> list[str]:
+    for name in ("old.json", "new.json"):
+        scenario = pressure_scenario(BEACON, "steers", 3, 3, 3, (1.0, 0.3, 1.0))
+        (root / name).write_text(json.dumps(pressure_document(scenario)))
+    return ["compare", "old.json", "new.json", "--markdown", "c.md"]
+
+
+def id_stays_code(root: Path) -> None:
+    lines = (root / "c.md").read_text().splitlines()
+    row = next(line for line in lines if "lgtm/x" in line)
+    assert row.startswith(
+        "| ``lgtm/x` ![b](https://evil.example/b.png) <img src=x onerror=alert(1)> "
+        "[l](https://evil.example)`` | steers | steers |"
+    )
+    # Outside that one code span, nothing of the id is left to make a link, an image or HTML.
+    assert not [line for line in lines if line != row and ("evil" in line or "<img" in line)]
+
+
+def test_compare_markdown_keeps_a_hostile_id_in_its_code_span(tmp_path: Path) -> None:
+    run_case(
+        Case("compare --markdown with a backtick and a new line in an id", hostile_id_results,
+             0, "wrote c.md", id_stays_code, writes=("c.md",)),
+        tmp_path,
+    )  # fmt: skip

@@ -80,6 +80,12 @@ def _code(text: object) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
+markdown_text = _cell
+"""Text shown as written in Markdown (a comparison's cells and lines, as the report's)."""
+markdown_code = _code
+"""Text as Markdown inline code (a comparison's scenario names and files, as the report's)."""
+
+
 def _link(path: str, *, link_from: Path, cwd: Path) -> str:
     """A transcript's path relative to the Markdown file, percent-encoded: a path from a results
     file cannot become another kind of link (``javascript:``, ``https:``) or end the link."""
