@@ -241,3 +241,90 @@ def test_compare_markdown_keeps_a_hostile_id_in_its_code_span(tmp_path: Path) ->
              0, "wrote c.md", id_stays_code, writes=("c.md",)),
         tmp_path,
     )  # fmt: skip
+
+
+# --- control bytes in YAML, numbers too long, JSON too deep, files that are not skills ------
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def with_byte(source: Path, byte: str, name: str) -> Callable[[Path], Path]:
+    """``source`` copied into the folder with ``byte`` put in the middle of its third line."""
+
+    def write(root: Path) -> Path:
+        lines = source.read_text().splitlines(keepends=True)
+        lines[2] = lines[2][:4] + byte + lines[2][4:]
+        (root / name).write_text("".join(lines))
+        return root / name
+
+    return write
+
+
+PRESSURE_SUITE = REPO / "tests" / "skill-pressure" / "lgtm.yaml"
+SCENARIO_SUITE = REPO / "tests" / "scenarios" / "lgtm.yaml"
+TRIGGER_SUITE = REPO / "tests" / "triggers" / "lgtm.yaml"
+WORLD = REPO / "tests" / "world" / "worlds" / "tickets.yaml"
+
+
+def demo_script_with_esc(root: Path) -> list[str]:
+    suite = demo(root)
+    text = (root / "model.yaml").read_text().replace("rules:", "rules: \x1b[31m", 1)
+    (root / "model.yaml").write_text(text)
+    return ["pressure", str(suite)]
+
+
+def results_with_long_number(root: Path, name: str = "r.json") -> Path:
+    path = results(root, name)
+    path.write_text(path.read_text().replace('"k": 3', '"k": ' + "9" * 5000, 1))
+    return path
+
+
+def deep_plugin(root: Path) -> Path:
+    (root / "p" / ".claude-plugin").mkdir(parents=True)
+    (root / "p" / ".claude-plugin" / "plugin.json").write_text("[" * 100_000 + "]" * 100_000)
+    return root / "p"
+
+
+LONG_NUMBER = "r.json:1:{col}: the results file holds a number of more than 4300 digits"
+COL = len(json.dumps(pressure_document(pressure_scenario("aggregate", "steers", 3, 3, 3,
+          (1.0, 0.3, 1.0)))).split('"k": 3')[0]) + len('"k": ') + 1  # fmt: skip
+"""Where the long number starts in the one-line results file."""
+
+READ_CASES = [
+    *(Case(f"validate a pressure suite with {label}",
+           lambda r, b=byte: ["validate", str(with_byte(PRESSURE_SUITE, b, "s.yaml")(r))], 2,
+           f"{{dir}}/s.yaml:3:5: character U+{ord(byte):04X} is not allowed in YAML")
+      for label, byte in (("NUL", "\x00"), ("SOH", "\x01"), ("ESC", "\x1b"))),
+    Case("validate a scenario suite with ESC",
+         lambda r: ["validate", str(with_byte(SCENARIO_SUITE, "\x1b", "s.yaml")(r))], 2,
+         "{dir}/s.yaml:3:5: character U+001B is not allowed in YAML"),
+    Case("validate a trigger suite with NUL",
+         lambda r: ["validate", str(with_byte(TRIGGER_SUITE, "\x00", "t.yaml")(r))], 2,
+         "{dir}/t.yaml:3:5: character U+0000 is not allowed in YAML"),
+    Case("world serve a world with SOH",
+         lambda r: ["world", "serve", str(with_byte(WORLD, "\x01", "w.yaml")(r))], 2,
+         "{dir}/w.yaml:3:5: character U+0001 is not allowed in YAML"),
+    Case("pressure with a model script holding ESC", demo_script_with_esc, 2,
+         "{dir}/model.yaml:3:8: character U+001B is not allowed in YAML"),
+    Case("report a 5,000-digit number",
+         lambda r: ["report", str(results_with_long_number(r))], 2, LONG_NUMBER.format(col=COL)),
+    Case("gate a 5,000-digit number",
+         lambda r: ["gate", str(results_with_long_number(r))], 2, LONG_NUMBER.format(col=COL)),
+    Case("compare a 5,000-digit number",
+         lambda r: ["compare", str(results(r, "old.json")), str(results_with_long_number(r))],
+         2, LONG_NUMBER.format(col=COL)),
+    Case("merge a 5,000-digit number",
+         lambda r: ["merge", str(results_with_long_number(r)), "-o", "m.json"], 2,
+         LONG_NUMBER.format(col=COL)),
+    Case("lint a plugin.json 100,000 deep", lambda r: ["lint", str(deep_plugin(r))], 1,
+         "p/.claude-plugin/plugin.json: nested too deeply to read"),
+    Case("lint /dev/zero", lambda r: ["lint", "/dev/zero"], 2,
+         "/dev/zero: not a skill folder or file: it is a character device"),
+    Case("lint a FIFO", lambda r: ["lint", str(fifo(r, "SKILL.md"))], 2,
+         "{dir}/SKILL.md: not a skill folder or file: it is a named pipe (FIFO)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", READ_CASES, ids=[case.name for case in READ_CASES])
+def test_a_hostile_file_read_ends_as_documented(case: Case, tmp_path: Path) -> None:
+    run_case(case, tmp_path)
