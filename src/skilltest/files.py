@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -56,7 +58,7 @@ def open_regular(
     except FileNotFoundError:
         raise error(missing, location=str(path), fix=missing_fix) from None
     except OSError as exc:
-        kind = _kind_of(path)
+        kind = kind_of(path)
         raise error(
             f"cannot read {what}: "
             + (f"it is {kind}, not a regular file" if kind else f"{exc.strerror or exc}"),
@@ -76,8 +78,9 @@ def open_regular(
     return os.fdopen(fd, "rb")
 
 
-def _kind_of(path: Path) -> str | None:
-    """What ``path`` is when it is not a regular file (a socket cannot even be opened)."""
+def kind_of(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (a socket cannot even be opened), following
+    a symbolic link; ``None`` for a regular file or a path that does not exist."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -204,6 +207,12 @@ def parse_json(
             location=f"{path}:{exc.lineno}:{exc.colno}",
             fix=fix,
         ) from None
+    except ValueError:  # an integer past Python's int-string conversion limit
+        raise error(
+            f"{what} holds a number of more than {sys.get_int_max_str_digits()} digits",
+            location=_long_number(text, path),
+            fix="give a file skilltest wrote; no figure it writes has that many digits",
+        ) from None
     except RecursionError:
         value = None
         deepest = depth + 1
@@ -216,6 +225,15 @@ def parse_json(
             fix="give a file skilltest wrote; none nests that deep",
         )
     return value
+
+
+def _long_number(text: str, path: Path) -> str:
+    """``file:line:column`` of the first number with more digits than Python converts."""
+    found = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
+    if found is None:
+        return str(path)
+    line = text.count("\n", 0, found.start()) + 1
+    return f"{path}:{line}:{found.start() - (text.rfind(chr(10), 0, found.start()) + 1) + 1}"
 
 
 def nesting(value: Any, limit: int) -> int:

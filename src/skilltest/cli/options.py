@@ -71,9 +71,14 @@ def repetitions_option(text: str) -> int | str:
 
 def output_file(text: str) -> Path:
     """A file the run will write (``--results``, ``--junit``): checked before any model call."""
+    from skilltest.report.files import OUTPUT_FIX, output_problem
+
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name inside it")
+    problem = output_problem(path)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {problem} ({OUTPUT_FIX})")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -311,6 +316,10 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
         if value is not None:  # not given: the field's default
             values[item.name] = tuple(value) if isinstance(value, list) else value
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary and given.get("markdown") is None:
+        from skilltest.report.files import check_output
+
+        check_output(Path(summary), location=f"GITHUB_STEP_SUMMARY={summary}")
     values["outputs"] = Outputs(
         results=given.get("results"),
         junit=given.get("junit"),

@@ -89,7 +89,7 @@ def plugin_eval_folder(plugin_root: Path, manifest: Mapping[str, Any] | None = N
     if manifest is None:
         try:
             manifest = json.loads((plugin_root / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             manifest = {}
     experimental = manifest.get("experimental") if isinstance(manifest, Mapping) else None
     named = experimental.get("evals") if isinstance(experimental, Mapping) else None

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from skilltest.errors import InputError
 from skilltest.evalcases import names_eval_cases
+from skilltest.files import kind_of
 from skilltest.plugins import is_marketplace, is_plugin
 
 SKIPPED_FOLDERS = frozenset({"node_modules", "output", "__pycache__"})
@@ -78,6 +79,12 @@ def find_targets(paths: Sequence[Path], cwd: Path) -> Targets:
                     ".claude-plugin/marketplace.json, or a folder",
                 )
             continue
+        if not path.is_dir():
+            raise InputError(
+                f"not a skill folder or file: it is {kind_of(path) or 'not a regular file'}",
+                location=str(path),
+                fix="pass skill folders, SKILL.md files, plugin folders or folders to search",
+            )
         for folder, names, files in os.walk(path):
             here = Path(folder)
             names[:] = sorted(name for name in names if _searched(name))

@@ -262,28 +262,33 @@ def render_text(comparison: Comparison) -> str:
 
 
 def render_markdown(comparison: Comparison) -> str:
-    """The comparison for a pull request or a CI step summary."""
+    """The comparison for a pull request or a CI step summary, every name and figure escaped
+    as ``skilltest report --markdown`` escapes them: an id or a file name from a results file
+    stays text (no link, image, HTML or new cell), and no control character reaches the file."""
+    from skilltest.report.markdown import markdown_code, markdown_text
+    from skilltest.report.text import escape_controls
+
     headers, rows = table_rows(comparison)
     lines = [
-        f"## skilltest compare: {comparison.layer}",
+        f"## skilltest compare: {markdown_text(comparison.layer)}",
         "",
-        f"`{comparison.old}` → `{comparison.new}`",
+        f"{markdown_code(comparison.old)} → {markdown_code(comparison.new)}",
         "",
-        *(f"- {line}" for line in comparison.provenance_lines()),
+        *(f"- {markdown_text(line)}" for line in comparison.provenance_lines()),
         "",
-        f"**{summary_line(comparison)}**",
+        f"**{markdown_text(summary_line(comparison))}**",
         "",
     ]
     if rows:
         lines += ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
         for row in rows:
-            row[0] = f"`{row[0]}`"
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+            cells = [markdown_code(row[0]), *(markdown_text(cell) for cell in row[1:])]
+            lines.append("| " + " | ".join(cells) + " |")
         lines += ["", LEGEND, ""]
-    if comparison.added:
-        lines += ["### New", ""]
-        lines += [f"- `{row.name}` ({_verdict(row)})" for row in comparison.added] + [""]
-    if comparison.vanished:
-        lines += ["### Vanished", ""]
-        lines += [f"- `{row.name}` ({_verdict(row)})" for row in comparison.vanished] + [""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    for title, listed in (("New", comparison.added), ("Vanished", comparison.vanished)):
+        if listed:
+            lines += [f"### {title}", ""]
+            lines += [
+                f"- {markdown_code(row.name)} ({markdown_text(_verdict(row))})" for row in listed
+            ] + [""]
+    return escape_controls("\n".join(lines).rstrip("\n")) + "\n"

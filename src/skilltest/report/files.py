@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.files import read_json
+from skilltest.files import kind_of, read_json
 from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor, map_strings
 from skilltest.suite.loader import validate
@@ -43,13 +43,48 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def output_problem(path: Path) -> str | None:
+    """Why skilltest may not write ``path``, or ``None`` when it may: a regular file (replaced)
+    or a path that does not exist yet (created).
+
+    Every file skilltest writes is written through a temporary file and a rename, which would
+    replace a device (``/dev/null``, ``/dev/full``), a named pipe or a socket with a regular
+    file, or a folder's place; so anything else is refused, the command line before the run
+    starts (``--results``, ``--junit``, ``--markdown``, ``--report``, ``--html``, ``merge -o``,
+    ``compare --markdown``) and each write again.
+    """
+    kind = kind_of(path)
+    if kind is None:
+        return None
+    return f"it is {kind}, not a regular file"
+
+
+OUTPUT_FIX = "give the name of a regular file, or of a new file in a writable folder"
+"""What to do about a path :func:`output_problem` refuses."""
+
+
+def check_output(path: Path, *, location: str | None = None) -> Path:
+    """``path``, when skilltest may write it (:func:`output_problem`).
+
+    Raises:
+        InputError: it is a device, a named pipe, a socket or a folder, naming it.
+    """
+    problem = output_problem(path)
+    if problem is not None:
+        raise InputError(
+            f"cannot write the file: {problem}", location=location or str(path), fix=OUTPUT_FIX
+        )
+    return path
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Writes text to ``path`` through a temporary file and a rename.
 
     Raises:
         InputError: the file cannot be written there (a folder that cannot be created, no
-            permission, a full disk), naming the file.
+            permission, a full disk, a device or a named pipe in its place), naming the file.
     """
+    check_output(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

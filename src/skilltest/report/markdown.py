@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from skilltest.errors import InputError
-from skilltest.report.files import write_report
+from skilltest.report.files import check_output, write_report
 from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of, versus_cell
 from skilltest.report.text import cost_per_pass, escape_controls
@@ -78,6 +78,12 @@ def _code(text: object) -> str:
     fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
     return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+markdown_text = _cell
+"""Text shown as written in Markdown (a comparison's cells and lines, as the report's)."""
+markdown_code = _code
+"""Text as Markdown inline code (a comparison's scenario names and files, as the report's)."""
 
 
 def _link(path: str, *, link_from: Path, cwd: Path) -> str:
@@ -262,7 +268,7 @@ def write_summary(
         return markdown
     if not step_summary:
         return None
-    path = Path(step_summary)
+    path = check_output(Path(step_summary), location=f"GITHUB_STEP_SUMMARY={step_summary}")
     text = render_markdown([Document("-", document)], link_from=cwd, cwd=cwd)
     try:
         with path.open("a", encoding="utf-8") as handle:

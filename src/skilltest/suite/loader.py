@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -59,7 +60,32 @@ def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> 
     """
     from skilltest.suite import bounded_yaml  # PyYAML only once a file is read
 
+    check_printable(text, source, error)
     return bounded_yaml.parse(text, source, error)
+
+
+_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters YAML does not allow in a file: control bytes (NUL, SOH, ESC ...) but tab and line
+ends, lone surrogates, U+FFFE and U+FFFF."""
+
+
+def check_printable(text: str, source: str, error: type[InputError] = SuiteError) -> None:
+    """Refuses text holding a character YAML does not allow, at its line and column.
+
+    Raises:
+        InputError: (of class ``error``) at ``source:line:column`` of the first such character.
+    """
+    found = _UNPRINTABLE.search(text)
+    if found is None:
+        return
+    start = found.start()
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    raise error(
+        f"character U+{ord(found.group()):04X} is not allowed in YAML (a control character)",
+        location=f"{source}:{line}:{column}",
+        fix='remove it, or write it as an escape inside a double-quoted string ("\\x1b")',
+    )
 
 
 _PARSED: OrderedDict[bytes, Any] = OrderedDict()
