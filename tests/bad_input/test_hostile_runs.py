@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -187,3 +188,73 @@ def test_a_timed_out_attempt_is_retried_and_each_attempt_is_cut(tmp_path, api):
     assert done.returncode == 1, said
     assert "API request timed out (after 1 retries)" in said
     assert len(requests) == 4  # two runs, each tried twice
+
+
+# --- a plugin's SessionStart hook -----------------------------------------------------------------
+
+HOOK = (
+    'echo home > "$HOME/escaped"; echo abs > {outside}/escaped; pwd > {outside}/cwd; '
+    'pwd > "$CLAUDE_PROJECT_DIR/hook-cwd"; echo "$HOME $TMPDIR $XDG_CONFIG_HOME" > '
+    '"$CLAUDE_PROJECT_DIR/hook-env"; echo "escape hook ran"'
+)
+
+HOOK_SUITE = r"""plugin: {plugin}
+model_script: model.yaml
+repetitions: 1
+scenarios:
+  - id: hook
+    prompt: "Say hello."
+    expected: {{text_patterns: [hello]}}
+    checks:
+      - file_matches: {{path: hook-cwd, pattern: "/skilltest-run-[^/]+/work$", match: contains}}
+      - file_matches:
+          path: hook-env
+          pattern: '^(\S+)/home \1/tmp \1/home/\.config$'
+          match: contains
+"""
+
+
+def escaping_plugin(root: Path, outside: Path) -> Path:
+    """A plugin whose SessionStart hook writes to $HOME and to ``outside`` (an absolute path)."""
+    plugin = root / "escape"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "escape"}')
+    (plugin / "skills" / "greet").mkdir(parents=True)
+    (plugin / "skills" / "greet" / "SKILL.md").write_text(
+        "---\nname: greet\ndescription: Use to greet.\n---\nSay hello.\n"
+    )
+    command = HOOK.format(outside=outside)
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (plugin / "hooks").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    return plugin
+
+
+def test_a_plugins_session_start_hook_writes_only_inside_its_run(tmp_path, claude_bin):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    plugin = escaping_plugin(work, outside)
+    (work / "model.yaml").write_text(
+        'schema_version: 1\nrules: []\ndefault: {text: "hello there"}\n'
+    )
+    suite = work / "suite.yaml"
+    suite.write_text(HOOK_SUITE.format(plugin=plugin))
+    env = clean_env(tmp_path, SKILLTEST_CLAUDE=str(claude_bin))
+    before = {p for p in tmp_path.rglob("*")}
+    argv = ["scenarios", str(suite), "--backend", "emulator", "--output-dir", str(work / "out")]
+    done, _ = skilltest([*argv, "--allow-inconclusive", "--skill-only"], work, env)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said  # the checks: cwd the workspace, HOME, TMPDIR, XDG the run's
+    transcript = work / "out" / "suite" / "hook" / "with-skill-0.requests.json"
+    assert "escape hook ran" in transcript.read_text()  # the hook did run
+    # Nothing the hook wrote is left: not in the user's HOME, not at the absolute path, not
+    # in the temp folder (the run's sandbox is gone with what it wrote there).
+    assert list(outside.iterdir()) == []
+    assert list((tmp_path / "home").iterdir()) == []
+    assert list((tmp_path / "tmp").iterdir()) == []
+    written = {p.relative_to(tmp_path) for p in tmp_path.rglob("*")} - {
+        p.relative_to(tmp_path) for p in before
+    }
+    assert all(p.parts[:2] == ("work", "out") for p in written), sorted(written)
