@@ -103,6 +103,14 @@ _FIXED_ENV = {
     "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
 }
 
+_XDG_FOLDERS = {
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_CACHE_HOME": ".cache",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_STATE_HOME": ".local/state",
+}
+"""The XDG base folders of a run, under its ``$HOME``."""
+
 # What, above the working directory, Claude Code would pick up.
 _LEAKY_NAMES = (
     "CLAUDE.md",
@@ -237,6 +245,10 @@ def install_plugin(plugin: Plugin, sandbox: Sandbox) -> tuple[Path, tuple[McpSer
             copy_marketplace_plugin(plugin, target)
         else:
             shutil.copytree(plugin.root, target, ignore=_IGNORED, symlinks=False)
+        # Claude Code runs hooks outside its Bash sandbox: each one writes only in the run's.
+        from skilltest.plugins.hooks import confine_hooks
+
+        confine_hooks(target, plugin.hook_files, plugin.root, sandbox.root)
     return target, plugin_servers(plugin, target)
 
 
@@ -573,8 +585,11 @@ def isolated_env(
     env.setdefault("PATH", os.defpath)
     env.update(_FIXED_ENV)
     env["HOME"] = str(home)
+    # Tools (and a plugin's hooks) that follow the XDG folders keep to the run's home too.
+    env.update({name: str(home / place) for name, place in _XDG_FOLDERS.items()})
     if tmp is not None:
         env["TMPDIR"] = str(tmp)
+        env["XDG_RUNTIME_DIR"] = str(tmp)
     env.update(credentials)
     return env
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from typing import Any, TypedDict, Unpack
@@ -55,8 +56,32 @@ def open_client(
         base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
         max_retries=max_retries,
         timeout=timeout_s,
+        http_client=_deadline_client(timeout_s),
     )
     return client, Redactor(secrets)
+
+
+def _deadline_client(timeout_s: float) -> anthropic.DefaultAsyncHttpxClient:
+    """The SDK's HTTP client with one deadline over each attempt of a request, from connecting
+    to its last byte.
+
+    The SDK's (httpx's) timeout is per read: a server that sends a byte a second restarts it with
+    every byte and is never cut. The deadline is raised as httpx's own read time-out, so the SDK
+    retries it as any time-out and the run's error says it timed out.
+    """
+    import httpx2
+
+    class DeadlineClient(anthropic.DefaultAsyncHttpxClient):
+        async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
+            try:
+                async with asyncio.timeout(timeout_s):
+                    return await super().send(request, **kwargs)
+            except TimeoutError as exc:
+                raise httpx2.ReadTimeout(
+                    f"no whole reply within {timeout_s:g} s", request=request
+                ) from exc
+
+    return DeadlineClient(timeout=timeout_s)
 
 
 class ClientSettings(TypedDict, total=False):
@@ -73,7 +98,8 @@ class ClientSettings(TypedDict, total=False):
     max_retries: int
     """The SDK's retries (429, 529, 5xx) of every call; default :data:`DEFAULT_MAX_RETRIES`."""
     timeout_s: float
-    """Per call; default :data:`DEFAULT_TIMEOUT_S`."""
+    """Each attempt of a call, whole (connecting to the last byte of the reply); default
+    :data:`DEFAULT_TIMEOUT_S`."""
     name_runs: bool
     """Name each run in its request's ``metadata`` (the emulator keeps one stand-in state per
     run, so that concurrency does not change its answers)."""
@@ -181,6 +207,10 @@ class AnthropicRunner(SdkClient):
             )
         except ValueError as exc:  # json.JSONDecodeError among them: the body is not JSON
             return await self._unreadable(started, raw, str(exc))
+        except RecursionError:
+            # A body nested deeper than Python's decoder recurses (200,000 arrays): not a
+            # message, and no reason to end the command.
+            return await self._unreadable(started, raw, "JSON nested too deep to read")
         except (AttributeError, TypeError):
             # JSON of another shape: the SDK builds its models without validating them, so a
             # missing field shows only when it is read.
