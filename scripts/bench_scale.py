@@ -9,13 +9,22 @@ emulator, each run as a user runs it (``python -m skilltest`` in its own process
 - the time ``skilltest merge`` takes, and whether the merged verdicts are the unsharded ones;
 - the HTTP requests the example suites make directly and with ``--batch`` (in this process).
 
+Then, side by side, how the cost grows with the suite (``--speed-only``: these alone):
+
+- pressure CPU per request (the process's user + system time over its requests, on the
+  emulator, K = 1) at 100 and at 1000 scenarios, and their ratio (target: within 1.2x);
+- ``skilltest validate`` of the example suites against a bare ``python -c pass`` (target: 5x);
+- the HTML report of the 1000 scenarios: its size and its size per scenario.
+
     .venv/bin/python scripts/bench_scale.py [--scenarios 200] [-k 3] [-j 8] [--latency-ms 50]
+    .venv/bin/python scripts/bench_scale.py --speed-only
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -123,6 +132,63 @@ def batch_request_counts(jobs: int) -> None:
     )
 
 
+def cpu_of(*args: str, cwd: Path) -> tuple[float, float]:
+    """Runs ``python ARGS`` in its own process; returns its CPU seconds (user + system, its
+    children included) and its wall seconds."""
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = os.times()
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"python {' '.join(args)} exited {done.returncode}:\n{done.stderr}")
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return cpu, wall
+
+
+def pressure_cpu(folder: Path, count: int) -> tuple[float, int, Path]:
+    """CPU seconds per request of a pressure run of ``count`` generated scenarios (K = 1, both
+    arms, no latency), its request count and its results file."""
+    project = generated_project(folder / f"cpu-{count}", count, 1, 0)
+    results = folder / f"cpu-{count}.json"
+    cpu, _ = cpu_of(
+        "-m", "skilltest", "pressure", "-j", "8", "--results", str(results), cwd=project
+    )
+    requests = 2 * count
+    return cpu / requests, requests, results
+
+
+def best_of(runs: int, *args: str, cwd: Path) -> float:
+    return min(cpu_of(*args, cwd=cwd)[1] for _ in range(runs))
+
+
+def speed(folder: Path) -> None:
+    """How saving, validating and the HTML report grow with the suite, side by side."""
+    print("growth with the suite: pressure on the emulator (K = 1), validate, the HTML report")
+    small, small_requests, _ = pressure_cpu(folder, 100)
+    large, large_requests, results = pressure_cpu(folder, 1000)
+    print(
+        f"  pressure CPU per request   100 scenarios {1000 * small:6.2f} ms ({small_requests} "
+        f"requests)   1000 scenarios {1000 * large:6.2f} ms ({large_requests} requests)   "
+        f"ratio {large / small:4.2f}x (target <= 1.2x)"
+    )
+    bare = best_of(5, "-c", "pass", cwd=ROOT)
+    validate = best_of(5, "-m", "skilltest", "validate", cwd=ROOT)
+    print(
+        f"  validate (example suites)  {1000 * validate:6.0f} ms wall   python -c pass "
+        f"{1000 * bare:5.0f} ms   ratio {validate / bare:5.1f}x (target < 5x)"
+    )
+    html = folder / "report-1000.html"
+    cpu_of("-m", "skilltest", "report", str(results), "--html", str(html), cwd=ROOT)
+    size = html.stat().st_size
+    print(
+        f"  HTML report, 1000 scenarios  {size / 1e6:5.2f} MB   {size / 1000 / 1e3:5.2f} KB "
+        "per scenario"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=200, help="generated scenarios (200)")
@@ -131,7 +197,14 @@ def main() -> None:
     parser.add_argument(
         "--latency-ms", type=int, default=50, help="emulator latency per answer (50)"
     )
+    parser.add_argument(
+        "--speed-only", action="store_true", help="only the growth figures (CPU, validate, HTML)"
+    )
     args = parser.parse_args()
+    if args.speed_only:
+        with tempfile.TemporaryDirectory(prefix="skilltest-bench-speed-") as tmp:
+            speed(Path(tmp))
+        return
     with tempfile.TemporaryDirectory(prefix="skilltest-bench-scale-") as tmp:
         out = Path(tmp) / "results"
         out.mkdir()
@@ -142,6 +215,8 @@ def main() -> None:
         )
         bench("generated", project, out, ["-j", str(args.jobs)])
     batch_request_counts(args.jobs)
+    with tempfile.TemporaryDirectory(prefix="skilltest-bench-speed-") as tmp:
+        speed(Path(tmp))
 
 
 if __name__ == "__main__":

@@ -137,3 +137,29 @@ def test_a_mistyped_command_lists_every_command(capsys):
     err = capsys.readouterr().err
     assert "invalid choice: 'presure'" in err
     assert all(f"'{name}'" in err for name, _, _ in skilltest.cli.COMMANDS)
+
+
+def test_validate_imports_neither_the_heavy_libraries_nor_the_emulators_server():
+    script = (
+        "import contextlib, io, sys\n"
+        "from skilltest.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['validate']) == 0\n"
+        "loaded = [m for m in ('skilltest.emulator.server', 'skilltest.emulator.sse',\n"
+        "    'http.server') if m in sys.modules]\n"
+        "print(' '.join(loaded))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script + "import sys\n"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.stdout.split() == []
+    assert [
+        name
+        for name in heavy_loaded(script)
+        if name in ("pandas", "numpy", "scipy", "anthropic", "pydantic", "mcp", "cryptography")
+    ] == []

@@ -217,9 +217,11 @@ def test_interrupt_keeps_finished_scenarios(tmp_path, sig, code):
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     deadline = time.monotonic() + 60
-    # The file exists from the start (an empty, incomplete document); wait for a scenario.
+    # The file exists from the start (an empty, incomplete document) and each finished
+    # scenario is appended to its journal; wait for one.
+    journal = tmp_path / "r.json.journal.jsonl"
     while time.monotonic() < deadline:
-        if results.exists() and json.loads(results.read_text())["scenarios"]:
+        if journal.exists() and journal.read_text().strip():
             break
         time.sleep(0.1)
     process.send_signal(sig)
@@ -230,6 +232,7 @@ def test_interrupt_keeps_finished_scenarios(tmp_path, sig, code):
     document = json.loads(results.read_text())
     assert (document["complete"], document["interrupted"]) == (False, True)
     assert 1 <= len(document["scenarios"]) < 6
+    assert not journal.exists()  # the whole file holds what the journal held
 
 
 def test_only_runs_the_matching_scenarios(monkeypatch, tmp_path, capsys):

@@ -156,7 +156,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
         return suite
 
     def model_script(path: Path) -> object:
-        from skilltest.emulator import ModelScript
+        from skilltest.emulator.script import ModelScript
 
         return ModelScript.load(path)
 
@@ -178,7 +178,7 @@ def _check_model_script(suite: Path, script: Path | None) -> None:
     """Loads the model script a suite points to: running the suite would refuse a bad one."""
     if script is None:
         return
-    from skilltest.emulator import ModelScript
+    from skilltest.emulator.script import ModelScript
 
     try:
         ModelScript.load(script)

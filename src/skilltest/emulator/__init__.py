@@ -17,12 +17,44 @@ request), ``described`` (a skill chosen by how well its listed description fits 
 ``scripted_model`` (per-request decisions) and ``server`` (HTTP).
 """
 
-from skilltest.emulator.faults import Fault, FaultDecision
-from skilltest.emulator.request_view import RequestView
-from skilltest.emulator.script import Conditions, ModelScript, Reply, Rule, ToolCall
-from skilltest.emulator.scripted_model import Answer, Responder, ScriptedModel
-from skilltest.emulator.server import EmulatorServer, RecordedRequest
-from skilltest.emulator.side_requests import SIDE_REQUEST_KINDS, classify_side_request
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilltest.emulator.faults import Fault, FaultDecision
+    from skilltest.emulator.request_view import RequestView
+    from skilltest.emulator.script import Conditions, ModelScript, Reply, Rule, ToolCall
+    from skilltest.emulator.scripted_model import Answer, Responder, ScriptedModel
+    from skilltest.emulator.server import EmulatorServer, RecordedRequest
+    from skilltest.emulator.side_requests import SIDE_REQUEST_KINDS, classify_side_request
+
+_HOMES = {
+    "Fault": "faults",
+    "FaultDecision": "faults",
+    "RequestView": "request_view",
+    "Conditions": "script",
+    "ModelScript": "script",
+    "Reply": "script",
+    "Rule": "script",
+    "ToolCall": "script",
+    "Answer": "scripted_model",
+    "Responder": "scripted_model",
+    "ScriptedModel": "scripted_model",
+    "EmulatorServer": "server",
+    "RecordedRequest": "server",
+    "SIDE_REQUEST_KINDS": "side_requests",
+    "classify_side_request": "side_requests",
+}
+"""Where each name lives: imported when first used, so that reading a model script (``skilltest
+validate``) does not import the HTTP server."""
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"skilltest.emulator.{_HOMES[name]}"), name)
+
 
 __all__ = [
     "SIDE_REQUEST_KINDS",

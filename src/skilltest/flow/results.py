@@ -3,9 +3,13 @@ go, once they have ended, and when they are interrupted.
 
 Each layer's results type (``PressureResults``, ``ScenarioResults``, ``TriggerResults``) is a
 :class:`RunResults`. A layer keeps what its run has not finished yet as such a value (``base``)
-and saves it each time a scenario or query finishes: :func:`save_results` marks it complete,
-interrupted or stopped and writes the outputs asked for; :func:`run_saving` runs the layer's
-runs and saves what they left, however they ended.
+and saves it: :func:`save_results` marks it complete, interrupted or stopped and writes the
+outputs asked for; :func:`run_saving` runs the layer's runs and saves what they left, however
+they ended. Between the first save and the last, a layer either saves again as each scenario or
+query finishes (the scenario and trigger layers, whose runs take seconds each), or appends each
+finished scenario to the results file's :class:`~skilltest.report.outputs.Journal` (the pressure
+layer, whose suites run hundreds of scenarios a minute): a cost per scenario that does not grow
+with the suite.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from skilltest.flow.options import Observer
 from skilltest.flow.shard import ShardPlan
 from skilltest.flow.tape import Tape
 from skilltest.report.junit import JUnitCase
-from skilltest.report.outputs import Outputs, write_outputs
+from skilltest.report.outputs import Journal, Outputs, write_outputs
 from skilltest.report.provenance import Provenance
 
 
@@ -80,13 +84,15 @@ def save_results(
     interrupted: bool,
     budget: Budget | None,
     recorder: Recorder | None,
+    journal: Journal | None = None,
     **finished: Any,
 ) -> _R:
     """``base`` (a layer's results) with what has ``finished``, written to
     ``outputs`` (the Markdown and HTML ones only once the run has ended or was interrupted).
 
     The results are complete only when the run ended without ``budget`` stopping it, and count
-    the cassettes ``recorder`` has written.
+    the cassettes ``recorder`` has written. Once the run has ended or was interrupted,
+    ``journal`` (what was appended since the first save) is closed: the whole file replaces it.
     """
     stopped = None if budget is None else budget.stopped()
     results = dataclasses.replace(
@@ -97,6 +103,8 @@ def save_results(
         stopped=stopped,
         cassettes_written=len(getattr(recorder, "written", ())),
     )
+    if journal is not None and (complete or interrupted):
+        journal.close()
     write_outputs(results, outputs, final=complete or interrupted)
     return results
 

@@ -10,7 +10,6 @@ scenarios finish; an interrupted run writes what had finished, marked so, and re
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from skilltest.flow.results import Recorder, RunResults, run_saving, save_result
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
+from skilltest.report.outputs import Journal
 from skilltest.revision import previous_revision
 
 if TYPE_CHECKING:
@@ -45,12 +45,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SUITE_DIR = Path("tests/skill-pressure")
 """Where the suites are when none is named."""
-
-SAVE_EVERY_S = 1.0
-"""While a suite runs, the results file is rewritten after a finished scenario at most once in
-this many seconds (and always at the end, or when interrupted). Each rewrite holds every finished
-scenario: after each of hundreds of replayed scenarios, the rewrites would cost more than the
-replay."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -348,7 +342,7 @@ class _PressureRun:
                 poll_s=options.poll_interval_s,
                 recording=self.recording,
             )
-        self.saved_at = 0.0
+        self.journal = Journal(options.outputs)
         self.shard = shard
         self.budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
@@ -394,7 +388,7 @@ class _PressureRun:
         )
 
     def save(self, *, complete: bool, interrupted: bool = False) -> PressureResults:
-        self.saved_at = time.monotonic()
+        """Writes the whole results file (at the start, ``complete=False``; at the end)."""
         return save_results(
             self.results(),
             self.options.outputs,
@@ -402,6 +396,7 @@ class _PressureRun:
             interrupted=interrupted,
             budget=self.budget,
             recorder=self.recorder,
+            journal=self.journal,
         )
 
     def live_runner(self, suite: PressureSuite) -> TurnRunner:
@@ -439,6 +434,7 @@ class _PressureRun:
 
         options = self.options
         plan = repetition_plan(options)
+        self.journal.start()
         self.save(complete=False)  # an unwritable results file fails now, before any model call
         if self.batches is not None:
             self.batches.resume.save()  # and so does an unwritable resume file
@@ -446,9 +442,14 @@ class _PressureRun:
             total_runs(self.suites, options.skill_only, plan, against=options.against is not None)
         )
 
-        def finished(_: ScenarioResult) -> None:
-            if time.monotonic() - self.saved_at >= SAVE_EVERY_S:
-                self.save(complete=False)
+        def finished(result: ScenarioResult) -> None:
+            # This scenario's line, and nothing of those before it: the whole file is written
+            # once, at the end (or when the run is interrupted).
+            from skilltest.pressure.report import scenario_document
+
+            self.journal.append(
+                scenario_document(result, provenance=self.provenance, strict=options.strict)
+            )
 
         traces = options.output_dir
 

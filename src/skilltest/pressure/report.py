@@ -369,18 +369,6 @@ def results_document(
     scenario says whether it ``passed`` (``not-red`` fails with ``strict``)."""
     from skilltest import __version__
 
-    scenarios = []
-    for result in results:
-        scenario: dict[str, Any] = {}
-        for key, value in scenario_dict(result).items():
-            scenario[key] = value
-            if key == "verdict":
-                scenario["passed"] = value in (STEERS, SKIPPED) or (value == NOT_RED and not strict)
-        if provenance is not None:
-            scenario["runs"] = with_ids(
-                scenario["runs"], provenance.run_id, "pressure", result.skill, result.scenario.id
-            )
-        scenarios.append(scenario)
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "layer": "pressure",
@@ -392,8 +380,25 @@ def results_document(
         "interrupted": interrupted,
         "suites": list(suites),
         "provenance": None if provenance is None else provenance.to_dict(),
-        "scenarios": scenarios,
+        "scenarios": [scenario_document(r, provenance=provenance, strict=strict) for r in results],
     }
+
+
+def scenario_document(
+    result: ScenarioResult, *, provenance: Provenance | None, strict: bool
+) -> dict[str, Any]:
+    """One scenario of the ``--results`` file's ``scenarios``, as :func:`results_document`
+    lists it (and a run's journal holds it the moment it finished)."""
+    scenario: dict[str, Any] = {}
+    for key, value in scenario_dict(result).items():
+        scenario[key] = value
+        if key == "verdict":
+            scenario["passed"] = value in (STEERS, SKIPPED) or (value == NOT_RED and not strict)
+    if provenance is not None:
+        scenario["runs"] = with_ids(
+            scenario["runs"], provenance.run_id, "pressure", result.skill, result.scenario.id
+        )
+    return scenario
 
 
 def junit_cases(

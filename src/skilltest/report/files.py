@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.files import kind_of, read_json
+from skilltest.files import kind_of, read_bytes, read_json
 from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import Redactor, map_strings
 from skilltest.suite.loader import validate
@@ -165,6 +165,45 @@ def read_any_results(path: Path) -> dict[str, Any]:
 
 
 def _read_json(path: Path) -> Any:
+    return _with_journal(path, _read_file(path))
+
+
+def _with_journal(path: Path, data: Any) -> Any:
+    """A pressure results file that a run still going (or killed outright) left incomplete,
+    with the scenarios its journal holds (``<results>.journal.jsonl``): what had finished, read
+    as an incomplete run. A line the kill cut short is left out."""
+    from skilltest.report.outputs import journal_path
+
+    journal = journal_path(path)
+    if not (
+        isinstance(data, dict)
+        and data.get("layer") == "pressure"
+        and data.get("complete") is False
+        and data.get("interrupted") is False
+        and isinstance(data.get("scenarios"), list)
+        and journal.is_file()
+    ):
+        return data
+    raw = read_bytes(
+        journal,
+        limit=MAX_RESULTS_BYTES,
+        what="the results file's journal",
+        large_fix="rerun the suite; a journal this large is not one skilltest wrote",
+    )
+    seen = {(s.get("skill"), s.get("id")) for s in data["scenarios"] if isinstance(s, dict)}
+    for line in raw.decode("utf-8", errors="replace").splitlines():
+        try:
+            scenario = json.loads(line)
+        except ValueError:
+            continue  # the last line, cut short by the kill
+        key = (scenario.get("skill"), scenario.get("id")) if isinstance(scenario, dict) else None
+        if key is not None and key not in seen:
+            seen.add(key)
+            data["scenarios"].append(scenario)
+    return data
+
+
+def _read_file(path: Path) -> Any:
     return read_json(
         path,
         limit=MAX_RESULTS_BYTES,

@@ -2,18 +2,34 @@
 
 The layers' results (``PressureResults``, ``ScenarioResults``, ``TriggerResults``) each give
 their results file document and their JUnit cases; :func:`write_outputs` writes the results JSON
-and the JUnit XML whenever it is called (a run calls it as scenarios finish, so an interrupted
-run keeps what had finished), and the Markdown summary and the HTML report once, at the end.
-Everything written passes the credential redactor.
+and the JUnit XML whenever it is called, and the Markdown summary and the HTML report once, at
+the end. Everything written passes the credential redactor.
+
+A run writes its results file (``complete: false``) when it starts and the whole file once it
+has ended or was interrupted; in between, each finished scenario is appended to the file's
+journal (:class:`Journal`, ``<results>.journal.jsonl``), one line each, redacted once: saving
+costs the same for the thousandth scenario as for the first. The whole file replaces the journal;
+a run killed outright leaves the incomplete file and its journal, which the readers of results
+files fold in (:func:`skilltest.report.files.read_results`), as an incomplete run.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from skilltest.errors import InputError
 from skilltest.report.junit import JUnitCase
+
+if TYPE_CHECKING:
+    from skilltest.redact import Redactor
+
+JOURNAL_SUFFIX = ".journal.jsonl"
+"""What a results file's journal adds to its name (``results.json.journal.jsonl``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -21,7 +37,8 @@ class Outputs:
     """The files a run writes; each is optional."""
 
     results: Path | None = None
-    """The results JSON, rewritten as scenarios finish (``complete: false`` until the end)."""
+    """The results JSON: written (``complete: false``) when the run starts and whole at its end;
+    in between, each finished scenario is appended to its journal (:func:`journal_path`)."""
     junit: Path | None = None
     """JUnit XML, one case per scenario (or query)."""
     markdown: Path | None = None
@@ -78,6 +95,8 @@ def write_outputs(
         document = results.to_document()
         if outputs.results is not None:
             write_results(outputs.results, document)
+            # The whole file holds what the journal held: a reader sees one or the other.
+            journal_path(outputs.results).unlink(missing_ok=True)
         if final:
             _summaries(document, outputs, cwd or Path.cwd())
     if outputs.junit is not None:
@@ -105,3 +124,63 @@ def _summaries(document: dict[str, Any], outputs: Outputs, cwd: Path) -> None:
             [Document("-", document)], cwd=cwd, link_from=(cwd / outputs.html).parent
         )
         write_report(outputs.html, page)
+
+
+def journal_path(results: Path) -> Path:
+    """The journal beside a results file: its finished scenarios while the run goes."""
+    return results.with_name(results.name + JOURNAL_SUFFIX)
+
+
+class Journal:
+    """The finished scenarios of a run that has not ended, appended to the results file's
+    journal as they finish: one JSON line each, as the results file's ``scenarios`` (or
+    ``queries``) will list it, with the environment's credentials redacted.
+
+    Each append writes one scenario's line and nothing else, so a run's saving is linear in its
+    suite; the line is flushed to the operating system at once, so a run killed outright keeps
+    every scenario that had finished (a line cut short by the kill is left out by readers).
+    """
+
+    def __init__(self, outputs: Outputs) -> None:
+        self.path = None if outputs.results is None else journal_path(outputs.results)
+        self._redact: Redactor | None = None
+        self._handle: Any = None
+
+    def append(self, part: Mapping[str, Any]) -> None:
+        """Appends one finished scenario (``part``, a JSON object) to the journal.
+
+        Raises:
+            InputError: the journal cannot be written, naming it.
+        """
+        if self.path is None:
+            return
+        from skilltest.redact import Redactor, map_strings
+
+        if self._redact is None:
+            self._redact = Redactor.for_environment(os.environ)
+        line = json.dumps(
+            map_strings(part, self._redact), ensure_ascii=False, default=str, separators=(",", ":")
+        )
+        try:
+            if self._handle is None:
+                self._handle = self.path.open("a", encoding="utf-8", errors="backslashreplace")
+            self._handle.write(line + "\n")
+            self._handle.flush()
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the file: {exc.strerror or exc}",
+                location=str(self.path),
+                fix="choose a results file in a folder you can write to",
+            ) from exc
+
+    def start(self) -> None:
+        """Empties the journal a killed run may have left beside the results file."""
+        self.close()
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Closes the journal (the whole results file, once written, removes it)."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None

@@ -1,5 +1,11 @@
 """PyYAML's safe loader with bounds on what a small file may turn into.
 
+Files are read through libyaml (PyYAML's C parser, ``yaml.CSafeLoader``'s) when PyYAML was built
+with it, and through the pure-Python parser otherwise; the bounds (depth, aliases, duplicate
+keys, tags) are kept while composing and constructing, which run the same code either way. A
+file libyaml refuses is read again by the pure-Python parser, so that every error names the
+place and the problem in the same words whichever parser is installed.
+
 Its own module so that only reading a file imports PyYAML: ``skilltest.suite.loader``, which
 every command imports, stays light.
 """
@@ -7,9 +13,10 @@ every command imports, stays light.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
+import yaml.constructor
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.limits import MAX_YAML_ALIAS_NODES, MAX_YAML_DEPTH
@@ -26,8 +33,8 @@ class Refused(yaml.MarkedYAMLError):
         self.fix = fix
 
 
-class BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with bounds on what a small file may turn into.
+class _Bounds(yaml.composer.Composer, yaml.constructor.SafeConstructor):
+    """PyYAML's safe composer and constructor with bounds on what a small file may turn into.
 
     Composing tracks, for every node, how many nodes it stands for with aliases expanded and
     how deep it reaches; an alias adds what its anchor stands for. So nesting, recursive
@@ -36,8 +43,7 @@ class BoundedLoader(yaml.SafeLoader):
     the schema validation among it, walks each repetition).
     """
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
+    def _start_bounds(self) -> None:
         self._open: list[list[int]] = []
         """Per node being composed, root first: [values it stands for, aliases expanded (itself
         and its keys included); the levels of mappings and lists it reaches (0 for a scalar)]."""
@@ -48,7 +54,7 @@ class BoundedLoader(yaml.SafeLoader):
         """Nodes that aliases added, counted expanded."""
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[attr-defined]  # the parser's
         if isinstance(event, yaml.AliasEvent):
             if event.anchor in self._open_anchors:
                 raise Refused(
@@ -119,31 +125,91 @@ class BoundedLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def parse(text: str, source: str, error: type[InputError] = SuiteError) -> Any:
-    """What :func:`skilltest.suite.loader.parse_yaml` returns or raises."""
-    loader = BoundedLoader(text)
+class PureBoundedLoader(
+    _Bounds, yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.resolver.Resolver
+):
+    """The bounded loader on PyYAML's pure-Python parser (``yaml.SafeLoader``'s)."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self._start_bounds()
+
+
+LIBYAML = bool(getattr(yaml, "__with_libyaml__", False))
+"""PyYAML was built with libyaml: files are parsed in C."""
+
+BoundedLoader: type[_Bounds] = PureBoundedLoader
+"""The bounded loader files are read with: on libyaml's parser when there is one."""
+
+if LIBYAML:
+    from yaml._yaml import CParser
+
+    class CBoundedLoader(_Bounds, CParser, yaml.resolver.Resolver):
+        """The bounded loader on libyaml's parser (``yaml.CSafeLoader``'s): the events come from
+        C, and are composed (with the bounds) and constructed here."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self._start_bounds()
+
+    BoundedLoader = CBoundedLoader
+
+
+def parse(
+    text: str,
+    source: str,
+    error: type[InputError] = SuiteError,
+    loader_class: type[_Bounds] | None = None,
+) -> Any:
+    """What :func:`skilltest.suite.loader.parse_yaml` returns or raises (``loader_class``: the
+    loader to read with, default :data:`BoundedLoader`)."""
+    try:
+        return _load(text, loader_class or BoundedLoader)
+    except yaml.YAMLError as exc:
+        refusal = exc
+        if loader_class is None and BoundedLoader is not PureBoundedLoader:
+            try:  # the refusal in the pure-Python parser's words, at its place
+                _load(text, PureBoundedLoader)
+            except yaml.YAMLError as pure:
+                refusal = pure
+        _refuse(refusal, source, error)
+
+
+def _load(text: str, loader_class: type[_Bounds]) -> Any:
+    loader: Any = loader_class(text)  # type: ignore[call-arg]
     try:
         return loader.get_single_data()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
-        if isinstance(exc, Refused):
-            raise error(str(exc.problem), location=where, fix=exc.fix) from None
-        problem = getattr(exc, "problem", None) or str(exc)
-        context = getattr(exc, "context", None)
-        if context and problem.startswith("but "):  # "expected a single document..., but found"
-            problem = f"{context}, {problem}"
-        if isinstance(exc, yaml.constructor.ConstructorError):
-            raise error(
-                f"YAML value not allowed: {problem}",
-                location=where,
-                fix="suites and model scripts hold plain text, numbers, lists and mappings: "
-                "remove the tag (!!...), or quote the value",
-            ) from exc
-        raise error(
-            f"YAML syntax error: {problem}",
-            location=where,
-            fix="check indentation and quoting; quote patterns that contain ': ' or start with *",
-        ) from exc
     finally:
         loader.dispose()
+
+
+def _refuse(exc: yaml.YAMLError, source: str, error: type[InputError]) -> NoReturn:
+    """Raises ``error`` for what the loader refused, at ``source:line:column``."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+    if isinstance(exc, Refused):
+        raise error(str(exc.problem), location=where, fix=exc.fix) from None
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    if context and problem.startswith("but "):  # "expected a single document..., but found"
+        problem = f"{context}, {problem}"
+    if isinstance(exc, yaml.constructor.ConstructorError):
+        raise error(
+            f"YAML value not allowed: {problem}",
+            location=where,
+            fix="suites and model scripts hold plain text, numbers, lists and mappings: "
+            "remove the tag (!!...), or quote the value",
+        ) from exc
+    raise error(
+        f"YAML syntax error: {problem}",
+        location=where,
+        fix="check indentation and quoting; quote patterns that contain ': ' or start with *",
+    ) from exc
