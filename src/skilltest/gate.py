@@ -68,6 +68,7 @@ from skilltest.report.provenance import (
     UNKNOWN,
     Provenance,
     provenance_of,
+    rescored_text,
     summary,
 )
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
@@ -797,9 +798,18 @@ def render(decision: Decision) -> str:
     )
     if decision.offline_allowed:
         headline += f" on offline results (--allow-offline): {OFFLINE_ALLOWED}"
+    rescored = [file for _, file in decision.files if file.provenance.rescored_from]
+    if rescored:
+        # Scored again from kept transcripts: today's suite, the runs of another day.
+        headline += f" ({len(rescored)} file(s) rescored from kept transcripts, not run)"
     lines = [headline]
     lines += [
         f"{role}: {file.path} ({file.layer}): {summary(file.provenance)}"
+        + (
+            f"; rescored, nothing run: {rescored_text(file.provenance.rescored_from)}"
+            if file.provenance.rescored_from
+            else ""
+        )
         for role, file in decision.files
     ]
     width = max(len(rule.name) for rule in decision.rules)

@@ -271,6 +271,32 @@ def add_compared_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_rescore_option(parser: argparse.ArgumentParser, *, layer: str) -> None:
+    """``--rescore DIR``: score the runs an output folder keeps, running nothing."""
+    parser.add_argument(
+        "--rescore",
+        type=Path,
+        metavar="DIR",
+        help=f"run nothing: score the transcripts a {layer} run kept in DIR (output/ beside each "
+        "suite, or its --output-dir) against the suites as they are now, in seconds; results "
+        "and reports are marked rescored, with the run they came from",
+    )
+
+
+def check_rescore_choice(args: argparse.Namespace) -> None:
+    """``--rescore`` runs nothing: ``--dry-run``, which prices runs, goes without it.
+
+    Raises:
+        InputError: ``--rescore`` with ``--dry-run``.
+    """
+    if getattr(args, "rescore", None) is not None and getattr(args, "dry_run", False):
+        raise InputError(
+            "--dry-run prices the runs a run would make, and --rescore makes none",
+            location="--dry-run",
+            fix="drop --dry-run to rescore, or drop --rescore to price a run",
+        )
+
+
 def add_tape_options(parser: argparse.ArgumentParser) -> None:
     """``--record``, ``--replay``, ``--record-missing``."""
     parser.add_argument(

@@ -6,15 +6,17 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilltest.cli import EXIT_CANARY, EXIT_FAILED, EXIT_OK, help_line
+from skilltest.cli import EXIT_BAD_INPUT, EXIT_CANARY, EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_compared_options,
     add_output_options,
+    add_rescore_option,
     add_scale_options,
     add_suite_arguments,
+    check_rescore_choice,
     number,
     options_from,
     unit_interval,
@@ -87,12 +89,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_against_option(
         parser, what=" as an arm 'previous', and say per scenario whether the edit improved it"
     )
+    add_rescore_option(parser, layer="scenarios")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import scenarios
 
+    if args.rescore is not None:
+        return _rescore(args)
     return run_layer(
         scenarios,
         options_from(args, scenarios.ScenarioOptions),
@@ -105,6 +110,21 @@ def run(args: argparse.Namespace) -> int:
     )
 
 
+def _rescore(args: argparse.Namespace) -> int:
+    from skilltest import scenarios
+    from skilltest.cli.display import Display
+    from skilltest.cli.layer_run import print_notice
+    from skilltest.scenarios.rescore import rescore, rescored_summary
+
+    check_rescore_choice(args)
+    options = options_from(args, scenarios.ScenarioOptions)
+    results = rescore(options, args.rescore, observer=Display("rescore"))
+    print_notice(results.provenance)
+    print(rescored_summary(results))
+    code = _finished(results, options, line=False)
+    return EXIT_BAD_INPUT if results.bad_input else code
+
+
 def _interrupted(partial: ScenarioResults) -> tuple[str | None, str]:
     from skilltest.scenarios.report import render_table
 
@@ -112,7 +132,7 @@ def _interrupted(partial: ScenarioResults) -> tuple[str | None, str]:
     return table, f"{len(partial.verdicts)} of {partial.planned} scenario(s)"
 
 
-def _finished(results: ScenarioResults, options: ScenarioOptions) -> int:
+def _finished(results: ScenarioResults, options: ScenarioOptions, *, line: bool = True) -> int:
     from skilltest.scenarios.canary import render_canary
     from skilltest.scenarios.report import (
         render_failures,
@@ -124,15 +144,16 @@ def _finished(results: ScenarioResults, options: ScenarioOptions) -> int:
     )
 
     context, verdicts = results.context, results.verdicts
-    print(
-        run_line(
-            claude_version=context.claude_version,
-            backend=context.backend,
-            counted=f"{len(verdicts)} scenarios",
-            jobs=context.jobs,
-            output_dir=results.output_dir,
+    if line:
+        print(
+            run_line(
+                claude_version=context.claude_version,
+                backend=context.backend,
+                counted=f"{len(verdicts)} scenarios",
+                jobs=context.jobs,
+                output_dir=results.output_dir,
+            )
         )
-    )
     print(render_table(verdicts))
     print_blocks(render_world(verdicts), render_unscored(verdicts), render_warnings(verdicts))
     print()

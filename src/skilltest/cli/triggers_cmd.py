@@ -12,9 +12,11 @@ from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_output_options,
+    add_rescore_option,
     add_scale_options,
     add_suite_arguments,
     add_tape_options,
+    check_rescore_choice,
     options_from,
     repetition_count,
 )
@@ -85,12 +87,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_tape_options(parser)
     add_against_option(parser, what=" and say per query whether the edit improved its firing")
+    add_rescore_option(parser, layer="triggers")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from skilltest import triggers
 
+    if args.rescore is not None:
+        return _rescore(args)
     return run_layer(
         triggers,
         options_from(args, triggers.TriggerOptions),
@@ -101,6 +106,22 @@ def run(args: argparse.Namespace) -> int:
         interrupted=_interrupted,
         finished=_finished,
     )
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    from skilltest import triggers
+    from skilltest.cli.display import Display
+    from skilltest.cli.layer_run import print_notice
+    from skilltest.report.provenance import rescored_text
+    from skilltest.triggers.rescore import rescore
+
+    check_rescore_choice(args)
+    options = options_from(args, triggers.TriggerOptions)
+    results = rescore(options, args.rescore, observer=Display("rescore"))
+    print_notice(results.provenance)
+    origin = results.provenance.rescored_from if results.provenance is not None else None
+    print(f"rescored from {rescored_text(origin or {})}: no claude started, no model asked")
+    return _finished(results, options)
 
 
 def _interrupted(partial: TriggerResults) -> tuple[str | None, str]:

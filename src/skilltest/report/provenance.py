@@ -94,6 +94,10 @@ class Provenance:
     merged_from: tuple[str, ...] = ()
     """The run ids of the shards ``skilltest merge`` made these results from; empty for a
     run's own results."""
+    rescored_from: Mapping[str, Any] | None = None
+    """Results scored again from kept transcripts (``--rescore DIR``), nothing run: the
+    folder, the runs that made the transcripts (backend, models, versions, dates, command) and
+    the suite files' checksums then and now; ``None`` for results of runs."""
     clock: float | None = field(default=None, compare=False, repr=False)
     """The monotonic clock when the run started, for :attr:`duration_s`; never written."""
 
@@ -142,6 +146,7 @@ class Provenance:
             if self.shard is None
             else {"index": self.shard[0], "count": self.shard[1]},
             "merged_from": list(self.merged_from),
+            **({"rescored_from": dict(self.rescored_from)} if self.rescored_from else {}),
         }
 
 
@@ -193,6 +198,11 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             command=_strings(data.get("command")),
             shard=_shard(data.get("shard")),
             merged_from=_strings(data.get("merged_from")),
+            rescored_from=(
+                dict(data["rescored_from"])
+                if isinstance(data.get("rescored_from"), Mapping)
+                else None
+            ),
         )
     backend = document.get("backend")
     listed = document.get("suites") if document.get("layer") != "triggers" else None
@@ -273,6 +283,11 @@ def fields(provenance: Provenance) -> list[tuple[str, str]]:
             else []
         ),
         *(
+            [("rescored from", rescored_text(provenance.rescored_from))]
+            if provenance.rescored_from
+            else []
+        ),
+        *(
             [
                 (
                     "merged from",
@@ -283,6 +298,33 @@ def fields(provenance: Provenance) -> list[tuple[str, str]]:
             else []
         ),
     ]
+
+
+def rescored_text(origin: Mapping[str, Any]) -> str:
+    """``the transcripts kept in out/ by run 1a2b3c (emulator, claude 2.1.328, 2026-12-02T08:00Z);
+    suite changed since: tests/lgtm.yaml``: where rescored results came from, in one line."""
+    runs = [run for run in origin.get("runs") or () if isinstance(run, Mapping)]
+    made = "; ".join(
+        f"run {run.get('run_id') or '(id not recorded)'} ("
+        + ", ".join(
+            str(part)
+            for part in (
+                run.get("backend") or "backend not recorded",
+                f"claude {run['claude_version']}" if run.get("claude_version") else None,
+                run.get("last_run_at"),
+            )
+            if part
+        )
+        + ")"
+        for run in runs
+    )
+    changed = [
+        str(suite.get("path"))
+        for suite in origin.get("suites") or ()
+        if isinstance(suite, Mapping) and suite.get("changed")
+    ]
+    text = f"the transcripts kept in {origin.get('directory')} by {made or 'runs not recorded'}"
+    return text + (f"; suite changed since: {', '.join(changed)}" if changed else "")
 
 
 def duration_text(seconds: float | None) -> str:

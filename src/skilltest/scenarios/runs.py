@@ -306,34 +306,7 @@ async def run_suites(
         return replace(record, trace=str(trace))
 
     def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
-        entry = planned[index]
-        scenario = entry.scenario
-        verdict = judge(
-            scenario.id,
-            scenario.label,
-            records,
-            comparison=scenario.comparison,
-            expected_skills=scenario.expected_skills,
-            thresholds=Thresholds(
-                min_score=scenario.min_score,
-                min_delta=scenario.min_delta,
-                decide_by=scenario.decide_by,
-            ),
-            skip=scenario.skip,
-            repetitions=entry.repetitions,
-            require_skills_fired=scenario.require_skills_fired,
-            requires_recovery=scenario.world is not None and scenario.world_expected.recovers,
-            against=entry.against if entry.previous is not None and not scenario.canary else None,
-        )
-        if scenario.canary:
-            verdict = judge_canary(
-                verdict,
-                min_score=scenario.min_score,
-                expected_skills=scenario.expected_skills,
-                require_skills_fired=scenario.require_skills_fired,
-            )
-        # The verdict does not depend on it; the release gate reads it from the results file.
-        return replace(verdict, critical=scenario.critical) if scenario.critical else verdict
+        return judge_planned(planned[index], records)
 
     def decided(index: int, records: Sequence[RunRecord], k: int) -> bool:
         return planned[index].scenario.canary or judged(index, records, k).verdict in DECIDED
@@ -373,6 +346,38 @@ async def run_suites(
                 admit=admit if budget is not None else None,
             )
     return [verdicts[index] for index in sorted(verdicts)]
+
+
+def judge_planned(entry: Planned, records: Sequence[RunRecord]) -> ScenarioVerdict:
+    """The verdict on one planned scenario from its runs (a canary's as a canary's), with what
+    the suite says of it now: thresholds, skills expected, ``critical``."""
+    scenario = entry.scenario
+    verdict = judge(
+        scenario.id,
+        scenario.label,
+        records,
+        comparison=scenario.comparison,
+        expected_skills=scenario.expected_skills,
+        thresholds=Thresholds(
+            min_score=scenario.min_score,
+            min_delta=scenario.min_delta,
+            decide_by=scenario.decide_by,
+        ),
+        skip=scenario.skip,
+        repetitions=entry.repetitions,
+        require_skills_fired=scenario.require_skills_fired,
+        requires_recovery=scenario.world is not None and scenario.world_expected.recovers,
+        against=entry.against if entry.previous is not None and not scenario.canary else None,
+    )
+    if scenario.canary:
+        verdict = judge_canary(
+            verdict,
+            min_score=scenario.min_score,
+            expected_skills=scenario.expected_skills,
+            require_skills_fired=scenario.require_skills_fired,
+        )
+    # The verdict does not depend on it; the release gate reads it from the results file.
+    return replace(verdict, critical=scenario.critical) if scenario.critical else verdict
 
 
 def spent(transcript: Transcript, scenario: Scenario) -> float:
