@@ -326,3 +326,37 @@ def test_a_judge_reads_a_file_when_asked(tmp_path):
     assert isinstance(check, Judge)
     prompt = judge_prompt(check, RunView(tmp_path, run_of()))
     assert "The file NOTES.md:\n<run>\nthe checkout service\n</run>" in prompt
+
+
+class _SlowJudge:
+    """Answers PASS after a pause, counting how many calls are in flight at once."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.most = 0
+
+    async def run_turn(self, request: Any) -> Transcript:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await asyncio.sleep(0.05)
+        self.in_flight -= 1
+        return Transcript(source="judge", assistant_text=(PASS,))
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_a_run_s_judge_votes_and_judge_checks_are_asked_side_by_side():
+    judge = _SlowJudge()
+    found = checks(
+        {"judge": {"criteria": "Names the service.", "votes": 3}},
+        {"final_answer": {"pattern": "checkout"}},
+        {"judge": {"criteria": "Says what failed.", "votes": 3}},
+    )
+    view = RunView(Path("."), run_of(answer="checkout is failing"))
+    results = evaluate_now(found, view, judge=JudgeModel(judge, "claude-judge"))
+    # In the checks' order, every vote cast, all six in flight at once.
+    assert [r.kind for r in results] == ["judge", "final_answer", "judge"]
+    assert all(r.passed for r in results)
+    assert [len(r.votes) for r in results if r.kind == "judge"] == [3, 3]
+    assert judge.most == 6

@@ -419,9 +419,8 @@ async def evaluate(
     Raises:
         PatternError: a pattern exceeded its time limit on this run's text.
     """
-    from skilltest.checks.judge import judge_check
-
-    results: list[CheckResult] = []
+    results: list[CheckResult | None] = []
+    judged: dict[int, Judge] = {}
     for check in checks:
         if check.arm == "with" and not with_skill:
             continue
@@ -434,10 +433,33 @@ async def evaluate(
         elif isinstance(check, ToolUsed | ToolOrder):
             results.append(_tool_result(check, view.transcript))
         elif isinstance(check, Command):
+            # A command may change the files: the judges before it read them as they were.
+            await _judge_all(judged, results, view, judge)
             results.append(await _command_result(check, view))
         elif isinstance(check, Judge):
             if judge is None:
                 results.append(_result(check, False, "", error="no model to judge with"))
             else:
-                results.append(await judge_check(check, view, judge))
-    return tuple(results)
+                # Asked side by side once the other checks are decided, in the checks' order.
+                judged[len(results)] = check
+                results.append(None)
+    await _judge_all(judged, results, view, judge)
+    return tuple(result for result in results if result is not None)
+
+
+async def _judge_all(
+    judged: dict[int, Judge],
+    results: list[CheckResult | None],
+    view: RunView,
+    judge: JudgeModel | None,
+) -> None:
+    """Asks the ``judged`` checks side by side and puts each result in its place."""
+    from skilltest.checks.judge import judge_check
+
+    if not judged or judge is None:
+        return
+    checks = list(judged.items())
+    judged.clear()
+    answers = await asyncio.gather(*(judge_check(check, view, judge) for _, check in checks))
+    for (index, _), answer in zip(checks, answers, strict=True):
+        results[index] = answer

@@ -79,6 +79,50 @@ def judge_runner(env: Mapping[str, str], *, claude: Path | None = None) -> TurnR
     return ClaudeTurnRunner(claude=claude, env=dict(env), max_retries=2)
 
 
+class ModelRunners:
+    """The one-turn runners a command's judges and agent responders ask through: one per
+    endpoint (base URL and credentials), opened on first use and kept for every run of the
+    command, so that each run does not pay for a client, its SSL context and its connections.
+    """
+
+    def __init__(self, *, claude: Path | None = None) -> None:
+        """
+        Args:
+            claude: The ``claude`` binary, for a run that has only an OAuth token.
+        """
+        self.claude = claude
+        self._runners: dict[tuple[str, ...], TurnRunner] = {}
+        self._loop: object = None
+
+    def runner(self, env: Mapping[str, str]) -> TurnRunner:
+        """The runner of the endpoint ``env`` names (:func:`judge_runner`), kept for reuse."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # A client's connections belong to the loop that opened them: another loop (the
+            # wiring check runs on its own) opens its own.
+            self._runners, self._loop = {}, loop
+        key = tuple(
+            env.get(name, "")
+            for name in (
+                "ANTHROPIC_BASE_URL",
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_AUTH_TOKEN",
+                "CLAUDE_CODE_OAUTH_TOKEN",
+            )
+        )
+        if key not in self._runners:
+            self._runners[key] = judge_runner(env, claude=self.claude)
+        return self._runners[key]
+
+    async def aclose(self) -> None:
+        """Closes every runner opened on the running loop."""
+        runners, self._runners = list(self._runners.values()), {}
+        for runner in runners:
+            await runner.aclose()
+
+
 def content(check: Judge, view: RunView) -> tuple[str, str]:
     """What the judge reads, and how the prompt names it."""
     from skilltest.checks.evaluate import inside, read_text, trace_text
@@ -209,10 +253,13 @@ async def _ask(
     """Sends ``request`` to the judge ``check.votes`` times: the check's result with the votes
     (each ``read`` from its answer; a failed call's is no verdict), their tokens and cost, not
     yet decided; with an error when every call failed."""
+    import asyncio
+
     votes: list[Vote] = []
     usage, cost, errors = Usage(), 0.0, []
-    for _ in range(check.votes):
-        answer = await judge.runner.run_turn(request)
+    # The votes are independent: asked side by side, they take the time of one.
+    answers = await asyncio.gather(*(judge.runner.run_turn(request) for _ in range(check.votes)))
+    for answer in answers:
         usage = usage + answer.usage
         cost += answer.cost_usd or 0.0
         if answer.error is not None:

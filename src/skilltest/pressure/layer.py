@@ -273,6 +273,12 @@ class _PressureRun:
                     location="--backend claude",
                     fix="record with --backend anthropic (live) or the emulator",
                 )
+        # The SDK runners' module is imported while the run gets ready, off the event loop.
+        self.needs_sdk = self.backend.name in ("anthropic", "emulator")
+        if self.needs_sdk:
+            from skilltest.runners.sdk import start_import
+
+            start_import()
         self.model = options.model or DEFAULT_MODEL
         self.provenance = start_provenance(
             options,
@@ -468,6 +474,10 @@ class _PressureRun:
                 budget=self.budget,
             )
             try:
+                if self.needs_sdk:
+                    from skilltest.runners.sdk import sdk_imported
+
+                    await sdk_imported()
                 if self.batches is not None:
                     from skilltest.runners.batch import PRICE_FACTOR
 

@@ -263,10 +263,14 @@ def _run(
     from skilltest.claude.isolation import unconfined_bash
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
-    from skilltest.scenarios.runs import plan, run_suites
+    from skilltest.scenarios.runs import asks_a_model, plan, run_suites
     from skilltest.scenarios.tools import check_scenario_tools
     from skilltest.scenarios.wiring import check_wiring
 
+    if any(asks_a_model(s) for suite in suites for s in suite.scenarios):
+        from skilltest.runners.sdk import start_import
+
+        start_import()  # while the command gets ready, beside it
     chosen = cli_backend(options, suites, observer, tape, {s.path: s.replay for s in suites})
     binary, endpoint = chosen.binary, chosen.endpoint
     provenance = start_provenance(

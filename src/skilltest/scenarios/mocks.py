@@ -179,7 +179,8 @@ class AgentRelay:
         """
         Args:
             mocks: The run's mocks (their relay socket and token).
-            runner: Asks the model (:func:`skilltest.checks.judge.judge_runner`).
+            runner: Asks the model (:func:`skilltest.checks.judge.judge_runner`); its owner
+                closes it.
             model: The model an agent responder asks for.
         """
         assert mocks.relay is not None
@@ -201,7 +202,6 @@ class AgentRelay:
             self.server.close()
             with contextlib.suppress(Exception):
                 await self.server.wait_closed()
-        await self.runner.aclose()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

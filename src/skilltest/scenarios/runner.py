@@ -384,6 +384,13 @@ class ClaudeCliRunner:
         self.cli_version: str | None = binary.version
         self.sandbox_base = sandbox_base
         self.judge_model = judge_model
+        from skilltest.checks.judge import ModelRunners
+
+        self.model_runners = ModelRunners(claude=binary.path)
+
+    async def aclose(self) -> None:
+        """Closes the clients the runs' judges and agent responders asked through."""
+        await self.model_runners.aclose()
 
     def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
         if request.output_dir is None:
@@ -582,10 +589,9 @@ class ClaudeCliRunner:
         return self.judge_model or request.scenario.config.model or DEFAULT_MODEL
 
     def _model_runner(self, session: EndpointSession) -> Any:
-        """A one-turn runner through the run's own endpoint."""
-        from skilltest.checks.judge import judge_runner
-
-        return judge_runner(session.env, claude=self.binary.path)
+        """A one-turn runner through the run's own endpoint (the command's, for every run that
+        has the same endpoint)."""
+        return self.model_runners.runner(session.env)
 
     @staticmethod
     def _gets_plugin_servers(request: RunRequest) -> bool:
@@ -642,11 +648,7 @@ class ClaudeCliRunner:
             events=events,
             mocks_active=mocks is not None,
         )
-        try:
-            results = await evaluate(expected.checks, view, with_skill=with_skill, judge=judge)
-        finally:
-            if judge is not None:
-                await judge.runner.aclose()
+        results = await evaluate(expected.checks, view, with_skill=with_skill, judge=judge)
         return vetoes + tuple(
             replace(
                 result,

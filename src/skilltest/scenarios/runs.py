@@ -14,7 +14,7 @@ has finished.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -258,6 +258,10 @@ async def run_suites(
     """
     planned = plan(suites, repetitions, against, previous)
     verdicts: dict[int, ScenarioVerdict] = {}
+    if any(asks_a_model(entry.scenario) for entry in planned):
+        from skilltest.runners.sdk import sdk_imported
+
+        await sdk_imported()  # off the event loop, before the first run
 
     def estimate(index: int, arm: str) -> float:
         from skilltest.scenarios.estimates import run_estimate
@@ -330,6 +334,37 @@ async def run_suites(
         )
         for index, entry in enumerate(planned)
     ]
+    try:
+        await _run_batches(
+            planned, scheduled, jobs, one_run, decided, finished, started, admit, budget
+        )
+    finally:
+        close = getattr(runner, "aclose", None)
+        if close is not None:
+            await close()
+    return [verdicts[index] for index in sorted(verdicts)]
+
+
+def asks_a_model(scenario: Scenario) -> bool:
+    """Whether a scenario's runs ask the model beside the agent: a ``judge`` check, or a mock
+    an agent answers (its command then imports the SDK before the first run)."""
+    if scenario.skip:
+        return False
+    judges = any(check.kind == "judge" for check in scenario.expected.checks)
+    return judges or any(mock.has_agent() for mock in scenario.mocks)
+
+
+async def _run_batches(
+    planned: Sequence[Planned],
+    scheduled: Sequence[Scheduled[int]],
+    jobs: int,
+    one_run: Callable[[int, str, int], Awaitable[RunRecord]],
+    decided: Callable[[int, Sequence[RunRecord], int], bool],
+    finished: Callable[[int, list[RunRecord], int], None],
+    started: Callable[[int, RunRecord], None],
+    admit: Callable[[int, str, int], bool],
+    budget: Budget | None,
+) -> None:
     # The canaries first: the comparison is only worth reading once they have passed.
     for batch in (
         [s for s in scheduled if planned[s.item].scenario.canary],
@@ -345,7 +380,6 @@ async def run_suites(
                 started=started,
                 admit=admit if budget is not None else None,
             )
-    return [verdicts[index] for index in sorted(verdicts)]
 
 
 def judge_planned(entry: Planned, records: Sequence[RunRecord]) -> ScenarioVerdict:
