@@ -60,8 +60,12 @@ test-scenarios: $(STAMP) $(CLAUDE)
 test-triggers: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest triggers $(ARGS)
 
+# The toolkit's own tests, on every core (pytest-xdist, a test file per worker); serially with
+# `make test ARGS="-n 0"`.
+TEST_WORKERS ?= auto
 test: $(STAMP) $(CLAUDE) $(ACTIONLINT)
-	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest $(ARGS)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest \
+		-n $(TEST_WORKERS) --dist loadfile $(ARGS)
 
 check: lint typecheck
 

@@ -39,8 +39,11 @@ VOLATILE = [
 # toolkit's environment; their results go where the gate example reads them.
 RUNS: dict[str, list[str]] = {
     "make test-pressure": ["pressure", "--results", "{out}/pressure.json"],
-    "make test-scenarios": ["scenarios", "--results", "{out}/scenarios.json"],
-    "make test-triggers": ["triggers"],
+    "make test-scenarios": [
+        *("scenarios", "--results", "{out}/scenarios.json"),
+        *("--output-dir", "{out}/transcripts/scenarios"),
+    ],
+    "make test-triggers": ["triggers", "--output-dir", "{out}/transcripts/triggers"],
     "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [
         "gate",
         "out/pressure.json",
@@ -103,6 +106,14 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
             timeout=900,
         )
         assert "Traceback" not in done.stderr, done.stderr
+        # The transcripts go to this test's own folder, not to output/ beside the repository's
+        # suites (where make and other runs of the suite write): the line that says where they
+        # are reads as make's.
+        if "--output-dir" in argv:
+            where = argv[argv.index("--output-dir") + 1]
+            return done.stdout.replace(
+                f"raw transcripts in {where}", "raw transcripts in output/ beside each suite"
+            )
         return done.stdout
 
     return run

@@ -9,6 +9,8 @@ says so.
 
 import asyncio
 import json
+import shutil
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -77,9 +79,13 @@ rules:
 
 
 @pytest.fixture
-def suite(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[TriggerSuite, Path]:
-    # The log is outside the suite's repository, which the agent's commands may not name.
-    log = tmp_path_factory.mktemp("bash") / "calls.log"
+def suite(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[TriggerSuite, Path]:
+    # The log is outside the suite's repository, which the agent's commands may not name. Its
+    # path is short and of one length however pytest runs (an xdist worker's tmp_path is
+    # longer), so that the reasons that quote a command quote it whole.
+    folder = Path(tempfile.mkdtemp(prefix="calls-"))
+    request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
+    log = folder / "calls.log"
     (tmp_path / ".git").mkdir()
     (tmp_path / "skills" / "alpha").mkdir(parents=True)
     (tmp_path / "skills" / "alpha" / "SKILL.md").write_text(
