@@ -82,7 +82,8 @@ def test_each_run_writes_a_trace_listed_in_the_results_file(project, fake_claude
     ]
     call = events[2]
     assert call["name"] == "Bash" and call["result"].startswith("HOME=")
-    assert "[REDACTED:ANTHROPIC_API_KEY]" in call["input"]["command"]
+    # The agent holds the run's placeholder key, never the real one, and the trace redacts both.
+    assert "[REDACTED:ANTHROPIC_API_KEY_PLACEHOLDER]" in call["input"]["command"]
 
     outcome = lines[-1]
     assert outcome["kind"] == "outcome"
@@ -121,7 +122,7 @@ def test_show_prints_the_timeline(project, fake_claude, capsys):
     assert out[2].startswith("fixture sha256:")
     assert "1. user (turn 1): echo" in out
     tool = next(line for line in out if line.startswith("3. tool Bash "))
-    assert "[REDACTED:ANTHROPIC_API_KEY]" in tool and " -> HOME=" in tool
+    assert "[REDACTED:ANTHROPIC_API_KEY_PLACEHOLDER]" in tool and " -> HOME=" in tool
     assert "5. assistant: done" in out
     assert "6. result: success after 1 turn(s)" in out
     assert out[-3:] == [
