@@ -37,12 +37,13 @@ ORDER: tuple[str, ...] = (
     "skills",
     "transcript",
     "plugins",
+    # MCP over stdio: the mocks' server and the health checks
+    "mcp",
     "evalcases",
     "revision",
     "report",
     "trace",
     # machinery: processes and servers
-    "mcp",
     "emulator",
     "claude",
     "world",

@@ -25,17 +25,16 @@ it is answered.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skilltest.evalcases.expect import render, violation
-from skilltest.evalcases.mocks import MockServer
+if TYPE_CHECKING:
+    from skilltest.evalcases.mocks import MockServer
 
 SPEC_VERSION = 1
 ABORTED = "eval aborted by mock"
@@ -97,15 +96,17 @@ def _sent(text: str) -> str:
     return f"| {stripped}" if stripped.startswith(_RESERVED) else text
 
 
-async def _ask_relay(spec: Mapping[str, Any], tool: str, arguments: Any) -> tuple[str, str]:
+def _ask_relay(spec: Mapping[str, Any], tool: str, arguments: Any) -> tuple[str, str]:
     """An agent responder's answer from the run's relay: ``(verdict, text)``."""
+    import socket
+
     try:
-        reader, writer = await asyncio.open_unix_connection(str(spec["relay"]))
-        request = {"token": spec["token"], "server": spec["server"], "tool": tool}
-        writer.write((json.dumps({**request, "input": arguments}) + "\n").encode())
-        await writer.drain()
-        line = await reader.readline()
-        writer.close()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.connect(str(spec["relay"]))
+            request = {"token": spec["token"], "server": spec["server"], "tool": tool}
+            connection.sendall((json.dumps({**request, "input": arguments}) + "\n").encode())
+            with connection.makefile("rb") as answers:
+                line = answers.readline()
         answer = json.loads(line)
         return str(answer["verdict"]), str(answer["text"])
     except (OSError, ValueError, KeyError) as exc:
@@ -113,7 +114,7 @@ async def _ask_relay(spec: Mapping[str, Any], tool: str, arguments: Any) -> tupl
         return "abort", f"{AGENT_FAILED} (harness_unreachable) — see the run's stderr"
 
 
-async def answer(spec: Mapping[str, Any], tool: str, arguments: Any) -> tuple[str, str, str]:
+def answer(spec: Mapping[str, Any], tool: str, arguments: Any) -> tuple[str, str, str]:
     """``(responder kind, verdict, text)`` for one call."""
     responder = spec["responders"].get(tool)
     if responder is None:
@@ -121,76 +122,60 @@ async def answer(spec: Mapping[str, Any], tool: str, arguments: Any) -> tuple[st
     kind = str(responder["kind"])
     guards = responder.get("expect")
     if guards:
+        from skilltest.evalcases.expect import violation
+
         broken = violation(arguments if isinstance(arguments, dict) else {}, guards)
         if broken is not None:
             return kind, "abort", f"input violates expect: {broken}"
     if kind == "agent":
         if not spec.get("relay"):
             return kind, "tool_error", "agent mock responder called without a harness relay"
-        verdict, text = await _ask_relay(spec, tool, arguments)
+        verdict, text = _ask_relay(spec, tool, arguments)
         return kind, verdict, text
+    from skilltest.evalcases.expect import render
+
     filled, problem = render(str(responder["text"]), arguments or {}, Path(responder["base_dir"]))
     if filled is None:
         return kind, "tool_error", problem
     return kind, ("tool_error" if responder.get("is_error") else "ok"), filled
 
 
-async def serve(spec: Mapping[str, Any]) -> None:
+def serve(spec: Mapping[str, Any]) -> None:
     """Serves the mock over stdin and stdout until the client closes stdin."""
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
+    from skilltest.mcp.stdio_server import Tool
+    from skilltest.mcp.stdio_server import serve as serve_stdio
 
     tools = [
-        types.Tool(
-            name=tool["name"],
-            description=tool["description"] or None,
-            input_schema={"type": "object", **tool["input_schema"]},
-        )
+        Tool(tool["name"], tool["description"] or "", {"type": "object", **tool["input_schema"]})
         for tool in spec["tools"]
     ]
-    lock = asyncio.Lock()
     sequence = iter(range(1_000_000))
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
-
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        async with lock:  # one call at a time, so an agent's history is in call order
-            started = time.monotonic()
-            arguments = params.arguments or {}
-            kind, verdict, text = await answer(spec, params.name, arguments)
-            output = text if len(text) <= OUTPUT_KEPT else text[:OUTPUT_KEPT] + "…[truncated]"
-            _append(
-                Path(spec["calls"]),
-                {
-                    "nonce": spec["nonce"],
-                    "seq": next(sequence),
-                    "server": spec["server"],
-                    "registered": spec["registered"],
-                    "tool": params.name,
-                    "responder": kind,
-                    "input": arguments,
-                    "verdict": verdict,
-                    "output": output,
-                    "ms": round((time.monotonic() - started) * 1000),
-                },
-            )
-        if verdict == "abort":
-            text = f"{ABORTED} {spec['nonce']}: {spec['server']}/{params.name} — {text}"
-        return types.CallToolResult(
-            content=[types.TextContent(text=_sent(text) if verdict != "abort" else text)],
-            is_error=verdict != "ok",
+    def call(tool: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+        # Calls are answered one at a time, so an agent's history is in call order.
+        started = time.monotonic()
+        kind, verdict, text = answer(spec, tool, dict(arguments))
+        output = text if len(text) <= OUTPUT_KEPT else text[:OUTPUT_KEPT] + "…[truncated]"
+        _append(
+            Path(spec["calls"]),
+            {
+                "nonce": spec["nonce"],
+                "seq": next(sequence),
+                "server": spec["server"],
+                "registered": spec["registered"],
+                "tool": tool,
+                "responder": kind,
+                "input": dict(arguments),
+                "verdict": verdict,
+                "output": output,
+                "ms": round((time.monotonic() - started) * 1000),
+            },
         )
+        if verdict == "abort":
+            return f"{ABORTED} {spec['nonce']}: {spec['server']}/{tool} — {text}", True
+        return _sent(text), verdict != "ok"
 
-    server: Server[Any] = Server(
-        f"eval-mock/{spec['server']}",
-        version="1",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    serve_stdio(name=f"eval-mock/{spec['server']}", version="1", tools=tools, call=call)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,9 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout is the protocol's; the client logs what a server writes on stderr.
         sys.stderr.write(f"skilltest mock server: cannot read {args.spec}: {exc}\n")
         return 2
-    import anyio
-
-    anyio.run(serve, spec)
+    serve(spec)
     return 0
 
 

@@ -6,7 +6,7 @@ Claude Code starts one per mock from the run's ``--mcp-config``
     python -m skilltest.world.mcp_mock --spec SPEC.json --calls CALLS.jsonl
 
 ``SPEC.json`` is the mock as :func:`mock_to_dict` writes it. The server speaks MCP over stdio
-(the ``mcp`` SDK's low-level server): ``tools/list`` answers the mock's tools (name,
+(:mod:`skilltest.mcp.stdio_server`): ``tools/list`` answers the mock's tools (name,
 description, input schema); ``tools/call`` answers the first response whose every ``match``
 argument equals the call's (JSON equality: ``"7"`` is not ``7``, ``true`` is not ``1``), its
 ``result`` sent as text (a result that is not a string as JSON text). A call no response
@@ -28,7 +28,8 @@ calls with the fakes' HTTP calls:
 * ``at`` is ``time.monotonic()`` in the server's process, which is the clock the run's turn
   times use (system-wide on Linux and macOS).
 
-The module imports the ``mcp`` SDK only to serve, so the world can read calls without it.
+Serving imports nothing beyond the standard library and the world's model, so a mock starts in
+a fraction of a second.
 """
 
 from __future__ import annotations
@@ -276,40 +277,21 @@ def read_calls(path: Path) -> list[Call]:
 # --- serving ----------------------------------------------------------------------------------
 
 
-async def serve(mock: McpMock, calls: Path) -> None:
+def serve(mock: McpMock, calls: Path) -> None:
     """Serves ``mock`` over stdin and stdout until the client closes stdin, recording each call
     into ``calls``."""
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
+    from skilltest.mcp.stdio_server import Tool
+    from skilltest.mcp.stdio_server import serve as serve_stdio
+
+    def call(tool: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+        answered = answer(mock, tool, dict(arguments), time.monotonic())
+        append_call(calls, answered.call)
+        return answered.text, answered.is_error
 
     tools = [
-        types.Tool(
-            name=tool.name,
-            description=tool.description or None,
-            input_schema=dict(tool.input_schema),
-        )
-        for tool in mock.tools
+        Tool(tool.name, tool.description or "", dict(tool.input_schema)) for tool in mock.tools
     ]
-
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
-
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        answered = answer(mock, params.name, params.arguments or {}, time.monotonic())
-        append_call(calls, answered.call)
-        return types.CallToolResult(
-            content=[types.TextContent(text=answered.text)], is_error=answered.is_error
-        )
-
-    server: Server[Any] = Server(
-        mock.name,
-        version="1",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    serve_stdio(name=mock.name, version="1", tools=tools, call=call)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -331,9 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout is the protocol's; the client logs what a server writes on stderr.
         sys.stderr.write(f"skilltest mock MCP server: cannot read {args.spec}: {exc}\n")
         return 2
-    import anyio
-
-    anyio.run(serve, mock, args.calls)
+    serve(mock, args.calls)
     return 0
 
 
