@@ -29,6 +29,7 @@ ORDER: tuple[str, ...] = (
     "patterns",
     "javascript",
     "loopback",
+    "tls",
     "repetitions",
     "scheduler",
     "groups",

@@ -9,6 +9,7 @@ matter, by ``[REDACTED:<NAME>]``.
 from __future__ import annotations
 
 import base64
+import bisect
 import functools
 import re
 from collections.abc import Callable, Mapping
@@ -38,19 +39,40 @@ JSON_SEPARATORS = re.compile(r"\\(?:[nrt]|u(?:00ad|200[b-f]|2060|feff))")
 """The JSON escapes of line breaks and invisible characters (a transcript is JSON): read as as
 many separators as they have characters."""
 
-MAX_SEPARATORS = 12
-"""The longest run of separator characters allowed between two characters of a split form (two
-escaped zero-width spaces)."""
+_SKELETON_GAPS = re.compile(SEPARATORS.replace("+-]", "+\\\\-]") + "+")
+"""Runs of separators, and backslashes (an escape may be escaped again in JSON), which a split
+form is searched without."""
 
 
-def split_form(form: str) -> re.Pattern[str]:
-    """One linear-time pattern for ``form`` with up to :data:`MAX_SEPARATORS` separators
-    between every two of its characters, for a lower-cased text (which is how a case does not
-    matter); a backslash in ``form`` may be doubled (an escape that was escaped again in
-    JSON)."""
-    gap = f"{SEPARATORS}{{0,{MAX_SEPARATORS}}}"
-    units = [r"\\\\?" if char == "\\" else re.escape(char) for char in form.lower()]
-    return re.compile(gap.join(units))
+def skeleton(form: str) -> str:
+    """``form`` lower-cased without its separators and backslashes: what a split form of it
+    leaves once those are taken out of the text around it."""
+    return _SKELETON_GAPS.sub("", form.lower())
+
+
+def _positions(text: str) -> tuple[list[int], list[int]]:
+    """For each run of the text between separators: where it starts in the skeleton, and in the
+    text (for :func:`_position`)."""
+    starts: list[int] = []
+    at: list[int] = []
+    length = last = 0
+    for gap in _SKELETON_GAPS.finditer(text):
+        if gap.start() > last:
+            starts.append(length)
+            at.append(last)
+            length += gap.start() - last
+        last = gap.end()
+    if last < len(text):
+        starts.append(length)
+        at.append(last)
+    return starts, at
+
+
+def _position(positions: tuple[list[int], list[int]], index: int) -> int:
+    """Where the skeleton's character ``index`` stands in the text."""
+    starts, at = positions
+    piece = bisect.bisect_right(starts, index) - 1
+    return at[piece] + index - starts[piece]
 
 
 def encodings(secret: str) -> list[str]:
@@ -85,9 +107,10 @@ class Redactor:
     too, hex, ``\\uXXXX`` escapes), and whatever the case: an agent that base64-encodes a key
     for a ``Basic`` header, or upper-cases it, leaks it all the same.
 
-    A whole secret, or a whole encoded form, split by separators is replaced too
-    (:func:`split_form`): folded into short lines, base64 wrapped at any width, a zero-width
-    space between characters, hex separated by colons or spaces.
+    A whole secret, or a whole encoded form, split by separators is replaced too (searched in
+    the text without its separators, so nothing is compiled per secret): folded into short
+    lines, base64 wrapped at any width, a zero-width space between characters, hex separated by
+    colons or spaces.
 
     Made for transcripts of megabytes: any run of :data:`FRAGMENT` characters of a secret holds
     one of the secret's :data:`_BLOCK`-character blocks that start at a multiple of
@@ -133,7 +156,13 @@ class Redactor:
             if value and len(value) >= self.MIN_LENGTH
             for form in per_unit_forms(value)
         ]
-        self._split = [(split_form(value), name) for value, name in [*pairs, *split]]
+        # Searched in the text's skeleton (no separators), so nothing is compiled per secret: a
+        # run's own secrets (its placeholder key, its world's tokens) cost nothing to set up.
+        self._split = [
+            (bare, name, value.startswith("\\"))
+            for value, name in [*pairs, *split]
+            if len(bare := skeleton(value)) >= self.MIN_LENGTH
+        ]
         self._blocks: dict[str, list[tuple[str, str, int]]] = {}
         for value, name in pairs:
             if len(value) < self.FRAGMENT:
@@ -177,11 +206,24 @@ class Redactor:
         """Where a whole form of a secret stands split by separators, merged, in order."""
         if JSON_SEPARATORS.search(text):
             text = JSON_SEPARATORS.sub(lambda match: " " * len(match.group()), text)
-        found = [
-            (match.start(), match.end(), name)
-            for pattern, name in self._split
-            for match in pattern.finditer(text)
+        bare = _SKELETON_GAPS.sub("", text)
+        hits = [
+            (hit, form, name, escaped)
+            for form, name, escaped in self._split
+            for hit in _finds(bare, form)
         ]
+        if not hits:
+            return []
+        # Where the skeleton's characters stand, worked out only for a text that holds a form.
+        positions = _positions(text)
+        found = []
+        for hit, form, name, escaped in hits:
+            start = _position(positions, hit)
+            end = _position(positions, hit + len(form) - 1) + 1
+            # The backslashes an escaped form starts with go with it.
+            while escaped and start > 0 and text[start - 1] == "\\":
+                start -= 1
+            found.append((start, end, name))
         return _merged(found)
 
     def _fragment_spans(self, text: str) -> list[tuple[int, int, str]]:
@@ -196,6 +238,15 @@ class Redactor:
                         found.append((start, end, name))
                 hit = text.find(block, hit + 1)
         return _merged(found)
+
+
+def _finds(text: str, form: str) -> list[int]:
+    """Every place ``form`` starts in ``text``."""
+    hits, hit = [], text.find(form)
+    while hit >= 0:
+        hits.append(hit)
+        hit = text.find(form, hit + 1)
+    return hits
 
 
 def _merged(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -342,8 +342,12 @@ class RecordingProxy(LocalServer):
             # The anthropic SDK's own HTTP client (httpx2); imported only when a request goes out.
             import httpx2
 
+            from skilltest.tls import client_context
+
             # A redirect is never followed: it would carry the request's credential elsewhere.
-            self.client = httpx2.Client(timeout=timeout_s, follow_redirects=False)
+            self.client = httpx2.Client(
+                timeout=timeout_s, follow_redirects=False, verify=client_context()
+            )
         if player is not None:
             from skilltest.replay.cassette import Exchange
 

@@ -81,7 +81,9 @@ def _deadline_client(timeout_s: float) -> anthropic.DefaultAsyncHttpxClient:
                     f"no whole reply within {timeout_s:g} s", request=request
                 ) from exc
 
-    return DeadlineClient(timeout=timeout_s)
+    from skilltest.tls import client_context
+
+    return DeadlineClient(timeout=timeout_s, verify=client_context())
 
 
 class ClientSettings(TypedDict, total=False):
