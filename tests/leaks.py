@@ -4,7 +4,7 @@ test side of the redactor, written apart from it.
 The text and every encoded form of the secret are squeezed alike (JSON escapes of line breaks
 and invisible characters, white space, zero-width characters and separating punctuation taken
 out, lower-cased), so a secret folded into lines, wrapped, joined by zero-width spaces or
-separated by colons is found as its contiguous form.
+separated by colons is found as its contiguous form; so is the secret written backwards.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def secret_forms(secret: str) -> dict[str, str]:
     raw = secret.encode()
     forms = {
         "plain": secret,
+        "reversed": secret[::-1],
         "hex": raw.hex(),
         "percent per byte": "".join(f"%{b:02x}" for b in raw),
         "\\u escapes": "".join(f"\\u{ord(c):04x}" for c in secret),
@@ -43,11 +44,14 @@ def secret_forms(secret: str) -> dict[str, str]:
 
 
 def leaks(text: str, secret: str, *, piece: int = 16) -> list[str]:
-    """The forms of ``secret`` that ``text`` holds: whole, or any ``piece`` characters of one."""
+    """The forms of ``secret`` that ``text`` holds: whole, or any ``piece`` characters of one,
+    at least ``piece // 2`` characters of the secret (``\\u`` escapes take six characters for
+    one: sixteen of them, under three characters of the secret, are no sign of it)."""
     squeezed = squeeze(text)
     found = []
     for name, form in secret_forms(secret).items():
-        pieces = {form[i : i + piece] for i in range(0, max(1, len(form) - piece + 1))}
+        size = max(piece, len(form) * (piece // 2) // max(1, len(secret)))
+        pieces = {form[i : i + size] for i in range(0, max(1, len(form) - size + 1))}
         if any(p in squeezed for p in pieces):
             found.append(name)
     return found
