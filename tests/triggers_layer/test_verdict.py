@@ -89,3 +89,56 @@ def test_the_results_file_cuts_long_tool_arguments():
     run = TriggerRun(rep=0, ended="fired", first_calls=(SeenCall("Write", {"content": "x" * 900}),))
     [call] = run.to_dict()["first_tool_calls"]
     assert len(call["input"]["content"]) == 500 and call["input"]["content"].endswith("…")
+
+
+# Exact Clopper-Pearson bounds, by hand: n of n has lower bound 0.025 ** (1/n) (0.29 at 3, 0.54
+# at 6); 0 of n has upper bound 1 - 0.025 ** (1/n) (0.46 at 6).
+@pytest.mark.parametrize(
+    ("should", "endings", "verdict"),
+    [
+        (True, ["fired"] * 3, "inconclusive"),
+        (True, ["fired"] * 6, "pass"),
+        (True, ["not-fired"] * 6, "fail"),
+        (True, ["fired"] * 5 + ["not-fired"], "inconclusive"),
+        (False, ["not-fired"] * 6, "pass"),
+        (False, ["budget"] * 6, "pass"),
+        (False, ["fired"] * 6, "fail"),
+        (False, ["not-fired"] * 3, "inconclusive"),
+        (True, ["error"] * 3, "error"),
+    ],
+)
+def test_a_query_verdict_needs_the_whole_exact_interval_on_one_side(
+    should: bool, endings: list[str], verdict: str
+) -> None:
+    result = query("q", should, *endings)
+    assert result.verdict == verdict
+    assert result.to_dict()["verdict"] == verdict
+
+
+def test_a_rate_well_below_the_threshold_passes_at_most_2_5_percent_at_k_3_and_10() -> None:
+    from math import comb
+
+    from skilltest.triggers.verdict import interval_verdict
+
+    for k in (3, 10):
+        false_pass = sum(
+            comb(k, x) * 0.3**x * 0.7 ** (k - x)
+            for x in range(k + 1)
+            if interval_verdict(x, k, 0.5, True) == "pass"
+        )
+        assert false_pass <= 0.025
+    # The point estimate alone would pass 2 of 3 and 3 of 3: 21.6% at a true rate of 0.3.
+    assert interval_verdict(2, 3, 0.5, True) == "inconclusive"
+
+
+def test_an_adaptive_plan_reads_each_look_at_the_level_it_spends() -> None:
+    from skilltest.repetitions import Repetitions
+    from skilltest.triggers.verdict import interval_verdict
+
+    plan = Repetitions(None, 3, 10)
+    # 6 of 6 passes at a fixed K (lower bound 0.54) but not at a look of 3..10, whose share is
+    # below 2.5%; 10 of 10 does (0.5 ** 10 is within every share carried to the last look).
+    assert interval_verdict(6, 6, 0.5, True) == "pass"
+    assert interval_verdict(6, 6, 0.5, True, plan) == "inconclusive"
+    assert interval_verdict(10, 10, 0.5, True, plan) == "pass"
+    assert interval_verdict(0, 10, 0.5, False, plan) == "pass"

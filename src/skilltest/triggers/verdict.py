@@ -13,6 +13,16 @@ should-trigger query *passes* when the rate is at least ``threshold``; a should-
 when the rate is below it. The observed rate decides, not the interval: K is small and the
 interval is shown beside the rate for the reader to weigh.
 
+**Interval verdict.** Beside it, each query has a ``verdict`` read from the exact
+Clopper-Pearson interval of its firing rate (:func:`interval_verdict`): ``pass`` when the
+interval lies wholly on the expected side of ``threshold`` (at or above it for a should-trigger
+query, below it for a should-not one), ``fail`` when it lies wholly on the other side, and
+``inconclusive`` while it straddles the threshold. Each bound is one-sided at 2.5%, as in the
+other layers: a ``pass`` (or a ``fail``) is wrong at most 2.5% of the time. Under an adaptive
+plan (:class:`~skilltest.repetitions.Repetitions`) each look reads its bounds at the level the
+plan spends there, so the 2.5% holds over every look together. At K=3 and threshold 0.5 even
+3 of 3 is ``inconclusive`` (its lower bound is 0.29): a claim needs about 6 runs.
+
 **Per suite.** Counts are per run (every scored run is one trial): TP = fired runs of
 should-trigger queries, FN = their other scored runs, FP = fired runs of should-not queries, TN =
 their other scored runs. Precision = TP / (TP + FP), recall = TP / (TP + FN), accuracy = (TP +
@@ -30,8 +40,18 @@ from typing import Any
 
 from skilltest.decision import delta_verdict
 from skilltest.fields import field_dict
+from skilltest.repetitions import Repetitions
 from skilltest.revision import ERROR, MIN_DELTA, Against
-from skilltest.stats import DIGITS, EMPTY, Interval, exact_difference, wilson
+from skilltest.stats import (
+    CONFIDENCE,
+    DIGITS,
+    EMPTY,
+    Interval,
+    clopper_pearson,
+    exact_difference,
+    most_extreme_rate,
+    wilson,
+)
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -110,6 +130,43 @@ def firing_rate(fired: int, scored: int) -> Interval:
     return wilson(fired, scored)
 
 
+PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+"""What :func:`interval_verdict` says of a query."""
+
+
+def interval_verdict(
+    fired: int,
+    scored: int,
+    threshold: float,
+    should_trigger: bool,
+    repetitions: Repetitions | None = None,
+) -> str:
+    """``pass``, ``fail`` or ``inconclusive`` from the exact interval of the firing rate.
+
+    Args:
+        fired: Runs that fired.
+        scored: Runs that count in the rate (at least one).
+        threshold: The share of runs that decides the query.
+        should_trigger: Whether the skill should fire for the query.
+        repetitions: The plan the runs came from: an adaptive plan reads each bound at the
+            level it spends after ``scored`` runs; ``None`` or a fixed K reads 95% intervals.
+    """
+    above, below = CONFIDENCE, CONFIDENCE
+    if repetitions is not None and repetitions.adaptive:
+        # "at or above threshold" is false when the rate is below it: n of n has a chance of
+        # at most threshold ** n then; "below" mirrors it.
+        above = repetitions.confidence_at(scored, lambda n: most_extreme_rate(threshold, n))
+        below = repetitions.confidence_at(scored, lambda n: most_extreme_rate(1 - threshold, n))
+    low = clopper_pearson(fired, scored, above).low
+    high = clopper_pearson(fired, scored, below).high
+    assert low is not None and high is not None
+    at_or_above = round(low, DIGITS) >= threshold
+    wholly_below = round(high, DIGITS) < threshold
+    if should_trigger:
+        return PASS if at_or_above else FAIL if wholly_below else INCONCLUSIVE
+    return PASS if wholly_below else FAIL if at_or_above else INCONCLUSIVE
+
+
 @dataclass(frozen=True)
 class QueryResult:
     """One query's runs, judged."""
@@ -123,6 +180,8 @@ class QueryResult:
     against: Against | None = None
     """``--against REF``: the firing rate minus the rate of the skill at REF, and its verdict
     (see :func:`against_previous`); ``None`` without it."""
+    repetitions: Repetitions | None = None
+    """The plan the runs came from (``None``: a fixed K, read at 95%)."""
 
     @property
     def fired(self) -> int:
@@ -166,6 +225,16 @@ class QueryResult:
             return "pass"
         return "miss" if self.query.should_trigger else "false-trigger"
 
+    @property
+    def verdict(self) -> str:
+        """``pass``, ``fail`` or ``inconclusive`` from the exact interval of the firing rate
+        (see the module docstring); ``error`` when the query cannot be judged."""
+        if self.error:
+            return "error"
+        return interval_verdict(
+            self.fired, self.scored, self.threshold, self.query.should_trigger, self.repetitions
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The query as the results file lists it."""
         rate = self.rate
@@ -181,6 +250,7 @@ class QueryResult:
             "ci_high": rate.high,
             "passed": self.passed,
             "result": self.result,
+            "verdict": self.verdict,
             "ended": {ending: self.endings.get(ending, 0) for ending in ENDINGS},
             "runs": [run.to_dict() for run in self.runs],
             **({} if self.against is None else {"against": self.against.to_dict()}),
