@@ -25,6 +25,10 @@ from skilltest.report.provenance import (
 )
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
 
+UNDECIDED = frozenset({"error", "skipped"})
+"""Verdicts that decide nothing (too few runs could be scored, nothing ran), beside an
+inconclusive one that more runs could still turn either way."""
+
 
 @dataclass(frozen=True)
 class RuleOutcome:
@@ -107,6 +111,7 @@ def decide(
     *,
     allow_offline: bool = False,
     allow_failing: Sequence[str] = (),
+    allow_undecided: bool = False,
 ) -> Decision:
     """Applies every rule to the new results (and the baseline, when given).
 
@@ -116,6 +121,8 @@ def decide(
         allow_offline: Results of the scripted stand-in (or of unknown origin) do not block.
         allow_failing: Globs on scenario ids (``id`` or ``skill/id``) whose failing does not
             block.
+        allow_undecided: Results where no scenario is decided (every verdict inconclusive,
+            error or skipped) do not block for that alone.
 
     Raises:
         InputError: two files hold some runs of a scenario in common and others not.
@@ -132,7 +139,7 @@ def decide(
             _failing(entries, allow_failing),
             _regressions(entries),
             _critical(entries, old, bool(baseline)),
-            _evidence(new_files, entries, notes),
+            _evidence(new_files, entries, notes, allow_undecided),
         ),
         results=tuple(f.path for f in results),
         baseline=tuple(f.path for f in baseline),
@@ -377,7 +384,10 @@ def _critical(
 
 
 def _evidence(
-    results: Sequence[ResultsFile], entries: Sequence[ScenarioEntry], notes: Sequence[str]
+    results: Sequence[ResultsFile],
+    entries: Sequence[ScenarioEntry],
+    notes: Sequence[str],
+    allow_undecided: bool = False,
 ) -> RuleOutcome:
     rule = "the results are complete: no run interrupted, no canary failed, no verdict error"
     blocks: list[str] = []
@@ -398,6 +408,14 @@ def _evidence(
     ]
     if not entries:
         blocks.append("no scenario in the new results: there is nothing to vouch for")
+    decided = [e for e in entries if not e.inconclusive and e.verdict not in UNDECIDED]
+    # Said only when the results are otherwise complete: an error or a failed canary is the
+    # reason already.
+    if entries and not decided and not blocks and not allow_undecided:
+        blocks.append(
+            f"no scenario decided: 0 of {len(entries)} have a verdict other than inconclusive, "
+            "error or skipped; run more runs (-k auto) or pass --allow-undecided"
+        )
     unscored = sum(e.unscored for e in entries if e.verdict != "error")
     runs = sum(len(e.run_ids) for e in entries)
     evidence = [
