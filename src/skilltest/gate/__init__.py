@@ -40,7 +40,9 @@ blocks when any rule does, and every BLOCK line is one reason.
                  same scenario in several files (shards) is pooled.
 ``evidence``     The new results are complete (not interrupted), no canary failed (the
                  comparison would not be meaningful), no scenario's verdict is ``error`` (fewer
-                 than half of an arm's runs could be scored), and there is at least one scenario.
+                 than half of an arm's runs could be scored), and there is at least one scenario;
+                 and, those being met, at least one scenario is decided (not inconclusive or
+                 skipped) unless ``allow_undecided`` (``--allow-undecided``).
                  Unscored runs of a scenario that still has a verdict are already counted in its
                  interval: they are reported, not blocked on.
 
