@@ -114,11 +114,15 @@ def test_allow_failing_does_not_excuse_another_scenario(tmp_path, capsys):
 def test_an_inconclusive_scenario_blocks_only_when_critical(tmp_path, capsys):
     reason = "inconclusive: the delta's 95% interval [-0.44, +0.94] straddles the band"
     plain = {**verdict_item("inconclusive", False, reason), "result": "inconclusive"}
-    code, out, _ = gate(capsys, write(tmp_path / "plain.json", scenarios(plain)))
+    code, out, _ = gate(
+        capsys, write(tmp_path / "plain.json", scenarios(plain)), "--allow-undecided"
+    )
     assert code == 0, out
 
     critical = {**plain, "critical": True}
-    code, out, _ = gate(capsys, write(tmp_path / "critical.json", scenarios(critical)))
+    code, out, _ = gate(
+        capsys, write(tmp_path / "critical.json", scenarios(critical)), "--allow-undecided"
+    )
     assert code == 1
     assert reason_lines(out) == [
         "lgtm/spike (scenarios): critical, but inconclusive: not enough evidence: run -k auto"
@@ -131,7 +135,7 @@ def test_an_inconclusive_critical_scenario_at_k_auto_asks_for_a_higher_max_k(tmp
         "repetitions": {"mode": "auto", "min_k": 3, "max_k": 6},
         "runs_to_decide": 23,
     }
-    code, out, _ = gate(capsys, write(tmp_path / "p.json", pressure(item)))
+    code, out, _ = gate(capsys, write(tmp_path / "p.json", pressure(item)), "--allow-undecided")
     assert code == 1
     assert reason_lines(out) == [
         "demo/aggregate-first (pressure): critical, but inconclusive: not enough evidence: run "

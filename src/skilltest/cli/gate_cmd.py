@@ -51,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="gate on results of the emulator (or of cassettes recorded against it) anyway: "
         "they say nothing about a real model, and the output says so",
     )
+    parser.add_argument(
+        "--allow-undecided",
+        action="store_true",
+        help="pass even when no scenario is decided (every verdict inconclusive, error or skipped)",
+    )
     parser.add_argument("--json", action="store_true", help="print the decision as JSON")
     parser.set_defaults(handler=run)
 
@@ -63,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         baseline,
         allow_offline=args.allow_offline,
         allow_failing=tuple(args.allow_failing),
+        allow_undecided=args.allow_undecided,
     )
     if args.json:
         print(json.dumps(decision.to_dict(), indent=2, ensure_ascii=False))

@@ -1,0 +1,69 @@
+"""The release gate: from results files already written, may this skill ship? Pure.
+
+``skilltest gate NEW.json... [--baseline OLD.json...]`` reads pressure, scenario and trigger
+results files and applies six rules. Each rule gives PASS or BLOCK with its evidence; the gate
+blocks when any rule does, and every BLOCK line is one reason.
+
+``offline``      Every file comes from a real model. Results of the emulator, or replayed from
+                 cassettes recorded against it, are a scripted stand-in's: they test the suite's
+                 wiring and say nothing about a real model, so they block unless
+                 ``allow_offline`` (``--allow-offline``). A file that does not say what answered
+                 (written before skilltest recorded it) blocks alike.
+``authority``    No with-skill run in a controlled world violated authority (wrote what it must
+                 not, wrote twice, wrote before the user confirmed, left the world, claimed an
+                 unobserved write). Without-skill runs do not count: their violations are what
+                 the skill is there to prevent. Results without a world have nothing to check.
+``failing``      No scenario of the pressure or scenario layer fails: ``passed: false`` as the
+                 results file gives it (``regressed``, ``no-steer``, a skill-only mean credibly
+                 below ``min_score``, an expected skill that did not fire, a with-skill mean below
+                 ``min_score``), with its reason, unless its id matches an ``allow_failing`` glob
+                 (``--allow-failing ID``). ``inconclusive`` is noise, not a failure (the
+                 ``critical`` rule asks for more evidence where it matters); ``error`` is the
+                 ``evidence`` rule's. Trigger queries: a miss or false trigger alone does not
+                 block (one observed rate against a threshold).
+``regressions``  No scenario or trigger query regressed against the previous revision
+                 (``--against REF``). A trigger query's regression on the emulator does not
+                 block: the emulator fires a skill when its description shares words with the
+                 query, which says nothing about how a real model reads a description.
+``critical``     Every scenario marked ``critical: true`` (in the new results or the baseline) is
+                 in the new results with judged with-skill runs and a decided verdict (an
+                 ``inconclusive`` one is not enough evidence: run ``-k auto``), and, when the
+                 baseline has it, its with-skill pass rate is not credibly below the baseline's:
+                 the 95% exact unconditional interval of (now - baseline) lying entirely below 0
+                 blocks (Newcombe's, on older files that count scores rather than passing runs);
+                 a dip the interval still covers with 0 is noise and passes. A pressure run passes
+                 when it meets the criteria; a scenario run when its score reaches ``min_score``
+                 with no authority violation (the runs pass@k counts, ``passes``). Unscored runs
+                 are left out, as in the verdicts. Results files without ``passes`` count each
+                 run's score in [0, 1] as its share of a pass (the bounded mean the verdicts
+                 use), on both sides of the comparison so that like is compared with like. The
+                 same scenario in several files (shards) is pooled.
+``evidence``     The new results are complete (not interrupted), no canary failed (the
+                 comparison would not be meaningful), no scenario's verdict is ``error`` (fewer
+                 than half of an arm's runs could be scored), and there is at least one scenario;
+                 and, those being met, at least one scenario is decided (not inconclusive or
+                 skipped) unless ``allow_undecided`` (``--allow-undecided``).
+                 Unscored runs of a scenario that still has a verdict are already counted in its
+                 interval: they are reported, not blocked on.
+
+Each run is counted once. A file given twice (or a copy of one) is read once; a scenario whose
+runs (by their ids) are all in another file's entry for it is counted there only; two entries
+that share some runs and not others are refused (:class:`InputError`). Every such case is said
+in the ``evidence`` rule's lines.
+"""
+
+from skilltest.gate.read import ResultsFile, ScenarioEntry, load_results
+from skilltest.gate.render import render
+from skilltest.gate.rules import BLOCK, PASS, Decision, RuleOutcome, decide
+
+__all__ = [
+    "BLOCK",
+    "PASS",
+    "Decision",
+    "ResultsFile",
+    "RuleOutcome",
+    "ScenarioEntry",
+    "decide",
+    "load_results",
+    "render",
+]

@@ -1,0 +1,429 @@
+"""The six rules of the release gate, applied to the results files read."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilltest.gate.read import (
+    BLOCK,
+    NOT_FAILING,
+    PASS,
+    WORD_OVERLAP,
+    ResultsFile,
+    ScenarioEntry,
+    files_once,
+    runs_once,
+)
+from skilltest.report.provenance import (
+    EMULATOR,
+    OFFLINE,
+    UNKNOWN,
+)
+from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
+
+UNDECIDED = frozenset({"error", "skipped"})
+"""Verdicts that decide nothing (too few runs could be scored, nothing ran), beside an
+inconclusive one that more runs could still turn either way."""
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """One rule of the gate, applied."""
+
+    name: str
+    """``offline``, ``authority``, ``failing``, ``regressions``, ``critical`` or ``evidence``."""
+    rule: str
+    """What the rule requires, in one line."""
+    blocks: tuple[str, ...]
+    """One line per reason it blocks; empty when it passes."""
+    evidence: tuple[str, ...]
+    """What it checked, and notes beside the reasons when it blocks."""
+
+    @property
+    def status(self) -> str:
+        """``PASS`` or ``BLOCK``."""
+        return BLOCK if self.blocks else PASS
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule as ``--json`` prints it."""
+        return {
+            "name": self.name,
+            "rule": self.rule,
+            "status": self.status.lower(),
+            "reasons": list(self.blocks),
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's decision: every rule with its outcome."""
+
+    rules: tuple[RuleOutcome, ...]
+    """In the order they are printed."""
+    results: tuple[Path, ...] = ()
+    """The new results files."""
+    baseline: tuple[Path, ...] = field(default=())
+    """The baseline results files."""
+    files: tuple[tuple[str, ResultsFile], ...] = ()
+    """Every file read, ``results`` or ``baseline``, with what produced it."""
+    offline_allowed: bool = False
+    """Some file is offline (or of unknown origin) and ``--allow-offline`` let it through."""
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Every reason to block, rule by rule."""
+        return tuple(reason for rule in self.rules for reason in rule.blocks)
+
+    @property
+    def blocked(self) -> bool:
+        """Whether the release is blocked."""
+        return bool(self.reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The decision as ``--json`` prints it."""
+        return {
+            "decision": "block" if self.blocked else "pass",
+            "offline_allowed": self.offline_allowed,
+            "reasons": list(self.reasons),
+            "results": [str(p) for p in self.results],
+            "baseline": [str(p) for p in self.baseline],
+            "files": [
+                {
+                    "role": role,
+                    "path": str(file.path),
+                    "layer": file.layer,
+                    "provenance": file.provenance.to_dict(),
+                }
+                for role, file in self.files
+            ],
+            "rules": [rule.to_dict() for rule in self.rules],
+        }
+
+
+def decide(
+    results: Sequence[ResultsFile],
+    baseline: Sequence[ResultsFile] = (),
+    *,
+    allow_offline: bool = False,
+    allow_failing: Sequence[str] = (),
+    allow_undecided: bool = False,
+) -> Decision:
+    """Applies every rule to the new results (and the baseline, when given).
+
+    Args:
+        results: The new results files.
+        baseline: The results files of the release to compare with.
+        allow_offline: Results of the scripted stand-in (or of unknown origin) do not block.
+        allow_failing: Globs on scenario ids (``id`` or ``skill/id``) whose failing does not
+            block.
+        allow_undecided: Results where no scenario is decided (every verdict inconclusive,
+            error or skipped) do not block for that alone.
+
+    Raises:
+        InputError: two files hold some runs of a scenario in common and others not.
+    """
+    new_files, notes = files_once(results, "results")
+    old_files, old_notes = files_once(baseline, "baseline")
+    entries, run_notes = runs_once(e for f in new_files for e in f.scenarios)
+    old, old_run_notes = runs_once(e for f in old_files for e in f.scenarios)
+    notes += old_notes + run_notes + old_run_notes
+    return Decision(
+        rules=(
+            _offline(new_files, old_files, allow_offline),
+            _authority(entries),
+            _failing(entries, allow_failing),
+            _regressions(entries),
+            _critical(entries, old, bool(baseline)),
+            _evidence(new_files, entries, notes, allow_undecided),
+        ),
+        results=tuple(f.path for f in results),
+        baseline=tuple(f.path for f in baseline),
+        files=tuple([("results", f) for f in new_files] + [("baseline", f) for f in old_files]),
+        offline_allowed=allow_offline and any(_origin_problem(f) for f in (*new_files, *old_files)),
+    )
+
+
+def _origin_problem(file: ResultsFile) -> str | None:
+    provenance = file.provenance
+    if provenance.origin == OFFLINE:
+        source = (
+            "produced by the emulator"
+            if provenance.backend == EMULATOR
+            else "replayed from cassettes recorded against the emulator"
+        )
+        return (
+            f"{file.path}: {source}, a scripted stand-in: its numbers say nothing about a real "
+            "model"
+        )
+    if provenance.origin == UNKNOWN:
+        return (
+            f"{file.path}: does not say which backend answered (written, or its cassettes "
+            "recorded, before skilltest recorded it): it may be a scripted stand-in's"
+        )
+    return None
+
+
+def _offline(
+    results: Sequence[ResultsFile], baseline: Sequence[ResultsFile], allow: bool
+) -> RuleOutcome:
+    rule = "the results come from a real model, not the emulator (nor cassettes recorded with it)"
+    files = [*results, *baseline]
+    problems = [problem for file in files if (problem := _origin_problem(file))]
+    if allow:
+        evidence = [f"allowed (--allow-offline): {problem}" for problem in problems]
+        return RuleOutcome("offline", rule, (), tuple(evidence) or _live(files))
+    blocks = tuple(f"{problem}; --allow-offline gates on it anyway" for problem in problems)
+    return RuleOutcome("offline", rule, blocks, () if blocks else _live(files))
+
+
+def _live(files: Sequence[ResultsFile]) -> tuple[str, ...]:
+    backends = sorted({f.provenance.backend or "-" for f in files})
+    return (f"{len(files)} results files from a live backend ({', '.join(backends)})",)
+
+
+def _authority(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
+    rule = "no with-skill run in a world violates authority (without-skill runs do not count)"
+    in_world = [e for e in entries if e.in_world]
+    blocks = tuple(
+        f"{e.name}: {e.violations} of {e.judged} with-skill runs violated authority"
+        + (f" ({e.first_violation})" if e.first_violation else "")
+        for e in in_world
+        if e.violations
+    )
+    if not in_world:
+        evidence = ("no scenario ran in a controlled world",)
+    else:
+        runs = sum(e.judged for e in in_world)
+        evidence = (f"{len(in_world)} scenarios in a world, {runs} scored with-skill runs",)
+    return RuleOutcome("authority", rule, blocks, () if blocks else evidence)
+
+
+def _allowed_by(entry: ScenarioEntry, globs: Sequence[str]) -> str | None:
+    return next(
+        (
+            glob
+            for glob in globs
+            if fnmatch.fnmatchcase(entry.id, glob)
+            or fnmatch.fnmatchcase(f"{entry.skill}/{entry.id}", glob)
+        ),
+        None,
+    )
+
+
+def _failing(entries: Sequence[ScenarioEntry], allow: Sequence[str]) -> RuleOutcome:
+    rule = "no scenario fails (passed: false), unless allowed with --allow-failing ID"
+    failing = [
+        e
+        for e in entries
+        if e.layer != "triggers"
+        and not e.passed
+        and not e.inconclusive
+        and e.verdict not in NOT_FAILING
+    ]
+    blocks, evidence = [], []
+    for e in failing:
+        line = f"{e.name}: {e.verdict}" + (f": {e.reason}" if e.reason else "")
+        glob = _allowed_by(e, allow)
+        if glob is None:
+            blocks.append(line)
+        else:
+            evidence.append(f"{line} (allowed to fail: --allow-failing {glob})")
+    unused = [g for g in allow if not any(_allowed_by(e, (g,)) for e in failing)]
+    evidence += [f"--allow-failing {glob}: no failing scenario matches it" for glob in unused]
+    checked = sum(1 for e in entries if e.layer != "triggers")
+    if not blocks:
+        evidence.insert(0, f"{checked} scenarios checked, {len(failing)} failing")
+    return RuleOutcome("failing", rule, tuple(blocks), tuple(evidence))
+
+
+def _regressions(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
+    rule = "no scenario or trigger query regressed against the previous revision (--against REF)"
+    blocks, notes = [], []
+    regressed = [
+        e for e in entries if e.against is not None and e.against.get("verdict") == "regressed"
+    ]
+    for e in regressed:
+        assert e.against is not None
+        ci = e.against.get("ci")
+        line = (
+            f"{e.name}: regressed against {e.against.get('ref')}: delta "
+            f"{_pct(e.against.get('delta'), signed=True)}"
+            + (
+                f" [{_pct(ci[0], signed=True)}, {_pct(ci[1], signed=True)}]"
+                if isinstance(ci, list) and len(ci) == 2
+                else ""
+            )
+        )
+        if e.layer == "triggers" and e.offline:
+            notes.append(f"{line} on the emulator: {WORD_OVERLAP}")
+        else:
+            blocks.append(line)
+    compared = sum(1 for e in entries if e.against is not None)
+    if not blocks:
+        notes.insert(
+            0,
+            f"{compared} compared with a previous revision, none regressed"
+            if compared
+            else "no scenario ran --against a previous revision",
+        )
+    return RuleOutcome("regressions", rule, tuple(blocks), tuple(notes))
+
+
+def _pooled(entries: Iterable[ScenarioEntry]) -> dict[tuple[str, str, str], list[ScenarioEntry]]:
+    pooled: dict[tuple[str, str, str], list[ScenarioEntry]] = {}
+    for entry in entries:
+        pooled.setdefault(entry.key, []).append(entry)
+    return pooled
+
+
+@dataclass(frozen=True)
+class _Rate:
+    """A critical scenario's with-skill pass rate over its entries."""
+
+    successes: float
+    """Passing runs, or (files without ``passes``) the sum of the runs' scores."""
+    judged: int
+    interval: Interval
+    """Wilson's, the interval Newcombe's difference is made of."""
+    shown: str
+
+
+def _rate(entries: Sequence[ScenarioEntry], by_passes: bool) -> _Rate:
+    successes = float(
+        sum(e.passes or 0 for e in entries) if by_passes else sum(e.score_sum for e in entries)
+    )
+    judged = sum(e.judged for e in entries)
+    rate = wilson(successes, judged, CONFIDENCE)
+    shown = f"{successes:g}/{judged}" + ("" if rate.value is None else f" {_pct(rate.value)}")
+    return _Rate(successes, judged, rate, shown)
+
+
+def _pct(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{100 * value:+.0f}%" if signed else f"{100 * value:.0f}%"
+
+
+def _more_evidence(entries: Sequence[ScenarioEntry]) -> str:
+    """What to run when a critical scenario is inconclusive."""
+    adaptive = [e.adaptive_max_k for e in entries if e.adaptive_max_k is not None]
+    needed = max((e.runs_to_decide for e in entries if e.runs_to_decide), default=None)
+    about = f" (about {needed} runs per arm would likely decide it)" if needed else ""
+    if adaptive:
+        return f"not enough evidence: run -k auto with a --max-k above {max(adaptive)}{about}"
+    return f"not enough evidence: run -k auto{about}"
+
+
+def _critical(
+    entries: Sequence[ScenarioEntry], old: Sequence[ScenarioEntry], has_baseline: bool
+) -> RuleOutcome:
+    rule = (
+        "critical scenarios are there, decided, with-skill pass rate not credibly below the "
+        f"baseline's (the {level(CONFIDENCE)} interval of now - baseline)"
+    )
+    now, before = _pooled(entries), _pooled(old)
+    keys = [k for k, es in now.items() if any(e.critical for e in es)]
+    keys += [k for k, es in before.items() if any(e.critical for e in es) and k not in now]
+    blocks: list[str] = []
+    evidence: list[str] = []
+    for key in keys:
+        name = (now.get(key) or before[key])[0].name
+        if key not in now:
+            blocks.append(f"{name}: critical in the baseline, missing from the new results")
+            continue
+        if all(e.verdict == "skipped" for e in now[key]):
+            blocks.append(f"{name}: critical, but skipped in the new results")
+            continue
+        if any(e.inconclusive for e in now[key]):
+            blocks.append(f"{name}: critical, but inconclusive: {_more_evidence(now[key])}")
+            continue
+        by_passes = all(e.passes is not None for e in (*now[key], *before.get(key, ())))
+        rate = _rate(now[key], by_passes)
+        if rate.interval.empty:
+            blocks.append(f"{name}: critical, but no with-skill run was judged in the new results")
+            continue
+        if key not in before:
+            evidence.append(
+                f"{name}: {rate.shown} now; not in the baseline"
+                if has_baseline
+                else f"{name}: {rate.shown} now; no --baseline to compare with"
+            )
+            continue
+        now_ids = frozenset().union(*(e.run_ids for e in now[key]))
+        if now_ids and now_ids == frozenset().union(*(e.run_ids for e in before[key])):
+            evidence.append(
+                f"{name}: {rate.shown} now; the baseline holds the same runs: nothing to compare"
+            )
+            continue
+        base = _rate(before[key], by_passes)
+        if base.interval.empty:
+            evidence.append(f"{name}: {rate.shown} now; no judged with-skill run in the baseline")
+            continue
+        diff = (
+            exact_difference(int(rate.successes), rate.judged, int(base.successes), base.judged)
+            if by_passes
+            else newcombe(rate.interval, base.interval)
+        )
+        assert diff.high is not None
+        line = (
+            f"{name}: with-skill pass rate {rate.shown} now vs {base.shown} in the baseline: "
+            f"{_pct(diff.value, True)} [{_pct(diff.low, True)}, {_pct(diff.high, True)}]"
+        )
+        if round(diff.high, DIGITS) < 0:
+            blocks.append(line + ", credibly lower")
+        else:
+            evidence.append(line + (", within noise" if (diff.value or 0) < 0 else ""))
+    if not keys:
+        evidence.append("no scenario is marked critical")
+    return RuleOutcome("critical", rule, tuple(blocks), tuple(evidence))
+
+
+def _evidence(
+    results: Sequence[ResultsFile],
+    entries: Sequence[ScenarioEntry],
+    notes: Sequence[str],
+    allow_undecided: bool = False,
+) -> RuleOutcome:
+    rule = "the results are complete: no run interrupted, no canary failed, no verdict error"
+    blocks: list[str] = []
+    for file in results:
+        if file.stopped is not None:
+            blocks.append(f"{file.path}: incomplete (stopped: {file.stopped})")
+        elif not file.complete:
+            blocks.append(f"{file.path}: incomplete (the run was interrupted or is still running)")
+        if file.canary_failed:
+            blocks.append(
+                f"{file.path}: canary failed ({', '.join(file.canary_failed)}): the comparison "
+                "results are not meaningful"
+            )
+    blocks += [
+        f"{e.name}: error" + (f": {e.reason}" if e.reason else "")
+        for e in entries
+        if e.verdict == "error"
+    ]
+    if not entries:
+        blocks.append("no scenario in the new results: there is nothing to vouch for")
+    decided = [e for e in entries if not e.inconclusive and e.verdict not in UNDECIDED]
+    # Said only when the results are otherwise complete: an error or a failed canary is the
+    # reason already.
+    if entries and not decided and not blocks and not allow_undecided:
+        blocks.append(
+            f"no scenario decided: 0 of {len(entries)} have a verdict other than inconclusive, "
+            "error or skipped; run more runs (-k auto) or pass --allow-undecided"
+        )
+    unscored = sum(e.unscored for e in entries if e.verdict != "error")
+    runs = sum(len(e.run_ids) for e in entries)
+    evidence = [
+        f"{len(results)} results files complete, {len(entries)} scenarios with a verdict"
+        + (f", {runs} runs each counted once" if runs else "")
+        + (f"; {unscored} unscored runs, already counted in their verdicts" if unscored else "")
+    ]
+    # A file or a run given twice is said whatever the rule decides.
+    return RuleOutcome(
+        "evidence", rule, tuple(blocks), tuple(notes) + (() if blocks else tuple(evidence))
+    )
