@@ -253,3 +253,87 @@ def test_a_check_that_could_not_be_evaluated_leaves_the_run_unscored(tmp_path):
         "check 'judge It names the service.' could not be evaluated: every judge call failed: "
         "HTTP 529"
     ).replace("'judge It names the service.'", "'judge'")
+
+
+SKILL_MD = ".claude/skills/probe/SKILL.md"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"grep -n probe-fix {SKILL_MD} | head -5",
+        f"sed -n 1,40p {SKILL_MD}",
+        f"awk '/probe-fix/' {SKILL_MD}",
+        f"nl {SKILL_MD}",
+        f"python3 -c \"print(open('{SKILL_MD}').read())\"",
+        f"cat {SKILL_MD} | grep probe-fix",
+        f"head -n 20 {SKILL_MD}; tail -5 {SKILL_MD}",
+        f"less {SKILL_MD}",
+        "ls .claude/skills/probe/*.md | xargs cat",
+        f"cat {SKILL_MD} 2>/dev/null | sort | uniq -c",
+        "cd .claude/skills/probe && cat SKILL.md",
+    ],
+)
+def test_reading_the_skills_files_through_any_pipeline_is_not_evidence(tmp_path, command):
+    run = transcript(call("t1", "Bash", command=command), result("t1", "run probe-fix --safe"))
+    expected = rubric(tmp_path, "    expected: {required_patterns: ['probe-fix|SKILL']}\n")
+    assert score(run, expected).score == 0.0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"grep -n probe-fix {SKILL_MD} > notes.txt",
+        f"cat {SKILL_MD} | tee notes.txt",
+        f"sed -i s/probe-fix/x/ {SKILL_MD}",
+        f"grep probe-fix {SKILL_MD} && probe-fix --safe",
+        f"cat {SKILL_MD} README.md",
+        f"python3 -c \"open('{SKILL_MD}', 'w').write('probe-fix')\"",
+        f"cat $(ls {SKILL_MD})",
+    ],
+)
+def test_a_command_that_does_more_than_read_the_skill_is_an_action(tmp_path, command):
+    run = transcript(call("t1", "Bash", command=command), result("t1", "ok"))
+    expected = rubric(tmp_path, "    expected: {required_patterns: ['probe-fix|SKILL']}\n")
+    assert score(run, expected).score == 1.0
+
+
+def background(tool_id: str, command: str) -> dict[str, Any]:
+    return call(tool_id, "Bash", command=command, run_in_background=True)
+
+
+STARTED = "Command running in background with ID: b7. Output is being written to: /tmp/b7.output"
+
+
+@pytest.mark.parametrize(
+    ("read", "expected_score"),
+    [
+        ("<status>completed</status>\n<exit_code>0</exit_code>\n<stdout>ok</stdout>", 1.0),
+        ("<status>failed</status>\n<exit_code>2</exit_code>", 0.0),
+        ("<status>running</status>", 0.0),
+    ],
+)
+def test_a_background_command_succeeds_when_a_later_output_read_shows_it(
+    tmp_path, read, expected_score
+):
+    run = transcript(
+        background("t1", "make build"),
+        result("t1", STARTED),
+        call("t2", "BashOutput", bash_id="b7"),
+        result("t2", read),
+    )
+    expected = rubric(
+        tmp_path, "    require_success: true\n    expected: {required_patterns: ['make build']}\n"
+    )
+    assert score(run, expected).score == expected_score
+
+
+def test_a_background_command_never_heard_from_earns_no_success_credit(tmp_path):
+    run = transcript(background("t1", "make build"), result("t1", STARTED))
+    strict = rubric(
+        tmp_path, "    require_success: true\n    expected: {required_patterns: ['make build']}\n"
+    )
+    assert score(run, strict).score == 0.0
+    # Without require_success the attempt is what counts.
+    plain = rubric(tmp_path, "    expected: {required_patterns: ['make build']}\n")
+    assert score(run, plain).score == 1.0

@@ -22,18 +22,22 @@ Six components, each a share in [0, 1], combined with weights (by default 0.30 /
 
 **Evidence is what happened.** Only *actions* are evidence for the patterns
 (:mod:`skilltest.transcript.evidence`): the command a tool ran, the content it wrote, the
-arguments of an MCP call, a subagent's own calls. Plans and delegations are not (a
-``TodoWrite`` note, an ``Agent`` prompt, a question to the user), nor loading the skill (a
-``Skill`` call, reading the skill's own files: only the arm with the skill could), nor a call
-that never ran (an unknown tool, a refused permission, rejected input). A call that ran and
-failed is evidence of the attempt and is shown as failed; with ``require_success: true`` it is
-not evidence. Each action is matched in two forms: the JSON form ``name + " " +
+arguments of an MCP call, a subagent's own calls. Plans and delegations are not (a ``TodoWrite``
+note, an ``Agent`` prompt, a question to the user), nor loading the skill (a ``Skill`` call,
+reading the skill's own files: only the arm with the skill could), nor a call that never ran (an
+unknown tool, a refused permission, rejected input). A call that ran and failed is evidence of
+the attempt and is shown as failed; with ``require_success: true`` it earns no credit (required
+tools, patterns, ordering), nor does a background command whose end was never reported as a
+success, but anti-patterns and their vetoes still look at every attempt: ``rm -rf ./cache &&
+false`` did its damage before it failed. Reading the skill's files is not evidence whatever
+pipeline carries it (``grep ... SKILL.md | head``, ``sed -n``, ``python3 -c
+"print(open(...).read())"``). Each action is matched in two forms: the JSON form ``name + " " +
 json.dumps(input)`` (JSON nested in a string argument parsed first, so ``"op":\\s*"P99"``
 matches it; ``json.dumps`` writes ``"key": "value"`` with a space after the colon and keeps
-non-ASCII text as it is), and every string value of the input as written (strings that hold
-JSON also through the strings inside them), so ``service_name="checkout"`` matches a command
-holding exactly that, quotes unescaped. Tool results are not evidence: they are what the world
-answered, not what the agent did.
+non-ASCII text as it is), and every string value of the input as written (strings that hold JSON
+also through the strings inside them), so ``service_name="checkout"`` matches a command holding
+exactly that, quotes unescaped. Tool results are not evidence: they are what the world answered,
+not what the agent did.
 
 **Scope.** ``pattern_scope`` says where ``required_patterns`` and ``anti_patterns`` look:
 ``tools`` (the default: the actions), ``text`` (what the user saw: the main agent's text,
@@ -419,6 +423,9 @@ def score(
         )
 
     evidence = run_evidence(transcript, require_success=expected.require_success)
+    # Anti-patterns and their vetoes look at every attempt: a command that did its damage and
+    # then exited non-zero did the damage all the same.
+    attempts = run_evidence(transcript) if expected.require_success else evidence
     components: dict[str, ComponentScore | None] = dict.fromkeys(COMPONENTS)
     total = 0.0
     for name in defined:
@@ -426,7 +433,8 @@ def score(
         if name == "checks":
             card = _checks_component(counted, round(weight, DIGITS))
         else:
-            card = _SCORERS[name](transcript, expected, evidence, round(weight, DIGITS))
+            seen = attempts if name == "anti_patterns" else evidence
+            card = _SCORERS[name](transcript, expected, seen, round(weight, DIGITS))
         components[name] = card
         total += card.value * weight
     vetoes = _vetoes(components.get("anti_patterns"), expected, checks)
@@ -561,11 +569,12 @@ _Scorer = Callable[[Transcript, Expected, Evidence, float], ComponentScore]
 
 def counted_calls(transcript: Transcript, expected: Expected) -> list[ToolCall]:
     """The calls tool requirements count: every call that ran (a refused one never did); with
-    ``require_success``, only those that ran without an error."""
+    ``require_success``, only those known to have run without an error (a background command
+    only once its end was reported as a success)."""
     return [
         call
         for call in transcript.tool_calls
-        if not call.refused and (not expected.require_success or call.status == "ran")
+        if not call.refused and (not expected.require_success or call.succeeded)
     ]
 
 

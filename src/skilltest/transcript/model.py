@@ -105,6 +105,24 @@ class ToolCall:
     refused: bool = False
     """The harness never ran the call: it listed it as a permission denial, or its error result
     says it refused it (:data:`REFUSAL_MARKERS`)."""
+    background: str | None = None
+    """For a command run in the background (``run_in_background``), how it ended as the
+    harness reported it (``completed``, ``failed``, ``killed``); ``None`` when no end was
+    reported or the call was not a background one."""
+
+    @property
+    def in_background(self) -> bool:
+        """Whether the call started a background command: its result only says it started."""
+        return self.input.get("run_in_background") is True
+
+    @property
+    def succeeded(self) -> bool:
+        """Whether the call is known to have run without an error. A background command's
+        immediate result says only that it started: it succeeded when the harness later
+        reported it ``completed`` or a later output read showed exit code 0."""
+        if self.status != "ran":
+            return False
+        return not self.in_background or self.background == "completed"
 
     @property
     def status(self) -> CallStatus:
@@ -113,7 +131,9 @@ class ToolCall:
             return "refused"
         if self.result is None:
             return "no-result"
-        return "failed" if self.is_error else "ran"
+        if self.is_error or self.background in ("failed", "killed"):
+            return "failed"
+        return "ran"
 
     @property
     def canonical_name(self) -> str:

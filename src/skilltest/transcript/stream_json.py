@@ -108,7 +108,6 @@ _SKIPPED_SYSTEM_SUBTYPES: frozenset[str] = frozenset(
         "task_started",
         "task_progress",
         "task_updated",
-        "task_notification",
         "background_tasks_changed",
         "files_persisted",
         "ui_invalidate",
@@ -372,6 +371,7 @@ class _ToolCallDraft:
     parent_tool_use_id: str | None
     result: str | None = None
     is_error: bool = False
+    background: str | None = None
 
     def freeze(self, denied: Collection[str] = ()) -> ToolCall:
         refused = self.id in denied or (
@@ -387,7 +387,35 @@ class _ToolCallDraft:
             is_error=self.is_error,
             parent_tool_use_id=self.parent_tool_use_id,
             refused=refused,
+            background=self.background,
         )
+
+
+_BACKGROUND_ID = re.compile(r"running in background with ID: ([\w-]+)")
+_OUTPUT_READERS = frozenset({"BashOutput", "TaskOutput"})
+_READ_STATUS = re.compile(r"<status>(\w+)</status>")
+_READ_EXIT = re.compile(r"<exit_code>(-?\d+)</exit_code>")
+
+
+def _read_background_outputs(drafts: list[_ToolCallDraft]) -> None:
+    """Gives each background command with no reported end the outcome a later output read
+    (``BashOutput``, ``TaskOutput``) showed: exit code 0 or ``completed`` is success."""
+    for index, draft in enumerate(drafts):
+        if draft.background is not None or draft.input.get("run_in_background") is not True:
+            continue
+        started = _BACKGROUND_ID.search(draft.result or "")
+        if started is None:
+            continue
+        for later in drafts[index + 1 :]:
+            if later.name not in _OUTPUT_READERS or later.is_error or not later.result:
+                continue
+            if started.group(1) not in later.input.values():
+                continue
+            code, status = _READ_EXIT.search(later.result), _READ_STATUS.search(later.result)
+            if code is not None:
+                draft.background = "completed" if code.group(1) == "0" else "failed"
+            elif status is not None and status.group(1) in ("completed", "failed", "killed"):
+                draft.background = status.group(1)
 
 
 @dataclass
@@ -464,6 +492,11 @@ class _EventReader:
                     retry_delay_ms=_float(event.get("retry_delay_ms")),
                 )
             )
+        elif subtype == "task_notification":
+            # A background command's end: how it exited is known only from this.
+            draft = self.tool_calls.get(_str(event.get("tool_use_id")) or "")
+            if draft is not None:
+                draft.background = _str(event.get("status")) or "ended"
         elif subtype == "permission_denied":
             tool_use_id = _str(event.get("tool_use_id"))
             draft = self.tool_calls.get(tool_use_id) if tool_use_id else None
@@ -598,6 +631,7 @@ class _EventReader:
         self, *, exit_code: int | None, stderr: str | None, source: str, prompt: str | None
     ) -> Transcript:
         denied = {denial.tool_use_id for denial in self.denials.values() if denial.tool_use_id}
+        _read_background_outputs(list(self.tool_calls.values()))
         tool_calls = tuple(draft.freeze(denied) for draft in self.tool_calls.values())
         usage, cost = self._usage_and_cost()
         assistant_text = tuple(self.assistant_text)
