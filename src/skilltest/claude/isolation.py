@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from skilltest.errors import InputError
 from skilltest.names import child
 from skilltest.redact import CREDENTIAL_VARIABLES
-from skilltest.skills import Skill
+from skilltest.skills import NOT_COPIED, Skill
 
 if TYPE_CHECKING:
     from skilltest.plugins import McpServer, Plugin
@@ -216,7 +216,7 @@ def _copy_error(at: Path, what: str, why: str) -> InputError:
     )
 
 
-_IGNORED = shutil.ignore_patterns("__pycache__", ".git", ".DS_Store", "*.pyc")
+_IGNORED = shutil.ignore_patterns(*NOT_COPIED)
 
 
 def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
@@ -287,9 +287,7 @@ def install_plugin_servers(plugin: Plugin, sandbox: Sandbox) -> tuple[McpServer,
     working directory, not in it.
     """
     target = child(sandbox.root / "mcp", plugin.name, what="the plugin name")
-    ignore = shutil.ignore_patterns(
-        *PLUGIN_PARTS_OF_THE_SKILL_ARM, "__pycache__", ".git", ".DS_Store", "*.pyc"
-    )
+    ignore = shutil.ignore_patterns(*PLUGIN_PARTS_OF_THE_SKILL_ARM, *NOT_COPIED)
     with _copying(plugin.root, "the plugin's MCP servers"):
         shutil.copytree(plugin.root, target, ignore=ignore, symlinks=False)
     return plugin_servers(plugin, target)

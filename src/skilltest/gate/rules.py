@@ -22,6 +22,8 @@ from skilltest.report.provenance import (
     EMULATOR,
     OFFLINE,
     UNKNOWN,
+    stand_in_source,
+    unknown_text,
 )
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
 
@@ -149,22 +151,19 @@ def decide(
 
 
 def _origin_problem(file: ResultsFile) -> str | None:
+    """Why a file's numbers are not a real model's, from what answered its runs (their
+    answers' mark, where their requests went), whatever its backend says."""
     provenance = file.provenance
     if provenance.origin == OFFLINE:
-        source = (
-            "produced by the emulator"
-            if provenance.backend == EMULATOR
-            else "replayed from cassettes recorded against the emulator"
-        )
-        return (
-            f"{file.path}: {source}, a scripted stand-in: its numbers say nothing about a real "
-            "model"
-        )
+        if provenance.backend == EMULATOR:
+            source = "produced by the emulator, a scripted stand-in"
+        elif EMULATOR in provenance.recorded_with:
+            source = "replayed from cassettes recorded against the emulator, a scripted stand-in"
+        else:
+            source = f"answered by {stand_in_source(provenance)}"
+        return f"{file.path}: {source}: its numbers say nothing about a real model"
     if provenance.origin == UNKNOWN:
-        return (
-            f"{file.path}: does not say which backend answered (written, or its cassettes "
-            "recorded, before skilltest recorded it): it may be a scripted stand-in's"
-        )
+        return f"{file.path}: {unknown_text(provenance)}: it may be a scripted stand-in's"
     return None
 
 
@@ -183,7 +182,10 @@ def _offline(
 
 def _live(files: Sequence[ResultsFile]) -> tuple[str, ...]:
     backends = sorted({f.provenance.backend or "-" for f in files})
-    return (f"{len(files)} results files from a live backend ({', '.join(backends)})",)
+    return (
+        f"{len(files)} results files from a live backend ({', '.join(backends)}), answered by "
+        "the Anthropic API (or cassettes recorded from it), no answer the emulator's",
+    )
 
 
 def _authority(entries: Sequence[ScenarioEntry]) -> RuleOutcome:

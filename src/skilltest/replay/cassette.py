@@ -41,15 +41,13 @@ from skilltest.replay.normalise import (
     rules_in_force,
     without_surrogates,
 )
+from skilltest.replay.proxy import KEPT_HEADERS
 
 if TYPE_CHECKING:
     import yaml
 
 SCHEMA_VERSION = 1
 """Version of the cassette format this code writes and reads."""
-
-KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry", "request-id")
-"""Response headers a cassette keeps; every other header (cookies, credentials) is dropped."""
 
 LAYERS = ("pressure", "scenarios", "triggers")
 """The layers a cassette can belong to."""

@@ -29,7 +29,7 @@ from skilltest.flow.plan import (
     select,
     take_shard,
 )
-from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
 from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.revision import previous_revision
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
+    from skilltest.report.provenance import SourceTree
     from skilltest.scenarios.canary import CanaryReport
     from skilltest.scenarios.outcome import RunRecord
     from skilltest.scenarios.verdict import ScenarioVerdict
@@ -279,6 +280,7 @@ def _run(
         backend=chosen.backend,
         suites=paths,
         claude_version=binary.version,
+        trees=scenario_trees(suites),
     )
     notice = unconfined_bash(
         rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
@@ -333,9 +335,9 @@ def _run(
             recorder=recorder,
             verdicts=verdicts,
             provenance=finish_provenance(
-                provenance.with_models(m for run in runs for m in run.models).with_recorded(
-                    run.recorded_with for run in runs if run.recorded_with
-                )
+                provenance.with_models(m for run in runs for m in run.models)
+                .with_recorded(run.recorded_with for run in runs if run.recorded_with)
+                .with_answered(run.answered_by for run in runs)
             ),
         )
 
@@ -380,3 +382,13 @@ def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:
             "--comparison-only",
         )
     return kept
+
+
+def scenario_trees(suites: Sequence[ScenarioSuite]) -> tuple[SourceTree, ...]:
+    """The folders the with-skill arms read: every skill installed, every plugin loaded, each
+    with its files' checksums."""
+    scenarios = [scenario for suite in suites for scenario in suite.scenarios]
+    return source_trees(
+        skills=(skill.directory for scenario in scenarios for skill in scenario.skills),
+        plugins=(scenario.plugin.root for scenario in scenarios if scenario.plugin is not None),
+    )

@@ -61,7 +61,7 @@ from skilltest.scenarios.mocks import AgentRelay, RunMocks, mocks_for, run_mocks
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
 from skilltest.skills import Skill
-from skilltest.transcript import Transcript
+from skilltest.transcript import AnsweredBy, Transcript
 from skilltest.transcript.model import ApiRetry
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.world.calls import mock_call_lines
@@ -343,6 +343,9 @@ class EndpointSession:
     recorded_with: str | None = None
     """A replayed run: the backend its cassette was recorded with (``unknown`` when the cassette
     does not say); ``None`` for a run that is not replayed."""
+    answered_by: Callable[[], AnsweredBy | None] = field(default=lambda: None)
+    """What answered the run's model requests (where they went, the emulator's mark), asked
+    once the session has ended; ``None`` when the endpoint cannot tell."""
 
 
 class Endpoint(Protocol):
@@ -538,6 +541,7 @@ class ClaudeCliRunner:
                 transcript = replace(transcript, error=session.misses[0].message, ended=None)
             if session.recorded_with is not None:
                 transcript = replace(transcript, recorded_with=session.recorded_with)
+            transcript = replace(transcript, answered_by=session.answered_by())
             outcome = self._outcome(
                 request, output, transcript, (stdout, stderr), redact, session, warnings
             )
