@@ -85,6 +85,10 @@ def masked(text: str) -> str:
 def printed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
     """What a documented command prints, each run once for the module."""
     work = tmp_path_factory.mktemp("readme")
+    # The gate runs where the README's commands run, in the checkout: the suites and skills the
+    # runs read are where they name them (tests/, skills/), for it to compare with.
+    for folder in ("tests", "skills"):
+        (work / folder).symlink_to(REPO / folder, target_is_directory=True)
     env = {
         key: value
         for key, value in os.environ.items()

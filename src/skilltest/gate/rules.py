@@ -1,4 +1,4 @@
-"""The six rules of the release gate, applied to the results files read."""
+"""The rules of the release gate, applied to the results files read."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from skilltest.gate.read import (
     files_once,
     runs_once,
 )
+from skilltest.gate.trust import consistent_rule, fresh_rule
 from skilltest.report.provenance import (
     EMULATOR,
     OFFLINE,
@@ -27,6 +28,10 @@ from skilltest.report.provenance import (
 )
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
 
+FRESH = "the suite files and the skills' files on disk are the ones the runs read"
+"""What the ``fresh`` rule requires (:mod:`skilltest.gate.trust`)."""
+CONSISTENT = "every figure, verdict and origin follows from the runs in the file; no run twice"
+"""What the ``consistent`` rule requires (:mod:`skilltest.gate.trust`)."""
 UNDECIDED = frozenset({"error", "skipped"})
 """Verdicts that decide nothing (too few runs could be scored, nothing ran), beside an
 inconclusive one that more runs could still turn either way."""
@@ -37,7 +42,8 @@ class RuleOutcome:
     """One rule of the gate, applied."""
 
     name: str
-    """``offline``, ``authority``, ``failing``, ``regressions``, ``critical`` or ``evidence``."""
+    """``offline``, ``authority``, ``failing``, ``regressions``, ``critical``, ``evidence``,
+    ``fresh`` or ``consistent``."""
     rule: str
     """What the rule requires, in one line."""
     blocks: tuple[str, ...]
@@ -142,6 +148,9 @@ def decide(
             _regressions(entries),
             _critical(entries, old, bool(baseline)),
             _evidence(new_files, entries, notes, allow_undecided),
+            # The baseline is another release's: its files are not today's, by design.
+            RuleOutcome("fresh", FRESH, *fresh_rule(new_files)),
+            RuleOutcome("consistent", CONSISTENT, *consistent_rule([*new_files, *old_files])),
         ),
         results=tuple(f.path for f in results),
         baseline=tuple(f.path for f in baseline),
@@ -419,7 +428,7 @@ def _evidence(
             "error or skipped; run more runs (-k auto) or pass --allow-undecided"
         )
     unscored = sum(e.unscored for e in entries if e.verdict != "error")
-    runs = sum(len(e.run_ids) for e in entries)
+    runs = sum(len(e.run_digests) for e in entries)
     evidence = [
         f"{len(results)} results files complete, {len(entries)} scenarios with a verdict"
         + (f", {runs} runs each counted once" if runs else "")

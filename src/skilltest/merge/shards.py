@@ -157,7 +157,25 @@ def check(files: Sequence[ShardFile]) -> Shards:
             _differs(first, other, f"shard/options/{name}", options.get(name), others.get(name))
     units = tuple(str(unit) for unit in first.shard["units"])
     _check_cover(ordered, units, count)
+    _check_runs_once(ordered)
     return Shards(layer=str(layer), files=tuple(ordered), units=units)
+
+
+def _check_runs_once(files: Sequence[ShardFile]) -> None:
+    """No run twice in a shard, runs known by their content: a run copied under a new id would
+    count twice in the merged file (two shards never share a scenario: see
+    :func:`_check_cover`)."""
+    from skilltest.merge.claims import repeated, units
+
+    for file in files:
+        for name, unit in units(file.document):
+            copies = repeated(name, [r for r in unit.get("runs") or () if isinstance(r, Mapping)])
+            if copies:
+                raise InputError(
+                    f"{copies[0]}: merged, it would count twice",
+                    location=file.path,
+                    fix="merge the results files as the shards wrote them",
+                )
 
 
 def _check_cover(files: Sequence[ShardFile], units: Sequence[str], count: int) -> None:

@@ -384,6 +384,9 @@ def aggregate(
             the error rate each claim may spend at this look; ``None``: a fixed K, 95%.
         against: The REF of ``--against``: the runs hold a ``previous`` arm to compare with.
     """
+    # In arm and repetition order, as the results file keeps them: the detail (the first error,
+    # the most common missing pattern) is the same whichever run finished first.
+    runs = sorted(runs, key=lambda r: (_ARM_ORDER.get(r.arm, 3), r.rep))
     frame = runs_frame(runs)
     k = max(
         (sum(1 for r in runs if r.arm == arm) for arm in (WITH_SKILL, WITHOUT_SKILL)), default=0
@@ -479,7 +482,7 @@ def aggregate(
         verdict=verdict,
         with_skill=with_stats,
         without_skill=without_stats,
-        runs=tuple(sorted(runs, key=lambda r: (_ARM_ORDER.get(r.arm, 3), r.rep))),
+        runs=tuple(runs),
         detail=detail,
         complete=complete,
         lift=lift,
