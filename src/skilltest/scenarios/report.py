@@ -462,6 +462,7 @@ def results_document(
     With ``provenance``, each run carries its ``id``; with ``about`` (what the suite asks of
     each scenario, by skill and id), each scenario carries its ``scenario``."""
     from skilltest import __version__
+    from skilltest.stats.family import family_decisions
 
     scenarios = [scenario_dict(r, (about or {}).get((r.skill, r.scenario_id))) for r in results]
     if provenance is not None:
@@ -484,6 +485,7 @@ def results_document(
         "suites": list(context.suites),
         "provenance": None if provenance is None else provenance.to_dict(),
         "summary": summary_of(scenarios),
+        "family": family_decisions({"scenarios": scenarios}),
         "scenarios": scenarios,
     }
 
