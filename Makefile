@@ -85,6 +85,7 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_scenarios.py
 	$(BIN)/python scripts/bench_adaptive.py
 	$(BIN)/python scripts/bench_trigger_verdicts.py
+	$(BIN)/python scripts/bench_family.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py
