@@ -25,6 +25,7 @@ from skilltest.stats.family import family_decisions
 
 RATE = 0.5
 SUITES = 2000
+LIMIT = 1000
 
 
 def scenario(x: int, y: int, n: int, auto: bool) -> dict[str, object]:
@@ -88,13 +89,16 @@ def main() -> None:
     print("runs per arm for `neutral` (interval within +-0.05) when both arms agree:")
     for rate in (1.0, 0.9, 0.5):
         n = 10
-        while True:
+        while n <= LIMIT:
             x = round(rate * n)
             interval = exact_difference(x, n, x, n)
             assert interval.low is not None and interval.high is not None
             if interval.low >= -0.05 and interval.high <= 0.05:
                 break
             n = n + max(1, n // 10)
+        if n > LIMIT:
+            print(f"  {rate:.1f} vs {rate:.1f}: more than {LIMIT} runs per arm (the tool's limit)")
+            continue
         lower = n - max(1, (n - 1) // 11)
         while lower < n:
             x = round(rate * lower)
