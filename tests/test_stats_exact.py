@@ -112,6 +112,28 @@ def test_the_interval_is_the_set_of_differences_not_rejected():
     assert max(difference_p_value(9, 10, 1, 10, d) for d in below) <= 0.025
 
 
+@pytest.mark.parametrize(
+    ("table", "bounds"),
+    [
+        # The intervals the gate and the reports print in their tests and in the README.
+        ((6, 8, 8, 8), (-0.6509, 0.1746)),
+        ((3, 4, 4, 4), (-0.8059, 0.3886)),
+        ((8, 8, 8, 8), (-0.3694, 0.3694)),
+        ((2, 8, 8, 8), (-0.9681, -0.2919)),
+    ],
+)
+def test_printed_intervals_agree_with_enumerating_every_table(table, bounds):
+    interval = exact_difference(*table)
+    assert (interval.low, interval.high) == pytest.approx(bounds, abs=1e-4)
+    x1, n1, x2, n2 = table
+    # The lower bound is the first difference the brute-force test keeps; by symmetry the upper
+    # bound is the lower bound of B - A.
+    assert _brute_p_value(x1, n1, x2, n2, interval.low) <= 0.025 + 1e-9
+    assert _brute_p_value(x1, n1, x2, n2, interval.low + 1e-3) > 0.025
+    assert _brute_p_value(x2, n2, x1, n1, -interval.high) <= 0.025 + 1e-9
+    assert _brute_p_value(x2, n2, x1, n1, -interval.high + 1e-3) > 0.025
+
+
 def test_ties_carry_information():
     # Ten passes of ten in both arms rule out more than five of ten in both: the ordering is by
     # the score statistic under each tested difference, not only at 0.
