@@ -1,90 +1,114 @@
-"""Suite-wide false decisions with and without Holm, and the runs tied arms need for neutral.
+"""Suite-wide false decisions with and without Holm, exactly, and the runs tied arms need for
+neutral.
 
-No-effect suites (every arm of every scenario at the same true pass rate 0.5): a scenario's
-verdict is read from its exact interval as the scenario layer reads it, and the suite-wide rule
-(skilltest.stats.family, Holm at 5% family-wise) from its p-values. Fixed K is exact over each
-scenario's outcomes (the per-scenario false-decision chance q, then 1 - (1 - q)^N for N
-independent scenarios, without the rule); with the rule, and under -k auto, it is simulated
-(seed 0, 2000 suites per row: +-1% at 95%).
+A no-effect suite has every arm of every scenario at the same true pass rate. Each scenario's
+verdict is read as the scenario layer reads it (``scenarios.verdict.pass_interval`` against the
+bands of ``decision.delta_verdict``), and the suite-wide rule (``stats.family``: Holm at 5%
+family-wise over two claims per compared scenario) from the p-values ``decision_p_value`` gives.
+
+Everything is computed exactly, by enumeration, for independent scenarios:
+
+* fixed K: every table (x of K against y of K) with its binomial chance;
+* ``-k auto`` (3 to 10 runs per arm): every path of the adaptive plan, a scenario stopping at the
+  first look whose verdict decides (improved, neutral or regressed), by dynamic programming over
+  the tables still open after each look.
+
+From one scenario's chance ``q`` of a false improved or regressed, a suite of N shows at least
+one with chance ``1 - (1 - q)^N``. Under every null hypothesis at once, Holm keeps a decision only
+when the smallest of the 2N p-values is at most 5% / 2N, so its family-wise rate is exactly
+``1 - (1 - h)^N`` with ``h`` the chance that a scenario's decision has a p-value at most
+5% / 2N.
+
+    .venv/bin/python scripts/bench_family.py
 """
 
 from __future__ import annotations
 
 import itertools
-import random
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from scipy.stats import binom
 
+from skilltest.decision import MIN_DELTA, Verdict, delta_verdict
+from skilltest.repetitions import Repetitions
+from skilltest.scenarios.verdict import pass_interval
 from skilltest.stats import exact_difference
-from skilltest.stats.family import family_decisions
+from skilltest.stats.family import FAMILY_LEVEL, decision_p_value
 
-RATE = 0.5
-SUITES = 2000
+RATES = (0.5, 0.9)
+COUNTS = (8, 20, 50)
+AUTO = Repetitions(None, 3, 10)
 LIMIT = 1000
+DECIDED = (Verdict.IMPROVED, Verdict.NEUTRAL, Verdict.REGRESSED)
 
 
-def scenario(x: int, y: int, n: int, auto: bool) -> dict[str, object]:
-    interval = exact_difference(x, n, y, n)
-    assert interval.low is not None and interval.high is not None
-    verdict = (
-        "improved" if interval.low > 0.05 else "regressed" if interval.high < -0.05 else "neutral"
+def verdict(x: int, y: int, k: int, plan: Repetitions) -> Verdict:
+    return delta_verdict(pass_interval(x, k, y, k, plan, k, MIN_DELTA), MIN_DELTA)
+
+
+def family_p(x: int, y: int, k: int, plan: Repetitions, made: Verdict) -> float | None:
+    return decision_p_value(
+        {
+            "verdict": made.value,
+            "repetitions": plan.to_dict(),
+            "with_skill": {"passes": x, "scored": k},
+            "without_skill": {"passes": y, "scored": k},
+        }
     )
-    return {
-        "verdict": verdict,
-        "repetitions": {"mode": "auto", "min_k": 3, "max_k": 10} if auto else {"mode": "fixed"},
-        "with_skill": {"passes": x, "scored": n},
-        "without_skill": {"passes": y, "scored": n},
+
+
+def outcomes(rate: float, plan: Repetitions) -> list[tuple[float, Verdict, float | None]]:
+    """Every way one no-effect scenario can end: its chance, its verdict, and the p-value of
+    its improved or regressed decision (``None`` for other verdicts)."""
+    ends: list[tuple[float, Verdict, float | None]] = []
+    first = plan.first
+    open_tables: dict[tuple[int, int], float] = {
+        (x, y): float(binom.pmf(x, first, rate) * binom.pmf(y, first, rate))
+        for x, y in itertools.product(range(first + 1), repeat=2)
     }
-
-
-def per_scenario(n: int) -> tuple[float, float]:
-    """The exact chance a no-effect scenario at K=n is improved or regressed, and regressed."""
-    any_wrong = regressed = 0.0
-    for x, y in itertools.product(range(n + 1), repeat=2):
-        chance = binom.pmf(x, n, RATE) * binom.pmf(y, n, RATE)
-        verdict = scenario(x, y, n, False)["verdict"]
-        any_wrong += chance * (verdict != "neutral")
-        regressed += chance * (verdict == "regressed")
-    return any_wrong, regressed
-
-
-def held_rate(count: int, n: int, auto: bool, rng: random.Random) -> float:
-    """Simulated chance that any decision holds suite-wide (K=n, or -k auto read at its end)."""
-    wrong = 0
-    for _ in range(SUITES):
-        scenarios = []
-        for _ in range(count):
-            x = sum(rng.random() < RATE for _ in range(n))
-            y = sum(rng.random() < RATE for _ in range(n))
-            scenarios.append(scenario(x, y, n, auto))
-        family = family_decisions({"scenarios": scenarios})
-        wrong += any(row["held"] for row in family["decisions"])
-    return wrong / SUITES
+    k = first
+    while open_tables:
+        following: dict[tuple[int, int], float] = defaultdict(float)
+        for (x, y), chance in open_tables.items():
+            made = verdict(x, y, k, plan)
+            if made in DECIDED or not plan.more_after(k):
+                p = family_p(x, y, k, plan, made) if made in DECIDED else None
+                ends.append((chance, made, p))
+                continue
+            for dx, dy in itertools.product((0, 1), repeat=2):
+                step = (rate if dx else 1 - rate) * (rate if dy else 1 - rate)
+                following[x + dx, y + dy] += chance * step
+        open_tables, k = dict(following), k + 1
+    return ends
 
 
 def main() -> None:
     start = time.monotonic()
-    rng = random.Random(0)
-    print(f"no-effect suites (every arm at a true pass rate of {RATE}), per-scenario verdicts")
-    print("at 95% against Holm at 5% family-wise (skilltest.stats.family)")
-    print(f"{'scenarios':>9} {'K':>6} {'any false':>10} {'false regr.':>12} {'held (Holm)':>12}")
-    for n in (3, 10):
-        q, r = per_scenario(n)
-        for count in (8, 20, 50):
-            held = held_rate(count, n, False, rng)
-            print(
-                f"{count:>9} {n:>6} {1 - (1 - q) ** count:>9.1%} {1 - (1 - r) ** count:>11.1%}"
-                f" {held:>11.1%}"
-            )
-    for count in (8, 20, 50):
-        # -k auto read at its largest look (10), paying for its 8 looks.
-        held = held_rate(count, 10, True, rng)
-        print(f"{count:>9} {'auto':>6} {'':>10} {'':>12} {held:>11.1%}")
+    print("no-effect suites (every arm of every scenario at the same true pass rate), exactly:")
+    print("per-scenario verdicts at 95% against Holm at 5% family-wise (skilltest.stats.family)")
+    print(
+        f"{'rate':>5} {'scenarios':>9} {'K':>6} {'any false':>10} {'false regr.':>12}"
+        f" {'held (Holm)':>12} {'level':>6}"
+    )
+    for rate in RATES:
+        for plan in (Repetitions(3), Repetitions(10), AUTO):
+            ends = outcomes(rate, plan)
+            wrong = sum(c for c, v, _ in ends if v in (Verdict.IMPROVED, Verdict.REGRESSED))
+            regressed = sum(c for c, v, _ in ends if v == Verdict.REGRESSED)
+            for count in COUNTS:
+                cut = FAMILY_LEVEL / (2 * count)
+                held = sum(c for c, _, p in ends if p is not None and p <= cut)
+                name = "auto" if plan.adaptive else str(plan.fixed)
+                print(
+                    f"{rate:>5.1f} {count:>9} {name:>6} {1 - (1 - wrong) ** count:>9.1%}"
+                    f" {1 - (1 - regressed) ** count:>11.1%} {1 - (1 - held) ** count:>11.2%}"
+                    f" {FAMILY_LEVEL:>6.0%}"
+                )
     print()
     print("runs per arm for `neutral` (interval within +-0.05) when both arms agree:")
     for rate in (1.0, 0.9, 0.5):
@@ -112,7 +136,7 @@ def main() -> None:
     timed = time.monotonic()
     exact_difference(7, 10, 4, 10, 0.9)
     print(f"\none exact interval at K=10 (uncached): {time.monotonic() - timed:.2f} s")
-    print(f"({time.monotonic() - start:.0f} s; seed 0, {SUITES} simulated suites per row)")
+    print(f"({time.monotonic() - start:.0f} s, exact: no simulation)")
 
 
 if __name__ == "__main__":
