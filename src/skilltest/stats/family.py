@@ -103,49 +103,136 @@ def _mean_p_value(a: Sequence[float], b: Sequence[float], edge: float, above: bo
     return rejected
 
 
-def decision_p_value(scenario: Mapping[str, Any]) -> float | None:
-    """The p-value of a scenario's ``improved`` or ``regressed`` claim; ``None`` for others."""
+def claim_p_value(
+    verdict: str,
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    *,
+    decide_by: str | None = None,
+    min_delta: float | None = None,
+    repetitions: Mapping[str, Any] | None = None,
+) -> float | None:
+    """The p-value of an ``improved`` or ``regressed`` claim that arm ``a`` differs from arm
+    ``b``; ``None`` for other verdicts.
+
+    Args:
+        verdict: The claim made.
+        a: The arm claimed better or worse: ``passes`` (or ``passed``) of ``scored`` (or
+            ``runs``) runs, and its ``scores`` when ``decide_by`` is ``mean``.
+        b: The arm it is compared with, alike.
+        decide_by: ``mean`` for mean scores; pass rates otherwise.
+        min_delta: The lower edge of the neutral band (default -0.05).
+        repetitions: The plan the runs were made with, as the results file records it.
+    """
     from skilltest.stats.exact import difference_p_value
 
+    if verdict not in ("improved", "regressed") or not _readable(a, decide_by):
+        return None
+    if not _readable(b, decide_by):
+        return None
+    edge = DEFAULT_MIN_DELTA if min_delta is None else float(min_delta)
+    if decide_by == "mean":
+        scores_a, scores_b = list(a["scores"]), list(b["scores"])
+        if verdict == "improved":
+            return _mean_p_value(scores_a, scores_b, IMPROVED_ABOVE, above=True)
+        return _mean_p_value(scores_a, scores_b, edge, above=False)
+    x, n = _counts(a)
+    y, m = _counts(b)
+    if verdict == "improved":
+        p = difference_p_value(x, n, y, m, IMPROVED_ABOVE)
+    else:
+        p = difference_p_value(y, m, x, n, -edge)
+    return min(1.0, p * _looks(repetitions))
+
+
+def _min_delta(about: object) -> float | None:
+    value = about.get("min_delta") if isinstance(about, Mapping) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _readable(arm: object, decide_by: str | None) -> bool:
+    """Whether ``arm`` holds what a claim's p-value is computed from (files of older versions,
+    or written by hand, may not)."""
+    if not isinstance(arm, Mapping):
+        return False
+    if decide_by == "mean":
+        scores = arm.get("scores")
+        return isinstance(scores, list) and all(isinstance(s, int | float) for s in scores)
+    pairs = (("passes", "scored"), ("passed", "runs"))
+    return any(
+        all(isinstance(arm.get(key), int) and not isinstance(arm.get(key), bool) for key in pair)
+        for pair in pairs
+    )
+
+
+def _counts(arm: Mapping[str, Any]) -> tuple[int, int]:
+    """Passes and judged runs: ``passes``/``scored`` (scenarios) or ``passed``/``runs``
+    (pressure, whose ``runs`` are the judged ones)."""
+    if isinstance(arm.get("passes"), int) and isinstance(arm.get("scored"), int):
+        return int(arm["passes"]), int(arm["scored"])
+    return int(arm["passed"]), int(arm["runs"])
+
+
+def decision_p_value(scenario: Mapping[str, Any]) -> float | None:
+    """The p-value of a scenario's with-skill against without-skill ``improved`` or
+    ``regressed``; ``None`` for other verdicts."""
     verdict = scenario.get("verdict")
     if verdict not in ("improved", "regressed"):
         return None
     about = scenario.get("scenario") or {}
-    min_delta = about.get("min_delta")
-    min_delta = DEFAULT_MIN_DELTA if min_delta is None else float(min_delta)
-    a, b = scenario["with_skill"], scenario["without_skill"]
-    if scenario.get("decide_by") == "mean":
-        scores_a, scores_b = list(a["scores"]), list(b["scores"])
-        if verdict == "improved":
-            return _mean_p_value(scores_a, scores_b, IMPROVED_ABOVE, above=True)
-        return _mean_p_value(scores_a, scores_b, min_delta, above=False)
-    x, n, y, m = int(a["passes"]), int(a["scored"]), int(b["passes"]), int(b["scored"])
-    if verdict == "improved":
-        p = difference_p_value(x, n, y, m, IMPROVED_ABOVE)
-    else:
-        p = difference_p_value(y, m, x, n, -min_delta)
-    return min(1.0, p * _looks(scenario.get("repetitions")))
+    return claim_p_value(
+        str(verdict),
+        scenario.get("with_skill") or {},
+        scenario.get("without_skill") or {},
+        decide_by=scenario.get("decide_by"),
+        min_delta=_min_delta(about),
+        repetitions=scenario.get("repetitions"),
+    )
+
+
+def against_p_value(scenario: Mapping[str, Any]) -> float | None:
+    """The p-value of a scenario's ``improved`` or ``regressed`` against the previous revision
+    (``--against REF``); ``None`` for other verdicts or when the file lacks the previous arm."""
+    against = scenario.get("against") or {}
+    verdict = against.get("verdict")
+    previous = scenario.get("previous")
+    if verdict not in ("improved", "regressed") or not isinstance(previous, Mapping):
+        return None
+    about = scenario.get("scenario") or {}
+    return claim_p_value(
+        str(verdict),
+        scenario.get("with_skill") or {},
+        previous,
+        decide_by=scenario.get("decide_by"),
+        min_delta=_min_delta(about),
+        repetitions=scenario.get("repetitions"),
+    )
+
+
+def held_suite_wide(
+    p_values: Sequence[float | None], compared: int, level: float = FAMILY_LEVEL
+) -> list[bool]:
+    """Which of the decisions with ``p_values`` (``None``: no decision) hold by Holm's rule
+    over a family of two claims per compared scenario (``compared`` of them)."""
+    made = [p for p in p_values if p is not None]
+    # Claims not made count with a p-value of 1, which only ever makes the rule stricter.
+    family = made + [1.0] * max(0, 2 * compared - len(made))
+    held = iter(holm(family, level)[: len(made)])
+    return [False if p is None else next(held) for p in p_values]
 
 
 def family_decisions(results_doc: Mapping[str, Any], level: float = FAMILY_LEVEL) -> dict[str, Any]:
     """The ``family`` block of a scenario results document: the method, the level, and for each
     improved or regressed scenario its p-value and whether it holds suite-wide. The gate blocks
     on a regression that holds suite-wide."""
-    decisions: list[tuple[Mapping[str, Any], float]] = []
-    compared = 0
-    for scenario in results_doc.get("scenarios") or ():
-        if scenario.get("verdict") in COMPARED:
-            compared += 1
-        p = decision_p_value(scenario)
-        if p is not None:
-            decisions.append((scenario, p))
-    # Two claims per compared scenario (improved, regressed); those not made count with a
-    # p-value of 1, which only ever makes the rule stricter.
-    family = [p for _, p in decisions] + [1.0] * (2 * compared - len(decisions))
-    held = holm(family, level)[: len(decisions)]
+    scenarios = list(results_doc.get("scenarios") or ())
+    p_values = [decision_p_value(s) for s in scenarios]
+    compared = sum(1 for s in scenarios if s.get("verdict") in COMPARED)
+    held = held_suite_wide(p_values, compared, level)
     rows = [
         Decision(str(s.get("skill")), str(s.get("id")), str(s["verdict"]), p, h)
-        for (s, p), h in zip(decisions, held, strict=True)
+        for s, p, h in zip(scenarios, p_values, held, strict=True)
+        if p is not None
     ]
     return {
         "method": METHOD,
@@ -153,6 +240,44 @@ def family_decisions(results_doc: Mapping[str, Any], level: float = FAMILY_LEVEL
         "decisions": [row.to_dict() for row in rows],
         "summary": family_summary(rows, level),
     }
+
+
+def suite_wide_lines(scenarios: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The summary lines of which decisions hold suite-wide, for the scenarios of results
+    documents (several files read together are one family): one for the with-skill against
+    without-skill decisions and one per ``--against`` revision, each only when some decision
+    was made."""
+    lines = []
+    compared = [s for s in scenarios if s.get("verdict") in COMPARED]
+    p_values = [decision_p_value(s) for s in compared]
+    if any(p is not None for p in p_values):
+        held = held_suite_wide(p_values, len(compared))
+        rows = [
+            Decision(str(s.get("skill")), str(s.get("id")), str(s["verdict"]), p, h)
+            for s, p, h in zip(compared, p_values, held, strict=True)
+            if p is not None
+        ]
+        lines.append(family_summary(rows) + f" over {len(compared)} compared scenarios")
+    refs = dict.fromkeys(
+        str(s["against"].get("ref")) for s in scenarios if isinstance(s.get("against"), Mapping)
+    )
+    for ref in refs:
+        against = [
+            s
+            for s in scenarios
+            if isinstance(s.get("against"), Mapping) and str(s["against"].get("ref")) == ref
+        ]
+        p_values = [against_p_value(s) for s in against]
+        if not any(p is not None for p in p_values):
+            continue
+        held = held_suite_wide(p_values, len(against))
+        rows = [
+            Decision(str(s.get("skill")), str(s.get("id")), str(s["against"]["verdict"]), p, h)
+            for s, p, h in zip(against, p_values, held, strict=True)
+            if p is not None
+        ]
+        lines.append(f"against {ref}: " + family_summary(rows) + f" over {len(against)} scenarios")
+    return lines
 
 
 def family_summary(rows: Sequence[Decision], level: float = FAMILY_LEVEL) -> str:
