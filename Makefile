@@ -85,6 +85,8 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_scenarios.py
 	$(BIN)/python scripts/bench_adaptive.py
 	$(BIN)/python scripts/bench_trigger_verdicts.py
+	$(BIN)/python scripts/bench_family.py
+	$(BIN)/python scripts/bench_exact_coverage.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py

@@ -350,7 +350,9 @@ def test_a_card_per_layer_gives_counts_lift_consistency_and_cost(tmp_path):
         "lift, all runs +0% [-49%, +49%] "
         "pass^2 50% (mean of 2 scenarios, with skill); below 50% in 1 "
         "cost per passing run with skill $0.3000 (2 passing runs); "
-        "without skill $0.2000 (2 passing runs) runs 8"
+        "without skill $0.2000 (2 passing runs) "
+        "suite-wide 0 of 1 improved, 0 of 1 regressed hold suite-wide (Holm, 5% family-wise) "
+        "over 2 compared scenarios runs 8"
     )
     assert '<section class="card failing"' in page
     assert '<a href="#layer-scenarios">scenarios</a>' in page
