@@ -14,6 +14,7 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from skilltest.errors import InputError, SuiteError
 from skilltest.evalcases.mocks import MockServer, read_mocks
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
+from skilltest.redact import SHORTEST_DECLARED
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.rubric import (
     DEFAULT_PATTERN_SCOPE,
@@ -865,9 +867,19 @@ def suite_from_document(
         name=data.get("name"),
         scenarios=tuple(scenarios),
         model_script=model_script_path(data, path, repository),
-        replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
+        replay=_replay_rules(data, path, world),
         notes=tuple(notes),
     )
+
+
+def _replay_rules(data: dict[str, Any], path: Path, world: World | None) -> Rules:
+    """The suite's ``replay:`` rules; the caller's values of the variables its world names are
+    secrets it redacts too (a run's agent gets a token of its own in each)."""
+    rules = Rules.from_suite(data.get("replay"), f"{path}#/replay")
+    if world is None:
+        return rules
+    values = (os.environ.get(name, "") for name in world.variables())
+    return rules.with_secrets(value for value in values if len(value) >= SHORTEST_DECLARED)
 
 
 def _file_label(path: Path) -> str:

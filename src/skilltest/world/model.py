@@ -269,6 +269,11 @@ class World:
         """The names of every profile any service declares."""
         return {name for service in self.services for name in service.profiles}
 
+    def variables(self) -> tuple[str, ...]:
+        """The environment variables its services' tokens travel in (``auth: {env: ...}``): a
+        run's agent gets a token of its own there, and the caller's value of each is a secret."""
+        return tuple(dict.fromkeys(s.auth_env for s in self.services if s.auth_env))
+
 
 def compile_template(path: str) -> re.Pattern[str]:
     """``/tickets/{id}`` -> a pattern with one named group per parameter (one segment each)."""
