@@ -37,6 +37,7 @@ from typing import Any
 from skilltest.errors import WorldError
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.suite.loader import json_pointer, read_yaml, reject_non_finite, validate
+from skilltest.suite.repository import Repository, repository_of
 from skilltest.world.calls import READ_METHODS
 from skilltest.world.policy import host_problem, normalise_host
 
@@ -268,6 +269,11 @@ class World:
         """The names of every profile any service declares."""
         return {name for service in self.services for name in service.profiles}
 
+    def variables(self) -> tuple[str, ...]:
+        """The environment variables its services' tokens travel in (``auth: {env: ...}``): a
+        run's agent gets a token of its own there, and the caller's value of each is a secret."""
+        return tuple(dict.fromkeys(s.auth_env for s in self.services if s.auth_env))
+
 
 def compile_template(path: str) -> re.Pattern[str]:
     """``/tickets/{id}`` -> a pattern with one named group per parameter (one segment each)."""
@@ -284,8 +290,13 @@ def compile_template(path: str) -> re.Pattern[str]:
     return re.compile("/".join(out))
 
 
-def load_world(path: Path) -> World:
+def load_world(path: Path, repository: Repository | None = None) -> World:
     """Reads, validates and types a world file and the fixtures it names.
+
+    Args:
+        path: The world file.
+        repository: Where its fixtures must lie: the repository of the suite naming the world
+            (default: the world file's own, :func:`skilltest.suite.repository.repository_of`).
 
     Raises:
         WorldError: the file or a fixture cannot be read or parsed, breaks the schema, or
@@ -294,8 +305,10 @@ def load_world(path: Path) -> World:
     data = read_yaml(path, WorldError)
     validate(data, "world", path, WorldError)
     top = f"{path}#"
+    repository = repository or repository_of(path)
     services = tuple(
-        _service(raw, path, f"{top}/services/{index}") for index, raw in enumerate(data["services"])
+        _service(raw, path, f"{top}/services/{index}", repository)
+        for index, raw in enumerate(data["services"])
     )
     _check_unique(services, top)
     mcp = tuple(
@@ -334,7 +347,7 @@ def _check_unique(services: tuple[Service, ...], top: str) -> None:
             hosts[host] = service.name
 
 
-def _service(raw: dict[str, Any], world_path: Path, where: str) -> Service:
+def _service(raw: dict[str, Any], world_path: Path, where: str, repository: Repository) -> Service:
     hosts: list[str] = []
     for index, host in enumerate(raw["hosts"]):
         problem = host_problem(host)
@@ -347,7 +360,7 @@ def _service(raw: dict[str, Any], world_path: Path, where: str) -> Service:
         name = normalise_host(host)
         if name not in hosts:
             hosts.append(name)
-    data, data_path, data_where = _fixture(raw.get("data"), world_path, f"{where}/data")
+    data, data_path, data_where = _fixture(raw.get("data"), world_path, f"{where}/data", repository)
     routes = tuple(
         _route(item, f"{where}/routes/{index}") for index, item in enumerate(raw["routes"])
     )
@@ -490,13 +503,15 @@ def _check_template(path: str, where: str) -> None:
         )
 
 
-def _fixture(raw: Any, world_path: Path, where: str) -> tuple[dict[str, Any], Path | None, str]:
+def _fixture(
+    raw: Any, world_path: Path, where: str, repository: Repository
+) -> tuple[dict[str, Any], Path | None, str]:
     """The fixture data, its file, and the ``file#`` prefix its own errors are located by."""
     if raw is None:
         return {}, None, where
     if isinstance(raw, dict):
         return raw, None, where
-    file = (world_path.parent / raw).resolve()
+    file = repository.inside(world_path.parent / raw, written=raw, location=where, error=WorldError)
     if file.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise WorldError(
             f"the fixture {raw!r} is neither JSON nor YAML",
