@@ -84,6 +84,12 @@ table.provenance{table-layout:fixed}table.provenance th{width:9em}
 table.provenance td,table.provenance caption{overflow-wrap:anywhere}
 table.provenance caption{text-align:left;font-weight:600;padding:6px 0}
 svg{max-width:100%;height:auto;font-family:inherit}
+svg .plot-title{font-size:12px;font-weight:600}svg .tick{font-size:10px;text-anchor:middle}
+svg .label{font-size:11px;text-anchor:end}svg .value{font-size:11px}
+svg .grid{stroke:#d0d7de}svg .zero{stroke:#57606a}
+svg .up{stroke:#1a7f37;fill:#1a7f37}svg .down{stroke:#b42318;fill:#b42318}
+svg .flat{stroke:#57606a;fill:#57606a}svg line.up,svg line.down,svg line.flat{stroke-width:2}
+svg .track{fill:#eaeef2}svg .bar{fill:#0969da}
 .scenario{background:var(--card);border:1px solid var(--line);border-radius:12px;
 padding:18px 22px;margin:16px 0}
 .scenario h3{display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px}
