@@ -1,6 +1,7 @@
 """One run as the HTML report shows it: its outcome, and what happened in order.
 
-A run opens on a click (``<details>``): its outcome as a coloured label (a pressure baseline that
+A run opens on a click (``<details>``, its body made only then:
+:func:`~skilltest.report.markup.later`): its outcome as a coloured label (a pressure baseline that
 fails is ``RED (as wanted)``, the outcome a pressure test needs), the patterns matched and
 missing, each outcome check with what decided it, the vetoes, then the timeline: the user's
 turns, the assistant's text, tool calls with their inputs and results, the skill text Claude
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.report.markup import chip, e, file_href, pre
+from skilltest.report.markup import chip, e, file_href, later, pre
 from skilltest.report.overview import run_cost
 from skilltest.report.plots import bar_chart
 from skilltest.report.provenance import duration_text
@@ -324,6 +325,7 @@ def run_details(
     item: Mapping[str, Any],
     prompts: Sequence[str],
     link_from: Path | None = None,
+    made_when_opened: bool = True,
 ) -> str:
     """One run in a ``<details>`` element: its outcome in the summary, then its notes, a link
     to its kept transcript, checks, charts and timeline.
@@ -336,6 +338,8 @@ def run_details(
         prompts: The user's messages in order (empty when the results file does not say).
         link_from: The folder of the page: the transcript's link is relative to it
             (``cwd`` when not given).
+        made_when_opened: Whether the run's body is made only when it opens
+            (:func:`~skilltest.report.markup.later`); not inside a body that is itself.
     """
     entries: list[str] = []
     notes: list[str] = []
@@ -395,9 +399,12 @@ def run_details(
     label = ARM_LABELS.get(arm, arm)
     head = f'<span class="arm">{e(label)}</span> ' if label else ""
     summary = f"{head}run #{e(run.get('rep'))} {chip(outcome, tone)}{_meta(run)}"
-    return (
-        f'<details class="run"><summary>{summary}</summary>'
+    body = (
         f'<div class="run-body">{note}{source}{_checks(run)}'
         + (f'<div class="charts">{chart}</div>' if chart else "")
-        + f'<ol class="timeline">{"".join(entries)}</ol></div></details>'
+        + f'<ol class="timeline">{"".join(entries)}</ol></div>'
+    )
+    return (
+        f'<details class="run"><summary>{summary}</summary>'
+        f"{later(body) if made_when_opened else body}</details>"
     )
