@@ -961,6 +961,63 @@ def test_each_layer_has_a_form_to_filter_by_verdict_and_search_by_id(tmp_path):
     ]
 
 
+SKILL_BODY = "# The lgtm skill\nAggregate first, then sample. " + "Use count_over_time. " * 150
+
+
+def test_the_skill_text_every_run_holds_is_written_once(tmp_path):
+    document = described(tmp_path)
+    for index, run in enumerate(document["scenarios"][0]["runs"]):
+        path = tmp_path / run["transcript"]
+        lines = path.read_text().splitlines()
+        loaded = {
+            "type": "user",
+            "isSynthetic": True,
+            "message": {
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"Base directory for this skill: /tmp/run-{index}/skills/lgtm"
+                        f"\n\n{SKILL_BODY}{INJECTION}",
+                    }
+                ]
+            },
+        }
+        lines[4] = json.dumps(loaded)  # the skill text the transcript holds, as a run loads it
+        path.write_text("\n".join(lines))
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    # Each run keeps the folder it loaded the skill from, and links to the one copy.
+    entries = re.findall(r'<li class="skill">(.*?)</li>', page)
+    assert len(entries) == 4
+    assert sorted(text(entry) for entry in entries) == [
+        f"skill text added by Claude Code Base directory for this skill: /tmp/run-{i}/skills/lgtm "
+        f"{len(SKILL_BODY + INJECTION):,} characters, shown once under texts the runs share"
+        for i in range(4)
+    ]
+    assert all('href="#text-1"' in entry for entry in entries)
+    shared = section(page, "panel shared")
+    assert shared.count('<details class="shared-text"') == 1
+    assert text(re.search(r"<summary>(.*?)</summary>", shared)[1]) == (
+        f"skill text added by Claude Code: {len(SKILL_BODY + INJECTION):,} characters, "
+        "4 times in the runs"
+    )
+    assert page.count("Aggregate first, then sample.") == 1
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in shared
+    assert "<script" not in markup(page).lower()
+
+
 def test_a_body_made_when_opened_cannot_hold_another():
     with pytest.raises(ValueError, match="cannot hold another one"):
         later(later("<p>run</p>"))
+
+
+def test_a_long_prompt_is_shown_in_full_once_and_begun_in_each_run(tmp_path):
+    document = pressure_runs(passed=False, red=True)
+    item = document["scenarios"][0]
+    item["scenario"]["prompt"] = "Find the spike. " + "Here is the whole incident log. " * 40
+    item["runs"] *= 3
+    page = render_html([Document("p.json", document)], cwd=tmp_path)
+    whole = item["scenario"]["prompt"]
+    assert page.count(whole) == 1
+    assert text(section(page, "ask")).startswith(f"What the user says prompt {whole.strip()}")
+    placed = re.findall(r'<li class="user"><span class="kind">user</span><pre>(.*?)</pre>', page)
+    assert placed == [f"{whole[:300]}… (in full under what the user says)"] * 6

@@ -23,7 +23,9 @@ opened from disk. The page, top to bottom:
   checks with how often each arm passed them, the world's expectations), the pass rates and
   mean scores per arm, component bars, and every run (:mod:`skilltest.report.timeline`) in a
   ``<details>`` element with a link to its kept transcript, the with-skill runs beside the
-  without-skill ones.
+  without-skill ones;
+- **texts the runs share** (:mod:`skilltest.report.shared`): the skill text Claude Code added,
+  once for every run that holds it.
 
 Each scenario's heading is a ``<details>`` summary. A run's body is built only when it is opened
 (:func:`~skilltest.report.markup.later`); in a layer of more than
@@ -66,6 +68,7 @@ from skilltest.report.reading import (
 )
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of, versus_cell
 from skilltest.report.script import CSP, SCRIPT
+from skilltest.report.shared import SharedTexts
 from skilltest.report.style import STYLE
 from skilltest.report.timeline import ARM_LABELS, numbers, run_details
 from skilltest.revision import summary_line
@@ -156,6 +159,7 @@ def _scenario_section(
     *,
     cwd: Path,
     link_from: Path,
+    shared: SharedTexts,
     folded: bool,
 ) -> str:
     """A scenario: its heading (a ``<details>`` summary), then what it asks and expects, its
@@ -189,6 +193,7 @@ def _scenario_section(
             link_from=link_from,
             item=item,
             prompts=prompts,
+            shared=shared,
             made_when_opened=not folded,
         )
     )
@@ -211,6 +216,7 @@ def _runs(
     link_from: Path,
     item: Mapping[str, Any],
     prompts: Sequence[str],
+    shared: SharedTexts,
     made_when_opened: bool,
 ) -> str:
     """Every run, one column per arm (with skill beside without), each opening on a click."""
@@ -233,6 +239,7 @@ def _runs(
                     item=item,
                     prompts=prompts,
                     link_from=link_from,
+                    shared=shared,
                     made_when_opened=made_when_opened,
                 )
                 for run in group
@@ -280,6 +287,7 @@ def _layer_section(
     *,
     cwd: Path,
     link_from: Path,
+    shared: SharedTexts,
 ) -> str:
     pairs: list[tuple[Row, Mapping[str, Any]]] = []
     for document in documents:
@@ -361,6 +369,7 @@ def _layer_section(
                 item,
                 cwd=cwd,
                 link_from=link_from,
+                shared=shared,
                 folded=folded,
             )
             for index, (row, item) in enumerate(pairs)
@@ -457,8 +466,9 @@ def render_html(documents: Sequence[Document], *, cwd: Path, link_from: Path | N
     for layer in layers:
         rows = [row for d in by_layer[layer] for row in rows_of(d.data, d.source)]
         cards.append(_card(card(layer, by_layer[layer], rows)))
+    shared = SharedTexts()
     sections = [
-        _layer_section(layer, by_layer[layer], cwd=cwd, link_from=link_from or cwd)
+        _layer_section(layer, by_layer[layer], cwd=cwd, link_from=link_from or cwd, shared=shared)
         for layer in layers
     ]
     return (
@@ -472,5 +482,6 @@ def render_html(documents: Sequence[Document], *, cwd: Path, link_from: Path | N
         + f'<div class="cards">{"".join(cards)}</div>'
         + _how_to_read(layers)
         + "".join(sections)
+        + shared.section()
         + "</main></body></html>\n"
     )

@@ -151,7 +151,7 @@ border-radius:6px;min-width:12em;margin-left:4px}
 .finder button{font:inherit;font-size:.9rem;padding:3px 12px;border:1px solid var(--line);
 border-radius:6px;background:var(--card);cursor:pointer}
 .finder .shown{margin:0;color:var(--muted);font-size:.9rem}
-details.plot>summary{cursor:pointer;font-weight:600}
+.shared .shared-text>summary,details.plot>summary{cursor:pointer;font-weight:600}
 @media (max-width:760px){
 .page{padding:16px 10px 40px}.panel,.scenario{padding:14px 14px;border-radius:10px}
 h1{font-size:1.4rem}.scenario-grid{grid-template-columns:minmax(0,1fr)}
