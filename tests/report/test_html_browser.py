@@ -97,6 +97,9 @@ def opened(
             context = browser.new_context(
                 viewport={"width": width, "height": 900}, java_script_enabled=javascript
             )
+            # No deadline of Playwright's own: a loaded machine opens a large page slowly, and
+            # pytest's timeout bounds a page that never loads.
+            context.set_default_timeout(0)
             context.add_init_script(VIOLATIONS)
             page = context.new_page()
             # The report must work offline: any request leaving the page fails the test.
