@@ -335,7 +335,7 @@ def test_a_hanging_api_becomes_error_runs_within_the_timeout(tmp_path, capsys):
             str(results),
         ]
     )
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 150  # the hang is never answered: the timeout ends it
     assert code == 1
     runs = json.loads(results.read_text())["scenarios"][0]["runs"]
     assert [r["error"] for r in runs] == ["API request timed out (after 0 retries)"] * 2
