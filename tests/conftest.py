@@ -105,7 +105,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = heaviest_first(items)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: pytest -p no:xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> Scheduling | None:
     """``--dist loadfile`` hands out the readers of a shared run together, heaviest first."""
     if config.getvalue("dist") != "loadfile":

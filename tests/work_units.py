@@ -43,7 +43,7 @@ def heaviest_first(items: list[pytest.Item]) -> list[pytest.Item]:
     return [item for tests in ordered for item in tests]
 
 
-class SharedRunScheduling(LoadFileScheduling):  # type: ignore[misc]
+class SharedRunScheduling(LoadFileScheduling):
     """``--dist loadfile`` with the readers of a shared run in one unit, and the units handed
     out in the order the workers collected them (:func:`heaviest_first`)."""
 
