@@ -145,3 +145,18 @@ def test_redacting_a_split_key_in_a_long_text_ends_no_hang():
     shown = Redactor({"ANTHROPIC_API_KEY": KEY})(text + ZWSP.join(KEY))
     assert time.monotonic() - started < 120
     assert shown.endswith(LABEL)
+
+
+def test_the_known_redactor_holds_the_environments_credentials_and_what_was_learned():
+    from skilltest.redact import forget_learned_secrets, known_redactor, learn_secrets
+
+    try:
+        learn_secrets({"TEAM_TOKEN": "team-0123456789abcdef", "REPLAY_REDACT": "corp"})
+        redact = known_redactor({"ANTHROPIC_API_KEY": KEY, "HOME": "/home/someone-long"})
+        assert redact(f"key {KEY[7:]} team team-0123456789abcdef host corp.example home") == (
+            f"key {LABEL} team [REDACTED:TEAM_TOKEN] host [REDACTED:REPLAY_REDACT].example home"
+        )
+        assert redact("/home/someone-long") == "/home/someone-long"  # not a credential
+    finally:
+        forget_learned_secrets()
+    assert known_redactor({})("team-0123456789abcdef corp") == "team-0123456789abcdef corp"

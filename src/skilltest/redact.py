@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import bisect
 import functools
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -304,3 +305,70 @@ def redactor_of(values: tuple[str, ...], placeholder: str) -> Callable[[str], st
         return text
 
     return redact
+
+
+# --- what this process knows to be secret ----------------------------------------------------
+
+_learned: dict[str, str] = {}
+"""The secrets the command learned beyond its environment's credentials, each value by its name
+(a suite's ``replay.redact`` values)."""
+
+
+def learn_secrets(secrets: Mapping[str, str]) -> None:
+    """Adds secrets the command learned (a suite's ``replay.redact`` values, by name) to those
+    :func:`known_redactor` keeps out of everything printed and written."""
+    for name, value in secrets.items():
+        if value:
+            _learned.setdefault(value, name)
+
+
+def forget_learned_secrets() -> None:
+    """Forgets the secrets :func:`learn_secrets` added (a new command starts)."""
+    _learned.clear()
+
+
+def known_redactor(env: Mapping[str, str] | None = None) -> Callable[[str], str]:
+    """One function replacing every secret this process knows of: the credential variables of
+    ``env`` (this process's environment by default), in every form a :class:`Redactor` finds,
+    and the secrets learned (:func:`learn_secrets`), those shorter than
+    :attr:`Redactor.MIN_LENGTH` where they occur whole.
+
+    Where no run exists yet (a health check of an MCP server, an error message, ``lint``),
+    this is what keeps a child's stderr or an exception's text from showing a secret.
+    """
+    environ = os.environ if env is None else env
+    credentials = tuple((name, environ[name]) for name in CREDENTIAL_VARIABLES if environ.get(name))
+    return _known(credentials, tuple((name, value) for value, name in _learned.items()))
+
+
+@functools.lru_cache(maxsize=16)
+def _known(
+    credentials: tuple[tuple[str, str], ...], learned: tuple[tuple[str, str], ...]
+) -> Callable[[str], str]:
+    if not credentials and not learned:
+        return _unchanged
+    redactor = Redactor(dict((*learned, *credentials)))
+    short = sorted(
+        (
+            (value, f"[REDACTED:{name}]")
+            for name, value in learned
+            if len(value) < Redactor.MIN_LENGTH
+        ),
+        key=lambda pair: len(pair[0]),
+        reverse=True,
+    )
+    if not short:
+        return redactor
+
+    def redact(text: str) -> str:
+        text = redactor(text)
+        for value, label in short:
+            if value in text:
+                text = text.replace(value, label)
+        return text
+
+    return redact
+
+
+def _unchanged(text: str) -> str:
+    return text

@@ -203,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
+    from skilltest.redact import forget_learned_secrets
+
+    forget_learned_secrets()  # what an earlier command in this process learned is not ours
     with safe_output():  # no control character from a run or a file reaches the terminal
         return _run(handler, args)
 

@@ -1,4 +1,4 @@
-"""What the command line prints is text, never terminal commands.
+"""What the command line prints is text, never terminal commands, and never a secret.
 
 A model's answer, an agent's tool input, a fake service's body or a string in a results file can
 hold control characters: an escape sequence that clears the screen, retitles the window, moves
@@ -8,6 +8,10 @@ what is read. Every command's stdout and stderr go through :class:`SafeStream`, 
 each such character as a visible ``\\uXXXX`` escape (valid inside a JSON string too, so
 ``--json`` output stays JSON): nothing a run saw can act on the terminal. Line feeds and tabs
 pass; the progress bar, the only writer of a carriage return, writes to :attr:`unescaped`.
+
+Each write also passes :func:`skilltest.redact.known_redactor`: a credential of the environment
+or a suite's ``replay.redact`` value in an MCP server's stderr, a hook's output or an error
+message is printed as ``[REDACTED:<NAME>]``, whichever part of the command it came from.
 """
 
 from __future__ import annotations
@@ -17,19 +21,20 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from skilltest.redact import known_redactor
 from skilltest.report.text import escape_controls as terminal_text
 
 
 class SafeStream:
-    """A text stream that escapes control characters on their way to ``stream``; every other
-    attribute is the stream's own."""
+    """A text stream that redacts the secrets the process knows and escapes control characters
+    on their way to ``stream``; every other attribute is the stream's own."""
 
     def __init__(self, stream: TextIO) -> None:
         self.unescaped = stream
         """The stream itself, for a writer that draws on the terminal on purpose."""
 
     def write(self, text: str) -> int:
-        self.unescaped.write(terminal_text(text))
+        self.unescaped.write(terminal_text(known_redactor()(text)))
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -42,7 +47,8 @@ class SafeStream:
 
 @contextmanager
 def safe_output() -> Iterator[None]:
-    """While inside, ``sys.stdout`` and ``sys.stderr`` escape control characters."""
+    """While inside, ``sys.stdout`` and ``sys.stderr`` redact secrets and escape control
+    characters."""
     saved = sys.stdout, sys.stderr
     sys.stdout = SafeStream(saved[0])
     sys.stderr = SafeStream(saved[1])
