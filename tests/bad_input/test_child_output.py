@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bad_input.test_hostile_runs import clean_env, skilltest
+from tests.bad_input.commands import clean_env, skilltest
 from tests.leaks import leaks
 
 
@@ -134,7 +134,7 @@ def test_lint_prints_a_failing_servers_stderr_without_the_credentials(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     project(work, fail_at_once=True)
-    done, _ = skilltest(["lint", str(work / "leaky")], work, env_for(tmp_path))
+    done = skilltest(["lint", str(work / "leaky")], work, env_for(tmp_path))
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "MCP server 'leaky'" in said and "its stderr ends with:" in said
@@ -151,7 +151,7 @@ def test_a_health_check_shows_a_servers_stderr_without_any_secret(tmp_path, clau
     if command == "scenarios":
         argv += ["--backend", "emulator", "--skill-only", "--output-dir", str(work / "out")]
         argv += ["--results", str(work / "out" / "r.json")]
-    done, _ = skilltest(argv, work, env_for(tmp_path, SKILLTEST_CLAUDE=str(claude_bin)))
+    done = skilltest(argv, work, env_for(tmp_path, SKILLTEST_CLAUDE=str(claude_bin)))
     said = done.stdout + done.stderr
     assert done.returncode == 2, said
     assert "skilltest: error: MCP server 'plugin_leaky_leaky'" in said
@@ -175,7 +175,7 @@ def test_a_server_failing_in_a_run_with_a_world_leaves_no_secret_anywhere(tmp_pa
             str(out), "--results", str(out / "r.json"), "--junit", str(out / "j.xml"),
             "--markdown", str(out / "s.md"), "--report", str(out / "r.html"),
             "--allow-inconclusive"]  # fmt: skip
-    done, _ = skilltest(argv, work, env_for(tmp_path, SKILLTEST_CLAUDE=str(claude_bin)))
+    done = skilltest(argv, work, env_for(tmp_path, SKILLTEST_CLAUDE=str(claude_bin)))
     said = done.stdout + done.stderr
     assert done.returncode == 0, said
     assert "MCP server plugin_leaky_leaky did not start in this run (status failed)" in said

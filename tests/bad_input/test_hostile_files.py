@@ -14,15 +14,14 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.bad_input.test_trial import HANG_S, demo, fifo, snapshot
+from tests.bad_input.commands import clean_env, skilltest
+from tests.bad_input.test_trial import demo, fifo, snapshot
 from tests.report.documents import pressure_document, pressure_scenario
 
 NULL_DEVICE = os.makedev(1, 3)
@@ -54,21 +53,8 @@ def run_case(case: Case, tmp_path: Path) -> None:
         folder.mkdir()
     argv = case.setup(root)
     before = snapshot(tmp_path)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env.pop("GITHUB_STEP_SUMMARY", None)
-    env.update(HOME=str(home), TMPDIR=str(temp))
-    env.update({key: value.format(dir=root) for key, value in case.env.items()})
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "skilltest", *argv],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=HANG_S,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.name}: still running after {HANG_S:g} s")
+    env = clean_env(tmp_path, **{key: value.format(dir=root) for key, value in case.env.items()})
+    done = skilltest(argv, root, env)
     said = done.stdout + done.stderr
     assert done.returncode == case.exit_code, said
     assert case.message.format(dir=root) in said, said
