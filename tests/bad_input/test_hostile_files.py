@@ -414,3 +414,64 @@ def test_a_trace_with_an_empty_line_or_without_its_outcome_is_refused(
     case: Case, tmp_path: Path
 ) -> None:
     run_case(case, tmp_path)
+
+
+# --- an id of 10,000 characters, which would name cassettes, traces and transcripts ----------
+
+LONG_ID = "a" * 10_000
+
+SCENARIO_SUITE_TEXT = """\
+skill: demo
+model_script: model.yaml
+repetitions: 1
+scenarios:
+  - id: {id}
+    prompt: "Error spike in checkout. How do you investigate?"
+    expected: {{text_patterns: [count_over_time]}}
+"""
+
+TRIGGER_SUITE_TEXT = """\
+skill: demo
+model_script: model.yaml
+queries:
+  - id: {id}
+    query: "Error spike in checkout. How do you investigate?"
+    should_trigger: true
+"""
+
+
+def long_id(layer: str, *options: str) -> Callable[[Path], list[str]]:
+    """A ``layer`` suite (of the demo project) whose one scenario or query has a 10,000-character
+    id; the command that runs it with ``options``."""
+
+    def setup(root: Path) -> list[str]:
+        suite = demo(root)
+        if layer == "pressure":
+            suite.write_text(suite.read_text().replace("id: aggregate", f"id: {LONG_ID}"))
+        else:
+            text = SCENARIO_SUITE_TEXT if layer == "scenarios" else TRIGGER_SUITE_TEXT
+            suite.write_text(text.format(id=LONG_ID))
+        return [layer, str(suite), *options]
+
+    return setup
+
+
+def too_long(pointer: str) -> str:
+    return f"{{dir}}/demo.yaml#/{pointer}/0/id: '{'a' * 78}… is too long"
+
+
+LONG_ID_CASES = [
+    *(Case(f"{layer} {' '.join(options)} with a 10,000-character id", long_id(layer, *options),
+           2, too_long("queries" if layer == "triggers" else "scenarios"))
+      for layer in ("pressure", "scenarios", "triggers")
+      for options in (("--record", "cassettes"), ("--output-dir", "out"))),
+    Case("validate a scenario suite with a 10,000-character id",
+         lambda r: ["validate", long_id("scenarios")(r)[1]], 2, too_long("scenarios")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LONG_ID_CASES, ids=[case.name for case in LONG_ID_CASES])
+def test_an_id_too_long_to_name_a_file_is_refused_where_it_is_written(
+    case: Case, tmp_path: Path
+) -> None:
+    run_case(case, tmp_path)
