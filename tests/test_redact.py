@@ -173,3 +173,16 @@ def test_a_declared_secret_is_kept_out_by_every_redactor_made_after_and_then_for
         encoded = base64.b64encode(b"acme-customer-7731").decode()
         assert "[REDACTED:SUITE_SECRET]" in Redactor({})(encoded)
     assert Redactor({})("for acme-customer-7731") == "for acme-customer-7731"
+
+
+def test_the_known_redactor_holds_the_environments_credentials_and_what_suites_declared():
+    from skilltest.redact import known_redactor
+
+    with declarations_kept_apart():
+        declare_secrets(["team-0123456789abcdef", "corp"])
+        redact = known_redactor({"ANTHROPIC_API_KEY": KEY, "HOME": "/home/someone-long"})
+        assert redact(f"key {KEY[7:]} team team-0123456789abcdef host corp.example home") == (
+            f"key {LABEL} team [REDACTED:SUITE_SECRET] host [REDACTED:SUITE_SECRET].example home"
+        )
+        assert redact("/home/someone-long") == "/home/someone-long"  # not a credential
+    assert known_redactor({})("team-0123456789abcdef corp") == "team-0123456789abcdef corp"

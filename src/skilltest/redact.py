@@ -17,6 +17,7 @@ import base64
 import bisect
 import contextlib
 import functools
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -375,3 +376,17 @@ def redactor_of(values: tuple[str, ...], placeholder: str) -> Callable[[str], st
         return text
 
     return redact
+
+
+# --- what this process knows to be secret ----------------------------------------------------
+
+
+def known_redactor(env: Mapping[str, str] | None = None) -> Callable[[str], str]:
+    """The redactor of every secret this process knows: the credential variables of ``env``
+    (this process's environment by default) and the secrets the suites declared
+    (:func:`declare_secrets`).
+
+    Where no run exists yet (a health check of an MCP server, an error message, ``lint``),
+    this keeps a child's stderr or an exception's text from showing a secret.
+    """
+    return Redactor.for_environment(os.environ if env is None else env)

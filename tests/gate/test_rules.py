@@ -212,7 +212,11 @@ def test_an_emulator_run_does_not_pass_the_gate(tmp_path, capsys):
 
 def runs(prefix: str, count: int) -> list[dict[str, Any]]:
     return [
-        {"id": f"{prefix}/pressure/demo/aggregate-first/with_skill/{rep}", "arm": "with_skill"}
+        {
+            "id": f"{prefix}/pressure/demo/aggregate-first/with_skill/{rep}",
+            "arm": "with_skill",
+            "rep": rep,
+        }
         for rep in range(1, count + 1)
     ]
 

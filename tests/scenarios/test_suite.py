@@ -205,7 +205,7 @@ BAD_SUITES = [
     (
         "skill: demo\nscenarios:\n  - {id: 'bad id', prompt: p}\n",
         "#/scenarios/0/id: 'bad id' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'\n  fix: "
-        "expected a unique id: letters, digits, '.', '_' or '-'",
+        "expected a unique id: letters, digits, '.', '_' or '-', at most 128 (it names files)",
     ),
     (
         "skill: demo\npattern_scope: prose\nscenarios:\n  - {id: a, prompt: p}\n",

@@ -34,7 +34,7 @@ from skilltest import __version__
 from skilltest.errors import InputError
 from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_RESULTS_BYTES
-from skilltest.redact import Redactor, map_strings, redactor_of
+from skilltest.redact import known_redactor, map_strings, redactor_of
 from skilltest.replay.normalise import (
     REDACTED,
     canonical_json,
@@ -333,7 +333,7 @@ def _now() -> str:
 def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[[str], str]:
     """One function replacing every secret: credentials (and pieces of them) from the
     environment, then the suite's values where they occur whole."""
-    credentials = Redactor.for_environment(environ)
+    credentials = known_redactor(environ)
     extra = redactor_of(tuple(sorted({v for v in values if v})), REDACTED)
 
     def redact(text: str) -> str:

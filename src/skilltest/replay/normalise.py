@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltest.errors import SuiteError
-from skilltest.redact import map_strings, redactor_of
+from skilltest.redact import declare_secrets, map_strings, redactor_of
 
 KEPT_FIELDS = (
     "model",
@@ -237,6 +237,8 @@ class Rules:
                 )
             if len(value) >= 4:
                 secrets.append(value)
+                # Kept out of what the command prints and writes, not only of cassettes.
+                declare_secrets([value])
         secrets.sort(key=len, reverse=True)
         return cls(
             ignore=ignore,

@@ -142,7 +142,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"{_shown(error.instance)} is not valid here: {message}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         return _unexpected_keys(error.instance, error.schema)
-    return str(error.message)
+    # "'<a 10,000-character id>' is too long" says no more than its first characters do.
+    return str(error.message).replace(repr(error.instance), _shown(error.instance))
 
 
 def _unexpected_keys(instance: dict[Any, Any], schema: Any) -> str:

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from skilltest.limits import MAX_YAML_BYTES
 from skilltest.suite.loader import json_pointer, read_yaml, reject_non_finite, validate
 from skilltest.suite.repository import Repository, repository_of
 from skilltest.world.calls import READ_METHODS
-from skilltest.world.policy import host_problem, normalise_host
+from skilltest.world.policy import host_problem, model_api_hosts, normalise_host
 
 ACTIONS = ("list", "get", "create", "update", "merge", "delete", "respond")
 """What a route does with its collection."""
@@ -290,24 +291,34 @@ def compile_template(path: str) -> re.Pattern[str]:
     return re.compile("/".join(out))
 
 
-def load_world(path: Path, repository: Repository | None = None) -> World:
+def load_world(
+    path: Path,
+    repository: Repository | None = None,
+    *,
+    model_hosts: Iterable[str] | None = None,
+) -> World:
     """Reads, validates and types a world file and the fixtures it names.
 
     Args:
         path: The world file.
         repository: Where its fixtures must lie: the repository of the suite naming the world
             (default: the world file's own, :func:`skilltest.suite.repository.repository_of`).
+        model_hosts: The hosts of the model API the runs use, which no service may claim
+            (by default :func:`~skilltest.world.policy.model_api_hosts` of this process's
+            environment).
 
     Raises:
         WorldError: the file or a fixture cannot be read or parsed, breaks the schema, or
-            declares something a fake cannot serve; the message names the place and the fix.
+            declares something a fake cannot serve (the model API's host, a look-alike name);
+            the message names the place and the fix.
     """
     data = read_yaml(path, WorldError)
     validate(data, "world", path, WorldError)
     top = f"{path}#"
     repository = repository or repository_of(path)
+    reserved = frozenset(model_api_hosts(os.environ) if model_hosts is None else model_hosts)
     services = tuple(
-        _service(raw, path, f"{top}/services/{index}", repository)
+        _service(raw, path, f"{top}/services/{index}", repository, reserved)
         for index, raw in enumerate(data["services"])
     )
     _check_unique(services, top)
@@ -347,10 +358,16 @@ def _check_unique(services: tuple[Service, ...], top: str) -> None:
             hosts[host] = service.name
 
 
-def _service(raw: dict[str, Any], world_path: Path, where: str, repository: Repository) -> Service:
+def _service(
+    raw: dict[str, Any],
+    world_path: Path,
+    where: str,
+    repository: Repository,
+    reserved: frozenset[str],
+) -> Service:
     hosts: list[str] = []
     for index, host in enumerate(raw["hosts"]):
-        problem = host_problem(host)
+        problem = host_problem(host, reserved=reserved)
         if problem:
             raise WorldError(
                 f"cannot fake this host: {problem}",
