@@ -254,8 +254,9 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         for stop in stopping:
             if not stop.done():
                 await asyncio.shield(stop)
-        # Commands the CLI started in sessions of their own outlive its group.
-        kill_marked(mark)
+        # Commands the CLI started in sessions of their own outlive its group. Finding them
+        # reads every process's environment: in a thread, while the loop goes on.
+        await asyncio.shield(asyncio.to_thread(kill_marked, mark))
     return ProcessOutput(
         stdout=b"".join(stdout_chunks).decode("utf-8", errors="replace"),
         stderr=b"".join(stderr_chunks).decode("utf-8", errors="replace"),
