@@ -56,6 +56,8 @@ class Invocation:
     """Called with every stdout event (a JSON object); the first reason it returns stops the
     process group, and the output keeps what was printed up to then
     (:attr:`ProcessOutput.stopped_reason`)."""
+    on_start: Callable[[], object] | None = None
+    """Called once the process has started."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,8 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         )
     except OSError as exc:
         return ProcessOutput("", "", None, False, time.monotonic() - started, str(exc))
+    if invocation.on_start is not None:
+        invocation.on_start()
 
     stdout_chunks: list[bytes] = []
     stderr_chunks: list[bytes] = []

@@ -269,13 +269,17 @@ def _run(
     from skilltest.scenarios.verdict import LIBRARIES
     from skilltest.scenarios.wiring import check_wiring
 
-    # While the command gets ready and its first runs go, beside them: what the verdicts
-    # import, and the SDK when a judge or an agent mock will ask the model.
-    preload.start(LIBRARIES, name="skilltest-stats-import")
-    if any(asks_a_model(s) for suite in suites for s in suite.scenarios):
-        from skilltest.runners.sdk import start_import
+    asks = any(asks_a_model(s) for suite in suites for s in suite.scenarios)
 
-        start_import()
+    def preload_beside_the_runs() -> None:
+        # Once the first process works, beside it: the SDK when a judge or an agent mock will
+        # ask the model, and what the verdicts import.
+        if asks:
+            from skilltest.runners.sdk import start_import
+
+            start_import()
+        preload.start(LIBRARIES, name="skilltest-stats-import")
+
     chosen = cli_backend(options, suites, observer, tape, {s.path: s.replay for s in suites})
     binary, endpoint = chosen.binary, chosen.endpoint
     provenance = start_provenance(
@@ -295,7 +299,11 @@ def _run(
     if not tape.replaying:  # replayed servers are not started: their cassettes answer
         check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
     runner = ClaudeCliRunner(
-        binary, endpoint, judge_model=options.judge_model, processes=options.jobs
+        binary,
+        endpoint,
+        judge_model=options.judge_model,
+        processes=options.jobs,
+        on_first_start=preload_beside_the_runs,
     )
     # Before anything could write to a controlled world: one read-only run proves the agent's
     # requests reach the fake (exit 2 with how they escaped when they do not).

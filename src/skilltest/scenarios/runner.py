@@ -441,6 +441,7 @@ class ClaudeCliRunner:
         sandbox_base: Path | None = None,
         judge_model: str | None = None,
         processes: int | None = None,
+        on_first_start: Callable[[], object] | None = None,
     ) -> None:
         """
         Args:
@@ -453,6 +454,9 @@ class ClaudeCliRunner:
                 under way: a run prepares its sandbox before it waits for one, and is checked,
                 judged and cleared away after its process has ended, beside the next run's
                 process. ``None``: each run takes a process as it comes.
+            on_first_start: Called once the first run's process has started: what the command
+                does beside its runs (importing what its judges and verdicts need) then leaves
+                the command's own start to itself.
         """
         self.binary = binary
         self.endpoint = endpoint
@@ -461,10 +465,17 @@ class ClaudeCliRunner:
         self.sandbox_base = sandbox_base
         self.judge_model = judge_model
         self.processes = processes
+        self.on_first_start = on_first_start
         self._slots: dict[object, asyncio.Semaphore] = {}
         from skilltest.checks.judge import ModelRunners
 
         self.model_runners = ModelRunners(claude=binary.path)
+
+    def _first_start(self) -> None:
+        """Calls :attr:`on_first_start` the first time a process has started."""
+        started, self.on_first_start = self.on_first_start, None
+        if started is not None:
+            started()
 
     def _process_slot(self) -> ProcessSlot:
         """A claim on one of the CLI processes ``processes`` allows, on the running loop (the
@@ -602,6 +613,7 @@ class ClaudeCliRunner:
                         first_message=scenario.prompt if scenario.turns else None,
                         follow_ups=scenario.turns,
                         stop_on=_stop_check(request.stop_on, mocks),
+                        on_start=self._first_start,
                     )
                 )
                 # The next run's process may start: what is left of this one (its checks and

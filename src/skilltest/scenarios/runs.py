@@ -335,10 +335,12 @@ async def run_suites(
         )
         for index, entry in enumerate(planned)
     ]
-    # A runner that bounds its own CLI processes gets as many runs again: while ``jobs`` runs'
-    # processes work, the others prepare their sandboxes or are checked and judged, and the
-    # next process starts the moment one ends.
-    workers = 2 * jobs if getattr(runner, "processes", None) is not None else jobs
+    # A runner that bounds its own CLI processes gets more runs under way than processes:
+    # while ``jobs`` runs' processes work, the others prepare their sandboxes or are checked
+    # and judged (a judge may wait for the SDK to be imported), and the next process starts
+    # the moment one ends.
+    overlapped = getattr(runner, "processes", None) is not None
+    workers = jobs + max(jobs, 2) if overlapped else jobs
     try:
         await _run_batches(
             planned, scheduled, workers, one_run, decided, finished, started, admit, budget
