@@ -23,6 +23,7 @@ cleanup, while the event loop still runs it.
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -231,3 +232,72 @@ async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
             task.cancel()
         # Done tasks ignore the cancel; the others unwind (processes stopped, servers closed).
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class Turns:
+    """At most ``size`` holders at once, served in the order they queued.
+
+    A run queues as it starts (:meth:`queue`), prepares what it can beside the others, then
+    waits for its turn (``async with`` the :class:`Turn`): runs take their turns in the order
+    they were started, however long each took to prepare.
+    """
+
+    def __init__(self, size: int) -> None:
+        """
+        Args:
+            size: How many may hold a turn at once (at least 1).
+        """
+        self.size = max(1, size)
+        self.held = 0
+        self.waiting: collections.deque[Turn] = collections.deque()
+
+    def queue(self) -> Turn:
+        """A place in the line, taken now."""
+        turn = Turn(self)
+        self.waiting.append(turn)
+        return turn
+
+    def _grant(self) -> None:
+        while self.held < self.size and self.waiting and self.waiting[0].ready:
+            turn = self.waiting.popleft()
+            self.held += 1
+            turn.holding = True
+            turn.granted.set()
+
+
+class Turn:
+    """One place in the line of a :class:`Turns`: waited for with ``async with``, given back by
+    :meth:`release` (or the end of the block, whichever comes first)."""
+
+    def __init__(self, turns: Turns) -> None:
+        self.turns = turns
+        self.ready = False
+        """Whether it waits for its turn now (a place ahead that is not ready holds the rest)."""
+        self.holding = False
+        self.granted = asyncio.Event()
+
+    async def __aenter__(self) -> Turn:
+        self.ready = True
+        self.turns._grant()
+        try:
+            await self.granted.wait()
+        except BaseException:
+            self.release()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Gives the turn back, or the place in the line if it was not served yet (once; later
+        calls do nothing)."""
+        turns = self.turns
+        if self.holding:
+            self.holding = False
+            turns.held -= 1
+        elif self in turns.waiting:
+            turns.waiting.remove(self)
+        else:
+            return
+        turns._grant()

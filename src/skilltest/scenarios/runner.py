@@ -61,6 +61,7 @@ from skilltest.runners.base import DEFAULT_MODEL
 from skilltest.scenarios.mocks import AgentRelay, RunMocks, mocks_for, run_mocks
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
+from skilltest.scheduler import Turn, Turns
 from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import ApiRetry
@@ -335,34 +336,6 @@ class PreparedRun:
     """What above the sandbox the CLI may load."""
 
 
-class ProcessSlot:
-    """A claim on one CLI process of a runner's bound, held from ``async with`` until
-    :meth:`release` (or the end of the block, whichever comes first)."""
-
-    def __init__(self, slots: asyncio.Semaphore | None) -> None:
-        """
-        Args:
-            slots: The bound; ``None``: no bound, nothing is claimed.
-        """
-        self.slots = slots
-        self.held = False
-
-    async def __aenter__(self) -> ProcessSlot:
-        if self.slots is not None:
-            await self.slots.acquire()
-            self.held = True
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.release()
-
-    def release(self) -> None:
-        """Gives the claim back (once; later calls do nothing)."""
-        if self.held and self.slots is not None:
-            self.held = False
-            self.slots.release()
-
-
 async def finished_in_thread(
     work: Callable[[], _T], *, abandoned: Callable[[_T], object] | None = None
 ) -> _T:
@@ -453,7 +426,8 @@ class ClaudeCliRunner:
             processes: The most CLI processes at once (``-j``), whatever the number of runs
                 under way: a run prepares its sandbox before it waits for one, and is checked,
                 judged and cleared away after its process has ended, beside the next run's
-                process. ``None``: each run takes a process as it comes.
+                process. Processes start in the order the runs did. ``None``: each run
+                takes a process as it comes.
             on_first_start: Called once the first run's process has started: what the command
                 does beside its runs (importing what its judges and verdicts need) then leaves
                 the command's own start to itself.
@@ -466,7 +440,7 @@ class ClaudeCliRunner:
         self.judge_model = judge_model
         self.processes = processes
         self.on_first_start = on_first_start
-        self._slots: dict[object, asyncio.Semaphore] = {}
+        self._turns: dict[object, Turns] = {}
         from skilltest.checks.judge import ModelRunners
 
         self.model_runners = ModelRunners(claude=binary.path)
@@ -477,15 +451,15 @@ class ClaudeCliRunner:
         if started is not None:
             started()
 
-    def _process_slot(self) -> ProcessSlot:
-        """A claim on one of the CLI processes ``processes`` allows, on the running loop (the
-        wiring check runs on a loop of its own)."""
+    def _process_turn(self) -> Turn | None:
+        """A place in the line for one of the CLI processes ``processes`` allows, on the running
+        loop (the wiring check runs on a loop of its own); ``None`` without a bound."""
         if self.processes is None:
-            return ProcessSlot(None)
+            return None
         loop = asyncio.get_running_loop()
-        if loop not in self._slots:
-            self._slots = {loop: asyncio.Semaphore(self.processes)}
-        return ProcessSlot(self._slots[loop])
+        if loop not in self._turns:
+            self._turns = {loop: Turns(self.processes)}
+        return self._turns[loop].queue()
 
     async def aclose(self) -> None:
         """Closes the clients the runs' judges and agent responders asked through."""
@@ -504,6 +478,16 @@ class ClaudeCliRunner:
         )
 
     async def run(self, request: RunRequest) -> RunOutcome:
+        # The run's place among the processes is taken now, so that runs start their processes
+        # in the order they were started, however long each takes to prepare.
+        turn = self._process_turn()
+        try:
+            return await self._run(request, turn)
+        finally:
+            if turn is not None:
+                turn.release()
+
+    async def _run(self, request: RunRequest, turn: Turn | None) -> RunOutcome:
         scenario = request.scenario
         plugin = scenario.plugin
         # The files of a run are made and removed in a thread: the event loop goes on reading
@@ -523,9 +507,9 @@ class ClaudeCliRunner:
                     return RunOutcome(Transcript(source=self.backend, error=failed))
             prepared = await asyncio.to_thread(self._prepare, request, sandbox)
             servers, mocks, warnings = prepared.servers, prepared.mocks, prepared.warnings
-            slot = self._process_slot()
             async with contextlib.AsyncExitStack() as stack:
-                await stack.enter_async_context(slot)
+                if turn is not None:
+                    await stack.enter_async_context(turn)
                 session = await stack.enter_async_context(self.endpoint.session(request, sandbox))
                 if session.wrap_server is not None:
                     servers = tuple(session.wrap_server(server) for server in servers)
@@ -618,7 +602,8 @@ class ClaudeCliRunner:
                 )
                 # The next run's process may start: what is left of this one (its checks and
                 # judges, its files) goes on beside it.
-                slot.release()
+                if turn is not None:
+                    turn.release()
                 # The world's tokens are the run's own, and stay out of what is stored too.
                 secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
                 redact = Redactor({**secrets, **session.secrets})
