@@ -33,6 +33,7 @@ ORDER: tuple[str, ...] = (
     "repetitions",
     "scheduler",
     "groups",
+    "preload",
     # formats: what is read and written
     "suite",
     "skills",

@@ -1,6 +1,7 @@
 """The scheduler: lazy, bounded, round by round, adaptive stops, skips, order."""
 
 import asyncio
+import contextlib
 import time
 import tracemalloc
 
@@ -9,7 +10,7 @@ import pytest
 from skilltest.errors import InputError
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions, plan_for
-from skilltest.scheduler import Planned, run_rounds
+from skilltest.scheduler import Planned, Turns, run_rounds
 from skilltest.stats import most_extreme_difference
 
 
@@ -207,3 +208,85 @@ def test_plans_refuse_impossible_bounds():
         Repetitions(MAX_REPETITIONS + 1)
     with pytest.raises(ValueError, match="min_k <= max_k"):
         Repetitions(None, 5, 4)
+
+
+# --- turns: a bound served in the order runs started -------------------------------------------
+
+
+def test_turns_are_served_in_the_order_taken_however_long_each_prepares():
+    async def main() -> list[str]:
+        turns = Turns(1)
+        served: list[str] = []
+        prepared = {name: asyncio.Event() for name in "abc"}
+
+        async def run(name: str) -> None:
+            turn = turns.queue()  # as the run starts
+            await prepared[name].wait()  # preparing, beside the others
+            async with turn:
+                served.append(name)
+                await asyncio.sleep(0)
+
+        tasks = [asyncio.ensure_future(run(name)) for name in "abc"]
+        for name in "cba":  # the last to start is ready first
+            prepared[name].set()
+            await asyncio.sleep(0)
+        await asyncio.gather(*tasks)
+        return served
+
+    assert asyncio.run(main()) == ["a", "b", "c"]
+
+
+def test_a_place_given_up_or_cancelled_holds_no_one_back():
+    async def main() -> list[str]:
+        turns = Turns(1)
+        served: list[str] = []
+        held = turns.queue()
+        gone = turns.queue()  # a run that ends before its turn (its setup failed)
+        cancelled = turns.queue()
+        last = turns.queue()
+        await held.__aenter__()
+        waiting = asyncio.ensure_future(cancelled.__aenter__())
+        await asyncio.sleep(0)
+        waiting.cancel()
+        gone.release()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        later = asyncio.ensure_future(last.__aenter__())
+        await asyncio.sleep(0)
+        served.append("held")
+        held.release()
+        await later
+        served.append("last")
+        last.release()
+        return served
+
+    assert asyncio.run(asyncio.wait_for(main(), 60)) == ["held", "last"]
+
+
+def test_a_layer_may_judge_and_finish_off_the_event_loop():
+    """``decided`` and ``finished`` may be coroutine functions (a layer judges in a thread):
+    the rounds go on as with plain functions, skipped scenarios included."""
+    adaptive = plan_for("auto", None)
+    judged: list[int] = []
+    finished: dict[str, int] = {}
+
+    async def run(item, arm, rep):
+        await asyncio.sleep(0)
+        return rep
+
+    async def decided(item, records, k):
+        await asyncio.sleep(0)
+        judged.append(k)
+        return k >= 3
+
+    async def done(item, records, k):
+        await asyncio.sleep(0)
+        finished[item] = k
+
+    planned = [
+        Planned("a", adaptive, ("with", "without")),
+        Planned("b", adaptive, ("w",), skip=True),
+    ]
+    asyncio.run(run_rounds(planned, workers=4, run=run, decided=decided, finished=done))
+    assert finished == {"a": 3, "b": 0}
+    assert judged[-1] == 3

@@ -83,6 +83,14 @@ class Stuck(socketserver.BaseRequestHandler):
         release.wait(2 * WAIT_S)  # a close that waited for it would be late by this much
 
 
+class TellsNoDelay(socketserver.BaseRequestHandler):
+    """Answers whether its connection sends each write at once (``TCP_NODELAY``)."""
+
+    def handle(self) -> None:
+        flag = self.request.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        self.request.sendall(b"nodelay" if flag else b"nagle")
+
+
 class Probe(LocalServer):
     name = "probe"
 
@@ -283,3 +291,11 @@ def test_a_server_left_open_at_interpreter_exit_does_not_hold_the_exit() -> None
         ),
         "Server()",
     )
+
+
+def test_a_connection_sends_each_write_at_once() -> None:
+    """An answer written in pieces (a head, then each event) is not held back by Nagle's
+    algorithm, which on a kept-alive connection waits for the client's delayed ACK: 40 ms a
+    request through the credential point and the emulator."""
+    with Probe(TellsNoDelay) as server, socket.create_connection(("127.0.0.1", server.port)) as c:
+        assert c.recv(64) == b"nodelay"

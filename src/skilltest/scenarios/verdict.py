@@ -73,6 +73,10 @@ from skilltest.stats import (
     welch,
 )
 
+LIBRARIES = ("numpy", "scipy.special", "scipy.optimize", "pandas")
+"""What judging a scenario imports on first use (the intervals' functions, the tidy table): a
+run imports them in a thread while its first runs go (:mod:`skilltest.preload`)."""
+
 SKILL_RATE_NEEDED = 0.5
 """The share of scored with-skill runs in which the expected skills must fire."""
 SCORED_SHARE_NEEDED = 0.5
