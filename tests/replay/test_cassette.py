@@ -303,15 +303,15 @@ repetitions:
             "expected an HTTP status code; undo the hand edit, or re-record the cassette with --record DIR",
         ),
         (
-            GOOD_HEAD.replace("schema_version: 1", "schema_version: 2") + "    response: {}\n",
+            GOOD_HEAD.replace("schema_version: 1", "schema_version: 3") + "    response: {}\n",
             1,
-            "cassette schema_version 2 is not 1",
+            "cassette schema_version 3 is not 1 or 2",
             "upgrade skilltest to read it",
         ),
         (
             GOOD_HEAD.replace("schema_version: 1", "schema_version: 0") + "    response: {}\n",
             1,
-            "cassette schema_version 0 is not 1",
+            "cassette schema_version 0 is not 1 or 2",
             "re-record it with this version of skilltest (--record DIR)",
         ),
         (
