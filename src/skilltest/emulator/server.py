@@ -65,7 +65,8 @@ MIDSTREAM_ERROR = (
 """What an OpenAI stream that fails after it started says."""
 
 HEALTH_DESCRIPTION = (
-    "skilltest emulator: a scripted stand-in for the Anthropic Messages API. "
+    "skilltest emulator: a scripted stand-in for the Anthropic Messages API and OpenAI's "
+    "Responses and Chat Completions APIs. "
     "It is not a real model; it answers what its model script says."
 )
 
