@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from skilltest.emulator import ModelScript, RequestView, ScriptedModel
-from skilltest.emulator.apis import agent_of
 from skilltest.emulator.script import ToolCall
 from skilltest.emulator.tool_names import as_offered
+from skilltest.model_apis import agent_of
 
 AGENTS = Path(__file__).resolve().parent.parent / "fixtures" / "agents"
 

@@ -130,6 +130,7 @@ def test_a_cassette_is_written_for_a_reviewer(tmp_path):
         "skill",
         "scenario",
         "arm",
+        "api",
         "model",
         "backend",
         "cli_version",

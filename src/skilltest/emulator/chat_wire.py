@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from skilltest.emulator.sse import Message
-
-_TEXT_CHUNK = 48
-_JSON_CHUNK = 32
+from skilltest.emulator.sse import JSON_CHUNK, TEXT_CHUNK, Message, pieces
 
 DONE = "[DONE]"
 """The data of the last event of a stream."""
@@ -39,11 +36,6 @@ FINISH_REASONS = {
     "refusal": "content_filter",
 }
 """A reply's ``stop_reason`` as a choice's ``finish_reason``."""
-
-
-def _chunks(text: str, size: int) -> Iterator[str]:
-    for start in range(0, len(text), size):
-        yield text[start : start + size]
 
 
 def _usage(message: Message) -> dict[str, Any]:
@@ -142,7 +134,7 @@ def completion_chunks(
         chunk({"role": "assistant", "content": "", "refusal": None})
     ]
     items.extend(
-        chunk({"content": piece}) for piece in _chunks(message["content"] or "", _TEXT_CHUNK)
+        chunk({"content": piece}) for piece in pieces(message["content"] or "", TEXT_CHUNK)
     )
     for index, call in enumerate(message.get("tool_calls") or []):
         function = call["function"]
@@ -158,7 +150,7 @@ def completion_chunks(
         )
         items.extend(
             chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-            for piece in _chunks(function["arguments"], _JSON_CHUNK)
+            for piece in pieces(function["arguments"], JSON_CHUNK)
         )
     items.append(chunk({}, choice["finish_reason"]))
     if with_usage:

@@ -31,7 +31,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from skilltest.emulator.apis import ApiFamily
+from skilltest.model_apis import ApiFamily
 
 _SYSTEM_ROLES = ("system", "developer")
 _TEXT_PARTS = ("input_text", "output_text", "text", "refusal", "summary_text", "reasoning_text")

@@ -15,10 +15,10 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from skilltest.emulator.apis import AgentName, ApiFamily
 from skilltest.emulator.prompt_cache import PromptCache
 from skilltest.emulator.script import ModelScript
 from skilltest.emulator.scripted_model import Answer, ScriptedModel
+from skilltest.model_apis import AgentName, ApiFamily
 
 _PREFIX = "skilltest-run:"
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import regex
 
-from skilltest.emulator.apis import AgentName, ApiFamily
 from skilltest.emulator.openai_requests import as_messages_request
 from skilltest.emulator.side_requests import SideRequestKind, classify_side_request
+from skilltest.model_apis import AgentName, ApiFamily
 from skilltest.transcript.stream_json import content_blocks
 
 _REMINDER = regex.compile(r"<system-reminder>.*?</system-reminder>\s*", regex.DOTALL)

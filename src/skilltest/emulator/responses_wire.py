@@ -22,24 +22,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from skilltest.emulator.sse import Message
-
-_TEXT_CHUNK = 48
-_JSON_CHUNK = 32
+from skilltest.emulator.sse import JSON_CHUNK, TEXT_CHUNK, Message, pieces
 
 Event = tuple[str, dict[str, Any]]
 
 
 def _suffix(anthropic_id: str) -> str:
     return anthropic_id.split("_", 1)[-1]
-
-
-def _chunks(text: str, size: int) -> Iterator[str]:
-    for start in range(0, len(text), size):
-        yield text[start : start + size]
 
 
 def _items(message: Message) -> list[dict[str, Any]]:
@@ -167,7 +159,7 @@ def response_events(response: Mapping[str, Any]) -> list[Event]:
                     "delta": piece,
                     "logprobs": [],
                 }
-                for piece in _chunks(text, _TEXT_CHUNK)
+                for piece in pieces(text, TEXT_CHUNK)
             )
             raw.append(
                 {
@@ -185,7 +177,7 @@ def response_events(response: Mapping[str, Any]) -> list[Event]:
             arguments = item["arguments"]
             raw.extend(
                 {"type": "response.function_call_arguments.delta", **at, "delta": piece}
-                for piece in _chunks(arguments, _JSON_CHUNK)
+                for piece in pieces(arguments, JSON_CHUNK)
             )
             raw.append(
                 {
@@ -207,7 +199,7 @@ def response_events(response: Mapping[str, Any]) -> list[Event]:
             )
             raw.extend(
                 {"type": "response.reasoning_summary_text.delta", **at_part, "delta": piece}
-                for piece in _chunks(summary["text"], _TEXT_CHUNK)
+                for piece in pieces(summary["text"], TEXT_CHUNK)
             )
             raw.append(
                 {"type": "response.reasoning_summary_text.done", **at_part, "text": summary["text"]}

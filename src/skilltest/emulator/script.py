@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from skilltest.emulator.apis import AgentName, ApiFamily
 from skilltest.emulator.batches import BatchBehaviour, BatchOutcome
 from skilltest.emulator.described import (
     PLACEHOLDER,
@@ -27,6 +26,7 @@ from skilltest.emulator.request_view import RequestView
 from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
+from skilltest.model_apis import AgentName, ApiFamily
 from skilltest.patterns import Pattern, compile_pattern
 from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
 

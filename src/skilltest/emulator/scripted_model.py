@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from skilltest.emulator.apis import AgentName, ApiFamily
 from skilltest.emulator.batches import BatchOutcome
 from skilltest.emulator.faults import NO_FAULT, FaultDecision, FaultGate, combine
 from skilltest.emulator.openai_requests import as_messages_request
@@ -25,6 +24,7 @@ from skilltest.emulator.script import ModelScript, Reply, Rule
 from skilltest.emulator.side_requests import DEFAULT_ANSWERS, SideRequestKind
 from skilltest.emulator.sse import IdSource, Message, build_message
 from skilltest.emulator.tool_names import as_offered
+from skilltest.model_apis import AgentName, ApiFamily
 
 NO_MATCH_TEXT = (
     "[skilltest emulator] No rule of the model script matched this request, and the script "

@@ -39,7 +39,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from skilltest.emulator import chat_wire, responses_wire
-from skilltest.emulator.apis import AgentName, ApiFamily, agent_of, api_of_path
 from skilltest.emulator.batches import (
     CUSTOM_ID,
     MAX_BATCH_BYTES,
@@ -56,6 +55,7 @@ from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_e
 from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
+from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path
 
 BATCHES = "/v1/messages/batches"
 

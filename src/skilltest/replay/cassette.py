@@ -519,16 +519,22 @@ _OPENAI_TOKENS = (
     "completion_tokens",
 )
 
+_USAGE_HOLDERS = {
+    "message_start": ("message", _TOKENS),
+    "message_delta": (None, _TOKENS),
+    "response.completed": ("response", _OPENAI_TOKENS),
+    "response.incomplete": ("response", _OPENAI_TOKENS),
+    "message": (None, _OPENAI_TOKENS),
+}
+"""Per event name carrying token counts: where its usage is (under which key of the data, or
+the data itself) and which counts it has. ``message`` is a Chat Completions chunk."""
+
 
 def _stream_problem(event: Any) -> str | None:
     if not (isinstance(event, list) and len(event) == 2 and all(isinstance(x, str) for x in event)):
         return "expected an [event, data] pair of texts"
     name, raw = event
-    if name in ("response.completed", "response.incomplete") or (
-        name == "message" and '"usage"' in raw
-    ):
-        return _openai_usage_problem(name, raw)
-    if name not in ("message_start", "message_delta"):
+    if name not in _USAGE_HOLDERS or (name == "message" and '"usage"' not in raw):
         return None
     try:
         payload = json.loads(raw)
@@ -536,9 +542,10 @@ def _stream_problem(event: Any) -> str | None:
         return f"the {name} event's data is not JSON"
     if not isinstance(payload, dict):
         return f"the {name} event's data is not a mapping"
-    message = payload.get("message") if name == "message_start" else payload
-    usage = message.get("usage") if isinstance(message, dict) else None
-    for field_name in _TOKENS:
+    key, counts = _USAGE_HOLDERS[name]
+    holder = payload.get(key) if key is not None else payload
+    usage = holder.get("usage") if isinstance(holder, dict) else None
+    for field_name in counts:
         value = usage.get(field_name) if isinstance(usage, dict) else None
         if value is not None and (type(value) is not int or value < 0):
             return f"{field_name} {value!r} in the {name} event is not an integer >= 0"
@@ -546,24 +553,6 @@ def _stream_problem(event: Any) -> str | None:
     stop = delta.get("stop_reason") if isinstance(delta, dict) else None
     if stop is not None and not isinstance(stop, str):
         return f"stop_reason {stop!r} in the {name} event is not text"
-    return None
-
-
-def _openai_usage_problem(name: str, raw: str) -> str | None:
-    """What is wrong with the token counts of an OpenAI event (the usage of a finished
-    response, or of a Chat Completions chunk), or ``None``."""
-    try:
-        payload = json.loads(raw)
-    except (ValueError, RecursionError):
-        return f"the {name} event's data is not JSON"
-    if not isinstance(payload, dict):
-        return f"the {name} event's data is not a mapping"
-    holder = payload.get("response") if name != "message" else payload
-    usage = holder.get("usage") if isinstance(holder, dict) else None
-    for field_name in _OPENAI_TOKENS:
-        value = usage.get(field_name) if isinstance(usage, dict) else None
-        if value is not None and (type(value) is not int or value < 0):
-            return f"{field_name} {value!r} in the {name} event is not an integer >= 0"
     return None
 
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from skilltest.emulator.apis import ApiFamily, api_of_path
 from skilltest.errors import SuiteError
+from skilltest.model_apis import ApiFamily, api_of_path
 from skilltest.redact import map_strings, redactor_of
 
 KEPT_FIELDS = (

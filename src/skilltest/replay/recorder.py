@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skilltest.emulator.apis import api_of_path
 from skilltest.errors import InputError
+from skilltest.model_apis import api_of_path
 from skilltest.replay.cassette import Cassette, Exchange
 from skilltest.replay.normalise import (
     Rules,

@@ -1,4 +1,4 @@
-"""The model APIs the emulator speaks, and the agents it can tell apart.
+"""The model APIs the toolkit speaks and records, and the agents it can tell apart.
 
 One model script answers three APIs: Anthropic's Messages API (``POST /v1/messages``), OpenAI's
 Responses API (``POST /v1/responses``, what Codex speaks) and OpenAI's Chat Completions
