@@ -114,10 +114,11 @@ def _placeholders(text: str, places: dict[str, str]) -> str:
     return text
 
 
-def main(agent: str, binary: str) -> int:
-    """Runs ``agent`` once and writes its fixtures."""
+def main(agent: str, binary: str, out: Path | None = None) -> int:
+    """Runs ``agent`` once and writes its fixtures into ``out`` (by default
+    ``tests/fixtures/agents/<agent>``); exits 0 when the agent did."""
     script = ModelScript.load(FIXTURES / "model.yaml")
-    out = FIXTURES / agent
+    out = out if out is not None else FIXTURES / agent
     out.mkdir(parents=True, exist_ok=True)
     # Codex refuses to set up its sandbox helpers under /tmp: the run's folders live elsewhere.
     parent = Path.home() / ".cache" / "skilltest-capture"
