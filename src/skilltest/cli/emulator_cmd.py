@@ -49,8 +49,10 @@ def _describe(request: RecordedRequest) -> str:
     parts = [f"{request.method} {request.path}", status]
     if request.rule_id is not None:
         parts.append(f"rule={request.rule_id}")
-    elif request.path == "/v1/messages":
+    elif request.path == "/v1/messages" or request.api is not None:
         parts.append("rule=(default)")
+    if request.agent is not None:
+        parts.append(f"agent={request.agent}")
     if request.fault:
         parts.append(f"fault={request.fault}")
     return "  ".join(parts)
