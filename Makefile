@@ -92,6 +92,7 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py
 	$(BIN)/python scripts/bench_redact.py
+	$(BIN)/python scripts/bench_apis.py
 	$(BIN)/python scripts/bench_scale.py
 	$(BIN)/python scripts/bench_batches.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_plugin_eval.py
