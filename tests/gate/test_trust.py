@@ -278,7 +278,7 @@ def test_runs_copied_under_new_ids_count_once(tmp_path, monkeypatch, capsys):
     )
     assert (
         "         demo/aggregate-first (pressure): with-skill pass rate 11/11 100% now vs 11/11 "
-        "100% in the baseline: +0% [-44%, +44%]"
+        "100% in the baseline: +0% [-28%, +28%]"
     ) in lines
 
     def repeat(document: dict[str, Any]) -> None:

@@ -52,7 +52,8 @@ from typing import TYPE_CHECKING, Any
 from skilltest.errors import InputError
 from skilltest.names import child
 from skilltest.redact import CREDENTIAL_VARIABLES
-from skilltest.skills import NOT_COPIED, Skill
+from skilltest.skills import Skill
+from skilltest.suite.repository import NOT_COPIED, git_work_tree
 
 if TYPE_CHECKING:
     from skilltest.plugins import McpServer, Plugin
@@ -483,10 +484,7 @@ def _repository_of(path: Path) -> Path:
     folder = path.resolve()
     if not folder.is_dir():
         folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return folder
+    return git_work_tree(folder) or folder
 
 
 MANAGED_SETTINGS_FOLDERS = {

@@ -20,12 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the emulator (a scripted stand-in: told by what answered, not by --backend) or an "
             "address that is not the Anthropic API, a with-skill run violated authority in a "
             "controlled world, a scenario fails, a scenario or query regressed against the "
-            "previous revision, a scenario marked critical: true is inconclusive, missing, or "
-            "passes credibly less often than in the baseline, the results are incomplete, the "
-            "suite or skill files changed since the run, or a figure of the file does not follow "
-            "from the runs it holds. Each run counts once, known by its content: a file or run "
-            "given twice, or copied under new ids, is read once. Every rule is printed with PASS "
-            "or BLOCK and its evidence. Exit 0 pass, 1 block, 2 bad input."
+            "previous revision (a regression counts when it holds suite-wide: Holm, 5%% "
+            "family-wise), a scenario marked critical: true is inconclusive, missing, or passes "
+            "credibly less often than in the baseline, the results are incomplete, the suite or "
+            "skill files changed since the run, or a figure of the file does not follow from the "
+            "runs it holds. Each run counts once, known by its content: a file or run given "
+            "twice, or copied under new ids, is read once. Every rule is printed with PASS or "
+            "BLOCK and its evidence. Exit 0 pass, 1 block, 2 bad input."
         ),
     )
     parser.add_argument(
@@ -59,6 +60,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="pass even when no scenario is decided (every verdict inconclusive, error or skipped)",
     )
     parser.add_argument(
+        "--per-scenario",
+        action="store_true",
+        help="block on every per-scenario regressed verdict, not only on those that hold "
+        "suite-wide (Holm, 5%% family-wise): each claim errs at most 2.5%%, but a suite of many "
+        "scenarios shows a false one far more often",
+    )
+    parser.add_argument(
         "--no-stale-check",
         action="store_true",
         help="do not compare the suite files and the skills' files the runs read with the files "
@@ -79,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         allow_offline=args.allow_offline,
         allow_failing=tuple(args.allow_failing),
         allow_undecided=args.allow_undecided,
+        per_scenario=args.per_scenario,
     )
     if args.json:
         print(json.dumps(decision.to_dict(), indent=2, ensure_ascii=False))
