@@ -353,3 +353,31 @@ def test_results_that_do_not_record_their_skills_have_unknown_freshness(
         "         fix: rerun the suite with this version, or pass --no-stale-check to gate "
         "without comparing them"
     ) in out.splitlines()
+
+
+def test_an_edited_trigger_query_and_its_metrics_block(claude_bin, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(REPO_ROOT)
+    results = tmp_path / "results.json"
+    argv = ["triggers", "tests/triggers/lgtm.yaml", "--only", "capital-of-france", "-k", "2"]
+    argv += ["--claude", str(claude_bin), "--output-dir", str(tmp_path / "out")]
+    assert main([*argv, "--results", str(results)]) == 0
+    capsys.readouterr()
+
+    def fired(document: dict[str, Any]) -> None:
+        # A should-not query that did not fire, written as fired in one run of two: a false
+        # trigger the runs do not show.
+        (suite,) = document["suites"]
+        suite["queries"][0].update(fired=1, rate=0.5)
+        suite["metrics"].update(fp=1, tn=1)
+
+    edited_file = edited(results, fired, "fired.json")
+    code, out, _ = gate(capsys, edited_file, "--allow-offline", "--allow-undecided")
+    assert code == 1, out
+    assert reasons(out) == [
+        f"{edited_file}: lgtm (triggers): metrics.fp is 1 in the file, 0 from its runs (and 1 "
+        "more: metrics.tn)",
+        f"{edited_file}: lgtm/capital-of-france (triggers): fired is 1 in the file, 0 from its "
+        "runs (and 1 more: rate)",
+    ]
+    code, out, _ = gate(capsys, results, "--allow-offline", "--allow-undecided")
+    assert code == 0, out
