@@ -28,11 +28,11 @@ ORDER: tuple[str, ...] = (
     "cost",
     "patterns",
     "javascript",
+    "groups",
     "loopback",
     "tls",
     "repetitions",
     "scheduler",
-    "groups",
     # formats: what is read and written
     "suite",
     "skills",
