@@ -159,7 +159,7 @@ def test_a_health_check_shows_a_servers_stderr_without_any_secret(tmp_path, clau
         "cannot start: ANTHROPIC_API_KEY=[REDACTED:ANTHROPIC_API_KEY] "
         "ANTHROPIC_AUTH_TOKEN=[REDACTED:ANTHROPIC_AUTH_TOKEN] "
         "CLAUDE_CODE_OAUTH_TOKEN=[REDACTED:CLAUDE_CODE_OAUTH_TOKEN] "
-        "TEAM_TOKEN=[REDACTED:TEAM_TOKEN] world=None host=[REDACTED:REPLAY_REDACT]"
+        "TEAM_TOKEN=[REDACTED:SUITE_SECRET] world=None host=[REDACTED:SUITE_SECRET]"
     ) in said
     assert "Traceback" not in said
     assert leaked(said + everything_written(work), secret_values()) == {}

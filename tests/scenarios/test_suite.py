@@ -14,6 +14,7 @@ from skilltest.scenarios.suite import (
 )
 from skilltest.suite.loader import discover_suites
 from skilltest.transcript import ToolCall, Transcript
+from tests.projects import make_repository
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nAlways aggregate first.\n"
 
@@ -24,7 +25,7 @@ def workspace(tmp_path: Path) -> Path:
         (tmp_path / "skills" / name).mkdir(parents=True)
         (tmp_path / "skills" / name / "SKILL.md").write_text(SKILL.replace("demo", name))
     (tmp_path / "suites").mkdir()
-    return tmp_path
+    return make_repository(tmp_path)  # the suites' repository: the skills lie in it
 
 
 def write(workspace: Path, text: str, name: str = "demo.yaml") -> Path:

@@ -205,10 +205,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
-    from skilltest.redact import forget_learned_secrets
+    from skilltest.redact import declarations_kept_apart
 
-    forget_learned_secrets()  # what an earlier command in this process learned is not ours
-    with safe_output():  # no control character from a run or a file reaches the terminal
+    # No control character from a run or a file reaches the terminal; the secrets one command's
+    # suites declare are that command's.
+    with safe_output(), declarations_kept_apart():
         return _run(handler, args)
 
 

@@ -1,4 +1,4 @@
-"""What the command line prints is text, never terminal commands, and never a secret.
+"""What the command line prints is text, never terminal commands.
 
 A model's answer, an agent's tool input, a fake service's body or a string in a results file can
 hold control characters: an escape sequence that clears the screen, retitles the window, moves
@@ -7,34 +7,35 @@ the cursor over earlier lines, or hides text (``\\x1b[2J``, ``\\x1b]0;T\\x07``, 
 what is read. Every command's stdout and stderr go through :class:`SafeStream`, which writes
 each such character as a visible ``\\uXXXX`` escape (valid inside a JSON string too, so
 ``--json`` output stays JSON): nothing a run saw can act on the terminal. Line feeds and tabs
-pass; the progress bar, the only writer of a carriage return, writes to :attr:`unescaped`.
-
-Each write also passes :func:`skilltest.redact.known_redactor`: a credential of the environment
-or a suite's ``replay.redact`` value in an MCP server's stderr, a hook's output or an error
-message is printed as ``[REDACTED:<NAME>]``, whichever part of the command it came from.
+pass; the progress bar, the only writer of a carriage return, writes to :attr:`unescaped`. The
+same stream keeps out the secrets the process knows: the credentials of the environment and the
+secrets the suites declare (:meth:`skilltest.redact.Redactor.for_environment`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from skilltest.redact import known_redactor
+from skilltest.redact import Redactor
 from skilltest.report.text import escape_controls as terminal_text
 
 
 class SafeStream:
-    """A text stream that redacts the secrets the process knows and escapes control characters
-    on their way to ``stream``; every other attribute is the stream's own."""
+    """A text stream that escapes control characters on their way to ``stream``; every other
+    attribute is the stream's own."""
 
     def __init__(self, stream: TextIO) -> None:
         self.unescaped = stream
         """The stream itself, for a writer that draws on the terminal on purpose."""
 
     def write(self, text: str) -> int:
-        self.unescaped.write(terminal_text(known_redactor()(text)))
+        # The secrets this process knows (credentials, what its suites declare) are kept out of
+        # the terminal as out of every file.
+        self.unescaped.write(terminal_text(Redactor.for_environment(os.environ)(text)))
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -47,8 +48,7 @@ class SafeStream:
 
 @contextmanager
 def safe_output() -> Iterator[None]:
-    """While inside, ``sys.stdout`` and ``sys.stderr`` redact secrets and escape control
-    characters."""
+    """While inside, ``sys.stdout`` and ``sys.stderr`` escape control characters."""
     saved = sys.stdout, sys.stderr
     sys.stdout = SafeStream(saved[0])
     sys.stderr = SafeStream(saved[1])
