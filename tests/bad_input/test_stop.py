@@ -108,7 +108,9 @@ def test_a_stop_signal_ends_the_run_with_its_results_and_nothing_left(
         if process.poll() is None:
             process.kill()
             process.communicate()
-        left = sandboxes(temp)
+        left = [
+            f"{folder}: {sorted(map(str, folder.rglob('*')))[:20]}" for folder in sandboxes(temp)
+        ]
         shutil.rmtree(temp, ignore_errors=True)
     assert process.returncode == 128 + sig, out + err
     assert "Traceback" not in err
