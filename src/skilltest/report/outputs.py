@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skilltest.errors import InputError
-from skilltest.report.junit import JUnitCase
 
 if TYPE_CHECKING:
     from skilltest.redact import Redactor
+    from skilltest.report.junit import JUnitCase
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 """What a results file's journal adds to its name (``results.json.journal.jsonl``)."""
