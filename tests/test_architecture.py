@@ -21,6 +21,7 @@ ORDER: tuple[str, ...] = (
     "fields",
     "limits",
     "names",
+    "model_apis",
     "files",
     "redact",
     "stats",

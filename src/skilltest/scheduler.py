@@ -198,10 +198,8 @@ async def run_rounds(
             record = await run(scenario.item, arm, rep)
             await complete(scenario, record)
 
-    # No more workers than runs the plans can ask for: idle workers all wake at each finished
-    # run, so a -j far above the suite's size would cost time for nothing.
     most = sum(entry.plan.most * len(entry.arms) for entry in planned if not entry.skip)
-    await run_workers([worker() for _ in range(max(1, min(workers, most)))])
+    await run_workers(worker, jobs=workers, runs=most)
 
 
 async def _value(result: _T | Awaitable[_T]) -> _T:
@@ -211,9 +209,15 @@ async def _value(result: _T | Awaitable[_T]) -> _T:
     return result
 
 
-async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
-    """Runs ``workers`` side by side to their end; when one raises, the others are cancelled
-    and waited for before its exception propagates.
+async def run_workers(
+    worker: Callable[[], Coroutine[Any, Any, None]], *, jobs: int, runs: int
+) -> None:
+    """Runs ``jobs`` workers side by side to their end, but never more than ``runs`` (the runs
+    there are to make) nor fewer than one; when one raises, the others are cancelled and waited
+    for before its exception propagates.
+
+    A worker more than there are runs has nothing to do but wake at every finished run: ``-j
+    100000`` on a suite of ten runs starts ten workers, and ends as soon as ``-j 10`` would.
 
     ``asyncio.gather`` alone leaves the others running: their runs then belong to nobody, and
     are torn down only when ``asyncio.run`` cancels every task at once, asyncio's own included.
@@ -224,7 +228,7 @@ async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
         Exception: the first exception a worker raised (``CancelledError`` when the caller was
             cancelled, after the workers were).
     """
-    tasks = [asyncio.ensure_future(worker) for worker in workers]
+    tasks = [asyncio.ensure_future(worker()) for _ in range(max(1, min(jobs, runs)))]
     try:
         await asyncio.gather(*tasks)
     finally:

@@ -641,7 +641,7 @@ class ClaudeCliRunner:
                 warnings,
             )
             if relay is not None and relay.errors:
-                outcome = replace(outcome, warnings=(*outcome.warnings, *relay.errors))
+                outcome = replace(outcome, warnings=(*outcome.warnings, *map(redact, relay.errors)))
             outcome = replace(outcome, checks=checks)
             if world is None:
                 return outcome
@@ -657,7 +657,9 @@ class ClaudeCliRunner:
                 fault_profile_active=scenario.world_profile is not None,
                 state_diff=world.state_diff(),
             )
-            return replace(outcome, world=judged, warnings=(*outcome.warnings, *world.errors))
+            return replace(
+                outcome, world=judged, warnings=(*outcome.warnings, *map(redact, world.errors))
+            )
         finally:
             await finished_in_thread(sandbox.remove)
 

@@ -424,10 +424,19 @@ def pass_difference(
     upper bound on ``regressed`` (both 95% at a fixed K)."""
     plan = repetitions or Repetitions(max(1, a.runs))
     k = max(a.runs, b.runs)
-    up = plan.confidence_at(k, lambda n: most_extreme_difference(IMPROVED_ABOVE, n))
-    down = plan.confidence_at(k, lambda n: most_extreme_difference(-min_delta, n))
-    low = exact_difference(a.passes, a.scored, b.passes, b.scored, up)
-    high = low if down == up else exact_difference(a.passes, a.scored, b.passes, b.scored, down)
+    return pass_interval(a.passes, a.scored, b.passes, b.scored, plan, k, min_delta)
+
+
+def pass_interval(
+    x: int, n: int, y: int, m: int, plan: Repetitions, k: int, min_delta: float
+) -> Interval:
+    """x of n passes minus y of m with its exact interval, read at the look after ``k`` runs
+    per arm of ``plan``: the lower bound at the level the look spends on ``improved``, the upper
+    at the level it spends on ``regressed``."""
+    up = plan.confidence_at(k, lambda runs: most_extreme_difference(IMPROVED_ABOVE, runs))
+    down = plan.confidence_at(k, lambda runs: most_extreme_difference(-min_delta, runs))
+    low = exact_difference(x, n, y, m, up)
+    high = low if down == up else exact_difference(x, n, y, m, down)
     return Interval(low.value, low.low, high.high)
 
 

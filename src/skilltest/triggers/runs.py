@@ -367,7 +367,7 @@ async def run_triggers(
                     return
                 await one(job)
 
-        await run_workers([worker() for _ in range(max(1, jobs))])
+        await run_workers(worker, jobs=jobs, runs=len(queue))
         results = {
             key: _query_result(suites[key[0]], suites[key[0]].queries[key[2]], done)
             for key, done in runs.items()
