@@ -14,13 +14,16 @@ once the run is over, :func:`kill_marked` ends whatever still carries the mark.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import secrets
 import signal
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 KILL_GRACE_S = 2.0
 """How long a process group has to exit after SIGTERM before SIGKILL."""
@@ -108,6 +111,8 @@ async def stop_group(process: asyncio.subprocess.Process) -> None:
     """SIGTERM to the process group, then SIGKILL if it lingers (at once when the run is
     interrupted, or when the wait itself is cancelled); always ends with SIGKILL to the group,
     since tools the child started may outlive it."""
+    import asyncio  # here: a command that stops no process never imports the event loop
+
     if not _interrupted:
         signal_group(process, signal.SIGTERM)
         try:
@@ -121,6 +126,8 @@ async def stop_group(process: asyncio.subprocess.Process) -> None:
 
 
 async def _kill(process: asyncio.subprocess.Process) -> None:
+    import asyncio
+
     signal_group(process, signal.SIGKILL)
     # The wait for a killed group is short, and bounded all the same.
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
