@@ -30,7 +30,7 @@ from skilltest.flow.plan import (
     take_shard,
 )
 from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
-from skilltest.flow.results import RunResults, run_saving, save_results
+from skilltest.flow.results import RunResults, run_saving, save_results, saved_when_stopped
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
@@ -296,21 +296,6 @@ def _run(
     )
     if notice:
         observer.notice(f"skilltest: note: {notice}")
-    # Every MCP server answers initialize and tools/list before the first run, and the rubrics
-    # name only tools that exist: a broken server stops the suite here, with its stderr.
-    if not tape.replaying:  # replayed servers are not started: their cassettes answer
-        check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
-    runner = ClaudeCliRunner(
-        binary,
-        endpoint,
-        judge_model=options.judge_model,
-        processes=options.jobs,
-        on_first_start=preload_beside_the_runs,
-    )
-    # Before anything could write to a controlled world: one read-only run proves the agent's
-    # requests reach the fake (exit 2 with how they escaped when they do not).
-    for line in run_async(check_wiring(suites, runner, options.output_dir)):
-        observer.notice(f"skilltest: {line}")
     repetitions = repetition_plan(options)
     planned = plan(suites, repetitions, options.against, lambda s: previous[s.skill.skill_file])
     order = {(p.scenario.label, p.scenario.id): i for i, p in enumerate(planned)}
@@ -361,6 +346,23 @@ def _run(
         save(complete=False)
 
     save(complete=False)  # an unwritable results file fails now, before any run
+    with saved_when_stopped(observer, save):
+        # Every MCP server answers initialize and tools/list before the first run, and the
+        # rubrics name only tools that exist: a broken server stops the suite here, with its
+        # stderr.
+        if not tape.replaying:  # replayed servers are not started: their cassettes answer
+            check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
+        runner = ClaudeCliRunner(
+            binary,
+            endpoint,
+            judge_model=options.judge_model,
+            processes=options.jobs,
+            on_first_start=preload_beside_the_runs,
+        )
+        # Before anything could write to a controlled world: one read-only run proves the
+        # agent's requests reach the fake (exit 2 with how they escaped when they do not).
+        for line in run_async(check_wiring(suites, runner, options.output_dir)):
+            observer.notice(f"skilltest: {line}")
     observer.started(sum(p.run_count for p in planned))
     runs = run_suites(
         suites,
