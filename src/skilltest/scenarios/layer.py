@@ -345,7 +345,8 @@ def _run(
         finished.append((order.get((verdict.skill, verdict.scenario_id), len(order)), verdict))
         save(complete=False)
 
-    save(complete=False)  # an unwritable results file fails now, before any run
+    # A stop before the runs writes the results marked interrupted; a suite these checks
+    # refuse writes none (an earlier results file stays as it was).
     with saved_when_stopped(observer, save):
         # Every MCP server answers initialize and tools/list before the first run, and the
         # rubrics name only tools that exist: a broken server stops the suite here, with its
@@ -363,6 +364,7 @@ def _run(
         # agent's requests reach the fake (exit 2 with how they escaped when they do not).
         for line in run_async(check_wiring(suites, runner, options.output_dir)):
             observer.notice(f"skilltest: {line}")
+        save(complete=False)  # an unwritable results file fails now, before the suite's runs
     observer.started(sum(p.run_count for p in planned))
     runs = run_suites(
         suites,
