@@ -43,6 +43,8 @@ ORDER: tuple[str, ...] = (
     # MCP over stdio: the mocks' server and the health checks
     "mcp",
     "evalcases",
+    # eval formats of other tools, read into the suite documents
+    "formats",
     "revision",
     "report",
     "trace",

@@ -19,6 +19,7 @@ from skilltest.cli.options import (
     check_rescore_choice,
     options_from,
     repetition_count,
+    unit_interval,
 )
 
 if TYPE_CHECKING:
@@ -55,9 +56,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-k",
         "--repeat",
+        "--runs-per-query",
         type=repetition_count,
         metavar="K",
-        help="runs per query (default: the suite's repetitions, else 3)",
+        help="runs per query (default: the suite's repetitions, else 3); --runs-per-query is "
+        "skill-creator's name for it",
+    )
+    parser.add_argument(
+        "--trigger-threshold",
+        dest="threshold",
+        type=unit_interval,
+        metavar="T",
+        help="the share of runs that decides a query, 0 to 1 (default: the suite's threshold, "
+        "else 0.5; skill-creator's option of the same name)",
     )
     add_output_options(parser, only="queries", example="loki-*")
     add_scale_options(parser, unit="query (skill/id, with all its runs)")

@@ -94,12 +94,17 @@ SCENARIOS_SCENARIO_KEYS = frozenset(
 
 def file_kind(data: Any, path: Path | None = None) -> str:
     """``pressure``, ``scenarios``, ``triggers``, ``model-script`` or ``world``, from a file's
-    content (a trigger suite has ``queries:``).
+    content (a trigger suite has ``queries:``; a foreign eval format is its layer's).
 
     A suite whose scenarios have no key of one layer only (a pressure scenario that lacks
     ``with_skill``) is taken for a pressure suite when a folder on its path says so, as
     ``tests/skill-pressure/`` does, so that the error is the one running it would give.
     """
+    from skilltest.formats.detect import foreign_format
+
+    found = foreign_format(data)
+    if found is not None:
+        return found.layer
     if isinstance(data, dict) and "scenarios" not in data and "queries" in data:
         return "triggers"
     if isinstance(data, dict) and "scenarios" not in data and data.keys() & MODEL_SCRIPT_KEYS:
@@ -216,6 +221,7 @@ def _eval_cases(path: Path, args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from skilltest.evalcases import names_eval_cases
+    from skilltest.formats.detect import foreign_format
 
     check_plugin_choice(args)
     existing = [p for p in DEFAULT_PATHS if p.exists()]
@@ -248,7 +254,10 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         try:
             # Parsed once: the loader keeps what read_yaml parsed for the second read.
-            kind = file_kind(read_yaml(path), path)
+            data = read_yaml(path)
+            kind = file_kind(data, path)
+            source = foreign_format(data)
+            label = f"{kind}: {source.name}" if source is not None else kind
             suite = loaders[kind](path)
             if kind in entries:
                 check_unique_scenarios([*entries[kind], *_scenario_entries(suite)])
@@ -260,9 +269,9 @@ def run(args: argparse.Namespace) -> int:
         found = todos(path, path.read_text(encoding="utf-8"))
         if found:
             left += found
-            print(f"TODO {path} ({kind}): {len(found)} to fill in")
+            print(f"TODO {path} ({label}): {len(found)} to fill in")
             continue
-        print(f"ok   {path} ({kind})")
+        print(f"ok   {path} ({label})")
     if problems or left:
         print()
         for problem in problems:

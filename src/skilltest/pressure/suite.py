@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError, SuiteError
+from skilltest.formats.detect import read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import load_plugin
 from skilltest.replay.normalise import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
-from skilltest.suite.loader import load_validated, model_script_path
+from skilltest.suite.loader import model_script_path
 from skilltest.suite.repository import repository_of
 
 DEFAULT_THRESHOLD = 0.8
@@ -156,7 +157,7 @@ def load_pressure_suite(
         SkillNotFoundError: the skill's SKILL.md cannot be found.
     """
     overrides = overrides or Overrides()
-    data = load_validated(path, "pressure")
+    data, _ = read_suite_document(path, "pressure")
     plugin_skill = _plugin_skill(data, path, overrides, skill_name)
     skill_file = data.get("skill_file")
     # The same rule as scenario suites: `skill_file:` alone names the skill by its folder.

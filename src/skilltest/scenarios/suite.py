@@ -24,6 +24,7 @@ from skilltest.checks.model import parse_checks
 from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
 from skilltest.evalcases.mocks import MockServer, read_mocks
+from skilltest.formats.detect import read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
@@ -36,7 +37,7 @@ from skilltest.scenarios.rubric import (
 )
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
-from skilltest.suite.loader import load_validated, model_script_path, validate
+from skilltest.suite.loader import model_script_path, validate
 from skilltest.suite.repository import Repository, repository_of
 from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
@@ -617,7 +618,7 @@ def load_scenario_suite(
         PatternError: a pattern that does not compile or is catastrophically slow.
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
-    data = load_validated(path, "scenarios")
+    data, _ = read_suite_document(path, "scenarios")
     return suite_from_document(
         data, path, skills_dir=skills_dir, overrides=overrides, skill_name=skill_name
     )

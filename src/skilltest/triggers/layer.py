@@ -61,6 +61,9 @@ class TriggerOptions(RunOptions):
     """Answer from the cassettes under this folder only: no API, no key, no model script."""
     record_missing: bool = False
     """With ``replay``: run live and record what the cassettes do not hold."""
+    threshold: float | None = None
+    """``--trigger-threshold``: the share of runs that decides a query, for every suite
+    (default: each suite's ``threshold``, else 0.5)."""
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,11 @@ def load_suites(
         DEFAULT_SUITE_DIR,
         example="tests/triggers/<skill>.yaml",
         load=lambda path: load_trigger_suite(
-            path, skills_dir=options.skills_dir, repetitions=repeat, model=options.model
+            path,
+            skills_dir=options.skills_dir,
+            repetitions=repeat,
+            model=options.model,
+            threshold=options.threshold,
         ),
     )
     suites = select(suites, options.only, items="queries", noun="query", example="loki-*")
@@ -238,6 +245,14 @@ def run(
         )
     candidate = candidate_description(options)
     paths, suites, shard = load_suites(options)
+    for suite in suites:
+        if suite.source_format is not None:
+            folder = suite.skill.skill_file.resolve().parent
+            shown = folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd()) else folder
+            observer.notice(
+                f"{suite.path}: read as a {suite.source_format} (query ids are positions, "
+                f"the skill is {shown}/)"
+            )
     tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})
     if candidate is not None and len(tested) > 1:

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skilltest.errors import SuiteError
+from skilltest.formats.detect import read_suite_document
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
-from skilltest.suite.loader import load_validated, model_script_path
+from skilltest.suite.loader import model_script_path
 
 DEFAULT_REPETITIONS = 3
 """Runs per query when neither the suite nor ``-k`` says."""
@@ -76,6 +77,9 @@ class TriggerSuite:
     """A title for reports."""
     replay: Rules = field(default_factory=Rules)
     """The suite's own record-and-replay rules (``replay:``), on top of the built-in ones."""
+    source_format: str | None = None
+    """The foreign format the file was read from (``skill-creator trigger eval set``);
+    ``None`` for a skilltest trigger suite."""
 
 
 def load_trigger_suite(
@@ -84,21 +88,25 @@ def load_trigger_suite(
     skills_dir: Path | None = None,
     repetitions: int | None = None,
     model: str | None = None,
+    threshold: float | None = None,
 ) -> TriggerSuite:
-    """Loads, validates and types one trigger suite.
+    """Loads, validates and types one trigger suite, or a foreign trigger eval set
+    (:mod:`skilltest.formats`) read as one.
 
     Args:
         path: The suite file.
         skills_dir: ``--skills-dir``: the folder holding ``<skill>/SKILL.md``.
-        repetitions: ``-k``: runs per query, winning over the suite's.
+        repetitions: ``-k`` (``--runs-per-query``): runs per query, winning over the suite's.
         model: ``--model``, winning over the suite's.
+        threshold: ``--trigger-threshold``: the share of runs that decides a query, winning
+            over the suite's.
 
     Raises:
         SuiteError: unreadable file, YAML error, schema violation, duplicate ids, a distractor
             named like the skill under test or named twice.
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
-    data = load_validated(path, "triggers")
+    data, source = read_suite_document(path, "triggers")
     skill_file = data.get("skill_file")
     if not data.get("skill") and not skill_file:
         raise SuiteError(
@@ -166,7 +174,9 @@ def load_trigger_suite(
         skill=skill,
         queries=tuple(queries),
         repetitions=repetitions or int(data.get("repetitions", DEFAULT_REPETITIONS)),
-        threshold=float(data.get("threshold", DEFAULT_THRESHOLD)),
+        threshold=threshold
+        if threshold is not None
+        else float(data.get("threshold", DEFAULT_THRESHOLD)),
         distractors=tuple(distractors),
         max_tool_calls=int(data.get("max_tool_calls", DEFAULT_MAX_TOOL_CALLS)),
         timeout_s=int(data.get("timeout_ms", DEFAULT_TIMEOUT_MS)) / 1000,
@@ -176,4 +186,5 @@ def load_trigger_suite(
         description=data.get("description"),
         name=data.get("name"),
         replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
+        source_format=source.name if source is not None else None,
     )
