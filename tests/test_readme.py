@@ -46,8 +46,10 @@ RUNS: dict[str, list[str] | None] = {
     "make test-pressure": ["pressure", "--results", "{out}/pressure.json"],
     "make test-scenarios": None,
     "make test-triggers": ["triggers", "--output-dir", "{out}/transcripts/triggers"],
-    "skilltest validate tests/fixtures/skill-creator/xlsx-margins/evals/trigger-eval.json": [
+    "skilltest validate tests/fixtures/skill-creator/xlsx-margins/evals/evals.json "
+    "tests/fixtures/skill-creator/xlsx-margins/evals/trigger-eval.json": [
         "validate",
+        "tests/fixtures/skill-creator/xlsx-margins/evals/evals.json",
         "tests/fixtures/skill-creator/xlsx-margins/evals/trigger-eval.json",
     ],
     "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [

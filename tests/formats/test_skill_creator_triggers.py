@@ -16,8 +16,6 @@ from skilltest.report.files import read_results
 
 from ..layers import run_layer
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "skill-creator" / "xlsx-margins"
-
 # The stand-in loads the skill for the spreadsheet request only; a PDF request it answers itself.
 SCRIPT = """\
 schema_version: 1
@@ -32,12 +30,8 @@ rules:
 
 
 @pytest.fixture
-def repository(tmp_path: Path) -> Path:
-    """A repository holding the skill as skill-creator leaves it, with the eval set in evals/."""
-    (tmp_path / ".git").mkdir()
-    shutil.copytree(FIXTURE, tmp_path / "skills" / "xlsx-margins")
-    (tmp_path / "script.yaml").write_text(SCRIPT)
-    return tmp_path
+def repository(skill_repository) -> Path:
+    return skill_repository(SCRIPT)
 
 
 def test_the_trigger_eval_set_runs_unchanged_with_skill_creator_s_options(

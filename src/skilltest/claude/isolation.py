@@ -180,6 +180,7 @@ def create_sandbox(
     skills: Sequence[Skill] = (),
     workspace: Path | None = None,
     base: Path | None = None,
+    workspace_files: Sequence[tuple[Path, str]] = (),
 ) -> Sandbox:
     """Makes fresh folders for one run and installs the skills when there are any.
 
@@ -188,6 +189,8 @@ def create_sandbox(
         skills: The skills for the with-skill arm, installed after ``skill``; a name already
             installed is not installed again. Neither: the without-skill arm.
         workspace: A fixture folder copied into the working directory in both arms.
+        workspace_files: Files or folders copied into the working directory after
+            ``workspace``: ``(source, relative path there)``.
         base: Where to create the sandbox; the system temp folder by default.
     """
     with _copying(base or Path(tempfile.gettempdir()), "the run's sandbox"):
@@ -201,6 +204,14 @@ def create_sandbox(
         if workspace is not None:
             with _copying(workspace, "the workspace"):
                 shutil.copytree(workspace, workdir, dirs_exist_ok=True, ignore=_IGNORED)
+        for source, to in workspace_files:
+            target = workdir / to
+            with _copying(source, "the workspace"):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if source.is_dir():
+                    shutil.copytree(source, target, dirs_exist_ok=True, ignore=_IGNORED)
+                else:
+                    shutil.copyfile(source, target)
         make_repository_root(workdir, home)
         sandbox = Sandbox(root=root, workdir=workdir, home=home)
         installed: set[str] = set()

@@ -7,5 +7,6 @@ file from its content, so that ``validate`` says what it read and a layer refuse
 another layer's format with the command that runs it.
 
 * :mod:`skilltest.formats.skill_creator`: Anthropic's skill-creator, its trigger eval set (a
-  bare JSON list of ``{query, should_trigger}``) as a trigger suite.
+  bare JSON list of ``{query, should_trigger}``) as a trigger suite and its ``evals/evals.json``
+  as a scenario suite.
 """

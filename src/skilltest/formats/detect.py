@@ -39,6 +39,8 @@ def foreign_format(data: Any) -> Format | None:
 
     if skill_creator.is_trigger_eval_set(data):
         return skill_creator.TRIGGER_EVAL_SET
+    if skill_creator.is_evals_file(data):
+        return skill_creator.EVALS_FILE
     return None
 
 

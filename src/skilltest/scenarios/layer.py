@@ -218,6 +218,12 @@ def run(
     options = options or ScenarioOptions()
     observer = observer or Observer()
     paths, suites, shard = load_suites(options)
+    for suite in suites:
+        if suite.source_format is not None:
+            observer.notice(
+                f"{suite.path}: read as a {suite.source_format} (scenario ids are the evals' "
+                "ids, each expectation and the expected output a judge check)"
+            )
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:

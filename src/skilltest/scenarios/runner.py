@@ -504,6 +504,7 @@ class ClaudeCliRunner:
             lambda: create_sandbox(
                 skills=request.installed if plugin is None else (),
                 workspace=scenario.workspace,
+                workspace_files=scenario.workspace_files,
                 base=self.sandbox_base,
             ),
             abandoned=Sandbox.remove,

@@ -197,7 +197,9 @@ def write_run_trace(
             "skill": scenario.label,
             "arm": request.arm.value,
             "rep": request.rep,
-            "fixture_checksum": fixture_checksum(scenario.workspace, world_files),
+            "fixture_checksum": fixture_checksum(
+                scenario.workspace, world_files, scenario.workspace_files
+            ),
             "transcript": str(transcript_path),
         },
         transcript=outcome.transcript,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from skilltest.checks.model import parse_checks
@@ -138,6 +138,9 @@ class Scenario:
     skills: tuple[Skill, ...] = ()
     """Every skill the with-skill arm installs, ``skill`` first (``(skill,)`` when left empty):
     a suite that names no skill installs all of its scenario's ``expected_skills``."""
+    workspace_files: tuple[tuple[Path, str], ...] = ()
+    """Files or folders copied into the working directory in both arms after ``workspace``:
+    ``(source, relative path in the working directory)``."""
     canary: bool = False
     """``canary: true``: a smoke scenario, run before the others with the skill only; when it
     fails, the comparison results are not meaningful."""
@@ -216,6 +219,9 @@ class ScenarioSuite:
     """Where its runs' raw output is kept by default; ``None``: ``output/`` beside the file."""
     notes: tuple[str, ...] = ()
     """What loading it noticed that is worth saying (a mocks folder with no responder)."""
+    source_format: str | None = None
+    """The foreign format the file was read from (``skill-creator evals.json``); ``None`` for a
+    skilltest scenario suite."""
 
     @property
     def output_folder(self) -> Path:
@@ -618,10 +624,11 @@ def load_scenario_suite(
         PatternError: a pattern that does not compile or is catastrophically slow.
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
-    data, _ = read_suite_document(path, "scenarios")
-    return suite_from_document(
+    data, source = read_suite_document(path, "scenarios")
+    suite = suite_from_document(
         data, path, skills_dir=skills_dir, overrides=overrides, skill_name=skill_name
     )
+    return suite if source is None else replace(suite, source_format=source.name)
 
 
 def load_eval_cases(
@@ -675,6 +682,35 @@ def load_eval_cases(
             ),
         )
     return replace(suite, output=found.root / OUTPUT_FOLDER, notes=found.notes)
+
+
+def _workspace_files(
+    raw: dict[str, Any], base: Path, repository: Repository, where: str
+) -> tuple[tuple[Path, str], ...]:
+    """A scenario's ``workspace_files``: each source inside the repository and existing, each
+    destination a relative path that stays in the working directory."""
+    files = []
+    for index, entry in enumerate(raw.get("workspace_files") or ()):
+        at = f"{where}/workspace_files/{index}"
+        source = repository.inside(
+            base / entry["path"], written=entry["path"], location=f"{at}/path"
+        )
+        if not source.exists():
+            raise SuiteError(
+                f"workspace file {entry['path']!r} does not exist (looked at {source})",
+                location=f"{at}/path",
+                fix="give a file or folder relative to the suite file",
+            )
+        repository.check_links(source, location=f"{at}/path")
+        to = PurePosixPath(entry["to"])
+        if to.is_absolute() or ".." in to.parts or str(to) in ("", "."):
+            raise SuiteError(
+                f"{entry['to']!r} leaves the run's working directory",
+                location=f"{at}/to",
+                fix="give a relative path without '..', e.g. evals/files/sample.pdf",
+            )
+        files.append((source, to.as_posix()))
+    return tuple(files)
 
 
 def suite_from_document(
@@ -783,6 +819,7 @@ def suite_from_document(
             )
         if workspace_path is not None:
             repository.check_links(workspace_path, location=f"{where}/workspace")
+        workspace_files = _workspace_files(raw, base, repository, where)
         expected = _expected(
             raw,
             where,
@@ -835,6 +872,7 @@ def suite_from_document(
                 ),
                 decide_by=str(_pick("decide_by", raw, data, "pass")),
                 workspace=workspace_path,
+                workspace_files=workspace_files,
                 location=where,
                 skip=(skip if isinstance(skip, str) else "skipped in the suite") if skip else None,
                 skills=tuple(skills[wanted_key] for wanted_key, _ in wanted),

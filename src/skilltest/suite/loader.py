@@ -282,7 +282,15 @@ SUITE_SUFFIXES = (".yaml", ".yml")
 """What a suite file's name ends with."""
 
 
+EVALS_FILE = "evals.json"
+"""A skill's test cases as Anthropic's skill-creator keeps them, in ``<skill>/evals/``."""
+
+
 def _suites_below(folder: Path) -> list[Path]:
+    # A folder of skill-creator's test cases, or the skill holding one, is that one suite.
+    for evals in (folder / EVALS_FILE, folder / "evals" / EVALS_FILE):
+        if evals.is_file() and (evals.parent == folder or (folder / "SKILL.md").is_file()):
+            return [evals]
     files = [*folder.rglob("*.yaml"), *folder.rglob("*.yml")]
     return sorted(
         f

@@ -25,8 +25,13 @@ def trace_path(transcript_path: Path) -> Path:
     return transcript_path.with_name(transcript_path.stem + ".trace.jsonl")
 
 
-def fixture_checksum(workspace: Path | None, world_files: Sequence[Path]) -> str | None:
-    """A SHA-256 over the scenario's workspace folder and world files, ``None`` without either.
+def fixture_checksum(
+    workspace: Path | None,
+    world_files: Sequence[Path],
+    workspace_files: Sequence[tuple[Path, str]] = (),
+) -> str | None:
+    """A SHA-256 over the scenario's workspace folder, workspace files and world files, ``None``
+    without any.
 
     Every file's relative path and bytes go in, in sorted order, so a fixture edit (a renamed
     file, a changed record) changes the checksum and a reviewer sees that the world moved.
@@ -37,6 +42,17 @@ def fixture_checksum(workspace: Path | None, world_files: Sequence[Path]) -> str
             (f"workspace/{p.relative_to(workspace).as_posix()}", p)
             for p in workspace.rglob("*")
             if p.is_file()
+        ]
+    for source, to in workspace_files:
+        below = sorted(p for p in source.rglob("*") if p.is_file()) if source.is_dir() else [source]
+        files += [
+            (
+                f"workspace/{to}/{p.relative_to(source).as_posix()}"
+                if p != source
+                else f"workspace/{to}",
+                p,
+            )
+            for p in below
         ]
     files += [(f"world/{p.name}", p) for p in world_files if p.is_file()]
     if not files:
