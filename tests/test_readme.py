@@ -52,6 +52,12 @@ RUNS: dict[str, list[str] | None] = {
         "tests/fixtures/skill-creator/xlsx-margins/evals/evals.json",
         "tests/fixtures/skill-creator/xlsx-margins/evals/trigger-eval.json",
     ],
+    "skilltest validate tests/fixtures/waza/grader-showcase/eval-text-file.yaml "
+    "tests/fixtures/waza/grader-showcase/eval.yaml": [
+        "validate",
+        "tests/fixtures/waza/grader-showcase/eval-text-file.yaml",
+        "tests/fixtures/waza/grader-showcase/eval.yaml",
+    ],
     "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [
         "gate",
         "out/pressure.json",

@@ -8,5 +8,7 @@ another layer's format with the command that runs it.
 
 * :mod:`skilltest.formats.skill_creator`: Anthropic's skill-creator, its trigger eval set (a
   bare JSON list of ``{query, should_trigger}``) as a trigger suite and its ``evals/evals.json``
-  as a scenario suite.
+  as a scenario suite;
+* :mod:`skilltest.formats.waza`: microsoft/waza's ``eval.yaml`` and its task files as a
+  scenario suite.
 """

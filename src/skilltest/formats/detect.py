@@ -26,6 +26,8 @@ class Format:
     """The layer that runs it: ``triggers`` or ``scenarios``."""
     command: str
     """How a person runs such a file, for messages."""
+    how: str
+    """How its parts become the layer's, said when a run reads one."""
     read: Callable[[Any, Path], dict[str, Any]]
     """The file's parsed content and path in, the layer's suite document out.
 
@@ -35,12 +37,14 @@ class Format:
 def foreign_format(data: Any) -> Format | None:
     """The foreign format ``data`` (a file's parsed content) is written in, or ``None`` for one
     of skilltest's own (or none at all: the layer's schema then says what is wrong)."""
-    from skilltest.formats import skill_creator
+    from skilltest.formats import skill_creator, waza
 
     if skill_creator.is_trigger_eval_set(data):
         return skill_creator.TRIGGER_EVAL_SET
     if skill_creator.is_evals_file(data):
         return skill_creator.EVALS_FILE
+    if waza.is_eval_file(data):
+        return waza.EVAL_FILE
     return None
 
 

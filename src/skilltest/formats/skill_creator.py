@@ -247,6 +247,7 @@ EVALS_FILE = Format(
     name="skill-creator evals.json",
     layer="scenarios",
     command="skilltest scenarios FILE (or the skill's folder)",
+    how="scenario ids are the evals' ids, each expectation and the expected output a judge check",
     read=evals_document,
 )
 """skill-creator's test cases."""
@@ -255,6 +256,7 @@ TRIGGER_EVAL_SET = Format(
     name="skill-creator trigger eval set",
     layer="triggers",
     command="skilltest triggers FILE (--runs-per-query N, --trigger-threshold T)",
+    how="query ids are positions",
     read=trigger_document,
 )
 """skill-creator's trigger eval set."""

@@ -220,10 +220,8 @@ def run(
     paths, suites, shard = load_suites(options)
     for suite in suites:
         if suite.source_format is not None:
-            observer.notice(
-                f"{suite.path}: read as a {suite.source_format} (scenario ids are the evals' "
-                "ids, each expectation and the expected output a judge check)"
-            )
+            read = suite.source_format
+            observer.notice(f"{suite.path}: read as a {read.name} ({read.how})")
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:

@@ -24,7 +24,7 @@ from skilltest.checks.model import parse_checks
 from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
 from skilltest.evalcases.mocks import MockServer, read_mocks
-from skilltest.formats.detect import read_suite_document
+from skilltest.formats.detect import Format, read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
@@ -219,9 +219,9 @@ class ScenarioSuite:
     """Where its runs' raw output is kept by default; ``None``: ``output/`` beside the file."""
     notes: tuple[str, ...] = ()
     """What loading it noticed that is worth saying (a mocks folder with no responder)."""
-    source_format: str | None = None
-    """The foreign format the file was read from (``skill-creator evals.json``); ``None`` for a
-    skilltest scenario suite."""
+    source_format: Format | None = None
+    """The foreign format the file was read from (skill-creator's ``evals.json``, waza's
+    ``eval.yaml``); ``None`` for a skilltest scenario suite."""
 
     @property
     def output_folder(self) -> Path:
@@ -628,7 +628,7 @@ def load_scenario_suite(
     suite = suite_from_document(
         data, path, skills_dir=skills_dir, overrides=overrides, skill_name=skill_name
     )
-    return suite if source is None else replace(suite, source_format=source.name)
+    return suite if source is None else replace(suite, source_format=source)
 
 
 def load_eval_cases(

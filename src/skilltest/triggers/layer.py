@@ -249,9 +249,9 @@ def run(
         if suite.source_format is not None:
             folder = suite.skill.skill_file.resolve().parent
             shown = folder.relative_to(Path.cwd()) if folder.is_relative_to(Path.cwd()) else folder
+            read = suite.source_format
             observer.notice(
-                f"{suite.path}: read as a {suite.source_format} (query ids are positions, "
-                f"the skill is {shown}/)"
+                f"{suite.path}: read as a {read.name} ({read.how}, the skill is {shown}/)"
             )
     tape = tape_of(options, layer="triggers")
     tested = sorted({suite.skill.name for suite in suites})

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skilltest.errors import SuiteError
-from skilltest.formats.detect import read_suite_document
+from skilltest.formats.detect import Format, read_suite_document
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS
 from skilltest.skills import Skill, find_skill, skill_name_from_file
@@ -77,8 +77,8 @@ class TriggerSuite:
     """A title for reports."""
     replay: Rules = field(default_factory=Rules)
     """The suite's own record-and-replay rules (``replay:``), on top of the built-in ones."""
-    source_format: str | None = None
-    """The foreign format the file was read from (``skill-creator trigger eval set``);
+    source_format: Format | None = None
+    """The foreign format the file was read from (skill-creator trigger eval set);
     ``None`` for a skilltest trigger suite."""
 
 
@@ -186,5 +186,5 @@ def load_trigger_suite(
         description=data.get("description"),
         name=data.get("name"),
         replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
-        source_format=source.name if source is not None else None,
+        source_format=source,
     )

@@ -1,0 +1,159 @@
+"""microsoft/waza's ``eval.yaml`` runs through ``skilltest scenarios``: its task files, its
+suite-wide and task graders as checks (text, file), the tasks' input files from ``fixtures/``
+in both arms' working directory, on the real claude CLI against the emulator; a grader
+skilltest has no check for (waza's own showcase has a ``code`` grader) is refused by name."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from skilltest.cli import main
+from skilltest.report.files import read_results
+
+from ..layers import run_layer
+
+SHOWCASE = Path(__file__).resolve().parents[1] / "fixtures" / "waza" / "grader-showcase"
+
+# With the skill the stand-in names the web languages and writes the README from config.json
+# (which it reads first: the input file is there); without it, it names others and leaves a TODO.
+SCRIPT = r"""
+schema_version: 1
+model: claude-test-emulated
+rules:
+  - id: languages-with-skill
+    when: {skill: general-coding-assistant, user: "programming languages"}
+    reply: {text: "For web development: Python, JavaScript and TypeScript."}
+  - id: languages-without
+    when: {user: "programming languages"}
+    reply: {text: "Ruby, PHP and Go."}
+  - id: write-with-skill
+    when: {skill: general-coding-assistant, tool_result: '"app_name": "grader-showcase"'}
+    reply:
+      text: "Writing it."
+      tool_calls: [{name: Bash, input: {command: "printf '# Grader Showcase\\n\\nA demo of graders.\\n\\n## Installation\\n\\npip install .\\n' > README.md"}}]
+  - id: write-without
+    when: {tool_result: '"app_name": "grader-showcase"'}
+    reply:
+      text: "Writing it."
+      tool_calls: [{name: Bash, input: {command: "printf '# Project\\n\\nTODO\\n' > README.md"}}]
+  - id: read-config
+    when: {user: "README", turn: 1}
+    reply: {text: "Reading.", tool_calls: [{name: Bash, input: {command: "cat config.json"}}]}
+default:
+  text: "Done."
+"""
+
+
+@pytest.fixture
+def showcase(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    shutil.copytree(SHOWCASE, tmp_path / "evals")
+    (tmp_path / "script.yaml").write_text(SCRIPT)
+    return tmp_path
+
+
+def checks_of(results: dict, scenario: str, arm: str) -> dict[str, bool]:
+    [found] = [s for s in results["scenarios"] if s["id"] == scenario]
+    [run] = [run for run in found["runs"] if run["arm"] == arm]
+    return {check["name"]: check["passed"] for check in run["checks"]}
+
+
+@pytest.mark.cli
+def test_the_waza_eval_runs_its_tasks_with_their_graders(showcase, claude_bin, monkeypatch, capsys):
+    monkeypatch.chdir(showcase)
+    code = run_layer(
+        "scenarios", "evals/eval-text-file.yaml", showcase,
+        "--claude", claude_bin, "--script", "script.yaml", "-j", "2",
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err  # one trial per arm decides nothing
+    assert (
+        "evals/eval-text-file.yaml: read as a waza eval.yaml (scenario ids are the tasks' ids, "
+        "each grader's patterns, files and rubric a check)\n"
+    ) in captured.err
+    results = read_results(showcase / "results.json", "scenarios")
+    assert [s["id"] for s in results["scenarios"]] == ["regex-demo-001", "file-demo-001"]
+    web = {f"no_critical_errors {n}": True for n in (1, 2, 3)}
+    assert checks_of(results, "regex-demo-001", "with_skill") == {
+        **web,
+        "language_patterns 1": True,
+        "language_patterns 2": True,
+        "language_patterns 3": True,
+        "language_patterns 4": True,
+        "expected output_contains 'Python'": True,
+        "expected output_contains 'JavaScript'": True,
+    }
+    assert checks_of(results, "regex-demo-001", "without_skill") == {
+        **web,
+        "language_patterns 1": True,
+        "language_patterns 2": False,  # no word of the web
+        "language_patterns 3": True,
+        "language_patterns 4": True,
+        "expected output_contains 'Python'": False,
+        "expected output_contains 'JavaScript'": False,
+    }
+    # The file grader reads what the run left; config.json was in the working directory.
+    readme = {f"readme_validation {n}": True for n in range(1, 6)}
+    assert checks_of(results, "file-demo-001", "with_skill") == {**web, **readme}
+    assert checks_of(results, "file-demo-001", "without_skill") == {
+        **web,
+        **readme,
+        "readme_validation 3": False,  # no "Grader Showcase" title
+        "readme_validation 4": False,  # no Installation section
+        "readme_validation 5": False,  # a TODO
+    }
+
+
+def test_validate_names_the_format_and_a_code_grader_is_refused_by_name(
+    showcase, monkeypatch, capsys
+):
+    monkeypatch.chdir(showcase)
+    assert main(["validate", "evals/eval-text-file.yaml"]) == 0
+    assert capsys.readouterr().out == (
+        "ok   evals/eval-text-file.yaml (scenarios: waza eval.yaml)\n\n1 file(s) valid\n"
+    )
+    assert main(["scenarios", "evals/eval.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        "skilltest: error: evals/eval.yaml#/graders/0/type: grader 'has_output' is of type "
+        "'code', which skilltest does not run (it reads text, file, llm)\n"
+        "  fix: remove the grader or rewrite it as one of those types; skilltest runs no grader "
+        "code of its own\n"
+    )
+
+
+def test_an_llm_grader_is_a_judge_and_an_action_sequence_is_refused_by_name(
+    showcase, monkeypatch, capsys
+):
+    from skilltest.formats.waza import eval_document
+    from skilltest.suite.loader import read_yaml
+
+    monkeypatch.chdir(showcase)
+    task = Path("evals/tasks/regex-task.yaml")
+    text = task.read_text()
+    task.write_text(
+        text + "  - name: quality\n    type: llm\n    rubric: The answer names web languages.\n"
+    )
+    eval_file = Path("evals/eval-text-file.yaml")
+    document = eval_document(read_yaml(eval_file), eval_file)
+    assert document["scenarios"][0]["checks"][-3] == {
+        "judge": {
+            "criteria": "The answer names web languages.",
+            "focus": "trace",
+            "name": "quality",
+            "weight": 1.0,
+        }
+    }
+    assert main(["validate", str(eval_file)]) == 0
+    capsys.readouterr()
+    task.write_text(
+        text + "  - name: workflow\n    type: action_sequence\n"
+        "    config: {matching_mode: in_order_match, expected_actions: [view, edit]}\n"
+    )
+    assert main(["scenarios", str(eval_file)]) == 2
+    assert (
+        "evals/tasks/regex-task.yaml#/graders/1/type: grader 'workflow' is of type "
+        "'action_sequence', which skilltest does not run (it reads text, file, llm)"
+    ) in capsys.readouterr().err
