@@ -88,6 +88,7 @@ bench: $(STAMP) $(CLAUDE)
 	$(BIN)/python scripts/bench_trigger_verdicts.py
 	$(BIN)/python scripts/bench_family.py
 	$(BIN)/python scripts/bench_exact_coverage.py
+	$(BIN)/python scripts/bench_lift_difference.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py

@@ -46,6 +46,22 @@ RUNS: dict[str, list[str] | None] = {
     "make test-pressure": ["pressure", "--results", "{out}/pressure.json"],
     "make test-scenarios": None,
     "make test-triggers": ["triggers", "--output-dir", "{out}/transcripts/triggers"],
+    "skilltest pressure lgtm --models haiku,opus --script "
+    "tests/model-scripts/lgtm.by-model.pressure.yaml --only 'aggregation-*' "
+    "--only 'discovery-*' -k 12": [
+        "pressure",
+        "lgtm",
+        "--models",
+        "haiku,opus",
+        "--script",
+        "tests/model-scripts/lgtm.by-model.pressure.yaml",
+        "--only",
+        "aggregation-*",
+        "--only",
+        "discovery-*",
+        "-k",
+        "12",
+    ],
     "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [
         "gate",
         "out/pressure.json",

@@ -125,7 +125,7 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     ) in out
 
     results = read_results(project / "out.json", "triggers")
-    assert results["schema_version"] == 3
+    assert results["schema_version"] == 4
     assert results["layer"] == "triggers"
     assert results["complete"] is True and results["interrupted"] is False
     assert results["comparison"] is None

@@ -273,8 +273,17 @@ def write_summary(
         return markdown
     if not step_summary:
         return None
-    path = check_output(Path(step_summary), location=f"GITHUB_STEP_SUMMARY={step_summary}")
     text = render_markdown([Document("-", document)], link_from=cwd, cwd=cwd)
+    return append_to_step_summary(step_summary, text)
+
+
+def append_to_step_summary(step_summary: str, text: str) -> Path:
+    """Appends ``text`` to the job summary file ``step_summary`` (``GITHUB_STEP_SUMMARY``).
+
+    Raises:
+        InputError: the file cannot be written.
+    """
+    path = check_output(Path(step_summary), location=f"GITHUB_STEP_SUMMARY={step_summary}")
     try:
         with path.open("a", encoding="utf-8") as handle:
             handle.write(text + "\n")

@@ -1,0 +1,82 @@
+"""``--models``: a layer's suites run in each cell of a matrix, from options to exit code.
+
+``skilltest pressure`` and ``skilltest scenarios`` hand their options here when ``--models``
+is given; each cell runs as the command would run it alone, and the command prints the
+scenario x cell table instead of one run's table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from skilltest.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_CANARY,
+    EXIT_FAILED,
+    EXIT_OK,
+    interrupted_exit_code,
+)
+from skilltest.cli.display import Display
+
+
+def add_matrix_option(parser: argparse.ArgumentParser) -> None:
+    """``--models A,B``."""
+    parser.add_argument(
+        "--models",
+        metavar="M,M",
+        help="run every scenario once per model (a matrix of cells, model=M each), and print "
+        "the verdicts and lifts side by side; one results file holds every cell's",
+    )
+
+
+def run_matrix(options: Any, args: argparse.Namespace, *, label: str) -> int:
+    """Runs ``options`` across the matrix ``args`` names and returns the command's exit code.
+
+    Raises:
+        InputError: bad input (an axis, an option a matrix cannot take, a suite).
+    """
+    from skilltest import matrix
+    from skilltest.errors import InputError
+    from skilltest.matrix.axes import MODEL
+    from skilltest.matrix.report import render_terminal
+
+    axes = [matrix.axis_values(args.models, axis=MODEL, option="--models")]
+    if getattr(args, "dry_run", False):
+        raise InputError(
+            "--dry-run prices one run, not a matrix",
+            location="--dry-run",
+            fix="price each cell with --model M --dry-run",
+        )
+    display = Display(label)
+    try:
+        results = matrix.run(options, axes, observer=display)
+    except KeyboardInterrupt as exc:
+        if display.partial is None:
+            raise  # before any run: nothing was kept
+        print(render_terminal(display.partial.to_document()))
+        kept = options.outputs.results
+        print(
+            f"skilltest: interrupted; {len(display.partial.cells)} of "
+            f"{len(display.partial.plan.cells)} cell(s) ran"
+            + (f", kept in {kept} (marked incomplete)" if kept else ""),
+            file=sys.stderr,
+        )
+        return interrupted_exit_code(exc)
+    print(render_terminal(results.to_document()))
+    cells = [entry.results for entry in results.cells]
+    if any(cell.misses for cell in cells):
+        from skilltest.flow.tape import miss_summary
+
+        print(miss_summary(sum(len(cell.misses) for cell in cells)))
+        return EXIT_BAD_INPUT
+    bad = next((cell.bad_input for cell in cells if getattr(cell, "bad_input", None)), None)
+    if bad:
+        if isinstance(bad, str):
+            raise InputError(bad)
+        return EXIT_BAD_INPUT
+    canaries = [getattr(cell, "canary", None) for cell in cells]
+    if any(canary is not None and not canary.meaningful for canary in canaries):
+        return EXIT_CANARY
+    return EXIT_FAILED if results.failed else EXIT_OK

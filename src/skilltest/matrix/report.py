@@ -1,0 +1,191 @@
+"""A matrix's results as people read them: a scenario x cell table of verdicts and lifts,
+what produced each cell's numbers, and the counts per cell. Pure: reads the results document
+(a run that just ended and a file written last week print the same)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skilltest.report.provenance import notice, provenance_of, summary
+from skilltest.report.rows import Row, figure, rows_of
+from skilltest.stats import Interval
+
+LEGEND = (
+    "each cell: the scenario's verdict in that cell, then the lift (with-skill minus "
+    "without-skill) [95% interval], as a run of that cell alone decides them"
+)
+
+
+def cell_rows(document: Mapping[str, Any]) -> list[tuple[str, dict[str, Row]]]:
+    """Each cell's id and its rows by scenario name (``skill/id``), in the plan's order."""
+    return [
+        (str(cell["id"]), {row.name: row for row in rows_of(cell["results"], cell["id"])})
+        for cell in document.get("cells") or []
+    ]
+
+
+def _scenario_names(cells: Sequence[tuple[str, dict[str, Row]]]) -> list[str]:
+    names: dict[str, None] = {}
+    for _, rows in cells:
+        names.update(dict.fromkeys(rows))
+    return list(names)
+
+
+def _cell_text(row: Row | None) -> str:
+    if row is None:
+        return "-"
+    if row.delta.empty:
+        return row.verdict
+    return f"{row.verdict} {figure(row.delta, percent=row.percent, signed=True)}"
+
+
+def matrix_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The scenario x cell table's headers and rows."""
+    cells = cell_rows(document)
+    headers = ["scenario", *(cell_id for cell_id, _ in cells)]
+    rows = [
+        [name, *(_cell_text(rows.get(name)) for _, rows in cells)]
+        for name in _scenario_names(cells)
+    ]
+    return headers, rows
+
+
+def notices(document: Mapping[str, Any]) -> list[str]:
+    """The lines an offline matrix (or one of unknown origin) begins with, each said once."""
+    said: dict[str, None] = {}
+    for cell in document.get("cells") or []:
+        line = notice(provenance_of(cell["results"]))
+        if line:
+            said[line] = None
+    return list(said)
+
+
+def origin_lines(document: Mapping[str, Any]) -> list[str]:
+    """What produced each cell's numbers: backend, the model as the API named it, versions,
+    date."""
+    return [
+        f"{cell['id']}: {summary(provenance_of(cell['results']))}"
+        for cell in document.get("cells") or []
+    ]
+
+
+def count_lines(document: Mapping[str, Any]) -> list[str]:
+    """Per cell, its scenarios' verdicts counted; then the shared baseline, when there is one."""
+    lines = []
+    for cell_id, rows in cell_rows(document):
+        counts = Counter(row.verdict for row in rows.values())
+        shown = ", ".join(f"{count} {verdict}" for verdict, count in counts.items())
+        failing = sum(row.failed for row in rows.values())
+        lines.append(
+            f"{cell_id}: {len(rows)} scenarios: {shown or 'none ran'}"
+            + (f"; {failing} failing" if failing else "")
+        )
+    plan = document.get("matrix") or {}
+    if plan.get("shared_baseline"):
+        lines.append(
+            "shared baseline: each cell ran its without-skill arm once; the skill and each "
+            "--against revision were compared with the same baseline runs"
+        )
+    if not document.get("complete", True):
+        ran = len(document.get("cells") or [])
+        lines.append(f"incomplete: {ran} of {len(plan.get('cells') or [])} cell(s) ran")
+    return lines
+
+
+COMPARISON_LEGEND = (
+    "lift in the first cell minus lift in the second [interval at the level shown: two exact "
+    "lift intervals combined by Bonferroni]; differs: the interval excludes 0"
+)
+
+
+def comparison_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The comparisons across cells: per scenario and pair of cells, the difference of lifts
+    and what the two verdicts say together."""
+    rows = []
+    for found in document.get("comparisons") or []:
+        low, high = found["difference_ci"]
+        difference = Interval(found["difference"], low, high)
+        rows.append(
+            [
+                found["scenario"],
+                f"{found['first']} - {found['second']}",
+                f"{figure(difference, percent=True, signed=True)} ({found['confidence']:.0%})",
+                f"{found['verdict']}: {found['reading']}",
+            ]
+        )
+    return ["scenario", "by model", "lift difference", "reading"], rows
+
+
+def render_terminal(document: Mapping[str, Any]) -> str:
+    """The table, its legend, what produced each cell, and the counts, as the terminal shows
+    them."""
+    from tabulate import tabulate
+
+    headers, rows = matrix_table(document)
+    compared: list[str] = []
+    heads, found = comparison_table(document)
+    if found:
+        table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
+        compared = ["", table, COMPARISON_LEGEND]
+    return "\n".join(
+        [
+            *notices(document),  # an offline matrix says so before any number
+            tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
+            LEGEND,
+            *compared,
+            "",
+            *origin_lines(document),
+            "",
+            *count_lines(document),
+        ]
+    )
+
+
+def render_markdown(document: Mapping[str, Any]) -> str:
+    """The Markdown summary of a matrix (``--markdown``, a CI job's summary)."""
+    from tabulate import tabulate
+
+    headers, rows = matrix_table(document)
+    axes = "; ".join(
+        f"{axis['name']}: {', '.join(axis['values'])}"
+        for axis in (document.get("matrix") or {}).get("axes") or []
+    )
+    escaped = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+    return "\n".join(
+        [
+            f"## skilltest {document.get('layer')} matrix",
+            "",
+            f"Axes: {axes}.",
+            "",
+            *(f"> {line}" for line in notices(document)),
+            "",
+            *(f"- {line}" for line in origin_lines(document)),
+            "",
+            tabulate(escaped, headers=headers, tablefmt="github", disable_numparse=True),
+            "",
+            LEGEND + ".",
+            "",
+            *_markdown_comparisons(document),
+            *(f"- {line}" for line in count_lines(document)),
+            "",
+        ]
+    )
+
+
+def _markdown_comparisons(document: Mapping[str, Any]) -> list[str]:
+    from tabulate import tabulate
+
+    headers, rows = comparison_table(document)
+    if not rows:
+        return []
+    escaped = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+    return [
+        "### Across cells",
+        "",
+        tabulate(escaped, headers=headers, tablefmt="github", disable_numparse=True),
+        "",
+        COMPARISON_LEGEND + ".",
+        "",
+    ]
