@@ -139,7 +139,7 @@ def test_junit_and_markdown_show_each_cell(ran):
         (["--models", "a,b", "--model", "c"], "--model c and --models name the model twice"),
         (["--models", "a,b", "--shard", "1/2"], "--shard cannot run across a matrix"),
         (["--models", "a,b", "--report", "{tmp}/r.html"], "the HTML report shows one run's"),
-        (["--models", "a,b", "--dry-run"], "--dry-run prices one run, not a matrix"),
+        (["--models", "a,b", "--batch"], "--batch cannot run across a matrix"),
     ],
 )
 def test_bad_matrix_options_are_refused_before_any_run(

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from skilltest.cli import (
     EXIT_BAD_INPUT,
     EXIT_CANARY,
     EXIT_FAILED,
+    EXIT_MAX_COST,
     EXIT_OK,
     interrupted_exit_code,
 )
@@ -31,7 +33,9 @@ def add_matrix_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_matrix(options: Any, args: argparse.Namespace, *, label: str) -> int:
+def run_matrix(
+    options: Any, args: argparse.Namespace, *, label: str, notes: Sequence[str] = ()
+) -> int:
     """Runs ``options`` across the matrix ``args`` names and returns the command's exit code.
 
     Raises:
@@ -44,11 +48,11 @@ def run_matrix(options: Any, args: argparse.Namespace, *, label: str) -> int:
 
     axes = [matrix.axis_values(args.models, axis=MODEL, option="--models")]
     if getattr(args, "dry_run", False):
-        raise InputError(
-            "--dry-run prices one run, not a matrix",
-            location="--dry-run",
-            fix="price each cell with --model M --dry-run",
-        )
+        from skilltest.matrix.report import render_estimate
+
+        per_cell = [(cell.id, each) for cell, each in matrix.estimate(options, axes)]
+        print(render_estimate(per_cell, noun="scenarios", notes=notes))
+        return EXIT_OK
     display = Display(label)
     try:
         results = matrix.run(options, axes, observer=display)
@@ -76,6 +80,10 @@ def run_matrix(options: Any, args: argparse.Namespace, *, label: str) -> int:
         if isinstance(bad, str):
             raise InputError(bad)
         return EXIT_BAD_INPUT
+    if results.stopped:
+        assert results.spent is not None
+        print(f"stopped, results incomplete: {results.spent['reason']}")
+        return EXIT_MAX_COST
     canaries = [getattr(cell, "canary", None) for cell in cells]
     if any(canary is not None and not canary.meaningful for canary in canaries):
         return EXIT_CANARY

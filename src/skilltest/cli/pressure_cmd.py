@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = options_from(args, pressure.PressureOptions)
     if args.models is not None:
-        return run_matrix(options, args, label="pressure")
+        return run_matrix(options, args, label="pressure", notes=NOTES)
     if args.dry_run:
         from skilltest.cost.render import render_estimate
 

@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
             )
         return _rescore(args)
     if args.models is not None:
-        return run_matrix(options_from(args, scenarios.ScenarioOptions), args, label="scenarios")
+        return run_matrix(
+            options_from(args, scenarios.ScenarioOptions), args, label="scenarios", notes=NOTES
+        )
     return run_layer(
         scenarios,
         options_from(args, scenarios.ScenarioOptions),

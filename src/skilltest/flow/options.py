@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skilltest.cost.budget import Budget
 from skilltest.flow.shard import Shard
 from skilltest.repetitions import DEFAULT_MAX_K, DEFAULT_MIN_K
 from skilltest.report.outputs import Outputs
@@ -63,6 +64,16 @@ class RunOptions:
     max_cost_usd: float | None = None
     """Start no new run once the cost spent plus the estimate of the runs in flight and of the
     next one would pass this many US dollars; the results are then marked ``stopped``."""
+    budget: Budget | None = None
+    """A budget the run draws on instead of one of ``max_cost_usd``'s own: a caller holding
+    several runs to one limit gives each its share and reads what each spent."""
+
+
+def budget_of(options: RunOptions) -> Budget | None:
+    """The budget a run keeps: ``options.budget``, else one of ``max_cost_usd``, else none."""
+    if options.budget is not None:
+        return options.budget
+    return None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ layer as a suite is run today, read side by side.
 from skilltest.matrix.axes import Axis, Cell, axis_values, cells_of
 from skilltest.matrix.plan import MatrixPlan, cell_options, plan_matrix
 from skilltest.matrix.results import CellResults, MatrixResults, read_matrix
-from skilltest.matrix.run import run
+from skilltest.matrix.run import estimate, run
 
 __all__ = [
     "Axis",
@@ -22,6 +22,7 @@ __all__ = [
     "axis_values",
     "cell_options",
     "cells_of",
+    "estimate",
     "plan_matrix",
     "read_matrix",
     "run",

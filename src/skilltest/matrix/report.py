@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skilltest.cost.render import SuiteEstimate
 from skilltest.report.provenance import notice, provenance_of, summary
 from skilltest.report.rows import Row, figure, rows_of
 from skilltest.stats import Interval
@@ -88,10 +89,65 @@ def count_lines(document: Mapping[str, Any]) -> list[str]:
             "shared baseline: each cell ran its without-skill arm once; the skill and each "
             "--against revision were compared with the same baseline runs"
         )
-    if not document.get("complete", True):
+    spending = document.get("spending")
+    if spending:
+        stopped = spending.get("stopped_cells") or []
+        lines.append(
+            f"spent ${spending['spent_usd']:.4f} of --max-cost-usd {spending['limit_usd']:g}, "
+            "each cell drawing an equal share of what the cells before it left"
+            + (f"; stopped before every run: {', '.join(stopped)}" if stopped else "")
+        )
+    if not document.get("complete", True) and not (spending or {}).get("stopped_cells"):
         ran = len(document.get("cells") or [])
         lines.append(f"incomplete: {ran} of {len(plan.get('cells') or [])} cell(s) ran")
     return lines
+
+
+def render_estimate(
+    per_cell: Sequence[tuple[str, Sequence[SuiteEstimate]]],
+    *,
+    noun: str,
+    notes: Sequence[str] = (),
+) -> str:
+    """A matrix's dry run: each cell's suites, each cell's total, and the matrix's total."""
+    from tabulate import tabulate
+
+    from skilltest.cost.render import (
+        DRY_RUN_LINE,
+        FIGURE_HEADERS,
+        TOKENS_LINE,
+        figures,
+        total_of,
+    )
+
+    rows = []
+    totals = []
+    for cell_id, estimates in per_cell:
+        rows += [[cell_id, each.suite, *figures(each)] for each in estimates]
+        if estimates:
+            totals.append(total_of(estimates))
+            rows.append([cell_id, "cell total", *figures(totals[-1])])
+    if totals:
+        rows.append(["", "matrix total", *figures(total_of(totals))])
+    unknown = sorted({m for _, estimates in per_cell for e in estimates for m in e.models})
+    return "\n".join(
+        [
+            DRY_RUN_LINE,
+            tabulate(
+                rows,
+                headers=["cell", "suite", noun, *FIGURE_HEADERS],
+                tablefmt="simple",
+                disable_numparse=True,
+            ),
+            TOKENS_LINE,
+            *(
+                [f"priced as opus (not in the price table): {', '.join(unknown)}"]
+                if unknown
+                else []
+            ),
+            *notes,
+        ]
+    )
 
 
 COMPARISON_LEGEND = (

@@ -10,6 +10,7 @@ as a single run's file is checked.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,14 @@ class MatrixResults:
     """Every cell's run finished."""
     interrupted: bool = False
     """The matrix was stopped (Ctrl-C, SIGTERM)."""
+    spent: Mapping[str, Any] | None = None
+    """With ``--max-cost-usd``: ``limit_usd``, ``spent_usd`` over every cell, the
+    ``stopped_cells`` whose share ran out, and the first ``reason``; ``None`` without a limit."""
+
+    @property
+    def stopped(self) -> bool:
+        """``--max-cost-usd`` stopped some cell before every run was made."""
+        return bool(self.spent and self.spent.get("stopped_cells"))
 
     @property
     def junit_name(self) -> str:
@@ -88,8 +97,11 @@ class MatrixResults:
         return {
             "schema_version": RESULTS_SCHEMA_VERSION,
             "layer": self.layer,
-            "complete": self.complete and len(self.cells) == len(self.plan.cells),
+            "complete": self.complete
+            and len(self.cells) == len(self.plan.cells)
+            and not self.stopped,
             "interrupted": self.interrupted,
+            "spending": None if self.spent is None else dict(self.spent),
             "matrix": self.plan.to_dict(),
             "cells": cells,
             "comparisons": [found.to_dict() for found in compare_cells(self.layer, cells)],

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skilltest.cost.budget import Budget
+from skilltest.cost.render import SuiteEstimate
 from skilltest.flow.options import BatchProgress, Observer, RunOptions
-from skilltest.matrix.axes import Axis
+from skilltest.matrix.axes import Axis, Cell
 from skilltest.matrix.plan import cell_options, plan_matrix
 from skilltest.matrix.results import CellResults, MatrixResults, write_matrix_outputs
 
@@ -97,22 +99,107 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
     if layer in KEPT_BY_DEFAULT and options.output_dir is None:
         base = dataclasses.replace(options, output_dir=KEPT_BY_DEFAULT[layer])
     done: list[CellResults] = []
+    spending = Spending(options.max_cost_usd)
+    if options.max_cost_usd is not None:
+        for cell, estimates in _estimates(module, base, plan.cells):
+            spending.weigh(cell, sum(each.most.usd for each in estimates))
     results = MatrixResults(layer, plan, (), complete=False)
     write_matrix_outputs(results, options.outputs, final=False)
     for number, cell in enumerate(plan.cells, 1):
         observer.notice(f"skilltest: cell {number} of {len(plan.cells)}: {cell.id}")
         watch = _CellObserver(observer)
+        budget = spending.share(cell, left=plan.cells[number - 1 :])
+        ran = cell_options(base, cell)
+        if budget is not None:
+            ran = dataclasses.replace(ran, max_cost_usd=budget.limit_usd, budget=budget)
         try:
-            cell_results = module.run(cell_options(base, cell), observer=watch)
+            cell_results = module.run(ran, observer=watch)
         except KeyboardInterrupt:
             if watch.partial is not None:
                 done.append(CellResults(cell, watch.partial))
-            results = MatrixResults(layer, plan, tuple(done), complete=False, interrupted=True)
+            results = MatrixResults(
+                layer, plan, tuple(done), complete=False, interrupted=True, spent=spending.spent()
+            )
             write_matrix_outputs(results, options.outputs, final=True)
             observer.interrupted(results)
             raise
+        spending.add(budget)
         done.append(CellResults(cell, cell_results))
         last = number == len(plan.cells)
-        results = MatrixResults(layer, plan, tuple(done), complete=last)
+        results = MatrixResults(layer, plan, tuple(done), complete=last, spent=spending.spent())
         write_matrix_outputs(results, options.outputs, final=last)
     return results
+
+
+def estimate(
+    options: RunOptions, axes: Sequence[Axis]
+) -> list[tuple[Cell, Sequence[SuiteEstimate]]]:
+    """What each cell of the matrix would make and cost, without calling anything
+    (``--dry-run``: the layer's own estimate of each cell's run).
+
+    Raises:
+        InputError: bad input (an axis, an option a matrix cannot take, a suite).
+    """
+    _, module = _layer_of(options)
+    plan = plan_matrix(options, axes)
+    return _estimates(module, options, plan.cells)
+
+
+def _estimates(
+    module: Any, options: RunOptions, cells: Sequence[Cell]
+) -> list[tuple[Cell, Sequence[SuiteEstimate]]]:
+    return [(cell, module.estimate(cell_options(options, cell))) for cell in cells]
+
+
+class Spending:
+    """``--max-cost-usd`` over a whole matrix. Each cell may spend what the cells before it
+    left, in proportion to its estimated cost among the cells still to run (a cell of a model
+    priced five times higher gets five times the dollars), so a stopped matrix leaves every
+    cell with about the same share of its runs; what a cell did not spend goes to the cells
+    after it."""
+
+    def __init__(self, limit_usd: float | None) -> None:
+        self.limit_usd = limit_usd
+        self.spent_usd = 0.0
+        self.stopped: list[str] = []
+        self.refused: str | None = None
+        self.weights: dict[str, float] = {}
+
+    def weigh(self, cell: Cell, estimate_usd: float) -> None:
+        """Records ``cell``'s estimated cost (``--dry-run``'s most)."""
+        self.weights[cell.id] = estimate_usd
+
+    def share(self, cell: Cell, *, left: Sequence[Cell]) -> Budget | None:
+        """The budget of ``cell``'s run, ``left`` being it and the cells after it; ``None``
+        without a limit."""
+        if self.limit_usd is None:
+            return None
+        total = sum(self.weights.get(each.id, 1.0) for each in left)
+        part = self.weights.get(cell.id, 1.0) / total if total > 0 else 1 / len(left)
+        share = max(0.0, self.limit_usd - self.spent_usd) * part
+        return Budget(
+            share,
+            named=f"{cell.id}'s share of --max-cost-usd {self.limit_usd:g} (${share:.4f})",
+        )
+
+    def add(self, budget: Budget | None) -> None:
+        """A cell's run ended, having spent from ``budget``."""
+        if budget is None:
+            return
+        self.spent_usd += budget.spent_usd
+        stopped = budget.stopped()
+        if stopped is not None:
+            self.stopped.append(str(budget.named).split("'s share", 1)[0])
+            self.refused = self.refused or str(stopped["reason"])
+
+    def spent(self) -> dict[str, object] | None:
+        """The matrix's ``spending``: the limit, what every cell spent, and the cells the
+        limit stopped; ``None`` without a limit."""
+        if self.limit_usd is None:
+            return None
+        return {
+            "limit_usd": self.limit_usd,
+            "spent_usd": round(self.spent_usd, 6),
+            "stopped_cells": list(self.stopped),
+            "reason": self.refused,
+        }

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.options import Observer, RunOptions
+from skilltest.flow.options import Observer, RunOptions, budget_of
 from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
 from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.results import RunResults, run_saving, save_results
@@ -329,7 +328,7 @@ def _run(
         shard=shard,
     )
     finished: dict[tuple[int, int, int], QueryResult] = {}
-    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
+    budget = budget_of(options)
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
         results = assemble(suites, variants, finished)
