@@ -7,6 +7,7 @@ import pytest
 from skilltest.matrix.compare import (
     Arms,
     compare_cells,
+    compare_versions,
     difference_of_lifts,
     reading,
 )
@@ -88,3 +89,44 @@ def test_cells_are_compared_pairwise_and_a_lift_no_run_can_tell_apart_is_not_sho
     assert found[("haiku", "sonnet")].verdict == "no difference shown"
     assert found[("haiku", "opus")].verdict == "differs"
     assert found[("haiku", "opus")].difference.value == pytest.approx(1.0)
+
+
+def _scenario_cell(
+    version: str, with_passes: int, base_passes: int, runs: int
+) -> dict[str, object]:
+    scenario = {
+        "skill": "s",
+        "id": "a",
+        "verdict": "improved",
+        "pass_delta": 0.0,
+        "pass_delta_ci": [-1.0, 1.0],
+        "confidence": 0.95,
+        "repetitions": {"mode": "fixed", "k": runs},
+        "with_skill": {"passes": with_passes, "scored": runs},
+        "without_skill": {"passes": base_passes, "scored": runs},
+    }
+    return {
+        "id": f"claude={version}",
+        "values": {"claude": version},
+        "results": {"scenarios": [scenario]},
+    }
+
+
+def test_a_cli_upgrade_is_read_per_arm_and_swapping_the_versions_mirrors_it():
+    old, new = _scenario_cell("2.1.328", 40, 10, 40), _scenario_cell("2.1.332", 10, 10, 40)
+    forward = {c.arm: c for c in compare_versions("scenarios", [old, new])}
+    back = {c.arm: c for c in compare_versions("scenarios", [new, old])}
+    assert forward["with_skill"].verdict == "regressed"
+    assert back["with_skill"].verdict == "improved"
+    assert forward["with_skill"].change.value == pytest.approx(-0.75)
+    assert (back["with_skill"].change.low, back["with_skill"].change.high) == pytest.approx(
+        (-forward["with_skill"].change.high, -forward["with_skill"].change.low)
+    )
+    assert forward["without_skill"].verdict == back["without_skill"].verdict == "inconclusive"
+    # Only the model axis has lift differences; the CLI axis has its own reading.
+    assert compare_cells("scenarios", [old, new]) == []
+
+
+def test_a_pass_rate_that_did_not_move_over_many_runs_is_the_same():
+    old, new = _scenario_cell("2.1.328", 200, 0, 200), _scenario_cell("2.1.332", 200, 0, 200)
+    assert {c.verdict for c in compare_versions("scenarios", [old, new])} == {"same"}

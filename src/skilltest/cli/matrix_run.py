@@ -23,14 +23,28 @@ from skilltest.cli import (
 from skilltest.cli.display import Display
 
 
-def add_matrix_option(parser: argparse.ArgumentParser) -> None:
-    """``--models A,B``."""
+def add_matrix_option(parser: argparse.ArgumentParser, *, cli: bool = False) -> None:
+    """``--models A,B``; with ``cli`` (a layer that runs the claude CLI) also
+    ``--claude-versions A,B``."""
     parser.add_argument(
         "--models",
         metavar="M,M",
         help="run every scenario once per model (a matrix of cells, model=M each), and print "
         "the verdicts and lifts side by side; one results file holds every cell's",
     )
+    if cli:
+        parser.add_argument(
+            "--claude-versions",
+            metavar="V,V",
+            help="run every scenario once per Claude Code version (cells claude=V, each "
+            "installed by skilltest setup --claude-version V), and say per scenario whether "
+            "the with-skill and without-skill pass rates changed between them",
+        )
+
+
+def matrix_asked(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for a matrix (``--models``, ``--claude-versions``)."""
+    return args.models is not None or getattr(args, "claude_versions", None) is not None
 
 
 def run_matrix(
@@ -43,10 +57,16 @@ def run_matrix(
     """
     from skilltest import matrix
     from skilltest.errors import InputError
-    from skilltest.matrix.axes import MODEL
+    from skilltest.matrix.axes import CLAUDE, MODEL
     from skilltest.matrix.report import render_terminal
 
-    axes = [matrix.axis_values(args.models, axis=MODEL, option="--models")]
+    axes = []
+    if args.models is not None:
+        axes.append(matrix.axis_values(args.models, axis=MODEL, option="--models"))
+    if getattr(args, "claude_versions", None) is not None:
+        axes.append(
+            matrix.axis_values(args.claude_versions, axis=CLAUDE, option="--claude-versions")
+        )
     if getattr(args, "dry_run", False):
         from skilltest.matrix.report import render_estimate
 

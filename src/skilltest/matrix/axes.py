@@ -20,7 +20,10 @@ from skilltest.names import name_problem
 MODEL = "model"
 """The model axis: the model each cell's runs ask for."""
 
-AXES = (MODEL,)
+CLAUDE = "claude"
+"""The Claude Code CLI axis: the version of ``claude`` each cell's runs use."""
+
+AXES = (MODEL, CLAUDE)
 """The axes a matrix can span, in the order a cell id names them."""
 
 
@@ -82,13 +85,18 @@ def axis_values(text: str, *, axis: str, option: str) -> Axis:
             (each cell keeps its transcripts and cassettes in a folder named after it).
     """
     values = tuple(part.strip() for part in text.split(","))
-    example = f"{option} haiku,opus" if axis == MODEL else f"{option} A,B"
+    example = f"{option} haiku,opus" if axis == MODEL else f"{option} 2.1.328,2.1.332"
     if not any(values) or "" in values:
         raise InputError(
             f"{option} {text!r} has an empty value",
             location=option,
             fix=f"give comma-separated values, e.g. {example}",
         )
+    if axis == CLAUDE:
+        from skilltest.claude.binary import check_version
+
+        for value in values:
+            check_version(value, location=option)
     seen: set[str] = set()
     for value in values:
         if value in seen:

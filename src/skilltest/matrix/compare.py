@@ -173,43 +173,143 @@ def reading(first: str, one: str, second: str, two: str) -> str:
     return f"{said(first, one)}, {said(second, two)}"
 
 
-def compare_cells(layer: str, cells: Sequence[Mapping[str, Any]]) -> list[LiftDifference]:
-    """Every scenario's difference of lifts between each pair of cells that differ on exactly
-    one axis, in the plan's order. ``cells`` are a matrix file's ``cells`` entries."""
+def _pairs(
+    cells: Sequence[Mapping[str, Any]], axis: str
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any], list[tuple[str, Any, Any]]]]:
+    """Each pair of cells that differ on ``axis`` only, in the plan's order, with the
+    scenarios both ran: ``(name, scenario in the first, scenario in the second)``."""
     found = []
     for i, one in enumerate(cells):
         for two in cells[i + 1 :]:
             values_one, values_two = one["values"], two["values"]
-            differing = [axis for axis in values_one if values_one[axis] != values_two.get(axis)]
-            if len(differing) != 1:
+            differing = [name for name in values_one if values_one[name] != values_two.get(name)]
+            if differing != [axis]:
                 continue
-            axis = differing[0]
             scenarios_two = {
                 f"{s.get('skill')}/{s.get('id')}": s for s in two["results"].get("scenarios") or []
             }
+            both = []
             for scenario in one["results"].get("scenarios") or []:
                 name = f"{scenario.get('skill')}/{scenario.get('id')}"
-                other = scenarios_two.get(name)
-                first = arms_of(layer, scenario)
-                second = None if other is None else arms_of(layer, other)
-                if first is None or second is None:
-                    continue
-                difference, level = difference_of_lifts(first, second)
-                if difference.empty:
-                    continue
-                assert difference.low is not None and difference.high is not None
-                credible = round(difference.low, DIGITS) > 0 or round(difference.high, DIGITS) < 0
+                if name in scenarios_two:
+                    both.append((name, scenario, scenarios_two[name]))
+            found.append((one, two, both))
+    return found
+
+
+def compare_cells(
+    layer: str, cells: Sequence[Mapping[str, Any]], axis: str = "model"
+) -> list[LiftDifference]:
+    """Every scenario's difference of lifts between each pair of cells that differ on ``axis``
+    only (the model), in the plan's order. ``cells`` are a matrix file's ``cells`` entries."""
+    found = []
+    for one, two, both in _pairs(cells, axis):
+        values_one, values_two = one["values"], two["values"]
+        for name, scenario, other in both:
+            first, second = arms_of(layer, scenario), arms_of(layer, other)
+            if first is None or second is None:
+                continue
+            difference, level = difference_of_lifts(first, second)
+            if difference.empty:
+                continue
+            assert difference.low is not None and difference.high is not None
+            credible = round(difference.low, DIGITS) > 0 or round(difference.high, DIGITS) < 0
+            found.append(
+                LiftDifference(
+                    name,
+                    axis,
+                    values_one[axis],
+                    values_two[axis],
+                    (one["id"], two["id"]),
+                    difference,
+                    level,
+                    DIFFERS if credible else NOT_SHOWN,
+                    reading(values_one[axis], first.verdict, values_two[axis], second.verdict),
+                )
+            )
+    return found
+
+
+SAME = "same"
+"""A pass rate that credibly did not move: its change lies within the neutral band."""
+
+
+@dataclass(frozen=True)
+class ArmChange:
+    """How one arm's pass rate moved between two CLI versions (the second minus the first)."""
+
+    scenario: str
+    """``skill/id``."""
+    arm: str
+    """``with_skill`` or ``without_skill``."""
+    first: str
+    """The first cell's CLI version."""
+    second: str
+    """The second cell's CLI version."""
+    cells: tuple[str, str]
+    """The two cells' ids."""
+    change: Interval
+    """Pass rate under the second version minus under the first, with its exact interval."""
+    verdict: str
+    """``improved``, ``regressed``, :data:`SAME` or ``inconclusive`` (the rules of a delta)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The change as the results file keeps it."""
+        return {
+            "scenario": self.scenario,
+            "arm": self.arm,
+            "first": self.first,
+            "second": self.second,
+            "cells": list(self.cells),
+            "change": self.change.value,
+            "change_ci": [self.change.low, self.change.high],
+            "verdict": self.verdict,
+        }
+
+
+def compare_versions(
+    layer: str, cells: Sequence[Mapping[str, Any]], axis: str = "claude"
+) -> list[ArmChange]:
+    """For each pair of cells that differ in the CLI version only, each scenario's with-skill
+    and without-skill pass rates under the second version minus under the first: the exact
+    interval at 95% and the verdict a delta gets (the neutral band [-0.05, +0.05] is
+    ``same``). Swapping the versions mirrors each interval and verdict."""
+    from skilltest.decision import MIN_DELTA, Verdict, delta_verdict
+
+    found = []
+    for one, two, both in _pairs(cells, axis):
+        for name, scenario, other in both:
+            first, second = arms_of(layer, scenario), arms_of(layer, other)
+            if first is None or second is None:
+                continue
+            arms = (
+                (
+                    "with_skill",
+                    first.with_passed,
+                    first.with_runs,
+                    second.with_passed,
+                    second.with_runs,
+                ),
+                (
+                    "without_skill",
+                    first.base_passed,
+                    first.base_runs,
+                    second.base_passed,
+                    second.base_runs,
+                ),
+            )
+            for arm, passed_before, runs_before, passed_after, runs_after in arms:
+                change = exact_difference(passed_after, runs_after, passed_before, runs_before)
+                verdict = delta_verdict(change, MIN_DELTA)
                 found.append(
-                    LiftDifference(
+                    ArmChange(
                         name,
-                        axis,
-                        values_one[axis],
-                        values_two[axis],
+                        arm,
+                        one["values"][axis],
+                        two["values"][axis],
                         (one["id"], two["id"]),
-                        difference,
-                        level,
-                        DIFFERS if credible else NOT_SHOWN,
-                        reading(values_one[axis], first.verdict, values_two[axis], second.verdict),
+                        change,
+                        SAME if verdict == Verdict.NEUTRAL else verdict.value,
                     )
                 )
     return found

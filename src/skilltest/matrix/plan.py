@@ -13,14 +13,14 @@ baseline runs (:attr:`MatrixPlan.arms`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.flow.options import RunOptions
-from skilltest.matrix.axes import MODEL, Axis, Cell, cells_of
+from skilltest.matrix.axes import CLAUDE, MODEL, Axis, Cell, cells_of
 from skilltest.report.outputs import Outputs
 
 WITH_SKILL = "with_skill"
@@ -69,13 +69,22 @@ def plan_matrix(options: RunOptions, axes: Sequence[Axis]) -> MatrixPlan:
     """
     if not axes:
         raise InputError(
-            "a matrix needs at least one axis", location="--models", fix="e.g. --models haiku,opus"
+            "a matrix needs at least one axis",
+            location="--models",
+            fix="e.g. --models haiku,opus or --claude-versions 2.1.328,2.1.332",
         )
     if MODEL in {axis.name for axis in axes} and options.model is not None:
         raise InputError(
             f"--model {options.model} and --models name the model twice",
             location="--model",
             fix="give the models to compare with --models only",
+        )
+    if CLAUDE in {axis.name for axis in axes} and options.claude is not None:
+        raise InputError(
+            f"--claude {options.claude} and --claude-versions name the CLI twice",
+            location="--claude",
+            fix="give the versions to compare with --claude-versions only (each installed by "
+            "skilltest setup --claude-version V)",
         )
     for name, value, why in _NOT_WITH_A_MATRIX:
         if getattr(options, name, None) not in (None, False):
@@ -100,13 +109,17 @@ _NOT_WITH_A_MATRIX = (
 """Options of a layer a matrix refuses: ``(field, option, why)``."""
 
 
-def cell_options(options: RunOptions, cell: Cell) -> Any:
-    """``options`` for one cell's run: the cell's values set, no outputs of their own (the
-    matrix writes one results document for every cell), and each folder a run writes to
-    narrowed to the cell's (``output/model-haiku/...``)."""
+def cell_options(options: RunOptions, cell: Cell, claude: Mapping[str, Path] | None = None) -> Any:
+    """``options`` for one cell's run: the cell's values set (its CLI version as the ``claude``
+    of that version, from ``claude``), no outputs of their own (the matrix writes one results
+    document for every cell), and each folder a run writes to narrowed to the cell's
+    (``output/model-haiku/...``)."""
     changes: dict[str, Any] = {
         OPTION_OF_AXIS[axis]: value for axis, value in cell.values if axis in OPTION_OF_AXIS
     }
+    version = cell.value(CLAUDE)
+    if version is not None and claude is not None:
+        changes["claude"] = claude[version]
     changes["outputs"] = Outputs()
     changes["output_dir"] = _inside(options.output_dir, cell)
     for name in ("record", "replay"):

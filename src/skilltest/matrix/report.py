@@ -166,12 +166,44 @@ def comparison_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[
         rows.append(
             [
                 found["scenario"],
-                f"{found['first']} - {found['second']}",
+                _pair_label(found, f"{found['first']} - {found['second']}"),
                 f"{figure(difference, percent=True, signed=True)} ({found['confidence']:.0%})",
                 f"{found['verdict']}: {found['reading']}",
             ]
         )
     return ["scenario", "by model", "lift difference", "reading"], rows
+
+
+VERSIONS_LEGEND = (
+    "pass rate under the second CLI version minus under the first [exact 95% interval]; same: "
+    "within [-5%, +5%], improved or regressed: credibly above or below it"
+)
+
+
+def _pair_label(found: Mapping[str, Any], shown: str) -> str:
+    """``haiku - opus``, with what the two cells share when the matrix has more axes:
+    ``haiku - opus at claude=2.1.332``."""
+    first = dict(part.split("=", 1) for part in str(found["cells"][0]).split(","))
+    shared = [
+        f"{axis}={value}" for axis, value in first.items() if axis != found.get("axis", "claude")
+    ]
+    return shown + (f" at {','.join(shared)}" if shared else "")
+
+
+def versions_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Per scenario and pair of CLI versions, how the with-skill and the without-skill pass
+    rates moved."""
+    paired: dict[tuple[str, str], dict[str, str]] = {}
+    for found in document.get("versions") or []:
+        low, high = found["change_ci"]
+        shown = figure(Interval(found["change"], low, high), percent=True, signed=True)
+        key = (found["scenario"], _pair_label(found, f"{found['second']} vs {found['first']}"))
+        paired.setdefault(key, {})[found["arm"]] = f"{found['verdict']} {shown}"
+    rows = [
+        [name, pair, arms.get("with_skill", "-"), arms.get("without_skill", "-")]
+        for (name, pair), arms in paired.items()
+    ]
+    return ["scenario", "by claude version", "with skill", "without skill"], rows
 
 
 def render_terminal(document: Mapping[str, Any]) -> str:
@@ -185,6 +217,10 @@ def render_terminal(document: Mapping[str, Any]) -> str:
     if found:
         table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
         compared = ["", table, COMPARISON_LEGEND]
+    heads, found = versions_table(document)
+    if found:
+        table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
+        compared += ["", table, VERSIONS_LEGEND]
     return "\n".join(
         [
             *notices(document),  # an offline matrix says so before any number
@@ -233,15 +269,21 @@ def render_markdown(document: Mapping[str, Any]) -> str:
 def _markdown_comparisons(document: Mapping[str, Any]) -> list[str]:
     from tabulate import tabulate
 
-    headers, rows = comparison_table(document)
-    if not rows:
-        return []
-    escaped = [[cell.replace("|", "\\|") for cell in row] for row in rows]
-    return [
-        "### Across cells",
-        "",
-        tabulate(escaped, headers=headers, tablefmt="github", disable_numparse=True),
-        "",
-        COMPARISON_LEGEND + ".",
-        "",
-    ]
+    lines: list[str] = []
+    for table, legend in (
+        (comparison_table(document), COMPARISON_LEGEND),
+        (versions_table(document), VERSIONS_LEGEND),
+    ):
+        headers, rows = table
+        if not rows:
+            continue
+        escaped = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+        lines += [
+            "### Across cells" if not lines else "",
+            "",
+            tabulate(escaped, headers=headers, tablefmt="github", disable_numparse=True),
+            "",
+            legend + ".",
+            "",
+        ]
+    return lines

@@ -84,7 +84,7 @@ class MatrixResults:
     def to_document(self) -> dict[str, Any]:
         """The results file: the plan, each cell's results document, and the comparisons
         across cells computed from them."""
-        from skilltest.matrix.compare import compare_cells
+        from skilltest.matrix.compare import compare_cells, compare_versions
 
         cells = [
             {
@@ -105,6 +105,7 @@ class MatrixResults:
             "matrix": self.plan.to_dict(),
             "cells": cells,
             "comparisons": [found.to_dict() for found in compare_cells(self.layer, cells)],
+            "versions": [found.to_dict() for found in compare_versions(self.layer, cells)],
         }
 
     def junit_cases(self) -> list[JUnitCase]:

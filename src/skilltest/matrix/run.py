@@ -16,7 +16,7 @@ from typing import Any
 from skilltest.cost.budget import Budget
 from skilltest.cost.render import SuiteEstimate
 from skilltest.flow.options import BatchProgress, Observer, RunOptions
-from skilltest.matrix.axes import Axis, Cell
+from skilltest.matrix.axes import CLAUDE, Axis, Cell
 from skilltest.matrix.plan import cell_options, plan_matrix
 from skilltest.matrix.results import CellResults, MatrixResults, write_matrix_outputs
 
@@ -98,10 +98,11 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
     base = options
     if layer in KEPT_BY_DEFAULT and options.output_dir is None:
         base = dataclasses.replace(options, output_dir=KEPT_BY_DEFAULT[layer])
+    claude = claude_of(plan.axes)
     done: list[CellResults] = []
     spending = Spending(options.max_cost_usd)
     if options.max_cost_usd is not None:
-        for cell, estimates in _estimates(module, base, plan.cells):
+        for cell, estimates in _estimates(module, base, plan.cells, claude):
             spending.weigh(cell, sum(each.most.usd for each in estimates))
     results = MatrixResults(layer, plan, (), complete=False)
     write_matrix_outputs(results, options.outputs, final=False)
@@ -109,7 +110,7 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
         observer.notice(f"skilltest: cell {number} of {len(plan.cells)}: {cell.id}")
         watch = _CellObserver(observer)
         budget = spending.share(cell, left=plan.cells[number - 1 :])
-        ran = cell_options(base, cell)
+        ran = cell_options(base, cell, claude)
         if budget is not None:
             ran = dataclasses.replace(ran, max_cost_usd=budget.limit_usd, budget=budget)
         try:
@@ -142,13 +143,25 @@ def estimate(
     """
     _, module = _layer_of(options)
     plan = plan_matrix(options, axes)
-    return _estimates(module, options, plan.cells)
+    return _estimates(module, options, plan.cells, None)
+
+
+def claude_of(axes: Sequence[Axis]) -> dict[str, Path]:
+    """The ``claude`` of each version the matrix's ``claude`` axis names (none without one).
+
+    Raises:
+        InputError: a version that is not installed, naming it and the install command.
+    """
+    from skilltest.claude.binary import installed_claude
+
+    versions = [value for axis in axes if axis.name == CLAUDE for value in axis.values]
+    return {version: installed_claude(version) for version in versions}
 
 
 def _estimates(
-    module: Any, options: RunOptions, cells: Sequence[Cell]
+    module: Any, options: RunOptions, cells: Sequence[Cell], claude: dict[str, Path] | None
 ) -> list[tuple[Cell, Sequence[SuiteEstimate]]]:
-    return [(cell, module.estimate(cell_options(options, cell))) for cell in cells]
+    return [(cell, module.estimate(cell_options(options, cell, claude))) for cell in cells]
 
 
 class Spending:
