@@ -6,7 +6,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -180,3 +185,44 @@ def test_the_lift_differs_by_model_with_an_interval_of_stated_level(ran):
     assert comparison["confidence"] == 0.95
     assert comparison["difference"] == 1.0
     assert comparison["difference_ci"][0] == pytest.approx(int(row[1]) / 100, abs=0.006)
+
+
+def test_an_interrupted_matrix_keeps_the_finished_cells_and_the_part_of_the_next(tmp_path):
+    # Each answer takes 200 ms: the second cell is still running when Ctrl-C comes.
+    slow = tmp_path / "slow.yaml"
+    text = (REPO_ROOT / SCRIPT).read_text()
+    slow.write_text(
+        text.replace("schema_version: 1\n", "schema_version: 1\nfaults: {latency_ms: 200}\n")
+    )
+    results = tmp_path / "matrix.json"
+    argv = [a if a != SCRIPT else str(slow) for a in MATRIX]
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY",)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skilltest", *argv, "--results", str(results)],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        # The second cell's run has chosen its backend: its runs start next.
+        if "cell 2 of 2: model=opus" in "".join(seen[:-1]) and "offline:" in line:
+            break
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    out, rest = process.communicate(timeout=120)
+    err = "".join(seen) + rest
+    assert process.returncode == 130, err
+    assert "skilltest: interrupted; 1 of 2 cell(s) finished, model=opus in part" in err
+    assert f"kept in {results} (marked incomplete)" in err
+    document = read_matrix(results)
+    assert (document["complete"], document["interrupted"]) == (False, True)
+    haiku, opus = document["cells"]
+    assert haiku["results"]["complete"] is True
+    assert {s["verdict"] for s in haiku["results"]["scenarios"]} == {"steers"}
+    assert opus["results"]["interrupted"] is True
+    assert re.search(r"^lgtm/aggregation-before-raw-fetch\s+steers ", out, re.MULTILINE)

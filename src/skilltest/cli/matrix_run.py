@@ -81,10 +81,14 @@ def run_matrix(
             raise  # before any run: nothing was kept
         print(render_terminal(display.partial.to_document()))
         kept = options.outputs.results
+        cells = display.partial.cells
+        finished = sum(1 for entry in cells if not entry.results.interrupted)
+        said = f"{finished} of {len(display.partial.plan.cells)} cell(s) finished"
+        if cells and cells[-1].results.interrupted:
+            said += f", {cells[-1].cell.id} in part"
         print(
-            f"skilltest: interrupted; {len(display.partial.cells)} of "
-            f"{len(display.partial.plan.cells)} cell(s) ran"
-            + (f", kept in {kept} (marked incomplete)" if kept else ""),
+            f"skilltest: interrupted; {said}"
+            + (f"; kept in {kept} (marked incomplete)" if kept else ""),
             file=sys.stderr,
         )
         return interrupted_exit_code(exc)
