@@ -11,7 +11,7 @@ from skilltest.matrix.compare import (
     difference_of_lifts,
     reading,
 )
-from skilltest.stats import EMPTY, Interval, exact_difference
+from skilltest.stats import EMPTY, Interval, clopper_pearson, exact_difference
 
 
 def arms(with_passed: int, base_passed: int, k: int, *, verdict: str = "steers") -> Arms:
@@ -130,3 +130,40 @@ def test_a_cli_upgrade_is_read_per_arm_and_swapping_the_versions_mirrors_it():
 def test_a_pass_rate_that_did_not_move_over_many_runs_is_the_same():
     old, new = _scenario_cell("2.1.328", 200, 0, 200), _scenario_cell("2.1.332", 200, 0, 200)
     assert {c.verdict for c in compare_versions("scenarios", [old, new])} == {"same"}
+
+
+def test_a_cell_s_measures_count_every_scenario_s_runs():
+    from skilltest.matrix.measures import cell_measures
+
+    def run(arm: str, calls: int, cost: float) -> dict[str, object]:
+        return {"arm": arm, "tool_call_count": calls, "cost_usd": cost}
+
+    world = {
+        "passes": 2,
+        "scored": 4,
+        "authority_violations": 1,
+        "split_scores": {"recovery": {"mean": 0.5}},
+    }
+    cell = {
+        "id": "model=haiku",
+        "results": {
+            "scenarios": [
+                {
+                    "with_skill": {"passes": 3, "scored": 3},
+                    "runs": [run("with_skill", n, 0.01) for n in (2, 4, 9)],
+                },
+                {
+                    "with_skill": world,
+                    "runs": [run("with_skill", n, 0.02) for n in (1, 1, 3, 5)],
+                },
+            ]
+        },
+    }
+    (with_skill,) = cell_measures("scenarios", cell)
+    assert (with_skill.passes, with_skill.runs) == (5, 7)
+    assert (with_skill.tool_calls_median, with_skill.tool_calls_worst) == (3, 9)
+    assert with_skill.authority_violation_rate == 0.25
+    assert with_skill.recovery == 0.5
+    assert with_skill.cost_per_pass == pytest.approx((0.03 + 0.08) / 5)
+    assert with_skill.pass_rate == clopper_pearson(5, 7)
+    assert 0.29 < with_skill.pass_rate.low < 0.3 and 0.96 < with_skill.pass_rate.high < 0.97

@@ -226,3 +226,26 @@ def test_an_interrupted_matrix_keeps_the_finished_cells_and_the_part_of_the_next
     assert {s["verdict"] for s in haiku["results"]["scenarios"]} == {"steers"}
     assert opus["results"]["interrupted"] is True
     assert re.search(r"^lgtm/aggregation-before-raw-fetch\s+steers ", out, re.MULTILINE)
+
+
+def test_each_cell_s_measures_are_shown_per_arm(ran):
+    out = str(ran["out"])
+    rows = {
+        (m["cell"], m["arm"]): m["rate"]
+        for m in re.finditer(
+            r"^(?P<cell>model=\w+)\s+(?P<arm>with skill|without)\s+(?P<rate>\d+/\d+ \d+%)",
+            out,
+            re.MULTILINE,
+        )
+    }
+    assert rows == {
+        ("model=haiku", "with skill"): "24/24 100%",
+        ("model=haiku", "without"): "0/24 0%",
+        ("model=opus", "with skill"): "24/24 100%",
+        ("model=opus", "without"): "24/24 100%",
+    }
+    # One-turn runs: no tool calls, no world; the cost per pass at each model's list price.
+    haiku = re.search(r"^model=haiku\s+with skill\s+.*-\s+-\s+-\s+\$(\d\.\d{4})$", out, re.M)
+    opus = re.search(r"^model=opus\s+with skill\s+.*-\s+-\s+-\s+\$(\d\.\d{4})$", out, re.M)
+    assert haiku is not None and opus is not None, out
+    assert float(opus[1]) > float(haiku[1]) > 0

@@ -60,3 +60,19 @@ def test_each_cell_runs_the_cli_with_its_model_and_keeps_its_transcripts_apart(
         for run in runs:
             assert Path(run["transcript"]).is_relative_to(output / f"model-{alias}")
             assert Path(run["transcript"]).is_file()
+    # Each cell's measures read the CLI runs: tool calls per run, the CLI's own cost.
+    from skilltest.matrix.measures import matrix_measures
+
+    measures = {(m.cell, m.arm): m for m in matrix_measures(document)}
+    assert sorted(measures) == [
+        ("model=haiku", "with_skill"),
+        ("model=haiku", "without_skill"),
+        ("model=sonnet", "with_skill"),
+        ("model=sonnet", "without_skill"),
+    ]
+    for m in measures.values():
+        assert m.runs == 2
+        assert m.tool_calls_median is not None and m.tool_calls_worst is not None
+        assert 0 < m.tool_calls_median <= m.tool_calls_worst
+        assert m.authority_violation_rate is None  # no world in this suite
+    assert re.search(r"^model=haiku\s+with skill\s+\d/2 ", out, re.MULTILINE)

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skilltest.cost.render import SuiteEstimate
+from skilltest.matrix.measures import MEASURES_LEGEND, matrix_measures, measures_table
 from skilltest.report.provenance import notice, provenance_of, summary
 from skilltest.report.rows import Row, figure, rows_of
 from skilltest.stats import Interval
@@ -221,6 +222,10 @@ def render_terminal(document: Mapping[str, Any]) -> str:
     if found:
         table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
         compared += ["", table, VERSIONS_LEGEND]
+    heads, found = measures_table(matrix_measures(document))
+    if found:
+        table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
+        compared += ["", table, MEASURES_LEGEND]
     return "\n".join(
         [
             *notices(document),  # an offline matrix says so before any number
@@ -273,6 +278,7 @@ def _markdown_comparisons(document: Mapping[str, Any]) -> list[str]:
     for table, legend in (
         (comparison_table(document), COMPARISON_LEGEND),
         (versions_table(document), VERSIONS_LEGEND),
+        (measures_table(matrix_measures(document)), MEASURES_LEGEND),
     ):
         headers, rows = table
         if not rows:
