@@ -102,7 +102,6 @@ def plan_matrix(options: RunOptions, axes: Sequence[Axis]) -> MatrixPlan:
 
 
 _NOT_WITH_A_MATRIX = (
-    ("shard", "--shard", "a matrix is dealt out whole"),
     ("batch", "--batch", "each cell would submit batches of its own"),
     ("resume_batch", "--resume-batch", "a resume file holds one run's batches"),
 )

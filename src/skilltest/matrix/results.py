@@ -62,6 +62,8 @@ class MatrixResults:
     """Every cell's run finished."""
     interrupted: bool = False
     """The matrix was stopped (Ctrl-C, SIGTERM)."""
+    shard: tuple[int, int] | None = None
+    """``(i, n)``: every cell ran shard i of n of the scenarios (``--shard i/n``)."""
     spent: Mapping[str, Any] | None = None
     """With ``--max-cost-usd``: ``limit_usd``, ``spent_usd`` over every cell, the
     ``stopped_cells`` whose share ran out, and the first ``reason``; ``None`` without a limit."""
@@ -84,8 +86,6 @@ class MatrixResults:
     def to_document(self) -> dict[str, Any]:
         """The results file: the plan, each cell's results document, and the comparisons
         across cells computed from them."""
-        from skilltest.matrix.compare import compare_cells, compare_versions
-
         cells = [
             {
                 "id": entry.cell.id,
@@ -94,19 +94,15 @@ class MatrixResults:
             }
             for entry in self.cells
         ]
-        return {
-            "schema_version": RESULTS_SCHEMA_VERSION,
-            "layer": self.layer,
-            "complete": self.complete
-            and len(self.cells) == len(self.plan.cells)
-            and not self.stopped,
-            "interrupted": self.interrupted,
-            "spending": None if self.spent is None else dict(self.spent),
-            "matrix": self.plan.to_dict(),
-            "cells": cells,
-            "comparisons": [found.to_dict() for found in compare_cells(self.layer, cells)],
-            "versions": [found.to_dict() for found in compare_versions(self.layer, cells)],
-        }
+        return matrix_document(
+            self.layer,
+            self.plan.to_dict(),
+            cells,
+            complete=self.complete and len(self.cells) == len(self.plan.cells) and not self.stopped,
+            interrupted=self.interrupted,
+            spending=None if self.spent is None else dict(self.spent),
+            shard=None if self.shard is None else {"index": self.shard[0], "count": self.shard[1]},
+        )
 
     def junit_cases(self) -> list[JUnitCase]:
         """Each cell's cases, named ``scenario [cell]``."""
@@ -115,6 +111,45 @@ class MatrixResults:
             for entry in self.cells
             for case in entry.results.junit_cases()
         ]
+
+
+def matrix_document(
+    layer: str,
+    plan: Mapping[str, Any],
+    cells: list[dict[str, Any]],
+    *,
+    complete: bool,
+    interrupted: bool,
+    spending: Mapping[str, Any] | None,
+    shard: Mapping[str, int] | None,
+) -> dict[str, Any]:
+    """A matrix's results document from its plan and its cells' documents, with the
+    comparisons across cells computed from them (what a run writes, and what ``skilltest
+    merge`` writes from the shards of one)."""
+    from skilltest.matrix.compare import compare_cells, compare_versions
+
+    return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "layer": layer,
+        "complete": complete,
+        "interrupted": interrupted,
+        "spending": None if spending is None else dict(spending),
+        "shard": None if shard is None else dict(shard),
+        "matrix": dict(plan),
+        "cells": cells,
+        "comparisons": [found.to_dict() for found in compare_cells(layer, cells)],
+        "versions": [found.to_dict() for found in compare_versions(layer, cells)],
+    }
+
+
+def is_matrix_file(path: Path) -> bool:
+    """Whether ``path`` holds a matrix's results (a JSON object with ``cells``); ``False`` for
+    anything else, which the readers of one run's results then judge."""
+    try:
+        data = read_json(path, limit=MAX_RESULTS_BYTES, what="the results file")
+    except InputError:
+        return False
+    return isinstance(data, dict) and "cells" in data
 
 
 def write_matrix_outputs(results: MatrixResults, outputs: Outputs, *, final: bool) -> None:

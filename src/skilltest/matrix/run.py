@@ -104,7 +104,8 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
     if options.max_cost_usd is not None:
         for cell, estimates in _estimates(module, base, plan.cells, claude):
             spending.weigh(cell, sum(each.most.usd for each in estimates))
-    results = MatrixResults(layer, plan, (), complete=False)
+    shard = None if options.shard is None else (options.shard.index, options.shard.count)
+    results = MatrixResults(layer, plan, (), complete=False, shard=shard)
     write_matrix_outputs(results, options.outputs, final=False)
     for number, cell in enumerate(plan.cells, 1):
         observer.notice(f"skilltest: cell {number} of {len(plan.cells)}: {cell.id}")
@@ -119,7 +120,13 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
             if watch.partial is not None:
                 done.append(CellResults(cell, watch.partial))
             results = MatrixResults(
-                layer, plan, tuple(done), complete=False, interrupted=True, spent=spending.spent()
+                layer,
+                plan,
+                tuple(done),
+                complete=False,
+                interrupted=True,
+                shard=shard,
+                spent=spending.spent(),
             )
             write_matrix_outputs(results, options.outputs, final=True)
             observer.interrupted(results)
@@ -127,7 +134,9 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
         spending.add(budget)
         done.append(CellResults(cell, cell_results))
         last = number == len(plan.cells)
-        results = MatrixResults(layer, plan, tuple(done), complete=last, spent=spending.spent())
+        results = MatrixResults(
+            layer, plan, tuple(done), complete=last, shard=shard, spent=spending.spent()
+        )
         write_matrix_outputs(results, options.outputs, final=last)
     return results
 
