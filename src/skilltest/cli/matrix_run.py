@@ -94,6 +94,10 @@ def run_matrix(
         return interrupted_exit_code(exc)
     print(render_terminal(results.to_document()))
     cells = [entry.results for entry in results.cells]
+    written = sum(cell.cassettes_written for cell in cells)
+    if written:
+        folder = getattr(options, "record", None) or getattr(options, "replay", None)
+        print(f"{written} cassette(s) written under {folder}, a folder per cell")
     if any(cell.misses for cell in cells):
         from skilltest.flow.tape import miss_summary
 
