@@ -143,7 +143,6 @@ def test_junit_and_markdown_show_each_cell(ran):
         (["--models", "a/b,c"], "--models: 'a/b' is not a safe folder name"),
         (["--models", "a,b", "--model", "c"], "--model c and --models name the model twice"),
         (["--models", "a,b", "--resume-batch", "{tmp}/b.json"], "--resume-batch cannot run across"),
-        (["--models", "a,b", "--report", "{tmp}/r.html"], "the HTML report shows one run's"),
         (["--models", "a,b", "--batch"], "--batch cannot run across a matrix"),
     ],
 )

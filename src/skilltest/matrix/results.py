@@ -171,6 +171,10 @@ def write_matrix_outputs(results: MatrixResults, outputs: Outputs, *, final: boo
             said = provenance_properties(provenance_of(cell["results"]))
             properties += [(f"{cell['id']} {name}", value) for name, value in said]
         write_junit(outputs.junit, results.junit_name, results.junit_cases(), properties)
+    if final and outputs.html is not None:
+        from skilltest.matrix.html import write_matrix_html
+
+        write_matrix_html(document, outputs.html, cwd=Path.cwd())
     if final and (outputs.markdown is not None or outputs.step_summary is not None):
         from skilltest.matrix.report import render_markdown
         from skilltest.report.files import write_report

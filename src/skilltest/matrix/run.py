@@ -86,15 +86,6 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
     observer = observer or Observer()
     layer, module = _layer_of(options)
     plan = plan_matrix(options, axes)
-    if options.outputs.html is not None:
-        from skilltest.errors import InputError
-
-        raise InputError(
-            "the HTML report shows one run's results, not a matrix's",
-            location="--report",
-            fix="write --results and --markdown for a matrix, or run each cell with --model M "
-            "and --report",
-        )
     base = options
     if layer in KEPT_BY_DEFAULT and options.output_dir is None:
         base = dataclasses.replace(options, output_dir=KEPT_BY_DEFAULT[layer])
