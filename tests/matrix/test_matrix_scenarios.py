@@ -76,3 +76,22 @@ def test_each_cell_runs_the_cli_with_its_model_and_keeps_its_transcripts_apart(
         assert 0 < m.tool_calls_median <= m.tool_calls_worst
         assert m.authority_violation_rate is None  # no world in this suite
     assert re.search(r"^model=haiku\s+with skill\s+\d/2 ", out, re.MULTILINE)
+
+
+def test_trigger_queries_run_in_each_cell_with_the_skill_only(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)
+    results = tmp_path / "triggers.json"
+    argv = ["triggers", "--models", "haiku,opus", "-k", "2", "--only", "loki-*"]
+    code = main([*argv, "--results", str(results), "--output-dir", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert re.search(r"^query\s+model=haiku\s+model=opus$", out, re.MULTILINE)
+    assert re.search(r"^lgtm/loki-error-spike\s+pass 100% \[\d+%–100%\]\s+pass 100%", out, re.M)
+    assert "model=opus: 2 queries: 2 pass" in out
+    document = read_matrix(results)
+    assert (document["layer"], document["matrix"]["arms"]) == ("triggers", ["with_skill"])
+    assert [c["results"]["provenance"]["model_requested"] for c in document["cells"]] == [
+        "haiku",
+        "opus",
+    ]
+    assert (tmp_path / "out" / "model-opus").is_dir()

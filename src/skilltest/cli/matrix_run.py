@@ -47,8 +47,30 @@ def matrix_asked(args: argparse.Namespace) -> bool:
     return args.models is not None or getattr(args, "claude_versions", None) is not None
 
 
+def refuse_rescore(args: argparse.Namespace) -> None:
+    """``--rescore`` scores one run's transcripts again: refused beside a matrix.
+
+    Raises:
+        InputError: ``--models`` or ``--claude-versions`` with ``--rescore``.
+    """
+    if matrix_asked(args):
+        from skilltest.errors import InputError
+
+        raise InputError(
+            "--rescore scores one run's kept transcripts again, not a matrix",
+            location="--models" if args.models is not None else "--claude-versions",
+            fix="leave --models and --claude-versions out, and rescore each cell's transcripts "
+            "folder on its own",
+        )
+
+
 def run_matrix(
-    options: Any, args: argparse.Namespace, *, label: str, notes: Sequence[str] = ()
+    options: Any,
+    args: argparse.Namespace,
+    *,
+    label: str,
+    notes: Sequence[str] = (),
+    noun: str = "scenarios",
 ) -> int:
     """Runs ``options`` across the matrix ``args`` names and returns the command's exit code.
 
@@ -71,7 +93,7 @@ def run_matrix(
         from skilltest.matrix.report import render_estimate
 
         per_cell = [(cell.id, each) for cell, each in matrix.estimate(options, axes)]
-        print(render_estimate(per_cell, noun="scenarios", notes=notes))
+        print(render_estimate(per_cell, noun=noun, notes=notes))
         return EXIT_OK
     display = Display(label)
     try:

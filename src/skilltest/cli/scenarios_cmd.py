@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from skilltest.cli import EXIT_BAD_INPUT, EXIT_CANARY, EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
-from skilltest.cli.matrix_run import add_matrix_option, matrix_asked, run_matrix
+from skilltest.cli.matrix_run import add_matrix_option, matrix_asked, refuse_rescore, run_matrix
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -99,14 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from skilltest import scenarios
 
     if args.rescore is not None:
-        if matrix_asked(args):
-            from skilltest.errors import InputError
-
-            raise InputError(
-                "--rescore scores one run's kept transcripts again, not a matrix",
-                location="--models",
-                fix="leave --models out, and rescore each cell's transcripts folder on its own",
-            )
+        refuse_rescore(args)
         return _rescore(args)
     if matrix_asked(args):
         return run_matrix(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from skilltest.cli import EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
+from skilltest.cli.matrix_run import add_matrix_option, matrix_asked, refuse_rescore, run_matrix
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -52,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_suite_arguments(parser, default_dir=DEFAULT_SUITE_DIR)
     add_backend_options(parser, backends=BACKENDS)
     parser.add_argument("--model", help="model passed to claude --model (default: the suite's)")
+    add_matrix_option(parser, cli=True)
     parser.add_argument(
         "-k",
         "--repeat",
@@ -95,7 +97,16 @@ def run(args: argparse.Namespace) -> int:
     from skilltest import triggers
 
     if args.rescore is not None:
+        refuse_rescore(args)
         return _rescore(args)
+    if matrix_asked(args):
+        return run_matrix(
+            options_from(args, triggers.TriggerOptions),
+            args,
+            label="triggers",
+            notes=NOTES,
+            noun="queries",
+        )
     return run_layer(
         triggers,
         options_from(args, triggers.TriggerOptions),

@@ -15,16 +15,18 @@ from typing import Any
 from skilltest.matrix.measures import MEASURES_LEGEND, matrix_measures, measures_table
 from skilltest.matrix.report import (
     COMPARISON_LEGEND,
-    LEGEND,
     VERSIONS_LEGEND,
     cell_rows,
+    cell_text,
     comparison_table,
+    legend_of,
     notices,
     origin_lines,
+    unit_of,
     versions_table,
 )
 from skilltest.report.markup import e
-from skilltest.report.rows import Row, figure
+from skilltest.report.rows import Row
 from skilltest.report.style import STYLE
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -78,10 +80,7 @@ def render_matrix_html(document: Mapping[str, Any], cell_pages: Mapping[str, str
         tds = []
         for cell_id, rows in cells:
             row = rows.get(name)
-            text = "-" if row is None else row.verdict
-            if row is not None and not row.delta.empty:
-                text += " " + figure(row.delta, percent=row.percent, signed=True)
-            inner = e(text)
+            inner = e(cell_text(row))
             if cell_id in cell_pages:
                 inner = f'<a href="{e(cell_pages[cell_id])}">{inner}</a>'
             tds.append(
@@ -90,7 +89,7 @@ def render_matrix_html(document: Mapping[str, Any], cell_pages: Mapping[str, str
             )
         body.append(f"<tr><th>{e(name)}</th>{''.join(tds)}</tr>")
     heatmap = (
-        '<table class="plain heatmap"><thead><tr><th>scenario</th>'
+        f'<table class="plain heatmap"><thead><tr><th>{unit_of(document)[0]}</th>'
         f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
     parts = [
@@ -101,9 +100,12 @@ def render_matrix_html(document: Mapping[str, Any], cell_pages: Mapping[str, str
         f"<h1>skilltest {e(document.get('layer'))} matrix</h1>",
         *(f'<p class="notice"><strong>{e(line)}</strong></p>' for line in notices(document)),
         "<ul>" + "".join(f"<li>{e(line)}</li>" for line in origin_lines(document)) + "</ul>",
-        "<h2>Lift by scenario and cell</h2>",
+        "<h2>Firing by query and cell</h2>"
+        if document.get("layer") == "triggers"
+        else "<h2>Lift by scenario and cell</h2>",
         heatmap,
-        f'<p class="legend">{e(LEGEND)}; each column and cell opens that cell\'s runs.</p>',
+        f'<p class="legend">{e(legend_of(document))}; each column and cell opens that '
+        "cell's runs.</p>",
     ]
     for title, (headers, found), legend in (
         ("Across models", comparison_table(document), COMPARISON_LEGEND),

@@ -61,8 +61,9 @@ class MatrixPlan:
         }
 
 
-def plan_matrix(options: RunOptions, axes: Sequence[Axis]) -> MatrixPlan:
-    """The plan of a matrix over ``axes`` for a layer's ``options``.
+def plan_matrix(options: RunOptions, axes: Sequence[Axis], *, baseline: bool = True) -> MatrixPlan:
+    """The plan of a matrix over ``axes`` for a layer's ``options`` (``baseline``: the layer
+    runs a without-skill arm; trigger queries run with the skill only).
 
     Raises:
         InputError: no axis, or an option a matrix cannot take with it.
@@ -94,7 +95,7 @@ def plan_matrix(options: RunOptions, axes: Sequence[Axis]) -> MatrixPlan:
                 fix=f"run each cell with --model M and {value}, or leave {value} out",
             )
     arms: tuple[str, ...] = (WITH_SKILL,)
-    if not getattr(options, "skill_only", False):
+    if baseline and not getattr(options, "skill_only", False):
         arms += (WITHOUT_SKILL,)
     if options.against is not None:
         arms += (PREVIOUS,)

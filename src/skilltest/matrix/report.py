@@ -35,9 +35,30 @@ def _scenario_names(cells: Sequence[tuple[str, dict[str, Row]]]) -> list[str]:
     return list(names)
 
 
-def _cell_text(row: Row | None) -> str:
+TRIGGERS_LEGEND = (
+    "each cell: the query's result in that cell, then how often the skill fired [95% interval], "
+    "as a run of that cell alone decides them"
+)
+
+
+def legend_of(document: Mapping[str, Any]) -> str:
+    """What the scenario x cell table's cells show, for the matrix's layer."""
+    return TRIGGERS_LEGEND if document.get("layer") == "triggers" else LEGEND
+
+
+def unit_of(document: Mapping[str, Any]) -> tuple[str, str]:
+    """What a row is, one and many: ``scenario``, or a trigger ``query``."""
+    return (
+        ("query", "queries") if document.get("layer") == "triggers" else ("scenario", "scenarios")
+    )
+
+
+def cell_text(row: Row | None) -> str:
+    """A scenario's verdict in a cell and its lift (a trigger query: its firing rate)."""
     if row is None:
         return "-"
+    if row.layer == "triggers":
+        return f"{row.verdict} {figure(row.with_skill, percent=True)}"
     if row.delta.empty:
         return row.verdict
     return f"{row.verdict} {figure(row.delta, percent=row.percent, signed=True)}"
@@ -46,10 +67,9 @@ def _cell_text(row: Row | None) -> str:
 def matrix_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The scenario x cell table's headers and rows."""
     cells = cell_rows(document)
-    headers = ["scenario", *(cell_id for cell_id, _ in cells)]
+    headers = [unit_of(document)[0], *(cell_id for cell_id, _ in cells)]
     rows = [
-        [name, *(_cell_text(rows.get(name)) for _, rows in cells)]
-        for name in _scenario_names(cells)
+        [name, *(cell_text(rows.get(name)) for _, rows in cells)] for name in _scenario_names(cells)
     ]
     return headers, rows
 
@@ -81,7 +101,7 @@ def count_lines(document: Mapping[str, Any]) -> list[str]:
         shown = ", ".join(f"{count} {verdict}" for verdict, count in counts.items())
         failing = sum(row.failed for row in rows.values())
         lines.append(
-            f"{cell_id}: {len(rows)} scenarios: {shown or 'none ran'}"
+            f"{cell_id}: {len(rows)} {unit_of(document)[1]}: {shown or 'none ran'}"
             + (f"; {failing} failing" if failing else "")
         )
     plan = document.get("matrix") or {}
@@ -230,7 +250,7 @@ def render_terminal(document: Mapping[str, Any]) -> str:
         [
             *notices(document),  # an offline matrix says so before any number
             tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
-            LEGEND,
+            legend_of(document),
             *compared,
             "",
             *origin_lines(document),
@@ -262,7 +282,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             "",
             tabulate(escaped, headers=headers, tablefmt="github", disable_numparse=True),
             "",
-            LEGEND + ".",
+            legend_of(document) + ".",
             "",
             *_markdown_comparisons(document),
             *(f"- {line}" for line in count_lines(document)),

@@ -43,8 +43,11 @@ class CellResults:
     @property
     def failed(self) -> bool:
         """A scenario of the cell fails its run, as the layer decides it alone."""
+        results = self.results
         return bool(
-            getattr(self.results, "failed", False) or getattr(self.results, "failing", False)
+            getattr(results, "failed", False)
+            or getattr(results, "failing", False)
+            or not getattr(results, "passed", True)  # the trigger layer's results
         )
 
 

@@ -50,16 +50,18 @@ class _CellObserver(Observer):
 
 def _layer_of(options: RunOptions) -> tuple[str, Any]:
     """The layer whose options these are, and its module."""
-    from skilltest import pressure, scenarios
+    from skilltest import pressure, scenarios, triggers
 
     if isinstance(options, pressure.PressureOptions):
         return "pressure", pressure
     if isinstance(options, scenarios.ScenarioOptions):
         return "scenarios", scenarios
-    raise TypeError(f"a matrix runs pressure or scenario options, not {type(options).__name__}")
+    if isinstance(options, triggers.TriggerOptions):
+        return "triggers", triggers
+    raise TypeError(f"a matrix runs a layer's options, not {type(options).__name__}")
 
 
-KEPT_BY_DEFAULT = {"scenarios": Path("output")}
+KEPT_BY_DEFAULT = {"scenarios": Path("output"), "triggers": Path("output")}
 """Where a layer that keeps every run's transcript keeps a matrix's when ``output_dir`` is not
 given: under this folder, in each cell's folder (``output/model-haiku/<skill>/...``)."""
 
@@ -85,7 +87,7 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
 
     observer = observer or Observer()
     layer, module = _layer_of(options)
-    plan = plan_matrix(options, axes)
+    plan = plan_matrix(options, axes, baseline=layer != "triggers")
     base = options
     if layer in KEPT_BY_DEFAULT and options.output_dir is None:
         base = dataclasses.replace(options, output_dir=KEPT_BY_DEFAULT[layer])
@@ -141,8 +143,8 @@ def estimate(
     Raises:
         InputError: bad input (an axis, an option a matrix cannot take, a suite).
     """
-    _, module = _layer_of(options)
-    plan = plan_matrix(options, axes)
+    layer, module = _layer_of(options)
+    plan = plan_matrix(options, axes, baseline=layer != "triggers")
     return _estimates(module, options, plan.cells, None)
 
 
