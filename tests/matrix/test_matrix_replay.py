@@ -33,6 +33,21 @@ def test_a_recorded_matrix_replays_cell_by_cell_without_a_model(tmp_path, capsys
         ]
     assert before["comparisons"] == after["comparisons"]
 
+    # skilltest compare reads two matrices cell by cell.
+    capsys.readouterr()
+    assert main(["compare", str(recorded), str(replayed), "--json"]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    assert [cell["id"] for cell in compared["cells"]] == ["model=haiku", "model=opus"]
+    assert (compared["added"], compared["vanished"]) == ([], [])
+    for cell in compared["cells"]:
+        (change,) = cell["scenarios"]
+        assert change["name"] == "lgtm/aggregation-before-raw-fetch"
+        assert change["verdict_changed"] is False
+    assert main(["compare", str(recorded), str(replayed)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("cell model=haiku\n\npressure: ")
+    assert f"{replayed} [model=opus]" in text
+
     # A cell whose cassettes are missing is bad input, named, and the cells before it are kept.
     (cassettes / "model-opus").rename(tmp_path / "elsewhere")
     capsys.readouterr()
