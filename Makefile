@@ -111,6 +111,7 @@ bench: $(STAMP) $(CLAUDE)
 	$(BIN)/python scripts/bench_scale.py
 	$(BIN)/python scripts/bench_batches.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_plugin_eval.py
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_stop.py
 
 # Re-records the example suites' cassettes: live with ANTHROPIC_API_KEY set, else against the
 # emulator. Replay them with `make test-pressure ARGS="--replay tests/cassettes"` (and scenarios,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.projects import make_repository
+
 PATTERNS = {3: "histogram_quantile", 4: '"count_over_time|grep"'}
 """In a varied suite, the with-skill pattern of the scenarios whose index is 3 or 4 modulo 50:
 one the stand-in never writes (no-steer), one its baseline answer matches too (not-red)."""
@@ -23,6 +25,7 @@ def generated_project(
     (no-steer) and one in fifty passes without it too (not-red), six runs per arm each; the
     rest run ``k`` times per arm.
     """
+    make_repository(folder)  # its suite reads the skill and the script from its repository
     skill = folder / "skills" / "demo" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text(

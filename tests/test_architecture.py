@@ -29,11 +29,11 @@ ORDER: tuple[str, ...] = (
     "cost",
     "patterns",
     "javascript",
+    "groups",
     "loopback",
     "tls",
     "repetitions",
     "scheduler",
-    "groups",
     "preload",
     # formats: what is read and written
     "suite",

@@ -8,6 +8,7 @@ holds a skilltest-only key: the emulator's answers come with ``--script``.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -66,8 +67,11 @@ def test_the_lgtm_runner_s_meaning_is_two_keys_away(tmp_path, capsys):
     """With the LGTM runner's suffix and its RED (the baseline matched expected_patterns), the
     latency baseline that averages is RED, and the scenario steers."""
     suite = tmp_path / "lgtm-pressure.yaml"
+    shutil.copytree(
+        REPO_ROOT / "skills" / "lgtm", tmp_path / "lgtm"
+    )  # a suite reads its own folder
     text = LGTM_PRESSURE.read_text().replace(
-        "skill_file: skills/lgtm/SKILL.md", f"skill_file: {REPO_ROOT / 'skills/lgtm/SKILL.md'}"
+        "skill_file: skills/lgtm/SKILL.md", "skill_file: lgtm/SKILL.md"
     )
     suite.write_text(SEED_KEYS + text)
     results = tmp_path / "results.json"

@@ -114,6 +114,10 @@ def printed(
 ) -> Callable[[str], str]:
     """What a documented command prints, each run once for the module."""
     work = tmp_path_factory.mktemp("readme")
+    # The gate runs where the README's commands run, in the checkout: the suites and skills the
+    # runs read are where they name them (tests/, skills/), for it to compare with.
+    for folder in ("tests", "skills"):
+        (work / folder).symlink_to(REPO / folder, target_is_directory=True)
     env = {
         key: value
         for key, value in os.environ.items()

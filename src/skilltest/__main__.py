@@ -1,3 +1,3 @@
-from skilltest.cli import main
+from skilltest.cli import console
 
-raise SystemExit(main())
+console()

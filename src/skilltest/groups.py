@@ -14,12 +14,16 @@ once the run is over, :func:`kill_marked` ends whatever still carries the mark.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import secrets
 import signal
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 KILL_GRACE_S = 2.0
 """How long a process group has to exit after SIGTERM before SIGKILL."""
@@ -38,14 +42,16 @@ def new_mark() -> str:
 
 
 def kill_marked(mark: str) -> int:
-    """SIGKILL to every process whose environment holds ``MARK=mark``; how many there were.
+    """SIGKILL to every process whose environment holds ``MARK=mark``, and a wait (at most
+    :data:`KILL_GRACE_S`) until they are gone, so that nothing writes into the run's folders
+    once it returns; how many there were.
 
     Reads ``/proc`` (Linux); where there is none, processes cannot be found this way and nothing
     is done.
     """
     needle = f"\0{MARK}={mark}\0".encode()
     me = os.getpid()
-    killed = 0
+    killed: list[int] = []
     try:
         entries = [entry for entry in os.listdir(_PROC) if entry.isdigit()]
     except OSError:
@@ -61,8 +67,21 @@ def kill_marked(mark: str) -> int:
         if needle in b"\0" + environ + b"\0":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
-    return killed
+                killed.append(pid)
+    left, deadline = killed, time.monotonic() + KILL_GRACE_S
+    while left and time.monotonic() < deadline:
+        time.sleep(0.01)
+        left = [pid for pid in left if _running(pid)]
+    return len(killed)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
 def interrupt() -> None:
@@ -92,6 +111,8 @@ async def stop_group(process: asyncio.subprocess.Process) -> None:
     """SIGTERM to the process group, then SIGKILL if it lingers (at once when the run is
     interrupted, or when the wait itself is cancelled); always ends with SIGKILL to the group,
     since tools the child started may outlive it."""
+    import asyncio  # here: a command that stops no process never imports the event loop
+
     if not _interrupted:
         signal_group(process, signal.SIGTERM)
         try:
@@ -105,6 +126,8 @@ async def stop_group(process: asyncio.subprocess.Process) -> None:
 
 
 async def _kill(process: asyncio.subprocess.Process) -> None:
+    import asyncio
+
     signal_group(process, signal.SIGKILL)
     # The wait for a killed group is short, and bounded all the same.
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):

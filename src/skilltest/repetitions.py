@@ -130,6 +130,21 @@ class Repetitions:
             return {"mode": "fixed", "k": self.fixed}
         return {"mode": AUTO, "min_k": self.min_k, "max_k": self.max_k}
 
+    @classmethod
+    def from_dict(cls, data: object) -> Repetitions | None:
+        """The plan :meth:`to_dict` recorded; ``None`` for anything else."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            if data.get("mode") == "fixed" and isinstance(data.get("k"), int):
+                return cls(data["k"])
+            low, high = data.get("min_k"), data.get("max_k")
+            if data.get("mode") == AUTO and isinstance(low, int) and isinstance(high, int):
+                return cls(None, low, high)
+        except ValueError:
+            return None
+        return None
+
 
 def plan_for(
     command_line: int | str | None,

@@ -1,7 +1,12 @@
-"""Finding a skill on disk: its folder, its SKILL.md, its frontmatter."""
+"""Finding a skill on disk: its folder, its SKILL.md, its frontmatter; and what its folder holds,
+file by file, as a run copies it (:func:`tree_files`)."""
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +15,39 @@ from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.names import check_name, name_problem
 from skilltest.suite.loader import parse_yaml
-from skilltest.suite.repository import Repository, git_work_tree, repository_of
+from skilltest.suite.repository import NOT_COPIED, Repository, git_work_tree, repository_of
+
+
+def tree_files(folder: Path) -> dict[str, str]:
+    """Every file a run copies from ``folder`` (all but
+    :data:`~skilltest.suite.repository.NOT_COPIED`), by its path inside the folder (``/``
+    between parts), with the ``sha256:<hex>`` of its bytes; sorted by path.
+    A file that cannot be read is listed with ``unreadable``; a missing folder gives ``{}``."""
+    files: dict[str, str] = {}
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not _not_copied(d))
+        for name in names:
+            if _not_copied(name):
+                continue
+            path = Path(root) / name
+            relative = path.relative_to(folder).as_posix()
+            try:
+                with path.open("rb") as handle:
+                    files[relative] = "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+            except OSError:
+                files[relative] = "unreadable"
+    return dict(sorted(files.items()))
+
+
+def tree_checksum(files: Mapping[str, str]) -> str:
+    """``sha256:<hex>`` of a folder's files (:func:`tree_files`): each path and its checksum,
+    in path order, so that a file renamed, added, removed or changed changes it."""
+    lines = "".join(f"{path}\0{sha}\n" for path, sha in sorted(files.items()))
+    return "sha256:" + hashlib.sha256(lines.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _not_copied(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in NOT_COPIED)
 
 
 @dataclass(frozen=True)

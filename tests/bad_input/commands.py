@@ -44,5 +44,5 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     temp.mkdir(exist_ok=True)
     env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
     env.pop("GITHUB_STEP_SUMMARY", None)
-    env.update(HOME=str(home), TMPDIR=str(temp), **extra)
+    env.update({"HOME": str(home), "TMPDIR": str(temp), **extra})
     return env

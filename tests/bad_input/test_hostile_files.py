@@ -11,6 +11,7 @@ Every case runs ``python -m skilltest`` in a fresh folder with its own HOME and 
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import stat
@@ -67,8 +68,11 @@ def run_case(case: Case, tmp_path: Path) -> None:
     assert "Traceback" not in said
     case.after(root)
     written = snapshot(tmp_path) - before
-    allowed = {Path("work") / glob for glob in case.writes}
-    assert {p for p in written if not any(p.match(str(a)) for a in allowed)} == set()
+    # A glob's `*` spans folders here: `traces/**` allows every file under traces/.
+    allowed = [f"work/{glob}" for glob in case.writes]
+    assert {
+        p for p in written if not any(fnmatch.fnmatch(p.as_posix(), a) for a in allowed)
+    } == set()
 
 
 # --- output paths ----------------------------------------------------------------------------

@@ -7,6 +7,8 @@ import gc
 import logging
 import os
 import signal
+import sys
+from asyncio.subprocess import PIPE
 
 import pytest
 
@@ -30,8 +32,25 @@ async def signalled_while_the_loop_waits() -> int:
     return 0
 
 
+async def signalled_while_a_child_starts() -> int:
+    # The signal comes before asyncio has connected the child's pipes (the callback runs
+    # before that task's first step): the child is killed and must still be reported gone.
+    asyncio.get_running_loop().call_soon(signal.raise_signal, signal.SIGTERM)
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "import time; time.sleep(600)", stdout=PIPE, stderr=PIPE
+    )
+    await child.wait()
+    return 0
+
+
 @pytest.mark.parametrize(
-    "main", [signalled_while_a_task_computes, signalled_while_the_loop_waits], ids=["task", "loop"]
+    "main",
+    [
+        signalled_while_a_task_computes,
+        signalled_while_the_loop_waits,
+        signalled_while_a_child_starts,
+    ],
+    ids=["task", "loop", "child starting"],
 )
 def test_sigterm_in_the_loop_is_raised_once_and_nothing_is_logged(main, caplog):
     caplog.set_level(logging.DEBUG, logger="asyncio")

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from skilltest.cli import main
+from skilltest.cli import gate_cmd, main
+from skilltest.gate import ResultsFile, load_results
 from tests.projects import demo_script, write_demo_project
 from tests.report.documents import (
     pressure_document,
@@ -39,6 +40,19 @@ def pressure_results(folder: Path, with_text: str, capsys: pytest.CaptureFixture
     main(["pressure", str(suite), "--results", str(results)])
     capsys.readouterr()
     return results
+
+
+@pytest.fixture
+def as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results documents written by hand for one rule hold no runs their figures follow from,
+    and name suite and skill files that are not on disk: the gate takes their figures as written
+    and compares no files. What the ``fresh`` and ``consistent`` rules check is tested on files
+    real runs wrote (tests/gate/test_trust.py)."""
+
+    def written(path: Path, **_: Any) -> ResultsFile:
+        return load_results(path, claims=False, stale_check=False)
+
+    monkeypatch.setattr(gate_cmd, "load_results", written)
 
 
 def gate(capsys: pytest.CaptureFixture[str], *argv: Path | str) -> tuple[int, str, str]:
@@ -98,7 +112,7 @@ def test_a_regressed_critical_scenario_blocks_and_a_clean_run_passes(tmp_path, c
     code, out, _ = gate(capsys, old, "--baseline", new, "--allow-offline")
     assert code == 0
     assert out.splitlines()[0].startswith("gate: PASS on offline results (--allow-offline)")
-    assert out.count("\nPASS  ") == 6
+    assert out.count("\nPASS  ") == 8
     assert (
         "         demo/aggregate-first (pressure): with-skill pass rate 11/11 100% now vs 0/11 0% "
         "in the baseline: +100% [+69%, +100%]"
@@ -183,7 +197,7 @@ def critical_spike(scores: list[float], passes: int | None = None) -> dict[str, 
     return scenarios_document(spike("improved", True, scored_arm(scores, passes), critical=True))
 
 
-def test_a_with_skill_authority_violation_blocks(tmp_path, capsys):
+def test_a_with_skill_authority_violation_blocks(tmp_path, capsys, as_written):
     results = write(tmp_path / "s.json", scenarios(world_scenario(1, 0)))
     code, out, _ = gate(capsys, results)
     assert code == 1
@@ -200,7 +214,7 @@ def test_a_with_skill_authority_violation_blocks(tmp_path, capsys):
     )
 
 
-def test_without_skill_violations_do_not_block(tmp_path, capsys):
+def test_without_skill_violations_do_not_block(tmp_path, capsys, as_written):
     # The baseline writing before confirmation is what the skill is there to prevent.
     results = write_results(tmp_path / "s.json", scenarios_document(world_scenario(0, 2)))
     code, out, _ = gate(capsys, results)
@@ -249,7 +263,9 @@ def test_without_skill_violations_do_not_block(tmp_path, capsys):
         ),
     ],
 )
-def test_a_critical_scenario_against_the_baseline(tmp_path, capsys, old, new, exit_code, line):
+def test_a_critical_scenario_against_the_baseline(
+    tmp_path, capsys, as_written, old, new, exit_code, line
+):
     baseline = write_results(tmp_path / "old.json", old)
     results = write_results(tmp_path / "new.json", new)
     code, out, _ = gate(capsys, results, "--baseline", baseline)
@@ -257,7 +273,7 @@ def test_a_critical_scenario_against_the_baseline(tmp_path, capsys, old, new, ex
     assert line in out.splitlines()
 
 
-def test_a_critical_scenario_missing_from_the_new_results_blocks(tmp_path, capsys):
+def test_a_critical_scenario_missing_from_the_new_results_blocks(tmp_path, capsys, as_written):
     old = write_results(
         tmp_path / "old.json",
         pressure_document(
@@ -273,7 +289,7 @@ def test_a_critical_scenario_missing_from_the_new_results_blocks(tmp_path, capsy
     ) in blocked(capsys, new, "--baseline", old, reasons=1)
 
 
-def test_vanished_runs_block_only_when_a_verdict_could_not_be_formed(tmp_path, capsys):
+def test_vanished_runs_block_only_when_a_verdict_could_not_be_formed(tmp_path, capsys, as_written):
     erred = pscenario("discover", 0, 0, critical=False, verdict="error")
     erred["detail"] = "HTTP 529 overloaded"
     new = write_results(tmp_path / "new.json", pressure_document(erred, complete=False))
@@ -282,7 +298,7 @@ def test_vanished_runs_block_only_when_a_verdict_could_not_be_formed(tmp_path, c
     assert "         - demo/discover (pressure): error: HTTP 529 overloaded" in lines
 
 
-def test_json_output(tmp_path, capsys):
+def test_json_output(tmp_path, capsys, as_written):
     new = write_results(
         tmp_path / "new.json", pressure_document(pscenario("aggregate-first", 4, 4))
     )
@@ -297,6 +313,8 @@ def test_json_output(tmp_path, capsys):
         ("regressions", "pass"),
         ("critical", "pass"),
         ("evidence", "pass"),
+        ("fresh", "pass"),
+        ("consistent", "pass"),
     ]
     assert document["offline_allowed"] is False
     [read] = document["files"]
@@ -365,13 +383,13 @@ def verdict_item(verdict: str, passed: bool, reason: str, *, critical: bool = Fa
         ),
     ],
 )
-def test_each_blocking_verdict_is_a_reason(tmp_path, capsys, item, canary, reason):
+def test_each_blocking_verdict_is_a_reason(tmp_path, capsys, as_written, item, canary, reason):
     results = write_results(tmp_path / "s.json", {**scenarios_document(item), "canary": canary})
     lines = blocked(capsys, results, "--allow-undecided", reasons=1)
     assert any(line.startswith("         - ") and line.endswith(reason) for line in lines)
 
 
-def test_inconclusive_and_not_red_do_not_block(tmp_path, capsys):
+def test_inconclusive_and_not_red_do_not_block(tmp_path, capsys, as_written):
     results = write_results(
         tmp_path / "p.json",
         pressure_document(

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.gate.test_gate import (
+    as_written,  # noqa: F401 (the fixture of the documents these tests write by hand)
     gate,
     live,
     pressure,
@@ -21,6 +22,8 @@ from tests.gate.test_gate import (
     verdict_item,
     write,
 )
+
+pytestmark = pytest.mark.usefixtures("as_written")
 
 EMULATOR = {**live("emulator"), "origin": "offline", "models": ["claude-sonnet-5-5"]}
 REPLAYED = {**live("replay"), "origin": "offline", "recorded_with": ["emulator"]}
@@ -153,8 +156,8 @@ def test_an_inconclusive_critical_scenario_at_k_auto_asks_for_a_higher_max_k(tmp
         (REPLAYED, f"replayed from cassettes recorded against the emulator, {STAND_IN}"),
         (
             None,  # written before results said what produced them
-            "does not say which backend answered (written, or its cassettes recorded, before "
-            "skilltest recorded it): it may be a scripted stand-in's",
+            "these results do not say what answered (written, or their cassettes recorded, "
+            "before skilltest recorded it): it may be a scripted stand-in's",
         ),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 TIMINGS = frozenset({"latency_ms", "duration_s"})
@@ -9,6 +10,8 @@ TIMINGS = frozenset({"latency_ms", "duration_s"})
 RUN_OWN = frozenset({"run_id", "command", "started_at", "finished_at", "merged_from"})
 """What names one invocation in a provenance (the merge's own, or a shard's), and when it
 ran."""
+LOOPBACK_PORT = re.compile(r"^(http://127\.0\.0\.1):\d+$")
+"""The address of an emulator a run started for itself: a port of its own every time."""
 
 
 def comparable(value: Any, *, folders: tuple[str, ...] = (), where: str = "") -> Any:
@@ -24,7 +27,11 @@ def comparable(value: Any, *, folders: tuple[str, ...] = (), where: str = "") ->
             kept[key] = comparable(item, folders=folders, where=key)
         return kept
     if isinstance(value, list):
-        return [comparable(item, folders=folders, where=where) for item in value]
+        items = [comparable(item, folders=folders, where=where) for item in value]
+        # Each emulator a shard started answered at a port of its own: one address, once.
+        return _once(items) if where == "answered_by" else items
+    if isinstance(value, str) and where == "base_url":
+        return LOOPBACK_PORT.sub(r"\1:<port>", value)
     if isinstance(value, str):
         for folder in folders:
             value = value.replace(folder, "<output>")
@@ -49,3 +56,11 @@ def differences(a: Any, b: Any, place: str = "") -> list[str]:
             found += differences(x, y, f"{place}/{index}")
         return found
     return [] if a == b else [f"{place}: {a!r} != {b!r}"]
+
+
+def _once(items: list[Any]) -> list[Any]:
+    kept: list[Any] = []
+    for item in items:
+        if item not in kept:
+            kept.append(item)
+    return kept

@@ -85,6 +85,38 @@ def test_a_whole_run_is_not_a_shard(shards, tmp_path, capsys, monkeypatch):
     )
 
 
+def test_a_shard_holding_a_run_twice_under_another_id_is_refused(shards, tmp_path, capsys):
+    def copied(document: dict) -> None:
+        runs = document["scenarios"][0]["runs"]
+        runs.append({**runs[0], "id": runs[0]["id"] + "-again"})
+
+    other = edited(shards[1], tmp_path, copied)
+    first = json.loads(shards[1].read_text())["scenarios"][0]
+    run = first["runs"][0]["id"]
+    code, err = merge(capsys, shards[0], other, output=tmp_path / "merged.json")
+    assert code == 2
+    assert err == (
+        f"skilltest: error: {other}: {first['skill']}/{first['id']} (pressure): run {run}-again "
+        f"holds what run {run} holds: the same run under another id: merged, it would count "
+        "twice\n  fix: merge the results files as the shards wrote them\n"
+    )
+
+
+def test_compare_warns_of_a_figure_its_runs_do_not_give(shards, tmp_path, capsys):
+    def flipped(document: dict) -> None:
+        document["scenarios"][0]["passed"] = not document["scenarios"][0]["passed"]
+
+    other = edited(shards[0], tmp_path, flipped)
+    first = json.loads(shards[0].read_text())["scenarios"][0]
+    assert main(["compare", str(shards[0]), str(other)]) == 0
+    err = capsys.readouterr().err
+    written, again = json.dumps(not first["passed"]), json.dumps(first["passed"])
+    assert err == (
+        f"skilltest: warning: {other}: {first['skill']}/{first['id']} (pressure): passed is "
+        f"{written} in the file, {again} from its runs; skilltest gate blocks it\n"
+    )
+
+
 def _suite_edited(document: dict) -> None:
     document["provenance"]["suites"][0]["sha256"] = "sha256:" + "0" * 64
 

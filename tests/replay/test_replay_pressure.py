@@ -34,7 +34,7 @@ SUMMARY = re.compile(r"^(\d+) replay miss(es)?: re-record with --record \(or --r
 
 def comparable(results: Path) -> dict[str, Any]:
     """A results file without what a replay may change: timings, the backend, the replay mode,
-    the provenance and the runs' ids (each run's own)."""
+    the provenance, the runs' ids (each run's own) and what answered them (the cassettes)."""
     document = json.loads(results.read_text())
     document.pop("backend")
     document.pop("replay")
@@ -43,6 +43,7 @@ def comparable(results: Path) -> dict[str, Any]:
         for run in scenario["runs"]:
             run.pop("latency_ms")
             run.pop("id")
+            run.pop("answered_by")
     return document
 
 

@@ -52,14 +52,16 @@ def scenarios(project: Path, claude: Path, *args: str | Path) -> int:
 
 def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[str, Any]:
     """A results file without what differs from run to run: timings, where the transcripts
-    went, the backend and the replay mode; ``moved`` (from, to) for a copied project."""
+    went, the backend, the replay mode and what answered (the cassettes); ``moved`` (from, to)
+    for a copied project."""
     document = moved_results(results, moved)
     document.pop("backend")
     document.pop("replay")
     document.pop("provenance")
     for scenario in document["scenarios"]:
         for run in scenario["runs"]:
-            for key in ("duration_s", "transcript", "trace", "stderr", "id", "recorded_with"):
+            keys = ("duration_s", "transcript", "trace", "stderr", "id", "recorded_with")
+            for key in (*keys, "answered_by"):
                 run.pop(key)
     return document
 

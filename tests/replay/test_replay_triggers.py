@@ -40,8 +40,8 @@ def triggers(project: Path, claude: Path, *args: str | Path) -> int:
 
 def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[str, Any]:
     """A results file without what differs from run to run: timings, where the transcripts went,
-    the backend, the replay mode, the provenance, run ids and the request counts (only the
-    emulator counts them)."""
+    the backend, the replay mode, the provenance, run ids, the request counts (only the
+    emulator counts them) and what answered (the cassettes)."""
     document = moved_results(results, moved)
     for key in ("backend", "replay", "suite_files", "provenance"):
         document.pop(key, None)
@@ -49,7 +49,7 @@ def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[st
         suite.pop("suite", None)
         for query in suite["queries"]:
             for run in query["runs"]:
-                for key in ("duration_s", "transcript", "trace", "requests", "id"):
+                for key in ("duration_s", "transcript", "trace", "requests", "id", "answered_by"):
                     run.pop(key)
     return document
 

@@ -20,6 +20,9 @@ def provenance(layer: str, backend: str = "claude") -> dict[str, Any]:
         "started_at": "2026-12-01T09:00:00Z",
         "suites": [{"path": f"tests/{layer}/lgtm.yaml", "sha256": "sha256:" + "0123456789ab" * 5}],
         "command": ["skilltest", layer, "lgtm"],
+        "answered_by": [
+            {"endpoint": "api", "base_url": "https://api.anthropic.com", "emulator": None}
+        ],
     }
 
 

@@ -12,7 +12,14 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from skilltest.cli import main
-from skilltest.report.provenance import Provenance, duration_text, provenance_of
+from skilltest.report.provenance import (
+    Provenance,
+    backend_text,
+    duration_text,
+    notice,
+    provenance_of,
+)
+from skilltest.transcript.origin import AnsweredBy
 from tests.pressure.test_pressure_cli import workspace
 
 WITH_TEXT = 'Aggregate first: sum(count_over_time({app=\\"checkout\\"}[5m])).'
@@ -94,11 +101,55 @@ def test_an_emulator_run_says_so_everywhere_with_what_produced_it(tmp_path, caps
     assert f"<tr><th>duration</th><td>{duration}</td></tr>" in html
 
 
+API = AnsweredBy.at("https://api.anthropic.com")
+
+
 def test_a_live_run_has_no_offline_notice():
-    live = Provenance(run_id="x", backend="anthropic", models=("claude-sonnet-4-5",))
+    live = Provenance(
+        run_id="x", backend="anthropic", models=("claude-sonnet-4-5",), answered_by=(API,)
+    )
     assert live.origin == "live"
+    assert notice(live) is None
     document = {"layer": "pressure", "provenance": live.to_dict()}
     assert provenance_of(document) == live
+
+
+@pytest.mark.parametrize(
+    ("answered", "models", "origin"),
+    [
+        # The public API, and no answer of the stand-in's: live.
+        ((API,), ("claude-sonnet-4-5-20250929",), "live"),
+        # The emulator's mark on an answer, wherever it came from and whatever the backend.
+        ((AnsweredBy.at("http://127.0.0.1:4000", "0.1.0"),), ("claude-sonnet-4-5",), "offline"),
+        ((AnsweredBy.at("https://gateway.example/anthropic", "0.1.0"),), (), "offline"),
+        # A model the stand-in's scripts name, even at the API's own address.
+        ((API,), ("claude-sonnet-4-5-emulated",), "offline"),
+        ((API,), ("skilltest-emulator",), "offline"),
+        # Anywhere but the API, without the mark: nobody can tell what answered.
+        ((AnsweredBy.at("http://localhost:4000"),), ("claude-sonnet-4-5",), "unknown"),
+        ((AnsweredBy.at("http://[::1]:4000"),), ("claude-sonnet-4-5",), "unknown"),
+        ((AnsweredBy.at("https://gateway.example/v1"),), ("claude-sonnet-4-5",), "unknown"),
+        ((API, AnsweredBy.at("http://10.0.0.7:8080")), ("claude-sonnet-4-5",), "unknown"),
+        # Nothing recorded of what answered: not live on its backend's word.
+        ((), ("claude-sonnet-4-5",), "unknown"),
+    ],
+)
+def test_the_origin_is_what_answered_never_the_backend(answered, models, origin):
+    provenance = Provenance(run_id="x", backend="claude", models=models, answered_by=answered)
+    assert provenance.origin == origin
+    assert provenance_of({"layer": "scenarios", "provenance": provenance.to_dict()}) == provenance
+
+
+def test_an_unknown_address_is_named_and_credentials_in_it_are_not():
+    gateway = AnsweredBy.at("https://user:sk-secret@gateway.example:8443/v1/?key=sk-secret")
+    assert (gateway.endpoint, gateway.base_url) == ("other", "https://gateway.example:8443/v1")
+    provenance = Provenance(run_id="x", backend="claude", answered_by=(gateway,))
+    assert notice(provenance) == (
+        "origin unknown: the runs' requests went to https://gateway.example:8443/v1 (other), not "
+        "the Anthropic API, and no answer said what answered there; they may come from a "
+        "scripted stand-in"
+    )
+    assert backend_text(provenance) == "claude (at https://gateway.example:8443/v1 (other))"
 
 
 def test_the_wall_time_reads_back_and_files_without_it_say_not_recorded():
@@ -123,9 +174,11 @@ def test_a_wall_time_reads_as_people_write_it(seconds, shown):
     assert duration_text(seconds) == shown
 
 
-def test_files_written_before_provenance_read_as_their_backend_says():
+def test_files_written_before_provenance_are_offline_on_their_word_else_unknown():
+    # Believing a file that says it is a stand-in's can only block a release; one that says it
+    # is live does not show what answered it.
     assert provenance_of({"layer": "pressure", "backend": "emulator"}).origin == "offline"
-    assert provenance_of({"layer": "pressure", "backend": "anthropic"}).origin == "live"
+    assert provenance_of({"layer": "pressure", "backend": "anthropic"}).origin == "unknown"
     # Replayed from cassettes nobody knows the origin of: neither live nor offline for sure.
     assert provenance_of({"layer": "pressure", "backend": "replay"}).origin == "unknown"
     assert provenance_of({"layer": "pressure"}).origin == "unknown"

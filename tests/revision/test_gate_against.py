@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gate.test_gate import blocked, gate, pscenario, verdict_item
+from tests.gate.test_gate import (
+    as_written,  # noqa: F401 (the fixture of the documents these tests write by hand)
+    blocked,
+    gate,
+    pscenario,
+    verdict_item,
+)
 from tests.report.documents import pressure_document, scenarios_document, write_results
+
+pytestmark = pytest.mark.usefixtures("as_written")
 
 REGRESSED = {"ref": "HEAD~1", "delta": -0.8, "ci": [-0.95, -0.31], "verdict": "regressed"}
 

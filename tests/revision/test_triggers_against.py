@@ -16,6 +16,7 @@ from skilltest.cli import main
 from skilltest.report.files import read_results
 from skilltest.report.provenance import Provenance
 from skilltest.revision import PREVIOUS
+from skilltest.transcript.origin import AnsweredBy
 from skilltest.triggers.report import results_document
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.verdict import (
@@ -110,9 +111,14 @@ def test_against_refuses_another_description(repo, capsys):
     assert "does not take another description" in capsys.readouterr().err
 
 
+API = AnsweredBy.at("https://api.anthropic.com")
+"""What answered each run: the Anthropic API."""
+
+
 def _query(should_trigger: bool, fired: int, k: int = 3) -> QueryResult:
     runs = tuple(
-        TriggerRun(rep=rep, ended="fired" if rep < fired else "not-fired") for rep in range(k)
+        TriggerRun(rep=rep, ended="fired" if rep < fired else "not-fired", answered_by=API)
+        for rep in range(k)
     )
     query = TriggerQuery(id="q", query="q", should_trigger=should_trigger, location="suite#/q")
     return QueryResult(query=query, runs=runs, threshold=0.5)
@@ -143,9 +149,12 @@ def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys)
         [[against_previous("HEAD~1", current, previous), previous]],
         {},
         complete=True,
-        provenance=Provenance(run_id="r1", backend="claude"),  # a real model answered
+        # A real model answered, at the Anthropic API.
+        provenance=Provenance(run_id="r1", backend="claude", answered_by=(API,)),
     )
-    lines = blocked(capsys, write_results(tmp_path / "r.json", document), reasons=1)
+    # The suite is not on disk: the file's figures are checked, not its files.
+    results = write_results(tmp_path / "r.json", document)
+    lines = blocked(capsys, results, "--no-stale-check", reasons=1)
     # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.
     assert "         - demo/q (triggers): regressed against HEAD~1: delta +100% [+8%, +100%]" in (
         lines

@@ -66,16 +66,16 @@ class HeldJudge:
         self.without_skill_asked = False
         self.changed = threading.Condition()
 
-    def answer(self, body: Mapping[str, Any]) -> Answer:
+    def answer(self, body: Mapping[str, Any], **how: Any) -> Answer:
         if "skilltest judge" not in str(body.get("system")):
             if "Greets." not in str(body):
                 with self.changed:
                     self.without_skill_asked = True
                     self.changed.notify_all()
-            return self.model.answer(body)
+            return self.model.answer(body, **how)
         with self.changed:
             released = self.changed.wait_for(lambda: self.without_skill_asked, HOLD_S)
-        return self.model.answer(body if released else {**body, "system": "HELD IN VAIN"})
+        return self.model.answer(body if released else {**body, "system": "HELD IN VAIN"}, **how)
 
 
 def test_a_run_is_judged_while_the_next_runs_process_works(tmp_path: Path, claude_bin, monkeypatch):

@@ -105,6 +105,8 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
         "world": None,
         "min_score": 0.6,
         "min_delta": -0.05,
+        "expected_skills": [],
+        "require_skills_fired": True,
     }
     assert first["with_skill"]["scores"] == [1.0, 1.0]
     run = first["runs"][0]

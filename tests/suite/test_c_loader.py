@@ -40,6 +40,18 @@ TRICKY = {
     "tab": "a:\n\tb: 1\n",
     "colon": "a: b: c\n",
     "merge": "base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  x: 3\n",
+    **{f"{n} deep": "a: " + "[" * n + "]" * n + "\n" for n in (61, 62, 63, 64)},
+    **{
+        f"{n} deep through an alias": "x: &x " + "[" * (n - 1) + "]" * (n - 1) + "\ny: [*x]\n"
+        for n in (62, 63, 64, 65)
+    },
+    **{
+        f"aliases repeating {9 * n} values": "a: &a [x, x, x, x, x, x, x, x]\nb: ["
+        + ", ".join(["*a"] * n)
+        + "]\n"
+        for n in (555, 1110, 1111, 1112)
+    },
+    "mutual aliases": "a: &a {b: &b [1]}\nc: *b\nd: *a\n",
 }
 
 
@@ -86,3 +98,33 @@ def test_a_refusal_names_the_place_in_the_pure_parsers_words():
         parse_yaml("a: " + "[" * 70 + "]" * 70 + "\n", "s.yaml")
     with pytest.raises(SuiteError, match="aliases repeat more than 10,000 values"):
         parse_yaml(TRICKY["alias bomb"], "s.yaml")
+
+
+REPOSITORY = [
+    path
+    for path in sorted(Path(__file__).resolve().parents[2].glob("**/*.yaml"))
+    if not {".venv", ".tools", "node_modules", ".git"} & set(path.parts) and _utf8(path)
+]
+
+
+def test_a_file_within_the_bounds_is_composed_in_c_and_reads_as_through_the_bounded_loader(
+    monkeypatch,
+):
+    composed_here = []
+    original = bounded_yaml._Bounds.compose_node
+    monkeypatch.setattr(
+        bounded_yaml._Bounds,
+        "compose_node",
+        lambda self, *args: composed_here.append(1) or original(self, *args),
+    )
+    read = 0
+    for path in REPOSITORY:
+        text = path.read_text(encoding="utf-8")
+        bounded = outcome(text, bounded_yaml.BoundedLoader)
+        if bounded[0] != "data":
+            continue
+        composed_here.clear()
+        assert outcome(text, None) == bounded, path
+        assert composed_here == [], path
+        read += 1
+    assert read > 100

@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,8 +145,33 @@ class Sandbox:
         return self.workdir / ".claude" / "skills"
 
     def remove(self) -> None:
-        """Deletes the sandbox (the raw output is kept elsewhere)."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Deletes the sandbox (the raw output is kept elsewhere), whatever the run left in it.
+
+        A folder the run made read-only is made writable to be emptied, and what a process of
+        the run wrote while the folder was being removed (Claude Code's session log, written as
+        it is stopped) is removed by trying again, for at most :data:`REMOVE_GRACE_S`.
+        """
+        deadline = time.monotonic() + REMOVE_GRACE_S
+        while True:
+            shutil.rmtree(self.root, onerror=_writable_and_again)
+            if not self.root.exists() or time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+
+
+REMOVE_GRACE_S = 2.0
+"""How long removing a sandbox tries again while something still writes into it."""
+
+
+def _writable_and_again(function: Any, path: str, _: Any) -> None:
+    """``shutil.rmtree``'s error handler: a folder without write permission (made read-only by
+    what ran in the sandbox) is made writable and the removal tried again; anything else, a
+    file already gone or one that appeared meanwhile, is left to the next pass."""
+    with contextlib.suppress(OSError):
+        os.chmod(os.path.dirname(path), 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+        function(path)
 
 
 def create_sandbox(
@@ -288,9 +314,7 @@ def install_plugin_servers(plugin: Plugin, sandbox: Sandbox) -> tuple[McpServer,
     working directory, not in it.
     """
     target = child(sandbox.root / "mcp", plugin.name, what="the plugin name")
-    ignore = shutil.ignore_patterns(
-        *PLUGIN_PARTS_OF_THE_SKILL_ARM, "__pycache__", ".git", ".DS_Store", "*.pyc"
-    )
+    ignore = shutil.ignore_patterns(*PLUGIN_PARTS_OF_THE_SKILL_ARM, *NOT_COPIED)
     with _copying(plugin.root, "the plugin's MCP servers"):
         shutil.copytree(plugin.root, target, ignore=ignore, symlinks=False)
     return plugin_servers(plugin, target)

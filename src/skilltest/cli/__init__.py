@@ -29,6 +29,8 @@ EXIT_MAX_COST = 4
 """The run stopped at ``--max-cost-usd``: its results are incomplete."""
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+STOPPED_CODES = frozenset({EXIT_INTERRUPTED, 128 + 15, 128 + 1})
+"""The exit codes of a command a stop signal ended: SIGINT, SIGTERM, SIGHUP."""
 
 
 def interrupted_exit_code(interrupt: KeyboardInterrupt) -> int:
@@ -209,6 +211,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     # suites declare are that command's.
     with safe_output(), declarations_kept_apart():
         return _run(handler, args)
+
+
+def console() -> None:
+    """The ``skilltest`` command: :func:`main`, then exit with its code.
+
+    A command a stop signal ended (130, 143, 129) has written what it keeps and stopped what it
+    started; it exits at once, after the ``atexit`` handlers, without the interpreter's
+    teardown of every module it imported (seconds on a loaded machine once the SDK is in), so
+    that Ctrl-C ends it promptly.
+    """
+    code = main()
+    if code in STOPPED_CODES:
+        import atexit
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        atexit._run_exitfuncs()
+        os._exit(code)
+    sys.exit(code)
 
 
 def _run(handler: Any, args: argparse.Namespace) -> int:

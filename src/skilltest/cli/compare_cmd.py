@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from skilltest.cli import EXIT_OK, help_line
 from skilltest.cli.options import output_file
@@ -37,12 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
     if is_matrix_file(args.old) or is_matrix_file(args.new):
         return _compare_matrices(args)
-    comparison = compare(
-        read_any_results(args.old),
-        read_any_results(args.new),
-        old_name=str(args.old),
-        new_name=str(args.new),
-    )
+    documents = [read_any_results(args.old), read_any_results(args.new)]
+    comparison = compare(*documents, old_name=str(args.old), new_name=str(args.new))
+    warn_of_claims(zip((args.old, args.new), documents, strict=True))
     if args.json:
         print(json.dumps(to_dict(comparison), indent=2, ensure_ascii=False))
     elif args.markdown is not None:
@@ -69,3 +69,18 @@ def _compare_matrices(args: argparse.Namespace) -> int:
     else:
         print(changes.render(), end="")
     return EXIT_OK
+
+
+def warn_of_claims(files: Iterable[tuple[Path, Mapping[str, Any]]]) -> None:
+    """Says on stderr, per file, what it claims that its runs do not give (the first of each
+    file, and how many)."""
+    from skilltest.merge.claims import check
+
+    for path, document in files:
+        found = check(document)
+        if found:
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            print(
+                f"skilltest: warning: {path}: {found[0]}{more}; skilltest gate blocks it",
+                file=sys.stderr,
+            )

@@ -17,14 +17,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Reads results files (--results of skilltest pressure, scenarios and triggers; "
             "several, e.g. shards or layers) and blocks the release when the results come from "
-            "the emulator (a scripted stand-in) rather than a real model, a with-skill run "
-            "violated authority in a controlled world, a scenario fails, a scenario or query "
-            "regressed against the previous revision (a regression counts when it holds "
-            "suite-wide: Holm, 5%% family-wise), a scenario marked critical: true is "
-            "inconclusive, missing, or passes credibly less often than in the baseline, or the "
-            "results are incomplete. Each run counts once: a file or run given twice is read "
-            "once. Every rule is printed with PASS or BLOCK and its evidence. Exit 0 pass, "
-            "1 block, 2 bad input."
+            "the emulator (a scripted stand-in: told by what answered, not by --backend) or an "
+            "address that is not the Anthropic API, a with-skill run violated authority in a "
+            "controlled world, a scenario fails, a scenario or query regressed against the "
+            "previous revision (a regression counts when it holds suite-wide: Holm, 5%% "
+            "family-wise), a scenario marked critical: true is inconclusive, missing, or passes "
+            "credibly less often than in the baseline, the results are incomplete, the suite or "
+            "skill files changed since the run, or a figure of the file does not follow from the "
+            "runs it holds. Each run counts once, known by its content: a file or run given "
+            "twice, or copied under new ids, is read once. Every rule is printed with PASS or "
+            "BLOCK and its evidence. Exit 0 pass, 1 block, 2 bad input."
         ),
     )
     parser.add_argument(
@@ -64,13 +66,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "suite-wide (Holm, 5%% family-wise): each claim errs at most 2.5%%, but a suite of many "
         "scenarios shows a false one far more often",
     )
+    parser.add_argument(
+        "--no-stale-check",
+        action="store_true",
+        help="do not compare the suite files and the skills' files the runs read with the files "
+        "on disk (a gate in another checkout); the output says they were not checked",
+    )
     parser.add_argument("--json", action="store_true", help="print the decision as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    results = [load_results(path) for path in args.results]
-    baseline = [load_results(path) for path in args.baseline]
+    stale_check = not args.no_stale_check
+    results = [load_results(path, stale_check=stale_check) for path in args.results]
+    # The baseline ran another release's files: only its figures are checked.
+    baseline = [load_results(path, stale_check=False) for path in args.baseline]
     decision = decide(
         results,
         baseline,

@@ -25,12 +25,13 @@ from skilltest.emulator.side_requests import DEFAULT_ANSWERS, SideRequestKind
 from skilltest.emulator.sse import IdSource, Message, build_message
 from skilltest.emulator.tool_names import as_offered
 from skilltest.model_apis import AgentName, ApiFamily
+from skilltest.transcript.origin import EMULATOR_MODEL
 
 NO_MATCH_TEXT = (
     "[skilltest emulator] No rule of the model script matched this request, and the script "
     "has no default reply. (This is a scripted stand-in, not a real model.)"
 )
-DEFAULT_MODEL = "skilltest-emulator"
+DEFAULT_MODEL = EMULATOR_MODEL
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,11 @@ Routes:
 * ``GET /v1/models``: a one-model list, for clients that look the model up;
 * anything else: 404 with an Anthropic-style error body.
 
+Every answer, whatever its route or status, carries the header ``x-skilltest-emulator: <version>``
+(:data:`~skilltest.transcript.origin.EMULATOR_HEADER`): whoever reads the answers (a run, a
+recording proxy, a cassette replayed later) can tell they came from a scripted stand-in, whatever
+``--backend`` the run was started with.
+
 Any API key is accepted. Every request is recorded (:attr:`EmulatorServer.requests`).
 Its lifecycle is :class:`~skilltest.loopback.LocalServer`'s: each connection gets a daemon
 thread, so slow or hanging answers never block each other, and :meth:`EmulatorServer.close`
@@ -38,6 +43,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from skilltest import __version__
 from skilltest.emulator import chat_wire, responses_wire
 from skilltest.emulator.batches import (
     CUSTOM_ID,
@@ -56,8 +62,12 @@ from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
 from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path
+from skilltest.transcript.origin import EMULATOR_HEADER
 
 BATCHES = "/v1/messages/batches"
+
+MARK = __version__
+"""What the emulator's mark says: the toolkit version that answered."""
 
 MIDSTREAM_ERROR = (
     "The server had an error while processing your request (injected by the skilltest emulator)"
@@ -105,6 +115,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silences the default stderr log; requests are recorded instead."""
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """The status line, then the mark every answer of the emulator carries."""
+        super().send_response(code, message)
+        self.send_header(EMULATOR_HEADER, MARK)
 
     # --- routing -----------------------------------------------------------------------------
 

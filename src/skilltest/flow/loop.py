@@ -2,11 +2,13 @@
 
 A stop signal (Ctrl-C's SIGINT, SIGTERM as CI systems cancel a job, SIGHUP) that arrives while a
 run's event loop runs cancels every task of the run: every worker unwinds where it waits (its
-``claude`` process group killed without a grace, its servers closed, its sandbox removed) and
-the signal is then raised as :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and
-SIGHUP), however the run ended meanwhile. A cancellation can be swallowed on its way (a
-gathered error completing first), so the signal is remembered here rather than read from how
-the task ended. A second signal while the run unwinds raises at once.
+``claude`` process group killed without a grace, its servers closed, its sandbox removed), while
+asyncio's own tasks (connecting a child process's pipes) end by themselves, so that a process
+being started as the signal comes can still be reported gone. The signal is then raised as
+:class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM and SIGHUP), however the run
+ended meanwhile. A cancellation can be swallowed on its way (a gathered error completing first),
+so the signal is remembered here rather than read from how the task ended. A second signal while
+the run unwinds raises at once.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import threading
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -98,7 +101,8 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
             # (granting it a grace to exit) is cut short, and a cancellation a gathered error
             # swallowed on the way down still reaches the workers.
             for each in asyncio.all_tasks(loop):
-                each.cancel()
+                if not _asyncio_own(each):
+                    each.cancel()
             loop.call_soon_threadsafe(lambda: None)  # wakes a loop blocked in select()
 
         with _handlers(on_signal, STOP_SIGNALS):
@@ -114,6 +118,17 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
     if received:
         raise interrupt_for(received[0])
     return result
+
+
+def _asyncio_own(task: Any) -> bool:
+    """Whether ``task`` is asyncio's own machinery rather than the run's: connecting a child
+    process's pipes, say. Cancelled half way, that task leaves the process unable ever to be
+    reported gone, and whoever waits for it (a run stopping its ``claude`` process) waits for
+    ever; left alone, it ends at once by itself."""
+    import asyncio
+
+    code = getattr(task.get_coro(), "cr_code", None)
+    return code is not None and Path(code.co_filename).parent == Path(asyncio.__file__).parent
 
 
 def _wind_down(loop: Any) -> None:

@@ -12,13 +12,14 @@ import datetime as dt
 import hashlib
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
 from skilltest.flow.options import RunOptions
-from skilltest.report.provenance import Provenance, SuiteFile
+from skilltest.report.provenance import Provenance, SourceTree, SuiteFile
+from skilltest.skills import tree_checksum, tree_files
 
 
 def checksum(path: Path) -> str | None:
@@ -27,6 +28,36 @@ def checksum(path: Path) -> str | None:
         return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+def source_tree(kind: str, folder: Path) -> SourceTree:
+    """A folder the runs read (``kind``: ``skill`` or ``plugin``), with its files' checksums;
+    named relative to the current folder when it is inside it (a gate run in another checkout
+    of the same repository finds it there)."""
+    files = tree_files(folder)
+    return SourceTree(shown_path(folder), kind, tree_checksum(files), files)
+
+
+def shown_path(folder: Path) -> str:
+    """``folder`` relative to the current folder when it lies inside it, else absolute."""
+    absolute = folder.resolve()
+    try:
+        return absolute.relative_to(Path.cwd().resolve()).as_posix() or "."
+    except ValueError:
+        return str(absolute)
+
+
+def source_trees(
+    skills: Iterable[Path] = (), plugins: Iterable[Path] = ()
+) -> tuple[SourceTree, ...]:
+    """Each skill and plugin folder the runs read, once, in path order."""
+    kinds: dict[Path, str] = {}
+    for folder in skills:
+        kinds.setdefault(folder, "skill")
+    for folder in plugins:
+        kinds.setdefault(folder, "plugin")
+    trees = (source_tree(kind, folder) for folder, kind in kinds.items())
+    return tuple(sorted(trees, key=lambda tree: tree.path))
 
 
 def _shown(value: Any) -> str:
@@ -63,6 +94,7 @@ def start_provenance(
     suites: Sequence[Path],
     model: str | None = None,
     claude_version: str | None = None,
+    trees: Sequence[SourceTree] = (),
 ) -> Provenance:
     """A run's provenance as it starts; the models are added as the answers come.
 
@@ -73,6 +105,8 @@ def start_provenance(
         suites: The suite files read.
         model: The model the run asks for, when it names one.
         claude_version: The ``claude`` CLI version, for runs through the CLI.
+        trees: The skills' and plugins' folders the runs read, with their files' checksums
+            (:func:`source_trees`).
     """
     return Provenance(
         run_id=uuid.uuid4().hex[:12],
@@ -82,6 +116,7 @@ def start_provenance(
         skilltest_version=__version__,
         started_at=_now(),
         suites=tuple(SuiteFile(str(path), checksum(path)) for path in suites),
+        trees=tuple(trees),
         command=options.command_line or python_command(options, entry),
         shard=None if options.shard is None else (options.shard.index, options.shard.count),
         clock=time.monotonic(),

@@ -21,8 +21,9 @@ from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.flow.provenance import checksum
-from skilltest.report.provenance import Provenance
+from skilltest.report.provenance import Provenance, answered_of, trees_of
 from skilltest.trace.read import read_trace
+from skilltest.transcript.origin import AnsweredBy, distinct
 
 TRACE_SUFFIX = ".trace.jsonl"
 """How a kept run's trace file ends."""
@@ -151,6 +152,20 @@ def rescored_from(
                 "origin": _one(run.text("origin") for run in kept),
                 "recorded_with": sorted({r for run in kept if (r := run.text("recorded_with"))}),
                 "models": sorted({m for run in kept for m in run.header.get("models") or ()}),
+                "answered_by": [
+                    seen.to_dict()
+                    for seen in distinct(
+                        AnsweredBy.from_dict(run.header.get("answered_by")) for run in kept
+                    )
+                ],
+                "trees": sorted(
+                    {
+                        (str(t.get("path")), str(t.get("kind")), str(t.get("sha256")))
+                        for run in kept
+                        for t in run.header.get("trees") or ()
+                        if isinstance(t, Mapping)
+                    }
+                ),
                 "claude_version": _one(run.text("cli_version") for run in kept),
                 "skilltest_version": _one(run.text("toolkit_version") for run in kept),
                 "first_run_at": dates[0] if dates else None,
@@ -201,6 +216,16 @@ def rescore_provenance(provenance: Provenance, origin: Mapping[str, Any]) -> Pro
         backend=backend,
         recorded_with=tuple(sorted({r for run in runs for r in run.get("recorded_with") or ()})),
         models=tuple(sorted({m for run in runs for m in run.get("models") or ()})),
+        answered_by=distinct(seen for run in runs for seen in answered_of(run.get("answered_by"))),
         claude_version=versions.pop() if len(versions) == 1 else None,
+        # The skills as the kept runs ran them: a skill changed since makes the results stale.
+        trees=trees_of(
+            [
+                {"path": path, "kind": kind, "sha256": sha}
+                for path, kind, sha in sorted(
+                    {tuple(t) for run in runs for t in run.get("trees") or ()}
+                )
+            ]
+        ),
         rescored_from=dict(origin),
     )

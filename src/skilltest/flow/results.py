@@ -14,9 +14,10 @@ with the suite.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -107,6 +108,18 @@ def save_results(
         journal.close()
     write_outputs(results, outputs, final=complete or interrupted)
     return results
+
+
+@contextlib.contextmanager
+def saved_when_stopped(observer: Observer, save: Callable[..., RunResults]) -> Iterator[None]:
+    """While inside (what a layer does before its first run: health checks, a wiring run), a
+    stop signal saves the results as they stand (``save(complete=False, interrupted=True)``,
+    shown to ``observer``) before it propagates, as :func:`run_saving` does during the runs."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        observer.interrupted(save(complete=False, interrupted=True))
+        raise
 
 
 def run_saving(

@@ -1,14 +1,20 @@
-"""The release gate: from results files already written, may this skill ship? Pure.
+"""The release gate: from results files already written, may this skill ship?
 
 ``skilltest gate NEW.json... [--baseline OLD.json...]`` reads pressure, scenario and trigger
-results files and applies six rules. Each rule gives PASS or BLOCK with its evidence; the gate
-blocks when any rule does, and every BLOCK line is one reason.
+results files and applies eight rules. Each rule gives PASS or BLOCK with its evidence; the gate
+blocks when any rule does, and every BLOCK line is one reason. What a file says about itself is
+a claim: its origin is taken from what answered its runs, its figures are recomputed from its
+runs, and the suite and skill files it ran are compared with the disk (the only I/O besides
+reading the files, done as they are read).
 
-``offline``      Every file comes from a real model. Results of the emulator, or replayed from
-                 cassettes recorded against it, are a scripted stand-in's: they test the suite's
-                 wiring and say nothing about a real model, so they block unless
-                 ``allow_offline`` (``--allow-offline``). A file that does not say what answered
-                 (written before skilltest recorded it) blocks alike.
+``offline``      Every file comes from a real model, as what answered its runs shows it, never
+                 as its ``--backend`` says: an answer carrying the emulator's mark (served
+                 behind ``ANTHROPIC_BASE_URL`` too), a model named ``...-emulated``, or cassettes
+                 recorded against the emulator make a scripted stand-in's results: they test the
+                 suite's wiring and say nothing about a real model, so they block unless
+                 ``allow_offline`` (``--allow-offline``). Requests sent anywhere but the
+                 Anthropic API (a loopback server, another host, named), and a file that does not
+                 say what answered (written before skilltest recorded it), block alike.
 ``authority``    No with-skill run in a controlled world violated authority (wrote what it must
                  not, wrote twice, wrote before the user confirmed, left the world, claimed an
                  unobserved write). Without-skill runs do not count: their violations are what
@@ -48,6 +54,13 @@ blocks when any rule does, and every BLOCK line is one reason.
                  Unscored runs of a scenario that still has a verdict are already counted in its
                  interval: they are reported, not blocked on.
 
+``fresh``        The suite files and the skills' and plugins' folders on disk are the ones the
+                 runs read (checksums, file by file; each change named), unless
+                 ``--no-stale-check`` (:mod:`skilltest.gate.trust`).
+``consistent``   Every figure, verdict and the origin follow from the runs the file holds,
+                 recomputed with the layers' own functions; no run is a copy of another under a
+                 new id (:mod:`skilltest.merge.claims`).
+
 Suite-wide: each ``improved`` or ``regressed`` errs at most 2.5% on its own, but a suite of
 many scenarios where nothing differs shows some false one far more often (50 scenarios at K=3:
 79.6%). A regression blocks only when it holds by Holm's step-down rule at 5% family-wise over
@@ -58,8 +71,9 @@ A regression that does not hold is listed, not blocked on; ``per_scenario``
 (``--per-scenario``) blocks on every one. Files written before the scenario layer recorded
 ``misses_a_bar`` block on every ``regressed`` scenario, as before.
 
-Each run is counted once. A file given twice (or a copy of one) is read once; a scenario whose
-runs (by their ids) are all in another file's entry for it is counted there only; two entries
+Each run is counted once, known by its content (all it holds but its id and timings), not by
+its id. A file given twice (or a copy of one) is read once; a scenario whose runs are all in
+another file's entry for it (under the same ids or others) is counted there only; two entries
 that share some runs and not others are refused (:class:`InputError`). Every such case is said
 in the ``evidence`` rule's lines.
 """

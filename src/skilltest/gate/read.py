@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.gate.trust import stale
+from skilltest.merge.claims import Mismatch, check, every_run, observed, run_digest, version_note
 from skilltest.report.files import read_any_results
 from skilltest.report.provenance import (
     OFFLINE,
@@ -76,6 +78,9 @@ class ScenarioEntry:
     more runs show is not inconclusive but failing)."""
     run_ids: frozenset[str] = frozenset()
     """The ids of its runs (empty for files written before runs had ids)."""
+    run_digests: frozenset[str] = frozenset()
+    """Its runs by their content (:func:`skilltest.merge.claims.run_digest`): the same run
+    under another id is the same run."""
     source: Path = Path()
     """The results file it was read from."""
     offline: bool = False
@@ -130,10 +135,28 @@ class ResultsFile:
     """A checksum of its content: the same results given twice are read once."""
     stopped: str | None = None
     """Why ``--max-cost-usd`` stopped the run before every run was made; ``None`` otherwise."""
+    stale: tuple[str, ...] | None = None
+    """How the suite files and skill folders on disk differ from what the runs read (empty: not
+    at all); ``None`` when not checked (``--no-stale-check``)."""
+    mismatches: tuple[Mismatch, ...] | None = ()
+    """What the file says that its runs do not give (:func:`skilltest.merge.claims.check`);
+    ``None`` when its figures were taken as written (not checked)."""
+    version_note: str | None = None
+    """When another skilltest wrote the file: its verdicts may follow other rules."""
+    runs: int = 0
+    """The runs it holds."""
 
 
-def load_results(path: Path) -> ResultsFile:
-    """Reads a pressure, scenario or trigger results file for the gate.
+def load_results(path: Path, *, stale_check: bool = True, claims: bool = True) -> ResultsFile:
+    """Reads a pressure, scenario or trigger results file for the gate, and checks what it says
+    of itself: its figures and origin against its runs, its suite and skill files against the
+    disk.
+
+    Args:
+        path: The results file.
+        stale_check: Compare the suite files and skill folders the runs read with the disk.
+        claims: Recompute its figures and origin from its runs; ``False`` reads them as written
+            (documents a caller built itself).
 
     Raises:
         InputError: unreadable, not JSON, another layer, another schema version, or a
@@ -141,7 +164,8 @@ def load_results(path: Path) -> ResultsFile:
     """
     data = read_any_results(path)
     layer = data["layer"]
-    provenance = provenance_of(data)
+    # What answered as the runs record it, whatever the provenance says.
+    provenance = observed(data) if claims else provenance_of(data)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
     if layer == "triggers":
         entries = _trigger_entries(path, data)
@@ -165,6 +189,10 @@ def load_results(path: Path) -> ResultsFile:
         provenance=provenance,
         digest=digest,
         stopped=_stopped(data.get("stopped")),
+        stale=stale(provenance) if stale_check else None,
+        mismatches=check(data) if claims else None,
+        version_note=version_note(data),
+        runs=sum(1 for _ in every_run(data)),
     )
 
 
@@ -180,6 +208,12 @@ def _run_ids(runs: Any) -> frozenset[str]:
     return frozenset(
         run["id"] for run in runs if isinstance(run, dict) and isinstance(run.get("id"), str)
     )
+
+
+def _run_digests(runs: Any) -> frozenset[str]:
+    if not isinstance(runs, list):
+        return frozenset()
+    return frozenset(run_digest(run) for run in runs if isinstance(run, dict))
 
 
 def _trigger_entries(path: Path, data: dict[str, Any]) -> list[ScenarioEntry]:
@@ -212,6 +246,7 @@ def _trigger_entries(path: Path, data: dict[str, Any]) -> list[ScenarioEntry]:
                     reason="",
                     against=query["against"] if isinstance(query.get("against"), dict) else None,
                     run_ids=_run_ids(query.get("runs")),
+                    run_digests=_run_digests(query.get("runs")),
                 )
             )
     return entries
@@ -295,6 +330,7 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         against=item["against"] if isinstance(item.get("against"), dict) else None,
         inconclusive=inconclusive,
         run_ids=_run_ids(runs),
+        run_digests=_run_digests(runs),
         adaptive_max_k=int(repetitions.get("max_k") or 0) or None if adaptive else None,
         runs_to_decide=item.get("runs_to_decide")
         if isinstance(item.get("runs_to_decide"), int)
@@ -305,6 +341,11 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         against_p=against_p_value(item),
         misses_a_bar=item["misses_a_bar"] if isinstance(item.get("misses_a_bar"), bool) else None,
     )
+
+
+def _renamed(copy: ScenarioEntry, original: ScenarioEntry) -> str:
+    """`` under other ids`` when the same runs carry other ids in the copy."""
+    return "" if copy.run_ids <= original.run_ids else " under other ids"
 
 
 def files_once(files: Sequence[ResultsFile], role: str) -> tuple[list[ResultsFile], list[str]]:
@@ -326,8 +367,9 @@ def files_once(files: Sequence[ResultsFile], role: str) -> tuple[list[ResultsFil
 
 
 def runs_once(entries: Iterable[ScenarioEntry]) -> tuple[list[ScenarioEntry], list[str]]:
-    """The entries with each run once: an entry whose runs are all in another entry of the same
-    scenario is left out (the one that holds more is kept).
+    """The entries with each run once, runs known by their content (not their ids, which a copy
+    may change): an entry whose runs are all in another entry of the same scenario is left out
+    (the one that holds more is kept).
 
     Raises:
         InputError: two entries of a scenario share some runs and each has runs the other
@@ -337,19 +379,20 @@ def runs_once(entries: Iterable[ScenarioEntry]) -> tuple[list[ScenarioEntry], li
     notes: list[str] = []
     for entry in entries:
         for index, other in enumerate(kept):
-            shared = entry.run_ids & other.run_ids if other.key == entry.key else frozenset()
+            mine, theirs = entry.run_digests, other.run_digests
+            shared = mine & theirs if other.key == entry.key else frozenset()
             if not shared:
                 continue
-            if entry.run_ids <= other.run_ids:
+            if mine <= theirs:
                 notes.append(
-                    f"{entry.name} in {entry.source}: its {len(entry.run_ids)} runs are "
-                    f"already in {other.source}: counted once"
+                    f"{entry.name} in {entry.source}: its {len(mine)} runs are "
+                    f"already in {other.source}{_renamed(entry, other)}: counted once"
                 )
-            elif other.run_ids < entry.run_ids:
+            elif theirs < mine:
                 kept[index] = entry
                 notes.append(
-                    f"{other.name} in {other.source}: its {len(other.run_ids)} runs are "
-                    f"already in {entry.source}: counted once"
+                    f"{other.name} in {other.source}: its {len(theirs)} runs are "
+                    f"already in {entry.source}{_renamed(other, entry)}: counted once"
                 )
             else:
                 raise InputError(

@@ -1,4 +1,4 @@
-"""The six rules of the release gate, applied to the results files read."""
+"""The rules of the release gate, applied to the results files read."""
 
 from __future__ import annotations
 
@@ -18,14 +18,21 @@ from skilltest.gate.read import (
     files_once,
     runs_once,
 )
+from skilltest.gate.trust import consistent_rule, fresh_rule
 from skilltest.report.provenance import (
     EMULATOR,
     OFFLINE,
     UNKNOWN,
+    stand_in_source,
+    unknown_text,
 )
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
 from skilltest.stats.family import FAMILY_LEVEL, held_suite_wide
 
+FRESH = "the suite files and the skills' files on disk are the ones the runs read"
+"""What the ``fresh`` rule requires (:mod:`skilltest.gate.trust`)."""
+CONSISTENT = "every figure, verdict and origin follows from the runs in the file; no run twice"
+"""What the ``consistent`` rule requires (:mod:`skilltest.gate.trust`)."""
 UNDECIDED = frozenset({"error", "skipped"})
 """Verdicts that decide nothing (too few runs could be scored, nothing ran), beside an
 inconclusive one that more runs could still turn either way."""
@@ -36,7 +43,8 @@ class RuleOutcome:
     """One rule of the gate, applied."""
 
     name: str
-    """``offline``, ``authority``, ``failing``, ``regressions``, ``critical`` or ``evidence``."""
+    """``offline``, ``authority``, ``failing``, ``regressions``, ``critical``, ``evidence``,
+    ``fresh`` or ``consistent``."""
     rule: str
     """What the rule requires, in one line."""
     blocks: tuple[str, ...]
@@ -144,6 +152,9 @@ def decide(
             _regressions(entries, _SuiteWide.of(entries, per_scenario)),
             _critical(entries, old, bool(baseline)),
             _evidence(new_files, entries, notes, allow_undecided),
+            # The baseline is another release's: its files are not today's, by design.
+            RuleOutcome("fresh", FRESH, *fresh_rule(new_files)),
+            RuleOutcome("consistent", CONSISTENT, *consistent_rule([*new_files, *old_files])),
         ),
         results=tuple(f.path for f in results),
         baseline=tuple(f.path for f in baseline),
@@ -153,22 +164,19 @@ def decide(
 
 
 def _origin_problem(file: ResultsFile) -> str | None:
+    """Why a file's numbers are not a real model's, from what answered its runs (their
+    answers' mark, where their requests went), whatever its backend says."""
     provenance = file.provenance
     if provenance.origin == OFFLINE:
-        source = (
-            "produced by the emulator"
-            if provenance.backend == EMULATOR
-            else "replayed from cassettes recorded against the emulator"
-        )
-        return (
-            f"{file.path}: {source}, a scripted stand-in: its numbers say nothing about a real "
-            "model"
-        )
+        if provenance.backend == EMULATOR:
+            source = "produced by the emulator, a scripted stand-in"
+        elif EMULATOR in provenance.recorded_with:
+            source = "replayed from cassettes recorded against the emulator, a scripted stand-in"
+        else:
+            source = f"answered by {stand_in_source(provenance)}"
+        return f"{file.path}: {source}: its numbers say nothing about a real model"
     if provenance.origin == UNKNOWN:
-        return (
-            f"{file.path}: does not say which backend answered (written, or its cassettes "
-            "recorded, before skilltest recorded it): it may be a scripted stand-in's"
-        )
+        return f"{file.path}: {unknown_text(provenance)}: it may be a scripted stand-in's"
     return None
 
 
@@ -187,7 +195,10 @@ def _offline(
 
 def _live(files: Sequence[ResultsFile]) -> tuple[str, ...]:
     backends = sorted({f.provenance.backend or "-" for f in files})
-    return (f"{len(files)} results files from a live backend ({', '.join(backends)})",)
+    return (
+        f"{len(files)} results files from a live backend ({', '.join(backends)}), answered by "
+        "the Anthropic API (or cassettes recorded from it), no answer the emulator's",
+    )
 
 
 def _authority(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
@@ -476,7 +487,7 @@ def _evidence(
             "error or skipped; run more runs (-k auto) or pass --allow-undecided"
         )
     unscored = sum(e.unscored for e in entries if e.verdict != "error")
-    runs = sum(len(e.run_ids) for e in entries)
+    runs = sum(len(e.run_digests) for e in entries)
     evidence = [
         f"{len(results)} results files complete, {len(entries)} scenarios with a verdict"
         + (f", {runs} runs each counted once" if runs else "")

@@ -15,7 +15,8 @@ block that Ctrl-C unwinds or from a coroutine the interpreter closes on its way 
 4. the accept and connection threads are joined, all within one bounded grace
    (:attr:`LocalServer.close_grace_s`). A thread still running after it is left behind (it is a
    daemon) and logged at INFO: no handler can make ``close`` block for ever. At interpreter exit the
-   threads are not waited for at all, since daemon threads no longer run then.
+   threads are not waited for at all, since daemon threads no longer run then, nor once a stop
+   signal reached the command (:func:`skilltest.groups.interrupted`): Ctrl-C ends it promptly.
 
 ``close`` is idempotent and safe from any thread, including a connection's own.
 """
@@ -32,6 +33,8 @@ import time
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
+
+from skilltest.groups import interrupted
 
 LOOPBACK = "127.0.0.1"
 """The address every local server listens on unless told otherwise."""
@@ -236,7 +239,9 @@ class LocalServer(Lifecycle):
             self._closed = True
         self.closing.set()
         # At interpreter exit daemon threads never run again: waiting for them would be for ever.
-        grace = 0.0 if sys.is_finalizing() else self.close_grace_s
+        # Once a stop signal reached the command, the stop is what matters: the connections are
+        # cut below, and a thread that has not ended yet ends without anybody waiting for it.
+        grace = 0.0 if sys.is_finalizing() or interrupted() else self.close_grace_s
         deadline = time.monotonic() + grace
         for thread in self._accept_threads:
             _join(thread, deadline)

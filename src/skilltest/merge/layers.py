@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skilltest.errors import InputError
@@ -84,7 +84,6 @@ def merge_batches(batches: list[Mapping[str, Any]]) -> dict[str, Any]:
 
 def merge_scenarios(shards: Shards) -> dict[str, Any]:
     """Scenarios: the scenarios in suite order, the summary and the canary recomputed."""
-    from skilltest.scenarios.canary import CanaryReport
     from skilltest.scenarios.report import summary_of
 
     entries = _scenarios(shards)
@@ -94,15 +93,24 @@ def merge_scenarios(shards: Shards) -> dict[str, Any]:
         canary = file.document.get("canary")
         if isinstance(canary, Mapping) and scenario.get("id") in (canary.get("scenarios") or []):
             canaries.append(scenario)
-    report = (
-        None
-        if not canaries
-        else CanaryReport(
-            scenarios=tuple(str(s.get("id")) for s in canaries),
-            failed=tuple(str(s.get("id")) for s in canaries if not s.get("passed")),
-        ).to_dict()
-    )
-    return {"scenarios": scenarios, "summary": summary_of(scenarios), "canary": report}
+    return {
+        "scenarios": scenarios,
+        "summary": summary_of(scenarios),
+        "canary": canary_report(canaries),
+    }
+
+
+def canary_report(canaries: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The scenario layer's ``canary`` from its canary scenarios as a results file lists them:
+    which ran, which failed; ``None`` when none ran."""
+    from skilltest.scenarios.canary import CanaryReport
+
+    if not canaries:
+        return None
+    return CanaryReport(
+        scenarios=tuple(str(s.get("id")) for s in canaries),
+        failed=tuple(str(s.get("id")) for s in canaries if not s.get("passed")),
+    ).to_dict()
 
 
 def _fired(suite: Mapping[str, Any]) -> list[tuple[str, int, int]]:

@@ -12,7 +12,8 @@ from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.report.files import read_any_results
-from skilltest.report.provenance import Provenance, provenance_of
+from skilltest.report.provenance import Provenance, SourceTree, provenance_of
+from skilltest.transcript.origin import distinct
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,15 @@ def check(files: Sequence[ShardFile]) -> Shards:
         _differs(
             first, other, "provenance/suites", suites, [(s.path, s.sha256) for s in theirs.suites]
         )
+        # Each shard read the skills of its own scenarios: those both read must be the same.
+        common = {t.path for t in mine.trees} & {t.path for t in theirs.trees}
+        _differs(
+            first,
+            other,
+            "provenance/trees",
+            sorted((t.path, t.sha256) for t in mine.trees if t.path in common),
+            sorted((t.path, t.sha256) for t in theirs.trees if t.path in common),
+        )
         for name in ("skilltest_version", "claude_version", "backend", "model_requested"):
             _differs(first, other, f"provenance/{name}", getattr(mine, name), getattr(theirs, name))
         options, others = first.shard.get("options") or {}, other.shard.get("options") or {}
@@ -147,7 +157,25 @@ def check(files: Sequence[ShardFile]) -> Shards:
             _differs(first, other, f"shard/options/{name}", options.get(name), others.get(name))
     units = tuple(str(unit) for unit in first.shard["units"])
     _check_cover(ordered, units, count)
+    _check_runs_once(ordered)
     return Shards(layer=str(layer), files=tuple(ordered), units=units)
+
+
+def _check_runs_once(files: Sequence[ShardFile]) -> None:
+    """No run twice in a shard, runs known by their content: a run copied under a new id would
+    count twice in the merged file (two shards never share a scenario: see
+    :func:`_check_cover`)."""
+    from skilltest.merge.claims import repeated, units
+
+    for file in files:
+        for name, unit in units(file.document):
+            copies = repeated(name, [r for r in unit.get("runs") or () if isinstance(r, Mapping)])
+            if copies:
+                raise InputError(
+                    f"{copies[0]}: merged, it would count twice",
+                    location=file.path,
+                    fix="merge the results files as the shards wrote them",
+                )
 
 
 def _check_cover(files: Sequence[ShardFile], units: Sequence[str], count: int) -> None:
@@ -197,9 +225,10 @@ def _wall_time(started: str | None, finished: str | None) -> float | None:
 
 
 def merged_provenance(shards: Shards, command: Sequence[str]) -> dict[str, Any]:
-    """The merged file's provenance: the shards' (checked to agree), with every model that
-    answered, the earliest start, the latest finish and the wall time between them (the
-    shards ran side by side), the merge's command and the shards' run ids."""
+    """The merged file's provenance: the shards' (checked to agree), with every model and
+    endpoint that answered, every skill and plugin folder read, the earliest start, the latest
+    finish and the wall time between them (the shards ran side by side), the merge's command
+    and the shards' run ids."""
     provenances = [file.provenance for file in shards.files]
     first = provenances[0]
     ids = tuple(p.run_id for p in provenances)
@@ -214,6 +243,8 @@ def merged_provenance(shards: Shards, command: Sequence[str]) -> dict[str, Any]:
         run_id=run_id,
         models=tuple(sorted({m for p in provenances for m in p.models})),
         recorded_with=tuple(sorted({r for p in provenances for r in p.recorded_with})),
+        answered_by=distinct(seen for p in provenances for seen in p.answered_by),
+        trees=tuple(sorted({t.path: t for p in provenances for t in p.trees}.values(), key=_path)),
         started_at=start,
         finished_at=end,
         duration_s=_wall_time(start, end),
@@ -222,6 +253,10 @@ def merged_provenance(shards: Shards, command: Sequence[str]) -> dict[str, Any]:
         merged_from=ids,
     )
     return merged.to_dict()
+
+
+def _path(tree: SourceTree) -> str:
+    return tree.path
 
 
 def merge(shards: Shards, *, command: Sequence[str] = ()) -> dict[str, Any]:

@@ -547,7 +547,9 @@ class PressureBatches:
         self.usage = self.usage + answer.transcript.usage
         run.answer = (answer.transcript, runner.backend)
         if self.recording is not None and answer.message is not None:
-            self.recording.answered(run.request, run.item.params, answer.message)
+            answered_by = answer.transcript.answered_by
+            mark = answered_by.emulator if answered_by is not None else None
+            self.recording.answered(run.request, run.item.params, answer.message, mark=mark)
 
     def _fail(self, runs: Sequence[_Pending], runner: BatchRunner, problem: str) -> None:
         for run in runs:

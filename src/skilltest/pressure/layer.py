@@ -24,7 +24,7 @@ from skilltest.flow.plan import (
     select,
     take_shard,
 )
-from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
 from skilltest.flow.results import Recorder, RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
@@ -285,6 +285,7 @@ class _PressureRun:
             backend=self.backend.name,
             suites=paths,
             model=self.model,
+            trees=source_trees(suite.skill.directory for suite in self.suites),
         )
         self.resume: ResumeFile | None = None
         if options.batch or options.resume_batch is not None:
@@ -370,9 +371,9 @@ class _PressureRun:
         )
         transcripts = [run.transcript for result in finished for run in result.runs]
         provenance = finish_provenance(
-            self.provenance.with_models(
-                model for t in transcripts for model in t.api_models
-            ).with_recorded(t.recorded_with for t in transcripts if t.recorded_with)
+            self.provenance.with_models(model for t in transcripts for model in t.api_models)
+            .with_recorded(t.recorded_with for t in transcripts if t.recorded_with)
+            .with_answered(t.answered_by for t in transcripts)
         )
         cli = next((t.cli_version for t in transcripts if t.cli_version), None)
         if cli is not None:  # --backend claude: the CLI's version, as its runs reported it

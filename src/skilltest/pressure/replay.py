@@ -21,6 +21,7 @@ from skilltest.replay.proxy import RecordedExchange, RecordingProxy
 from skilltest.replay.recorder import CassetteKey, Recorder
 from skilltest.runners.base import TurnRequest, TurnRunner
 from skilltest.transcript import Transcript
+from skilltest.transcript.origin import EMULATOR_HEADER
 
 
 def run_name(suite: PressureSuite, scenario_id: str, arm: str) -> str:
@@ -90,11 +91,17 @@ class PressureRecording:
         self.recorder.finish(key, rep, suite=str(suite.path), rules=self.cassettes.rules[run])
 
     def answered(
-        self, request: TurnRequest, body: Mapping[str, Any], message: Mapping[str, Any]
+        self,
+        request: TurnRequest,
+        body: Mapping[str, Any],
+        message: Mapping[str, Any],
+        *,
+        mark: str | None = None,
     ) -> None:
         """A run answered through a Message Batch: its request and message written into its
         cassette as the exchange of the same request sent directly would be, so that a replay
-        (which sends nothing) finds it."""
+        (which sends nothing) finds it; ``mark``: the emulator's, when the batch's results
+        carried it."""
         run = request.run or ""
         key = self.cassettes.keys.get(run)
         if key is None:
@@ -106,7 +113,11 @@ class PressureRecording:
             body=dict(body),
             response={
                 "status": 200,
-                "headers": {"content-type": "application/json"},
+                # In the order the emulator sends them: a direct recording keeps the same.
+                "headers": {
+                    **({EMULATOR_HEADER: mark} if mark is not None else {}),
+                    "content-type": "application/json",
+                },
                 "body": dict(message),
             },
         )

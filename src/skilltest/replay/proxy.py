@@ -7,7 +7,9 @@ whoever sends it: the main conversation, the CLI's side requests, ``count_tokens
 is forwarded as it came (credentials included, never stored), the answer is passed back as it
 comes (a stream chunk by chunk, so the client sees the upstream's own framing and timing), and
 the exchange is handed to ``on_exchange``: the request body and the response as status, a few
-headers, and either the JSON body or the server-sent events in order.
+headers, and either the JSON body or the server-sent events in order. The proxy also notes
+whether an answer carried the skilltest emulator's mark (:meth:`RecordingProxy.answered_by`):
+what answered, whatever the run was told it talks to.
 
 A proxy serves one run (``run``), or several when clients name theirs in an
 ``x-skilltest-run`` header, which is stripped before forwarding.
@@ -37,6 +39,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from skilltest.loopback import Listener, LocalServer, read_request_body
+from skilltest.transcript.origin import CASSETTE, EMULATOR_HEADER, AnsweredBy, emulator_mark
 
 RUN_HEADER = "x-skilltest-run"
 """The header naming the run a request belongs to (stripped before forwarding)."""
@@ -44,8 +47,16 @@ RUN_HEADER = "x-skilltest-run"
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 """Where the model API is when ``ANTHROPIC_BASE_URL`` says nothing else."""
 
-KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "request-id", "x-should-retry")
-"""Response headers a cassette keeps (never a credential, never a cookie)."""
+KEPT_HEADERS = (
+    "content-type",
+    "retry-after",
+    "retry-after-ms",
+    "request-id",
+    "x-should-retry",
+    EMULATOR_HEADER,
+)
+"""Response headers a cassette keeps (never a credential, never a cookie): the emulator's mark
+among them, so that a replay shows what answered the recording."""
 
 _HOP_BY_HOP = frozenset(
     {
@@ -341,6 +352,7 @@ class RecordingProxy(LocalServer):
         self.authorise = authorise
         self._on_exchange = on_exchange
         self._exchange_lock = threading.Lock()
+        self._marks: set[str] = set()
         if upstream is not None:
             # The anthropic SDK's own HTTP client (httpx2); imported only when a request goes out.
             import httpx2
@@ -363,8 +375,20 @@ class RecordingProxy(LocalServer):
         return f"http://{self.host}:{self.port}"
 
     def record(self, exchange: RecordedExchange) -> None:
+        mark = emulator_mark(exchange.response.get("headers"))
         with self._exchange_lock:
+            if mark is not None:
+                self._marks.add(mark)
             self._on_exchange(exchange)
+
+    def answered_by(self) -> AnsweredBy:
+        """What answered the requests through this proxy so far: its upstream (the cassette
+        while it replays), with the emulator's mark when an answer carried it."""
+        with self._exchange_lock:
+            mark = min(self._marks) if self._marks else None
+        if self.upstream is None or (self.player is not None and not self.live):
+            return AnsweredBy(CASSETTE, None, mark)
+        return AnsweredBy.at(self.upstream, mark)
 
     def normalise(self, body: Any, path: str) -> Mapping[str, Any]:
         """The identity of a request body (sent to ``path``) for the player."""

@@ -27,12 +27,16 @@ from skilltest.replay.normalise import (
     rules_in_force,
 )
 from skilltest.replay.proxy import RecordedExchange
+from skilltest.transcript.origin import emulator_mark
 
 NO_RULES = Rules()
 """A suite without ``replay:`` rules."""
 
 MODEL = "model"
 """The channel of the model API's exchanges."""
+
+EMULATOR = "emulator"
+"""What a cassette names as its backend when the skilltest emulator answered it."""
 
 
 @dataclass(frozen=True)
@@ -119,8 +123,8 @@ def merged_backend(old: str | None, new: str | None, *, others: bool) -> str | N
     cassette offline, and answers of unknown origin keep it unknown."""
     if not others or old == new:
         return new
-    if "emulator" in (old, new):
-        return "emulator"
+    if EMULATOR in (old, new):
+        return EMULATOR
     return None if old is None else new
 
 
@@ -148,7 +152,9 @@ class Recorder:
             model: The model asked for, written into each cassette.
             cli_version: The claude version (scenario layer).
             backend: The backend that answers (``emulator`` for the scripted stand-in), written
-                into each cassette so that its replays are known as offline or live.
+                into each cassette so that its replays are known as offline or live; a
+                repetition whose answers carry the emulator's mark is written as the
+                emulator's whatever this says.
         """
         self.root = root
         self.layer = layer
@@ -273,7 +279,11 @@ class Recorder:
         cassette.api = run.api or cassette.api
         cassette.model = self.model or cassette.model
         others = any(r != rep for r in cassette.repetitions)
-        cassette.backend = merged_backend(cassette.backend, self.backend, others=others)
+        # What answered, not what the run was told it talks to: an answer with the emulator's
+        # mark makes the repetition the stand-in's, whatever the backend was called.
+        marked = any(emulator_mark(e.response.get("headers")) for e in run.exchanges)
+        answered = EMULATOR if marked else self.backend
+        cassette.backend = merged_backend(cassette.backend, answered, others=others)
         cassette.cli_version = self.cli_version or cassette.cli_version
         cassette.skilltest_version = __version__
         cassette.recorded_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

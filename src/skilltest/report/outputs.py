@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skilltest.errors import InputError
-from skilltest.report.junit import JUnitCase
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from skilltest.report.junit import JUnitCase
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 """What a results file's journal adds to its name (``results.json.journal.jsonl``)."""

@@ -6,15 +6,21 @@ checksums and the command line. Every report made from a results file (HTML, Mar
 ``skilltest gate``, ``skilltest compare``) shows it, so that nobody reads a scripted stand-in's
 numbers as a model's.
 
-A run's *origin* is one of:
+A run's *origin* comes from what answered it, never from the ``--backend`` it was started
+with: each run records where its model requests went and whether an answer carried the
+skilltest emulator's mark (:class:`~skilltest.transcript.origin.AnsweredBy`), and the file's
+``answered_by`` lists what its runs saw. The origin is one of:
 
-``live``     a real model answered (the ``anthropic`` or ``claude`` backend, or cassettes
-             recorded from one).
-``offline``  the skilltest emulator answered, directly or through cassettes recorded against
-             it: a scripted stand-in, so the numbers test the suite's wiring and the toolkit, and
-             say nothing about a real model.
-``unknown``  the file or the cassettes do not say what answered (written before skilltest
-             recorded it).
+``offline``  the skilltest emulator answered: an answer carried its mark (``x-skilltest-emulator``,
+             whatever the run's backend and base URL), a model named itself ``...-emulated``,
+             the backend was the emulator, or the cassettes replayed were recorded against it.
+             A scripted stand-in: the numbers test the suite's wiring and the toolkit, and say
+             nothing about a real model.
+``live``     every run's requests went to the public Anthropic API (``api.anthropic.com``), or
+             were replayed from cassettes recorded from it, and no answer was the stand-in's.
+``unknown``  a run's requests went to another address (a loopback server or another host: what
+             answered behind it cannot be told, and the file names it), or the file or the
+             cassettes do not say what answered (written before skilltest recorded it).
 
 Each run of a results file carries an ``id``: the run's invocation id and its place in the run
 (layer, skill, scenario, arm, repetition), so the same run read twice, from one file given
@@ -29,6 +35,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skilltest.fields import field_dict
+from skilltest.transcript.origin import (
+    LOOPBACK,
+    OTHER,
+    AnsweredBy,
+    distinct,
+    emulated_model,
+)
 
 LIVE = "live"
 OFFLINE = "offline"
@@ -55,6 +68,26 @@ class SuiteFile:
     def to_dict(self) -> dict[str, Any]:
         """As the results file stores it."""
         return field_dict(self)
+
+
+@dataclass(frozen=True)
+class SourceTree:
+    """A folder the runs read (a skill's, a plugin's), with a checksum of each file in it."""
+
+    path: str
+    """The folder, as the run named it."""
+    kind: str
+    """``skill`` or ``plugin``."""
+    sha256: str
+    """``sha256:<hex>`` of its files, paths and checksums together
+    (:func:`skilltest.skills.tree_checksum`)."""
+    files: Mapping[str, str] = field(default_factory=dict)
+    """Each file's path inside the folder and its ``sha256:<hex>``: what says which file
+    changed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the results file stores it."""
+        return {**field_dict(self), "files": dict(self.files)}
 
 
 @dataclass(frozen=True)
@@ -86,6 +119,9 @@ class Provenance:
     """Wall time from the start to :attr:`finished_at`, in seconds."""
     suites: tuple[SuiteFile, ...] = ()
     """The suite files, with their checksums."""
+    trees: tuple[SourceTree, ...] = ()
+    """The skills' and plugins' folders the runs read, each with its files' checksums; empty in
+    files written before skilltest recorded them."""
     command: tuple[str, ...] = ()
     """The command line that started the run (``skilltest pressure ...``); a Python caller's:
     ``python``, the entry point and the options it set."""
@@ -94,6 +130,9 @@ class Provenance:
     merged_from: tuple[str, ...] = ()
     """The run ids of the shards ``skilltest merge`` made these results from; empty for a
     run's own results."""
+    answered_by: tuple[AnsweredBy, ...] = ()
+    """What answered the runs' model requests: each (endpoint, base URL, emulator's mark) the
+    runs saw, once; empty in files written before skilltest recorded it."""
     rescored_from: Mapping[str, Any] | None = None
     """Results scored again from kept transcripts (``--rescore DIR``), nothing run: the
     folder, the runs that made the transcripts (backend, models, versions, dates, command) and
@@ -104,13 +143,35 @@ class Provenance:
     @property
     def origin(self) -> str:
         """``live``, ``offline`` or ``unknown`` (see the module docstring)."""
-        if self.backend == EMULATOR or EMULATOR in self.recorded_with:
+        if self.stand_in:
             return OFFLINE
         if self.backend is None or UNKNOWN in self.recorded_with:
             return UNKNOWN
         if self.backend == REPLAY and not self.recorded_with:
             return UNKNOWN
+        if not self.answered_by or self.unknown_endpoints:
+            return UNKNOWN
         return LIVE
+
+    @property
+    def stand_in(self) -> bool:
+        """Whether the skilltest emulator answered (see the module docstring)."""
+        return (
+            self.backend == EMULATOR
+            or EMULATOR in self.recorded_with
+            or any(seen.stand_in for seen in self.answered_by)
+            or any(emulated_model(model) for model in self.models)
+        )
+
+    @property
+    def unknown_endpoints(self) -> tuple[AnsweredBy, ...]:
+        """The addresses runs sent requests to that are not the public API (a loopback
+        server, another host), without the emulator's mark."""
+        return tuple(
+            seen
+            for seen in self.answered_by
+            if seen.endpoint in (LOOPBACK, OTHER) and not seen.stand_in
+        )
 
     @property
     def offline(self) -> bool:
@@ -120,6 +181,10 @@ class Provenance:
     def with_models(self, models: Iterable[str | None]) -> Provenance:
         """This provenance with the models the runs' answers named."""
         return replace(self, models=tuple(sorted({m for m in models if m})))
+
+    def with_answered(self, observed: Iterable[AnsweredBy | None]) -> Provenance:
+        """This provenance with what answered the runs (each observation once)."""
+        return replace(self, answered_by=distinct((*self.answered_by, *observed)))
 
     def with_recorded(self, backends: Iterable[str | None]) -> Provenance:
         """This provenance with the backends the replayed cassettes were recorded against."""
@@ -141,11 +206,13 @@ class Provenance:
             "finished_at": self.finished_at,
             "duration_s": self.duration_s,
             "suites": [suite.to_dict() for suite in self.suites],
+            "trees": [tree.to_dict() for tree in self.trees],
             "command": list(self.command),
             "shard": None
             if self.shard is None
             else {"index": self.shard[0], "count": self.shard[1]},
             "merged_from": list(self.merged_from),
+            "answered_by": [seen.to_dict() for seen in self.answered_by],
             **({"rescored_from": dict(self.rescored_from)} if self.rescored_from else {}),
         }
 
@@ -172,6 +239,37 @@ def _shard(value: Any) -> tuple[int, int] | None:
     return None
 
 
+def trees_of(value: Any) -> tuple[SourceTree, ...]:
+    """The ``trees`` a results file records, read back (entries of another shape left out)."""
+    trees = []
+    for item in value if isinstance(value, list) else ():
+        if not isinstance(item, Mapping):
+            continue
+        path, kind, sha = item.get("path"), item.get("kind"), item.get("sha256")
+        files = item.get("files")
+        if isinstance(path, str) and isinstance(sha, str):
+            trees.append(
+                SourceTree(
+                    path,
+                    kind if isinstance(kind, str) else "skill",
+                    sha,
+                    {str(k): str(v) for k, v in files.items()}
+                    if isinstance(files, Mapping)
+                    else {},
+                )
+            )
+    return tuple(trees)
+
+
+def answered_of(value: Any) -> tuple[AnsweredBy, ...]:
+    """The ``answered_by`` list a results file or a run records, read back."""
+    if isinstance(value, Mapping):
+        value = [value]
+    if not isinstance(value, list):
+        return ()
+    return distinct(AnsweredBy.from_dict(item) for item in value)
+
+
 def provenance_of(document: Mapping[str, Any]) -> Provenance:
     """The provenance a results document records; for files written before it was recorded,
     what their top-level keys say (the backend, the version; the origin of replayed answers
@@ -185,6 +283,7 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
         )
         return Provenance(
             run_id=str(data.get("run_id") or ""),
+            trees=trees_of(data.get("trees")),
             backend=data.get("backend") if isinstance(data.get("backend"), str) else None,
             recorded_with=_strings(data.get("recorded_with")),
             models=_strings(data.get("models")),
@@ -198,6 +297,7 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             command=_strings(data.get("command")),
             shard=_shard(data.get("shard")),
             merged_from=_strings(data.get("merged_from")),
+            answered_by=answered_of(data.get("answered_by")),
             rescored_from=(
                 dict(data["rescored_from"])
                 if isinstance(data.get("rescored_from"), Mapping)
@@ -218,35 +318,73 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
     )
 
 
+def stand_in_source(provenance: Provenance) -> str:
+    """What answered an offline run, in words: the emulator, cassettes recorded against it, or
+    the emulator found behind another backend (``the skilltest emulator, a scripted stand-in,
+    at http://127.0.0.1:4000 (its answers carry its mark), although the run's backend was
+    claude``)."""
+    if provenance.backend == EMULATOR:
+        return STAND_IN
+    if EMULATOR in provenance.recorded_with:
+        return f"cassettes recorded against {STAND_IN}"
+    marked = [seen for seen in provenance.answered_by if seen.stand_in]
+    urls = [seen.base_url for seen in marked if seen.base_url]
+    if urls:
+        how = f"at {', '.join(urls)} (its answers carry its mark)"
+    elif marked:
+        how = "in the cassettes replayed (their answers carry its mark)"
+    else:
+        named = [model for model in provenance.models if emulated_model(model)]
+        how = f"naming its model {', '.join(named)}"
+    return f"{STAND_IN}, {how}, although the run's backend was {provenance.backend or '-'}"
+
+
 def notice(provenance: Provenance) -> str | None:
     """The line every output of an offline run (or one of unknown origin) begins with;
     ``None`` for a live run."""
     origin = provenance.origin
     if origin == OFFLINE:
-        source = (
-            f"cassettes recorded against {STAND_IN}" if provenance.backend != EMULATOR else STAND_IN
-        )
         return (
-            f"offline: these numbers come from {source}, not a model; they say nothing about "
-            "how a real model behaves"
+            f"offline: these numbers come from {stand_in_source(provenance)}, not a model; they "
+            "say nothing about how a real model behaves"
         )
     if origin == UNKNOWN:
-        return (
-            "origin unknown: these results do not say which backend answered (written, or "
-            "their cassettes recorded, before skilltest recorded it); they may come from a "
-            "scripted stand-in"
-        )
+        return f"origin unknown: {unknown_text(provenance)}; they may come from a scripted stand-in"
     return None
+
+
+def unknown_text(provenance: Provenance) -> str:
+    """Why the origin of results is unknown: the addresses their requests went to, or that they
+    do not say what answered."""
+    endpoints = provenance.unknown_endpoints
+    if endpoints and provenance.backend is not None and UNKNOWN not in provenance.recorded_with:
+        shown = ", ".join(seen.named for seen in endpoints)
+        return (
+            f"the runs' requests went to {shown}, not the Anthropic API, and no answer said "
+            "what answered there"
+        )
+    return (
+        "these results do not say what answered (written, or their cassettes recorded, "
+        "before skilltest recorded it)"
+    )
 
 
 def backend_text(provenance: Provenance) -> str:
     """``emulator (offline: a scripted stand-in)``, ``replay of cassettes recorded with
-    anthropic``, ``claude``."""
+    anthropic``, ``claude``, ``claude (offline: answered by the skilltest emulator, a scripted
+    stand-in)``."""
     backend = provenance.backend or "not recorded"
     if provenance.recorded_with:
         backend += f" of cassettes recorded with {', '.join(provenance.recorded_with)}"
     if provenance.origin == OFFLINE:
-        backend += " (offline: a scripted stand-in)"
+        named = provenance.backend == EMULATOR or EMULATOR in provenance.recorded_with
+        backend += (
+            " (offline: a scripted stand-in)"
+            if named
+            else " (offline: answered by the skilltest emulator, a scripted stand-in)"
+        )
+    elif provenance.origin == UNKNOWN and provenance.unknown_endpoints:
+        backend += f" (at {', '.join(s.named for s in provenance.unknown_endpoints)})"
     return backend
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, TypedDict, Unpack
 
 import anthropic
@@ -16,6 +16,7 @@ from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.runners.base import TurnRequest
 from skilltest.runners.messages import api_error, wire_body
 from skilltest.transcript import Transcript, Usage
+from skilltest.transcript.origin import AnsweredBy, emulator_mark
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
@@ -133,6 +134,9 @@ class ClientSettings(TypedDict, total=False):
     name_runs: bool
     """Name each run in its request's ``metadata`` (the emulator keeps one stand-in state per
     run, so that concurrency does not change its answers)."""
+    answers_from: str | None
+    """The model API the requests reach when ``base_url`` is a proxy in front of it (a
+    recording proxy): where the runs record that their requests went. Default: the base URL."""
 
 
 class SdkClient:
@@ -153,6 +157,11 @@ class SdkClient:
             max_retries=self.max_retries,
             timeout_s=settings.get("timeout_s", DEFAULT_TIMEOUT_S),
         )
+        self.answers_from = settings.get("answers_from") or str(self._client.base_url)
+
+    def answered_by(self, headers: Mapping[str, str] | None) -> AnsweredBy:
+        """What answered a request, from the headers of its answer (``None``: no answer)."""
+        return AnsweredBy.at(self.answers_from, emulator_mark(headers))
 
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         """The Messages request of one run, the run named in its metadata with ``name_runs``."""
@@ -209,7 +218,7 @@ class AnthropicRunner(SdkClient):
             text = api_error(exc.status_code, body, self.max_retries)
             if body is None:
                 text = text.replace(f"HTTP {exc.status_code}", str(exc.message), 1)
-            return self._failed(started, text)
+            return self._failed(started, text, exc.response.headers)
         except anthropic.APITimeoutError:
             return self._failed(
                 started, f"API request timed out (after {self.max_retries} retries)"
@@ -234,6 +243,7 @@ class AnthropicRunner(SdkClient):
                 api_models=(message.model,) if message.model else (),
                 stop_reason=message.stop_reason,
                 latency_ms=(time.monotonic() - started) * 1000,
+                answered_by=self.answered_by(raw.headers),
             )
         except ValueError as exc:  # json.JSONDecodeError among them: the body is not JSON
             return await self._unreadable(started, raw, str(exc))
@@ -251,14 +261,19 @@ class AnthropicRunner(SdkClient):
     ) -> Transcript:
         body = _excerpt(await raw.text())
         return self._failed(
-            started, f"unreadable API reply (HTTP {raw.status_code}): {problem}; body: {body}"
+            started,
+            f"unreadable API reply (HTTP {raw.status_code}): {problem}; body: {body}",
+            raw.headers,
         )
 
-    def _failed(self, started: float, error: str) -> Transcript:
+    def _failed(
+        self, started: float, error: str, headers: Mapping[str, str] | None = None
+    ) -> Transcript:
         return Transcript(
             source=self.backend,
             error=self._redact(error),
             latency_ms=(time.monotonic() - started) * 1000,
+            answered_by=self.answered_by(headers),
         )
 
 

@@ -235,8 +235,9 @@ class TurnRunnerPool:
         if self.backend.name == "anthropic":
             if self.via is None:
                 return AnthropicRunner(**self.limits)
+            upstream = upstream_of(os.environ)
             return AnthropicRunner(
-                base_url=self.via(upstream_of(os.environ)), run_header=True, **self.limits
+                base_url=self.via(upstream), answers_from=upstream, run_header=True, **self.limits
             )
         if self.backend.name == "claude":
             from skilltest.runners.claude_turn import ClaudeTurnRunner
@@ -249,6 +250,7 @@ class TurnRunnerPool:
             backend="emulator",
             api_key="sk-emulator",
             base_url=self.via(server.base_url) if self.via else server.base_url,
+            answers_from=server.base_url,
             name_runs=True,
             run_header=self.via is not None,
             **self.limits,

@@ -206,10 +206,12 @@ class BatchRunner(SdkClient):
             # records the message exactly as a direct request's answer is recorded.
             results = self._client.messages.batches.with_streaming_response.results(batch_id)
             async with results as response:
+                answered_by = self.answered_by(response.headers)
                 async for text in response.iter_lines():
                     if text.strip():
                         custom_id, answer = self._answer(json.loads(text))
-                        answers[custom_id] = answer
+                        transcript = replace(answer.transcript, answered_by=answered_by)
+                        answers[custom_id] = replace(answer, transcript=transcript)
         except anthropic.APIError as exc:
             raise BatchError(self._problem(exc)) from exc
         except (ValueError, TypeError, AttributeError) as exc:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,8 +34,9 @@ from skilltest.claude.isolation import (
 from skilltest.claude.process import Invocation, run_conversation, unrecoverable_api_error
 from skilltest.credentials import CredentialPoint
 from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
+from skilltest.replay.proxy import upstream_of
 from skilltest.runners.base import TurnRequest
-from skilltest.transcript import Transcript
+from skilltest.transcript import AnsweredBy, Transcript
 from skilltest.transcript.stream_json import parse_stream_json
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -101,12 +102,16 @@ class ClaudeTurnRunner:
         return (*command, "--", request.prompt)
 
     @contextlib.contextmanager
-    def _endpoint(self) -> Iterator[tuple[dict[str, str], dict[str, str]]]:
-        """The CLI's model variables for one run, and the secrets to keep out of its output.
+    def _endpoint(
+        self,
+    ) -> Iterator[tuple[dict[str, str], dict[str, str], Callable[[], AnsweredBy]]]:
+        """The CLI's model variables for one run, the secrets to keep out of its output, and
+        what answered the run (asked once it has ended).
 
         A given environment with keys of its own that are none of the caller's credentials is a
         run endpoint's (placeholders) and is used as it is; otherwise a credential point is
-        opened for the run with the caller's credentials (and ``ANTHROPIC_BASE_URL``).
+        opened for the run with the caller's credentials (and ``ANTHROPIC_BASE_URL``), and
+        notes the emulator's mark on the answers it passes on.
         """
         caller = live_credentials()
         given = {
@@ -114,11 +119,12 @@ class ClaudeTurnRunner:
         }
         real = {value for name, value in caller.items() if name in CREDENTIAL_VARIABLES}
         if given and not real.intersection(given.values()):
-            yield dict(self.extra_env), {}
+            env = dict(self.extra_env)
+            yield env, {}, lambda: AnsweredBy.at(upstream_of(env))
             return
         credentials = {**caller, **self.extra_env}
         if not any(credentials.get(name) for name in CREDENTIAL_VARIABLES):
-            yield credentials, {}
+            yield credentials, {}, lambda: AnsweredBy.at(upstream_of(credentials))
             return
         settings = {
             key: value
@@ -126,12 +132,13 @@ class ClaudeTurnRunner:
             if key not in CREDENTIAL_VARIABLES and key != "ANTHROPIC_BASE_URL"
         }
         with CredentialPoint(credentials) as point:
-            yield {**settings, **point.env()}, point.secrets()
+            yield {**settings, **point.env()}, point.secrets(), point.answered_by
 
     async def run_turn(self, request: TurnRequest) -> Transcript:
         """Runs the CLI once; a crash, a timeout or an API error is a transcript with ``error``."""
-        with self._endpoint() as (credentials, secrets):
-            return await self._run(request, credentials, secrets)
+        with self._endpoint() as (credentials, secrets, answered_by):
+            transcript = await self._run(request, credentials, secrets)
+            return replace(transcript, answered_by=answered_by())
 
     async def _run(
         self, request: TurnRequest, credentials: dict[str, str], secrets: dict[str, str]

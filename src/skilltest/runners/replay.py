@@ -26,6 +26,7 @@ from skilltest.replay.recorder import MODEL, CassetteKey
 from skilltest.runners.base import TurnRequest, TurnRunner
 from skilltest.runners.messages import api_error, retried, transcript_from_message, wire_body
 from skilltest.transcript import Transcript
+from skilltest.transcript.origin import CASSETTE, AnsweredBy, emulator_mark
 
 BACKEND = "replay"
 
@@ -100,7 +101,10 @@ class ReplayTurnRunner:
             return Transcript(source=BACKEND, error=miss.message)
         cassette = self._cassettes.get(key)
         recorded = (cassette.backend if cassette is not None else None) or "unknown"
-        return replace(self._transcript(answers[-1].response, started), recorded_with=recorded)
+        marks = [emulator_mark(a.response.get("headers")) for a in answers]
+        answered = AnsweredBy(CASSETTE, None, next((m for m in marks if m), None))
+        transcript = self._transcript(answers[-1].response, started)
+        return replace(transcript, recorded_with=recorded, answered_by=answered)
 
     def _transcript(self, response: Mapping[str, object], started: float) -> Transcript:
         latency = (time.monotonic() - started) * 1000

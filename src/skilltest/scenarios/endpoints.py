@@ -27,7 +27,9 @@ from skilltest.errors import InputError
 from skilltest.flow.options import Observer, RunOptions
 from skilltest.flow.tape import Tape
 from skilltest.redact import CREDENTIAL_VARIABLES
+from skilltest.replay.proxy import upstream_of
 from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
+from skilltest.transcript import AnsweredBy
 
 if TYPE_CHECKING:
     from skilltest.claude.binary import ClaudeBinary
@@ -67,10 +69,15 @@ class LiveEndpoint:
         and recordings the real values and the placeholders to keep out."""
         if not any(name in self.credentials for name in CREDENTIAL_VARIABLES):
             # Nothing to keep from the run: the CLI finds no credential either way.
-            yield EndpointSession(env=dict(self.credentials))
+            env = dict(self.credentials)
+            yield EndpointSession(env=env, answered_by=lambda: AnsweredBy.at(upstream_of(env)))
             return
         with CredentialPoint(self.credentials) as point:
-            yield EndpointSession(env=point.env(), secrets=point.secrets())
+            # The point sees every answer: the emulator's mark on one is noted, whatever the
+            # caller's ANTHROPIC_BASE_URL claims to be.
+            yield EndpointSession(
+                env=point.env(), secrets=point.secrets(), answered_by=point.answered_by
+            )
 
 
 class EmulatorEndpoint:
@@ -125,6 +132,7 @@ class EmulatorEndpoint:
         the same random choices, and ``pick: random`` replies differ between repetitions.
         """
         from skilltest.emulator import EmulatorServer
+        from skilltest.emulator.server import MARK
 
         script = self.load(request.suite_path, request.model_script)
         script = dataclasses.replace(script, seed=script.seed + request.rep)
@@ -136,7 +144,9 @@ class EmulatorEndpoint:
                     # A scripted answer does not change on a retry: fail fast, not after minutes
                     # of back-off, when the script injects an API error.
                     "CLAUDE_CODE_MAX_RETRIES": "0",
-                }
+                },
+                # The server is the emulator, and it marks every answer it gives.
+                answered_by=lambda: AnsweredBy.at(server.base_url, MARK),
             )
             try:
                 yield session

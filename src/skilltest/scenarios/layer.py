@@ -28,8 +28,8 @@ from skilltest.flow.plan import (
     select,
     take_shard,
 )
-from skilltest.flow.provenance import finish_provenance, start_provenance
-from skilltest.flow.results import RunResults, run_saving, save_results
+from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
+from skilltest.flow.results import RunResults, run_saving, save_results, saved_when_stopped
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.revision import previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
+    from skilltest.report.provenance import SourceTree
     from skilltest.scenarios.canary import CanaryReport
     from skilltest.scenarios.outcome import RunRecord
     from skilltest.scenarios.verdict import ScenarioVerdict
@@ -287,27 +288,13 @@ def _run(
         backend=chosen.backend,
         suites=paths,
         claude_version=binary.version,
+        trees=scenario_trees(suites),
     )
     notice = unconfined_bash(
         rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
     )
     if notice:
         observer.notice(f"skilltest: note: {notice}")
-    # Every MCP server answers initialize and tools/list before the first run, and the rubrics
-    # name only tools that exist: a broken server stops the suite here, with its stderr.
-    if not tape.replaying:  # replayed servers are not started: their cassettes answer
-        check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
-    runner = ClaudeCliRunner(
-        binary,
-        endpoint,
-        judge_model=options.judge_model,
-        processes=options.jobs,
-        on_first_start=preload_beside_the_runs,
-    )
-    # Before anything could write to a controlled world: one read-only run proves the agent's
-    # requests reach the fake (exit 2 with how they escaped when they do not).
-    for line in run_async(check_wiring(suites, runner, options.output_dir)):
-        observer.notice(f"skilltest: {line}")
     repetitions = repetition_plan(options)
     planned = plan(suites, repetitions, options.against, lambda s: previous[s.skill.skill_file])
     order = {(p.scenario.label, p.scenario.id): i for i, p in enumerate(planned)}
@@ -347,9 +334,9 @@ def _run(
             recorder=recorder,
             verdicts=verdicts,
             provenance=finish_provenance(
-                provenance.with_models(m for run in runs for m in run.models).with_recorded(
-                    run.recorded_with for run in runs if run.recorded_with
-                )
+                provenance.with_models(m for run in runs for m in run.models)
+                .with_recorded(run.recorded_with for run in runs if run.recorded_with)
+                .with_answered(run.answered_by for run in runs)
             ),
         )
 
@@ -357,7 +344,26 @@ def _run(
         finished.append((order.get((verdict.skill, verdict.scenario_id), len(order)), verdict))
         save(complete=False)
 
-    save(complete=False)  # an unwritable results file fails now, before any run
+    # A stop before the runs writes the results marked interrupted; a suite these checks
+    # refuse writes none (an earlier results file stays as it was).
+    with saved_when_stopped(observer, save):
+        # Every MCP server answers initialize and tools/list before the first run, and the
+        # rubrics name only tools that exist: a broken server stops the suite here, with its
+        # stderr.
+        if not tape.replaying:  # replayed servers are not started: their cassettes answer
+            check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
+        runner = ClaudeCliRunner(
+            binary,
+            endpoint,
+            judge_model=options.judge_model,
+            processes=options.jobs,
+            on_first_start=preload_beside_the_runs,
+        )
+        # Before anything could write to a controlled world: one read-only run proves the
+        # agent's requests reach the fake (exit 2 with how they escaped when they do not).
+        for line in run_async(check_wiring(suites, runner, options.output_dir)):
+            observer.notice(f"skilltest: {line}")
+        save(complete=False)  # an unwritable results file fails now, before the suite's runs
     observer.started(sum(p.run_count for p in planned))
     runs = run_suites(
         suites,
@@ -394,3 +400,13 @@ def _comparison_only(suites: list[ScenarioSuite]) -> list[ScenarioSuite]:
             "--comparison-only",
         )
     return kept
+
+
+def scenario_trees(suites: Sequence[ScenarioSuite]) -> tuple[SourceTree, ...]:
+    """The folders the with-skill arms read: every skill installed, every plugin loaded, each
+    with its files' checksums."""
+    scenarios = [scenario for suite in suites for scenario in suite.scenarios]
+    return source_trees(
+        skills=(skill.directory for scenario in scenarios for skill in scenario.skills),
+        plugins=(scenario.plugin.root for scenario in scenarios if scenario.plugin is not None),
+    )

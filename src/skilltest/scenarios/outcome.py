@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from skilltest.scenarios.rubric import COMPONENTS
-from skilltest.transcript import ToolCall
+from skilltest.transcript import AnsweredBy, ToolCall
 
 
 class Arm(StrEnum):
@@ -99,6 +99,9 @@ class RunRecord:
     """The models the API named in its answers (empty when none answered)."""
     recorded_with: str | None = None
     """A replayed run: the backend its cassette was recorded with; ``None`` otherwise."""
+    answered_by: AnsweredBy | None = None
+    """What answered its model requests (where they went, the emulator's mark); ``None`` when
+    the run could not tell."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in this run (a skill from outside the sandbox, a plugin...)."""
     explanation: str | None = None
@@ -153,6 +156,61 @@ class RunRecord:
         invoked |= {name.split(":", 1)[0] for name in self.skills_invoked if ":" in name}
         return all(skill.rsplit(":", 1)[-1] in invoked for skill in skills)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, scenario_id: str, skill: str) -> RunRecord:
+        """A run as :meth:`to_dict` wrote it (a results file's), of scenario ``skill/id``.
+
+        Raises:
+            ValueError: ``arm`` is not an arm.
+        """
+
+        def text(key: str) -> str | None:
+            value = data.get(key)
+            return value if isinstance(value, str) else None
+
+        def texts(key: str) -> tuple[str, ...]:
+            return texts_of(data.get(key))
+
+        def number(key: str) -> float | None:
+            value = data.get(key)
+            return float(value) if isinstance(value, int | float) else None
+
+        components = data.get("components")
+        loaded = data.get("loaded")
+        world = data.get("world")
+        exit_code = data.get("exit_code")
+        return cls(
+            scenario_id=scenario_id,
+            skill=skill,
+            arm=Arm(str(data.get("arm"))),
+            rep=int(data.get("rep") or 0),
+            score=number("score"),
+            components=dict(components) if isinstance(components, Mapping) else {},
+            tool_calls=int(data.get("tool_call_count") or 0),
+            calls=tuple(c for c in data.get("tool_calls") or () if isinstance(c, dict)),
+            skills_invoked=texts("skills_invoked"),
+            skills_available=texts("skills_available"),
+            transcript=text("transcript"),
+            stderr=text("stderr"),
+            error=text("error"),
+            ended=text("ended"),
+            duration_s=number("duration_s") or 0.0,
+            exit_code=exit_code if isinstance(exit_code, int) else None,
+            cost_usd=number("cost_usd"),
+            cli_version=text("claude_version"),
+            models=texts("models"),
+            recorded_with=text("recorded_with"),
+            answered_by=AnsweredBy.from_dict(data.get("answered_by")),
+            warnings=texts("warnings"),
+            loaded={key: texts_of(value) for key, value in loaded.items()}
+            if isinstance(loaded, Mapping)
+            else {},
+            world=dict(world) if isinstance(world, Mapping) else None,
+            trace=text("trace"),
+            vetoes=texts("vetoes"),
+            checks=tuple(c for c in data.get("checks") or () if isinstance(c, Mapping)),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The run as the results file stores it."""
         return {
@@ -175,9 +233,15 @@ class RunRecord:
             "claude_version": self.cli_version,
             "models": list(self.models),
             "recorded_with": self.recorded_with,
+            "answered_by": None if self.answered_by is None else self.answered_by.to_dict(),
             "warnings": list(self.warnings),
             "loaded": {key: list(value) for key, value in self.loaded.items()},
             "world": dict(self.world) if self.world is not None else None,
             "vetoes": list(self.vetoes),
             "checks": [dict(check) for check in self.checks],
         }
+
+
+def texts_of(value: Any) -> tuple[str, ...]:
+    """A list of texts as a tuple (anything else: empty)."""
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()

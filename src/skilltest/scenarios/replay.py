@@ -325,6 +325,9 @@ class ReplayEndpoint:
                 return _relay_replaying(server, exchanges, misses_log, paths, rules)
 
             session = EndpointSession(
+                # The cassette's answers (with the emulator's mark when it answered the
+                # recording), or the upstream's once a miss went live.
+                answered_by=proxy.answered_by,
                 env={
                     **{k: v for k, v in inner_env.items() if k != "ANTHROPIC_BASE_URL"},
                     "ANTHROPIC_BASE_URL": proxy.base_url,

@@ -356,9 +356,10 @@ def _arm_dict(arm: ArmSummary | None) -> dict[str, Any] | None:
 
 
 def scenario_about(scenario: Scenario) -> dict[str, Any]:
-    """What the suite asks of a scenario, as the results file keeps it for reports: the prompt
-    and follow-up turns, the rubric (patterns by their source, vetoing anti-patterns), the
-    outcome checks, the world's expectations and the bars it must reach."""
+    """What the suite asks of a scenario, as the results file keeps it for reports (and for
+    ``skilltest gate`` to judge its runs again): the prompt and follow-up turns, the rubric
+    (patterns by their source, vetoing anti-patterns), the outcome checks, the world's
+    expectations and the bars it must reach, the skills it expects to fire."""
     expected = scenario.expected
     world = scenario.world_expected
     return {
@@ -399,6 +400,8 @@ def scenario_about(scenario: Scenario) -> dict[str, Any]:
         ),
         "min_score": scenario.min_score,
         "min_delta": scenario.min_delta,
+        "expected_skills": list(scenario.expected_skills),
+        "require_skills_fired": scenario.require_skills_fired,
     }
 
 

@@ -42,6 +42,7 @@ from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.runner import RunOutcome, RunRequest
 from skilltest.scenarios.runs import Planned, judge_planned, plan, score_outcome
 from skilltest.scenarios.verdict import ScenarioVerdict
+from skilltest.transcript import AnsweredBy
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 
 TRANSCRIPT_KINDS = frozenset({"final_answer", "trace_matches", "tool_used", "tool_order"})
@@ -210,6 +211,7 @@ def rescore_run(entry: Planned, arm: Arm, rep: int, run: KeptRun) -> RunRecord:
         error=kept.get("error") if isinstance(kept.get("error"), str) else None,
         ended=kept.get("ended") if isinstance(kept.get("ended"), str) else None,
         recorded_with=run.text("recorded_with"),
+        answered_by=AnsweredBy.from_dict(run.header.get("answered_by")),
     )
     request = RunRequest(scenario, arm, rep, suite_path=entry.suite.path)
     duration = kept.get("duration_s")

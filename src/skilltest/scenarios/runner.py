@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import json
 import os
@@ -63,7 +64,7 @@ from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
 from skilltest.scheduler import Turn, Turns
 from skilltest.skills import Skill
-from skilltest.transcript import Transcript
+from skilltest.transcript import AnsweredBy, Transcript
 from skilltest.transcript.model import ApiRetry
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.world.calls import mock_call_lines
@@ -341,18 +342,22 @@ async def finished_in_thread(
 ) -> _T:
     """``work()`` run in a thread, off the event loop.
 
-    A caller cancelled meanwhile (Ctrl-C) still waits for the thread to end (a run's files are
-    quick to make or remove), and hands what it made to ``abandoned``, so that a sandbox made
-    for a run that never came is not left behind.
+    A caller cancelled meanwhile (Ctrl-C), once or again while it unwinds, still waits for the
+    thread to end (a run's files are quick to make or remove), and hands what it made to
+    ``abandoned``, so that a sandbox made for a run that never came is not left behind, nor one
+    removed while its files are still being written. The work is a future of the executor, not a
+    task: nothing that cancels every task can lose what it made.
     """
-    task = asyncio.ensure_future(asyncio.to_thread(work))
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(None, contextvars.copy_context().run, work)
     try:
-        return await asyncio.shield(task)
+        return await asyncio.shield(future)
     except asyncio.CancelledError:
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            made = await task
-            if abandoned is not None:
-                abandoned(made)
+        while not future.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait([future])
+        if abandoned is not None and not future.cancelled() and future.exception() is None:
+            abandoned(future.result())
         raise
 
 
@@ -387,6 +392,9 @@ class EndpointSession:
     recorded_with: str | None = None
     """A replayed run: the backend its cassette was recorded with (``unknown`` when the cassette
     does not say); ``None`` for a run that is not replayed."""
+    answered_by: Callable[[], AnsweredBy | None] = field(default=lambda: None)
+    """What answered the run's model requests (where they went, the emulator's mark), asked
+    once the session has ended; ``None`` when the endpoint cannot tell."""
 
 
 class Endpoint(Protocol):
@@ -505,7 +513,7 @@ class ClaudeCliRunner:
                 failed = await run_setup(scenario.setup, sandbox)
                 if failed is not None:
                     return RunOutcome(Transcript(source=self.backend, error=failed))
-            prepared = await asyncio.to_thread(self._prepare, request, sandbox)
+            prepared = await finished_in_thread(lambda: self._prepare(request, sandbox))
             servers, mocks, warnings = prepared.servers, prepared.mocks, prepared.warnings
             async with contextlib.AsyncExitStack() as stack:
                 if turn is not None:
@@ -630,6 +638,7 @@ class ClaudeCliRunner:
                 transcript = replace(transcript, error=session.misses[0].message, ended=None)
             if session.recorded_with is not None:
                 transcript = replace(transcript, recorded_with=session.recorded_with)
+            transcript = replace(transcript, answered_by=session.answered_by())
             outcome = await asyncio.to_thread(
                 self._outcome,
                 request,

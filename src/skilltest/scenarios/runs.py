@@ -163,6 +163,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         cli_version=transcript.cli_version,
         models=transcript.api_models,
         recorded_with=transcript.recorded_with,
+        answered_by=transcript.answered_by,
         warnings=outcome.warnings,
         explanation=card.explain(),
         bad_input=bad_input,

@@ -6,6 +6,10 @@ keys, tags) are kept while composing and constructing, which run the same code e
 file libyaml refuses is read again by the pure-Python parser, so that every error names the
 place and the problem in the same words whichever parser is installed.
 
+With libyaml, a file is first composed in C (as ``yaml.CSafeLoader`` does) and its nodes checked
+against the bounds, with a margin, before anything is built; only a file near a bound, or one
+refused in any way, is read again through the bounded composer, whose words every refusal keeps.
+
 Its own module so that only reading a file imports PyYAML: ``skilltest.suite.loader``, which
 every command imports, stays light.
 """
@@ -33,7 +37,28 @@ class Refused(yaml.MarkedYAMLError):
         self.fix = fix
 
 
-class _Bounds(yaml.composer.Composer, yaml.constructor.SafeConstructor):
+class _OneOfEachKey(yaml.constructor.SafeConstructor):
+    """PyYAML's safe constructor, refusing a key written twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        # YAML keeps the last of two equal keys without a word: `prompt:` written twice in a
+        # scenario would silently drop the first. Merged keys (`<<: *base`) may be overridden.
+        first: dict[object, Any] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE_TAG:
+                continue
+            key = self.construct_object(key_node)
+            if key in first:
+                raise Refused(
+                    f"duplicate key {key!r} (first at line {first[key].line + 1})",
+                    key_node.start_mark,
+                    "keep one of the two; YAML would silently use only the last",
+                )
+            first[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Bounds(yaml.composer.Composer, _OneOfEachKey):
     """PyYAML's safe composer and constructor with bounds on what a small file may turn into.
 
     Composing tracks, for every node, how many nodes it stands for with aliases expanded and
@@ -107,23 +132,6 @@ class _Bounds(yaml.composer.Composer, yaml.constructor.SafeConstructor):
                 "(a value repeated through an alias counts as deep as the original)",
             )
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        # YAML keeps the last of two equal keys without a word: `prompt:` written twice in a
-        # scenario would silently drop the first. Merged keys (`<<: *base`) may be overridden.
-        first: dict[object, Any] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == MERGE_TAG:
-                continue
-            key = self.construct_object(key_node)
-            if key in first:
-                raise Refused(
-                    f"duplicate key {key!r} (first at line {first[key].line + 1})",
-                    key_node.start_mark,
-                    "keep one of the two; YAML would silently use only the last",
-                )
-            first[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
-
 
 class PureBoundedLoader(
     _Bounds, yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.resolver.Resolver
@@ -163,6 +171,82 @@ if LIBYAML:
     BoundedLoader = CBoundedLoader
 
 
+class _Unsure(Exception):
+    """A file the quick reading leaves to the bounded loader (near a bound, or refused)."""
+
+
+if LIBYAML:
+
+    class _QuickLoader(CParser, _OneOfEachKey, yaml.resolver.Resolver):
+        """libyaml's parser and composer (``yaml.CSafeLoader``'s), whose nodes are checked
+        against the bounds before anything is built: the common case, a small valid file,
+        composed in C."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _OneOfEachKey.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
+def _quick(text: str) -> Any:
+    """What ``text`` holds, read by libyaml when it is well within the bounds; :class:`_Unsure`
+    for any other file (near a bound, or anything refused), which the bounded loader then
+    reads, refusing in its own words."""
+    loader = _QuickLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _well_within_bounds(node)
+        return loader.construct_document(node) if node is not None else None
+    except Exception as exc:  # whatever it is, the bounded loader says it in its words
+        raise _Unsure from exc
+    finally:
+        loader.dispose()
+
+
+def _well_within_bounds(root: yaml.Node) -> None:
+    """Raises :class:`_Unsure` unless the composed ``root`` is below every bound, counted as the
+    bounded composer counts (with one to spare): a node inside itself (a recursive alias), values
+    repeated through aliases, nesting with aliases expanded. A node met twice is an alias:
+    libyaml composes an alias as its anchor's node."""
+    shapes: dict[int, tuple[int, int]] = {}  # per node: values it stands for, levels it reaches
+    open_nodes: set[int] = set()
+    repeated = 0
+
+    def shape(node: yaml.Node, depth: int) -> tuple[int, int]:
+        nonlocal repeated
+        key = id(node)
+        if key in open_nodes:
+            raise _Unsure
+        if key in shapes:
+            size, height = shapes[key]
+            repeated += size
+            if repeated >= MAX_YAML_ALIAS_NODES or depth - 1 + height >= MAX_YAML_DEPTH:
+                raise _Unsure
+            return size, height
+        if isinstance(node, yaml.ScalarNode):
+            shapes[key] = (1, 0)
+            return 1, 0
+        if depth >= MAX_YAML_DEPTH:
+            raise _Unsure
+        open_nodes.add(key)
+        size, height = 1, 1
+        children = (
+            [part for pair in node.value for part in pair]
+            if isinstance(node, yaml.MappingNode)
+            else node.value
+        )
+        for child in children:
+            child_size, child_height = shape(child, depth + 1)
+            size += child_size
+            height = max(height, child_height + 1)
+        open_nodes.discard(key)
+        shapes[key] = (size, height)
+        return size, height
+
+    shape(root, 1)
+
+
 def parse(
     text: str,
     source: str,
@@ -171,6 +255,11 @@ def parse(
 ) -> Any:
     """What :func:`skilltest.suite.loader.parse_yaml` returns or raises (``loader_class``: the
     loader to read with, default :data:`BoundedLoader`)."""
+    if loader_class is None and LIBYAML:
+        try:
+            return _quick(text)
+        except _Unsure:
+            pass  # read again, bounded as it is composed: a refusal in the bounded loader's words
     try:
         return _load(text, loader_class or BoundedLoader)
     except yaml.YAMLError as exc:

@@ -237,6 +237,10 @@ def validate(
             fix=f"expected {schema.get('description', 'a mapping')}",
         )
     reject_non_finite(data, path, error, what=numbers)
+    from skilltest.suite.conforms import conforms
+
+    if conforms(data, schema):
+        return  # valid: jsonschema is asked only what is wrong with a file
     import jsonschema  # on first use, so that importing the loader stays cheap for every command
 
     validator = jsonschema.Draft202012Validator(schema)

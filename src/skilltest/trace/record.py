@@ -185,12 +185,20 @@ def origin_header(
     place: Sequence[object],
 ) -> dict[str, Any]:
     """What produced one run, for its trace's header: the backend (for a replayed run, what its
-    cassette was recorded with), whether that was the scripted stand-in (``origin``), the model
+    cassette was recorded with), what answered (where its requests went, the emulator's mark),
+    whether that was the scripted stand-in (``origin``), the model
     as the API named it in its answers, the versions, the date, the suite file's checksum, the
     command line and the run's ``id`` in the results file, made of ``place`` (layer, skill,
     scenario or query, arm, repetition); ``None`` without ``provenance``."""
     recorded = (transcript.recorded_with,) if transcript.recorded_with else ()
-    origin = Provenance(run_id="", backend=backend, recorded_with=recorded).origin
+    answered = transcript.answered_by
+    origin = Provenance(
+        run_id="",
+        backend=backend,
+        recorded_with=recorded,
+        models=transcript.api_models,
+        answered_by=(answered,) if answered is not None else (),
+    ).origin
     checksum = (
         next((s.sha256 for s in provenance.suites if s.path == str(suite)), None)
         if provenance is not None
@@ -201,11 +209,16 @@ def origin_header(
         "cli_version": transcript.cli_version,
         "backend": backend,
         "recorded_with": transcript.recorded_with,
+        "answered_by": None if answered is None else answered.to_dict(),
         "origin": origin,
         "model": transcript.api_models[0] if transcript.api_models else None,
         "models": list(transcript.api_models),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "suite_checksum": checksum,
+        "trees": [
+            {"path": tree.path, "kind": tree.kind, "sha256": tree.sha256}
+            for tree in (provenance.trees if provenance is not None else ())
+        ],
         "command": list(provenance.command) if provenance is not None else None,
         "run_id": None if provenance is None else run_id(provenance.run_id, *place),
     }

@@ -8,5 +8,14 @@ from skilltest.transcript.model import (
     Transcript,
     Usage,
 )
+from skilltest.transcript.origin import AnsweredBy
 
-__all__ = ["ApiRetry", "PermissionDenial", "ResultEvent", "ToolCall", "Transcript", "Usage"]
+__all__ = [
+    "AnsweredBy",
+    "ApiRetry",
+    "PermissionDenial",
+    "ResultEvent",
+    "ToolCall",
+    "Transcript",
+    "Usage",
+]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from skilltest.fields import field_dict, field_sum
+from skilltest.transcript.origin import AnsweredBy
 
 # Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``.
 TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
@@ -240,6 +241,9 @@ class Transcript:
     recorded_with: str | None = None
     """For a replayed run: the backend its cassette was recorded with (``emulator`` for the
     scripted stand-in, ``unknown`` when the cassette does not say); ``None`` otherwise."""
+    answered_by: AnsweredBy | None = None
+    """What answered the run's model requests, as its answers showed it (where they went, the
+    emulator's mark); ``None`` when the runner cannot tell."""
     cli_version: str | None = None
     """The ``claude`` version, when the run went through the CLI."""
     session_id: str | None = None

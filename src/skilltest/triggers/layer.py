@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.options import Observer, RunOptions, budget_of
 from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
-from skilltest.flow.provenance import finish_provenance, start_provenance
+from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
 from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.revision import PREVIOUS, previous_revision
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
-    from skilltest.transcript import Transcript
+    from skilltest.transcript import AnsweredBy, Transcript
     from skilltest.triggers.runs import Variant
     from skilltest.triggers.verdict import QueryResult, SuiteResult
 
@@ -310,9 +310,13 @@ def _run(
         backend=chosen.backend,
         suites=paths,
         claude_version=binary.version,
+        trees=source_trees(
+            skill.directory for suite in suites for skill in (suite.skill, *suite.distractors)
+        ),
     )
     models: set[str] = set()
     recorded: set[str] = set()  # what the replayed cassettes were recorded against
+    answered: list[AnsweredBy | None] = []
     recorder = getattr(chosen.endpoint, "recorder", None)
     base = TriggerResults(
         suites=(),
@@ -345,7 +349,9 @@ def _run(
             recorder=recorder,
             suites=tuple(tuple(each) for each in results),
             finished_queries=len(finished),
-            provenance=finish_provenance(provenance.with_models(models).with_recorded(recorded)),
+            provenance=finish_provenance(
+                provenance.with_models(models).with_recorded(recorded).with_answered(answered)
+            ),
         )
 
     def on_result(s: int, v: int, q: int, result: QueryResult) -> None:
@@ -354,6 +360,7 @@ def _run(
 
     def on_run(run: TriggerRun, transcript: Transcript) -> None:
         models.update(transcript.api_models)
+        answered.append(transcript.answered_by)
         if transcript.recorded_with:
             recorded.add(transcript.recorded_with)
         observer.run_finished(error=run.ended == "error")

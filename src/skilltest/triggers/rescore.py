@@ -22,6 +22,7 @@ from skilltest.flow.results import save_results
 from skilltest.scenarios.rescore import check_rescore_options
 from skilltest.scenarios.runner import RunOutcome
 from skilltest.trace.record import text_checksum
+from skilltest.transcript import AnsweredBy
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.triggers.layer import TriggerOptions, TriggerResults, load_suites
 from skilltest.triggers.runs import CURRENT, assemble, trigger_run
@@ -129,6 +130,7 @@ def _rescored(
         transcript,
         error=kept.get("error") if isinstance(kept.get("error"), str) else None,
         ended=kept.get("cli_ended") if isinstance(kept.get("cli_ended"), str) else None,
+        answered_by=AnsweredBy.from_dict(run.header.get("answered_by")),
     )
     duration = kept.get("duration_s")
     outcome = RunOutcome(

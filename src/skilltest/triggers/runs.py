@@ -235,6 +235,8 @@ def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRu
         cost_usd=transcript.cost_usd,
         transcript=str(outcome.transcript_path) if outcome.transcript_path else None,
         warnings=(*outcome.warnings, *((OVERRAN,) if watch.overran else ())),
+        models=transcript.api_models,
+        answered_by=transcript.answered_by,
     )
 
 

@@ -52,6 +52,7 @@ from skilltest.stats import (
     most_extreme_rate,
     wilson,
 )
+from skilltest.transcript import AnsweredBy
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -85,6 +86,11 @@ class TriggerRun:
     """Isolation problems seen in the run."""
     trace: str | None = None
     """The run's trace, written beside the kept transcript; ``None`` when none was kept."""
+    models: tuple[str, ...] = ()
+    """The models the API named in its answers (empty when none answered)."""
+    answered_by: AnsweredBy | None = None
+    """What answered its model requests (where they went, the emulator's mark); ``None`` when
+    the run could not tell."""
 
     @property
     def scored(self) -> bool:
@@ -107,6 +113,8 @@ class TriggerRun:
             "transcript": self.transcript,
             "trace": self.trace,
             "warnings": list(self.warnings),
+            "models": list(self.models),
+            "answered_by": None if self.answered_by is None else self.answered_by.to_dict(),
         }
 
 
