@@ -418,12 +418,26 @@ def pass_difference(
     """Pass rate of ``a`` minus pass rate of ``b`` with its exact interval, each bound read at
     the level the look spends on the claim it can make: the lower bound on ``improved``, the
     upper bound on ``regressed`` (both 95% at a fixed K)."""
-    plan = repetitions or Repetitions(max(1, a.runs))
-    k = max(a.runs, b.runs)
+    return spent_difference(
+        (a.passes, a.scored), (b.passes, b.scored), max(a.runs, b.runs), repetitions, min_delta
+    )
+
+
+def spent_difference(
+    a: tuple[int, int],
+    b: tuple[int, int],
+    k: int,
+    repetitions: Repetitions | None,
+    min_delta: float,
+) -> Interval:
+    """Rate A minus rate B, given as (successes, trials) each, with its exact interval read at
+    the levels the look after ``k`` runs per arm spends: the lower bound on ``improved``, the
+    upper bound on ``regressed`` (both 95% at a fixed K, or without a plan)."""
+    plan = repetitions or Repetitions(max(1, k))
     up = plan.confidence_at(k, lambda n: most_extreme_difference(IMPROVED_ABOVE, n))
     down = plan.confidence_at(k, lambda n: most_extreme_difference(-min_delta, n))
-    low = exact_difference(a.passes, a.scored, b.passes, b.scored, up)
-    high = low if down == up else exact_difference(a.passes, a.scored, b.passes, b.scored, down)
+    low = exact_difference(*a, *b, up)
+    high = low if down == up else exact_difference(*a, *b, down)
     return Interval(low.value, low.low, high.high)
 
 
@@ -573,6 +587,13 @@ def judge(
         for arm in arms
         if arm.errors
     ]
+    # Hangs are the agent's own: scored as failing runs, and said, since they are easy to miss.
+    hangs = [
+        f"{arm.arm.label}: {len(hung)} of {arm.runs} runs cut off while the agent's own tool "
+        f"call was still running, counted as failing ({hung[0]})"
+        for arm in arms
+        if (hung := [r.hung for r in by_arm[arm.arm] if r.hung is not None])
+    ]
     errors = [
         (
             f"{arm.arm.label}: no run"
@@ -713,7 +734,7 @@ def judge(
         kind,
         passed,
         delta,
-        reasons + unscored,
+        reasons + hangs + unscored,
         pass_delta=pass_delta,
         confidence=confidence,
         welch_delta=welch_delta,
