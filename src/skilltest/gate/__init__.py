@@ -19,8 +19,10 @@ blocks when any rule does, and every BLOCK line is one reason.
                  ``min_score``), with its reason, unless its id matches an ``allow_failing`` glob
                  (``--allow-failing ID``). ``inconclusive`` is noise, not a failure (the
                  ``critical`` rule asks for more evidence where it matters); ``error`` is the
-                 ``evidence`` rule's. Trigger queries: a miss or false trigger alone does not
-                 block (one observed rate against a threshold).
+                 ``evidence`` rule's. Trigger queries fail the same way: a ``miss`` or
+                 ``false-trigger`` is decided by the exact interval of the firing rate (wrong at
+                 most 2.5% of the time); on the emulator it is listed and does not block, as a
+                 trigger regression there does not.
 ``regressions``  No scenario or trigger query regressed against the previous revision
                  (``--against REF``). A trigger query's regression on the emulator does not
                  block: the emulator fires a skill when its description shares words with the
