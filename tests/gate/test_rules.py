@@ -395,3 +395,14 @@ def test_a_trigger_regression_on_the_emulator_is_never_a_blocker(tmp_path, capsy
         "words with the query, which says nothing about how a real model reads a description"
     ) in out.splitlines()
 
+
+def test_a_trigger_query_whose_plan_is_not_a_plan_is_refused_where_it_is(tmp_path, capsys):
+    results = triggers(live("claude"), against=False)
+    results["suites"][0]["queries"][0]["repetitions"] = {"mode": "auto", "max_k": "many"}
+    code, out, err = gate(capsys, write(tmp_path / "t.json", results))
+    assert code == 2, out
+    assert err.splitlines() == [
+        f"skilltest: error: {tmp_path / 't.json'}#/suites/0/queries/0/repetitions/max_k: 'many' "
+        "is not valid here: 'many' is not of type 'integer'",
+        "  fix: expected a count: an integer >= 1",
+    ]
