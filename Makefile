@@ -60,8 +60,9 @@ test-scenarios: $(STAMP) $(CLAUDE)
 test-triggers: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest triggers $(ARGS)
 
-# The toolkit's own tests, on every core (pytest-xdist, a test file per worker); serially with
-# `make test ARGS="-n 0"`.
+# The toolkit's own tests, on every core (pytest-xdist: a test file per worker, heaviest first,
+# and the files reading one shared run of the example suites together: tests/work_units.py);
+# serially with `make test ARGS="-n 0"`.
 TEST_WORKERS ?= auto
 test: $(STAMP) $(CLAUDE) $(ACTIONLINT)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest \
@@ -85,9 +86,13 @@ bench: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_scenarios.py
 	$(BIN)/python scripts/bench_adaptive.py
 	$(BIN)/python scripts/bench_trigger_verdicts.py
+	$(BIN)/python scripts/bench_family.py
+	$(BIN)/python scripts/bench_exact_coverage.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py
+	$(BIN)/python scripts/bench_redact.py
+	$(BIN)/python scripts/bench_apis.py
 	$(BIN)/python scripts/bench_scale.py
 	$(BIN)/python scripts/bench_batches.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_plugin_eval.py

@@ -14,7 +14,9 @@ Then, side by side, how the cost grows with the suite (``--speed-only``: these a
 - pressure CPU per request (the process's user + system time over its requests, on the
   emulator, K = 1) at 100 and at 1000 scenarios, and their ratio (target: within 1.2x);
 - ``skilltest validate`` of the example suites against a bare ``python -c pass`` (target: 5x);
-- the HTML report of the 1000 scenarios: its size and its size per scenario.
+- the HTML report of the 100 and of the 1000 scenarios: its size, its size per scenario (target:
+  flat), and the elements a browser builds at load with the page's script (a scenario's details
+  are made when opened) and without it (everything).
 
     .venv/bin/python scripts/bench_scale.py [--scenarios 200] [-k 3] [-j 8] [--latency-ms 50]
     .venv/bin/python scripts/bench_scale.py --speed-only
@@ -29,10 +31,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARDS = (2, 4)
+sys.path.insert(0, str(ROOT))
+
+from tests.generated import generated_project  # noqa: E402
 
 
 def skilltest(*args: str, cwd: Path) -> float:
@@ -45,36 +51,6 @@ def skilltest(*args: str, cwd: Path) -> float:
     if done.returncode not in (0, 1):  # 1: a failing scenario, still a finished run
         raise SystemExit(f"skilltest {' '.join(args)} exited {done.returncode}:\n{done.stderr}")
     return wall
-
-
-def generated_project(folder: Path, count: int, k: int, latency_ms: int) -> Path:
-    """A skill, its emulator script (``latency_ms`` before every answer) and a suite of
-    ``count`` scenarios with K fixed at ``k``; returns the project folder."""
-    skill = folder / "skills" / "demo" / "SKILL.md"
-    skill.parent.mkdir(parents=True)
-    skill.write_text(
-        "---\nname: demo\ndescription: Aggregate logs first.\n---\nDEMO SKILL: aggregate first.\n"
-    )
-    (folder / "model.yaml").write_text(
-        "schema_version: 1\n"
-        f"faults: {{latency_ms: {latency_ms}}}\n"
-        "rules:\n"
-        "  - id: with-skill\n"
-        '    when: {system: "DEMO SKILL"}\n'
-        '    reply: {text: "sum by (level) (count_over_time({app=\\"x\\"}[5m]))"}\n'
-        'default: {text: "I would grep the error logs."}\n'
-    )
-    scenarios = "".join(
-        f"  - id: s{i:03d}\n    prompt: Investigate error spike {i}.\n"
-        "    with_skill: {required_patterns: [count_over_time]}\n"
-        for i in range(count)
-    )
-    suite = folder / "tests" / "skill-pressure" / "generated.yaml"
-    suite.parent.mkdir(parents=True)
-    suite.write_text(
-        f"skill: demo\nmodel_script: ../../model.yaml\nrepetitions: {k}\nscenarios:\n{scenarios}"
-    )
-    return folder
 
 
 def verdicts(path: Path) -> list[tuple[str, str, str]]:
@@ -167,7 +143,7 @@ def best_of(runs: int, *args: str, cwd: Path) -> float:
 def speed(folder: Path) -> None:
     """How saving, validating and the HTML report grow with the suite, side by side."""
     print("growth with the suite: pressure on the emulator (K = 1), validate, the HTML report")
-    small, small_requests, _ = pressure_cpu(folder, 100)
+    small, small_requests, small_results = pressure_cpu(folder, 100)
     large, large_requests, results = pressure_cpu(folder, 1000)
     print(
         f"  pressure CPU per request   100 scenarios {1000 * small:6.2f} ms ({small_requests} "
@@ -180,13 +156,55 @@ def speed(folder: Path) -> None:
         f"  validate (example suites)  {1000 * validate:6.0f} ms wall   python -c pass "
         f"{1000 * bare:5.0f} ms   ratio {validate / bare:5.1f}x (target < 5x)"
     )
-    html = folder / "report-1000.html"
+    hundred = html_report(small_results, folder / "report-100.html", 100)
+    thousand = html_report(results, folder / "report-1000.html", 1000)
+    print(
+        f"  HTML bytes per scenario    1000 against 100: ratio "
+        f"{thousand / 1000 / (hundred / 100):4.2f}x (target: flat, <= 1.05x); each scenario "
+        f"past the 100th adds {(thousand - hundred) / 900:,.0f} bytes"
+    )
+
+
+class ElementCount(HTMLParser):
+    """The elements of a page: all of them (what a browser without JavaScript builds), and
+    those outside the bodies made when opened (``<noscript class="later">``: what a browser
+    running the page's script builds at load)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+        self.at_load = 0
+        self._later = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.total += 1
+        self.at_load += self._later == 0
+        if tag == "noscript" and ("class", "later") in attrs:
+            self._later += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.total += 1
+        self.at_load += self._later == 0
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "noscript" and self._later:
+            self._later -= 1
+
+
+def html_report(results: Path, html: Path, scenarios: int) -> int:
+    """Writes the HTML report of ``results`` as a user does and prints its size and elements;
+    returns its bytes."""
     cpu_of("-m", "skilltest", "report", str(results), "--html", str(html), cwd=ROOT)
+    count = ElementCount()
+    count.feed(html.read_text(encoding="utf-8"))
+    count.close()
     size = html.stat().st_size
     print(
-        f"  HTML report, 1000 scenarios  {size / 1e6:5.2f} MB   {size / 1000 / 1e3:5.2f} KB "
-        "per scenario"
+        f"  HTML report, {scenarios:4} scenarios  {size / 1e6:5.2f} MB   "
+        f"{size / scenarios:6,.0f} bytes per scenario   elements built at load: "
+        f"{count.at_load:7,} with its script, {count.total:7,} without"
     )
+    return size
 
 
 def main() -> None:

@@ -1,5 +1,6 @@
-"""Shared fixtures (paths of the repository, the transcript corpus, the claude binary) and how a
-stop signal ends the suite."""
+"""Shared fixtures (paths of the repository, the transcript corpus, the claude binary, the runs
+of the example suites several files read), how pytest-xdist splits the suite between workers, and
+how a stop signal ends the suite."""
 
 from __future__ import annotations
 
@@ -8,15 +9,22 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import pytest
 
 from skilltest import groups
 from skilltest.claude.binary import resolve_claude
 from skilltest.errors import ClaudeNotFoundError
+
+if TYPE_CHECKING:
+    from xdist.remote import Producer
+    from xdist.scheduler.protocol import Scheduling
+
+    from tests.example_runs import LayerRun
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = REPO_ROOT / "tests" / "fixtures"
@@ -64,6 +72,47 @@ def fake_claude(tmp_path: Path) -> Path:
     path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLAUDE}" "$@"\n')
     path.chmod(0o755)
     return path
+
+
+@pytest.fixture(scope="session")
+def example_scenarios(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], LayerRun]:
+    """The example scenario suites as ``make test-scenarios`` runs them, made once per session
+    when a test first calls it; its readers are listed in ``tests/example_runs.py``."""
+    from tests import example_runs
+
+    return example_runs.example_scenarios(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def example_triggers_replayed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[], LayerRun]:
+    """The example trigger suites replayed from the committed cassettes, made once per session
+    when a test first calls it; its readers are listed in ``tests/example_runs.py``."""
+    from tests import example_runs
+
+    return example_runs.example_triggers_replayed(tmp_path_factory)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A shared run's readers are checked; an xdist worker puts the heaviest files first."""
+    from tests import example_runs
+
+    example_runs.check_readers(items)
+    if hasattr(config, "workerinput"):
+        from tests.work_units import heaviest_first
+
+        items[:] = heaviest_first(items)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: pytest -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> Scheduling | None:
+    """``--dist loadfile`` hands out the readers of a shared run together, heaviest first."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.work_units import SharedRunScheduling
+
+    return SharedRunScheduling(config, log)
 
 
 # One stop signal ends the whole run of the suite, and what its tests started goes with it.

@@ -138,10 +138,15 @@ def main() -> int:
     if mode == "auth":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
         Path(os.environ.get("FAKE_CHILD_PID_FILE", "child.pid")).write_text(str(child.pid))
-        for attempt in range(1, 301):
+        for attempt in range(1, 3001):  # ten minutes
             event = {"type": "system", "subtype": "api_retry", "attempt": attempt}
             emit(
-                {**event, "max_retries": 300, "error_status": 401, "error": "authentication_failed"}
+                {
+                    **event,
+                    "max_retries": 3000,
+                    "error_status": 401,
+                    "error": "authentication_failed",
+                }
             )
             time.sleep(0.2)
         return 1

@@ -8,9 +8,36 @@ and anything else (the bare model) another, and a suite ``demo.yaml`` naming bot
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
+import yaml
+
 DEMO_SKILL = "DEMO SKILL: aggregate first."
+
+MODEL_SCRIPTS = Path(__file__).resolve().parent / "model-scripts"
+"""The example suites' model scripts."""
+
+
+def make_repository(folder: Path) -> Path:
+    """Makes ``folder`` a git work tree (the repository its suites read their files from);
+    returns it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "--quiet", str(folder)], check=True, capture_output=True)
+    return folder
+
+
+def model_script_beside(text: str, script: str, folder: Path) -> str:
+    """An example suite's ``text``, which names ``../model-scripts/<script>``, naming a copy of
+    that script in ``folder`` instead: a suite reads only files of its own repository, so a
+    suite copied into a temporary folder takes its script along. The copy is JSON, which a
+    folder's suites are never taken for."""
+    copy = folder / (Path(script).stem + ".json")
+    folder.mkdir(parents=True, exist_ok=True)
+    copy.write_text(json.dumps(yaml.safe_load((MODEL_SCRIPTS / script).read_text())))
+    assert f"../model-scripts/{script}" in text
+    return text.replace(f"../model-scripts/{script}", copy.name)
 
 
 def write_skill(root: Path, text: str, name: str = "demo") -> Path:

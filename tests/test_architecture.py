@@ -21,6 +21,7 @@ ORDER: tuple[str, ...] = (
     "fields",
     "limits",
     "names",
+    "model_apis",
     "files",
     "redact",
     "stats",
@@ -33,6 +34,7 @@ ORDER: tuple[str, ...] = (
     "repetitions",
     "scheduler",
     "groups",
+    "preload",
     # formats: what is read and written
     "suite",
     "skills",

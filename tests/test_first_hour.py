@@ -76,7 +76,11 @@ def test_from_an_empty_repository_to_green_suites(wheel, tmp_path):
     if shutil.which("npm") is None or shutil.which("node") is None:
         pytest.skip("needs node and npm: skilltest setup installs Claude Code with npm")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    # Without a pip of its own (seconds of CPU to install): this environment's pip installs
+    # into it (--python).
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300
+    )
     python = venv / "bin" / "python"
     purelib = Path(
         run(
@@ -88,7 +92,17 @@ def test_from_an_empty_repository_to_green_suites(wheel, tmp_path):
     # The dependencies come from this environment; skilltest itself only from the wheel.
     (purelib / "zz-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheel),
+        ],
         cwd=tmp_path,
         env=dict(os.environ),
     )

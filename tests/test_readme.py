@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.example_runs import LayerRun
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -36,13 +39,12 @@ VOLATILE = [
 ]
 
 # What each documented command runs: the make targets are `skilltest <layer>` with the
-# toolkit's environment; their results go where the gate example reads them.
-RUNS: dict[str, list[str]] = {
+# toolkit's environment; their results go where the gate example reads them. `make
+# test-scenarios` is the session's run of the example scenario suites (tests/example_runs.py),
+# which the scenario layer's end-to-end test checks against the hand-checked rubric.
+RUNS: dict[str, list[str] | None] = {
     "make test-pressure": ["pressure", "--results", "{out}/pressure.json"],
-    "make test-scenarios": [
-        *("scenarios", "--results", "{out}/scenarios.json"),
-        *("--output-dir", "{out}/transcripts/scenarios"),
-    ],
+    "make test-scenarios": None,
     "make test-triggers": ["triggers", "--output-dir", "{out}/transcripts/triggers"],
     "skilltest triggers lgtm --only loki-error-spike --only capital-of-france -k auto": [
         *("triggers", "lgtm", "--only", "loki-error-spike", "--only", "capital-of-france"),
@@ -85,8 +87,19 @@ def masked(text: str) -> str:
     return text.rstrip("\n")
 
 
+def as_make_prints(out: str, output_dir: Path | str) -> str:
+    """What a layer printed, its transcripts' folder named as make's: the test's runs keep them
+    in folders of their own, not in output/ beside the repository's suites (where make and other
+    runs of the suite write)."""
+    return out.replace(
+        f"raw transcripts in {output_dir}", "raw transcripts in output/ beside each suite"
+    )
+
+
 @pytest.fixture(scope="module")
-def printed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+def printed(
+    tmp_path_factory: pytest.TempPathFactory, example_scenarios: Callable[[], LayerRun]
+) -> Callable[[str], str]:
     """What a documented command prints, each run once for the module."""
     work = tmp_path_factory.mktemp("readme")
     env = {
@@ -98,7 +111,15 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
 
     @functools.cache
     def run(command: str) -> str:
-        argv = [arg.format(out=work / "out") for arg in RUNS[command]]
+        argv = RUNS[command]
+        if argv is None:
+            shared = example_scenarios()
+            assert "Traceback" not in shared.err, shared.err
+            # Its results go where the gate example reads them; the session's run stays as is.
+            (work / "out").mkdir(exist_ok=True)
+            shutil.copyfile(shared.results, work / "out" / "scenarios.json")
+            return as_make_prints(shared.out, shared.output)
+        argv = [arg.format(out=work / "out") for arg in argv]
         # The layers run from the repository, as make does; the gate reads their results by
         # the relative paths the README shows.
         done = subprocess.run(
@@ -110,14 +131,8 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
             timeout=900,
         )
         assert "Traceback" not in done.stderr, done.stderr
-        # The transcripts go to this test's own folder, not to output/ beside the repository's
-        # suites (where make and other runs of the suite write): the line that says where they
-        # are reads as make's.
         if "--output-dir" in argv:
-            where = argv[argv.index("--output-dir") + 1]
-            return done.stdout.replace(
-                f"raw transcripts in {where}", "raw transcripts in output/ beside each suite"
-            )
+            return as_make_prints(done.stdout, argv[argv.index("--output-dir") + 1])
         return done.stdout
 
     return run
@@ -128,6 +143,7 @@ def test_the_readme_marks_the_printed_outputs_it_shows() -> None:
     assert sorted(commands) == sorted(RUNS), commands
 
 
+@pytest.mark.cli
 @pytest.mark.parametrize("block", printed_blocks(), ids=lambda block: block.command)
 def test_a_printed_output_is_what_the_command_prints(
     block: Block, printed: Callable[[str], str]

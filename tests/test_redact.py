@@ -11,7 +11,13 @@ from urllib.parse import quote
 
 import pytest
 
-from skilltest.redact import Redactor, encodings, map_strings
+from skilltest.redact import (
+    Redactor,
+    declarations_kept_apart,
+    declare_secrets,
+    encodings,
+    map_strings,
+)
 
 KEY = "sk-ant-api03-Zx9yWq/7+kP2mN4vB8cR1tL6hJ3gF5dS0aE"
 LABEL = "[REDACTED:ANTHROPIC_API_KEY]"
@@ -145,3 +151,38 @@ def test_redacting_a_split_key_in_a_long_text_ends_no_hang():
     shown = Redactor({"ANTHROPIC_API_KEY": KEY})(text + ZWSP.join(KEY))
     assert time.monotonic() - started < 120
     assert shown.endswith(LABEL)
+
+
+@pytest.mark.parametrize(
+    "token", ["abcdefghijklmnopqrstuvwxyz01234_", "-bcdefghijklmnopqrstuvwxyz012345"]
+)
+def test_a_token_that_starts_or_ends_with_a_separator_is_redacted_whole(token):
+    """URL-safe tokens (a world's agent token) may begin or end with ``_`` or ``-``: none of it
+    is left beside the label (a replay would miss on what was left)."""
+    shown = Redactor({"WORLD_AGENT_TOKEN": token})(f"token={token}\n")
+    assert shown == "token=[REDACTED:WORLD_AGENT_TOKEN]\n"
+
+
+def test_a_declared_secret_is_kept_out_by_every_redactor_made_after_and_then_forgotten():
+    with declarations_kept_apart():
+        declare_secrets(["acme-customer-7731", "acme", "abc"])
+        redact = Redactor({})
+        shown = redact("for acme-customer-7731 of ACME (acme), abc")
+        assert shown == "for [REDACTED:SUITE_SECRET] of ACME ([REDACTED:SUITE_SECRET]), abc"
+        # In any form, as a credential: here base64.
+        encoded = base64.b64encode(b"acme-customer-7731").decode()
+        assert "[REDACTED:SUITE_SECRET]" in Redactor({})(encoded)
+    assert Redactor({})("for acme-customer-7731") == "for acme-customer-7731"
+
+
+def test_the_known_redactor_holds_the_environments_credentials_and_what_suites_declared():
+    from skilltest.redact import known_redactor
+
+    with declarations_kept_apart():
+        declare_secrets(["team-0123456789abcdef", "corp"])
+        redact = known_redactor({"ANTHROPIC_API_KEY": KEY, "HOME": "/home/someone-long"})
+        assert redact(f"key {KEY[7:]} team team-0123456789abcdef host corp.example home") == (
+            f"key {LABEL} team [REDACTED:SUITE_SECRET] host [REDACTED:SUITE_SECRET].example home"
+        )
+        assert redact("/home/someone-long") == "/home/someone-long"  # not a credential
+    assert known_redactor({})("team-0123456789abcdef corp") == "team-0123456789abcdef corp"

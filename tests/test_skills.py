@@ -139,12 +139,15 @@ def test_the_current_directory_is_not_searched(tmp_path, monkeypatch, layer):
     git_init(elsewhere)
     _skill(elsewhere, "demo", "OTHER-DEMO")
     monkeypatch.chdir(elsewhere)
-    suite = tmp_path / "suites" / "suite.yaml"  # in no repository: its folder and those above
+    suite = tmp_path / "suites" / "suite.yaml"  # in no repository, nor in the current folder
     suite.parent.mkdir()
     suite.write_text("skill: demo\n" + body)
     with pytest.raises(SkillNotFoundError):
         load(suite)
-    _skill(tmp_path, "demo", "ABOVE-DEMO")  # above the suite, no repository: found
+    _skill(tmp_path, "demo", "ABOVE-DEMO")  # above the suite's folder, its repository: not found
+    with pytest.raises(SkillNotFoundError):
+        load(suite)
+    monkeypatch.chdir(tmp_path)  # the suite lies in the current folder, its repository now
     assert "ABOVE-DEMO" in skill_of(layer, load(suite)).text
 
 

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.optimize
 import scipy.stats
 
 from skilltest.stats import (
@@ -53,20 +54,36 @@ def test_the_difference_p_value_at_zero_is_barnards_test(table):
     assert difference_p_value(x1, n1, x2, n2, 0.0) == pytest.approx(reference.pvalue, rel=1e-9)
 
 
+def _score(x, n1, y, n2, delta):
+    """The Miettinen-Nurminen score statistic under "A - B = delta", its constrained rates found
+    by maximising the likelihood numerically (not the closed form the module uses)."""
+    low, high = max(0.0, -delta), min(1.0, 1.0 - delta)
+
+    def minus_log_likelihood(rate):
+        return -(
+            scipy.stats.binom.logpmf(x, n1, min(1.0, rate + delta))
+            + scipy.stats.binom.logpmf(y, n2, rate)
+        )
+
+    rate = scipy.optimize.minimize_scalar(
+        minus_log_likelihood, bounds=(low, high), method="bounded", options={"xatol": 1e-12}
+    ).x
+    spread = np.sqrt((rate + delta) * (1 - rate - delta) / n1 + rate * (1 - rate) / n2)
+    return 0.0 if spread < 1e-9 else (x / n1 - y / n2 - delta) / spread
+
+
 def _brute_p_value(x1, n1, x2, n2, delta):
     """The p-value by enumerating every table and a grid of 20001 nuisance rates."""
-    pooled = lambda x, y: (  # noqa: E731
-        0.0
-        if (x + y) in (0, n1 + n2)
-        else (x / n1 - y / n2)
-        / np.sqrt((x + y) / (n1 + n2) * (1 - (x + y) / (n1 + n2)) * (1 / n1 + 1 / n2))
-    )
-    observed = pooled(x1, x2)
+    scores = {
+        (x, y): _score(x, n1, y, n2, delta)
+        for x, y in itertools.product(range(n1 + 1), range(n2 + 1))
+    }
+    observed = scores[x1, x2]
     region = {
         (x, y)
-        for x, y in itertools.product(range(n1 + 1), range(n2 + 1))
+        for x, y in scores
         # the monotone closure: some table at most as far right and at least as far down
-        if any(pooled(a, b) >= observed - 1e-12 for a in range(x + 1) for b in range(y, n2 + 1))
+        if any(scores[a, b] >= observed - 1e-6 for a in range(x + 1) for b in range(y, n2 + 1))
     }
     rates = np.linspace(max(0, -delta), min(1, 1 - delta), 20001)
     total = np.zeros_like(rates)
@@ -90,9 +107,63 @@ def test_the_interval_is_the_set_of_differences_not_rejected():
     assert interval.value == pytest.approx(0.8)
     assert difference_p_value(9, 10, 1, 10, interval.low) <= 0.025
     assert difference_p_value(9, 10, 1, 10, interval.low + 1e-6) > 0.025
-    # Monotone in the difference: the p-value only grows.
-    grid = [difference_p_value(9, 10, 1, 10, d) for d in np.linspace(-0.9, 0.9, 37)]
-    assert grid == sorted(grid)
+    # Every difference below the bound is rejected.
+    below = np.linspace(-0.999, interval.low, 200)
+    assert max(difference_p_value(9, 10, 1, 10, d) for d in below) <= 0.025
+
+
+@pytest.mark.parametrize(
+    ("table", "bounds"),
+    [
+        # The intervals the gate and the reports print in their tests and in the README.
+        ((6, 8, 8, 8), (-0.6509, 0.1746)),
+        ((3, 4, 4, 4), (-0.8059, 0.3886)),
+        ((8, 8, 8, 8), (-0.3694, 0.3694)),
+        ((2, 8, 8, 8), (-0.9681, -0.2919)),
+    ],
+)
+def test_printed_intervals_agree_with_enumerating_every_table(table, bounds):
+    interval = exact_difference(*table)
+    assert (interval.low, interval.high) == pytest.approx(bounds, abs=1e-4)
+    x1, n1, x2, n2 = table
+    # The lower bound is the first difference the brute-force test keeps; by symmetry the upper
+    # bound is the lower bound of B - A.
+    assert _brute_p_value(x1, n1, x2, n2, interval.low) <= 0.025 + 1e-9
+    assert _brute_p_value(x1, n1, x2, n2, interval.low + 1e-3) > 0.025
+    assert _brute_p_value(x2, n2, x1, n1, -interval.high) <= 0.025 + 1e-9
+    assert _brute_p_value(x2, n2, x1, n1, -interval.high + 1e-3) > 0.025
+
+
+def test_ties_carry_information():
+    # Ten passes of ten in both arms rule out more than five of ten in both: the ordering is by
+    # the score statistic under each tested difference, not only at 0.
+    always = exact_difference(10, 10, 10, 10)
+    half = exact_difference(5, 10, 5, 10)
+    assert (always.low, always.high) == pytest.approx((-0.3085, 0.3085), abs=1e-4)
+    assert (half.low, half.high) == pytest.approx((-0.4561, 0.4561), abs=1e-4)
+    # Tied arms that always pass become neutral (within +-0.05) at 75 runs per arm.
+    assert exact_difference(75, 75, 75, 75).low >= -0.05
+    assert exact_difference(74, 74, 74, 74).low < -0.05
+
+
+def _coverage_errors(n1, n2, rate_a, rate_b):
+    """The exact chance that the interval's lower bound lies above the true difference, and the
+    chance that its upper bound lies below it, summed over every table."""
+    true = rate_a - rate_b
+    above = below = 0.0
+    for x, y in itertools.product(range(n1 + 1), range(n2 + 1)):
+        chance = scipy.stats.binom.pmf(x, n1, rate_a) * scipy.stats.binom.pmf(y, n2, rate_b)
+        interval = exact_difference(x, n1, y, n2)
+        above += chance * (interval.low > true + 1e-12)
+        below += chance * (interval.high < true - 1e-12)
+    return above, below
+
+
+@pytest.mark.parametrize(("n1", "n2"), [(3, 3), (5, 5), (4, 6)])
+def test_each_bound_errs_at_most_2_5_percent_at_every_pair_of_rates(n1, n2):
+    rates = [0.0, 0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95, 1.0]
+    worst = max(max(_coverage_errors(n1, n2, a, b)) for a, b in itertools.product(rates, rates))
+    assert worst <= 0.025
 
 
 @pytest.mark.parametrize("table", [(3, 3, 0, 3), (2, 5, 4, 6), (7, 9, 7, 9), (0, 4, 1, 2)])
@@ -115,5 +186,6 @@ def test_three_runs_decide_a_consistent_separation_two_cannot():
 
 def test_one_thousand_runs_per_arm_stay_exact_and_fast():
     interval = exact_difference(700, 1000, 600, 1000)
-    assert interval.low == pytest.approx(0.0138, abs=1e-3)
-    assert interval.high == pytest.approx(0.1479, abs=1e-3)
+    # Near the normal approximation's 0.1 -+ 0.042 at this size.
+    assert interval.low == pytest.approx(0.0567, abs=1e-3)
+    assert interval.high == pytest.approx(0.1418, abs=1e-3)

@@ -4,15 +4,23 @@ A credential (an API key, an OAuth token, a controlled world's agent token) must
 results file, a trace, a cassette, a report or the terminal, even when a model or an agent
 repeats it. :class:`Redactor` replaces every secret, and every piece of one long enough to
 matter, by ``[REDACTED:<NAME>]``.
+
+A suite declares secrets of its own that are not credentials: the values it lists under
+``replay: {redact: [...]}`` and the caller's values of the variables its world names. Once a
+layer has loaded its suites it declares them (:func:`declare_secrets`), and every redactor made
+after that keeps them out too, as ``[REDACTED:SUITE_SECRET]``.
 """
 
 from __future__ import annotations
 
 import base64
 import bisect
+import contextlib
 import functools
+import os
 import re
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -94,13 +102,52 @@ def encodings(secret: str) -> list[str]:
     return [form for form in forms if form and form != secret]
 
 
+DECLARED = "SUITE_SECRET"
+"""The name a declared secret is redacted under."""
+
+SHORTEST_DECLARED = 4
+"""A suite may declare values this short (``replay.redact`` refuses shorter ones)."""
+
+_declared: dict[str, None] = {}
+_declared_lock = threading.Lock()
+
+
+def declare_secrets(values: Iterable[str]) -> None:
+    """Keeps ``values`` (secrets a suite declares) out of everything this process writes from
+    now on: every :class:`Redactor` made after this call replaces them too. Values shorter than
+    :data:`SHORTEST_DECLARED` are ignored."""
+    with _declared_lock:
+        _declared.update((value, None) for value in values if len(value) >= SHORTEST_DECLARED)
+
+
+def declared_secrets() -> tuple[str, ...]:
+    """The secrets declared so far (:func:`declare_secrets`)."""
+    with _declared_lock:
+        return tuple(_declared)
+
+
+@contextlib.contextmanager
+def declarations_kept_apart() -> Iterator[None]:
+    """What is declared inside is forgotten at its end: one command's suites' secrets are not
+    the next command's (the command line runs each command inside)."""
+    with _declared_lock:
+        saved = dict(_declared)
+    try:
+        yield
+    finally:
+        with _declared_lock:
+            _declared.clear()
+            _declared.update(saved)
+
+
 class Redactor:
     """Replaces secret values, and any piece of one 12 characters or longer, in what is stored.
 
     An agent that prints a key without its ``sk-ant-`` prefix, or a slice of it, still leaks
     the part that matters: every run of 12 or more characters that also occurs in a secret is
     replaced whole (the longest such run, not just 12 characters) by ``[REDACTED:<VARIABLE>]``.
-    Shorter values (8 to 11 characters) are replaced only where they occur whole.
+    Shorter values (8 to 11 characters) are replaced only where they occur whole; so are the
+    declared secrets (:func:`declare_secrets`) of 4 to 7 characters, as written.
 
     The same holds for the secret's encodings (:func:`encodings`: base64 and URL-safe base64 at
     each of the three alignments a longer encoded text can give it, percent-encoding, per byte
@@ -134,9 +181,14 @@ class Redactor:
             placeholder: One text to replace every secret with instead (``[REDACTED]``).
         """
         self.placeholder = placeholder
+        declared = declared_secrets()
+        named = [*secrets.items(), *((DECLARED, value) for value in declared)]
+        self._exact = sorted(
+            (value for value in declared if len(value) < self.MIN_LENGTH), key=len, reverse=True
+        )
         pairs = [
             (form.lower(), name)
-            for name, value in secrets.items()
+            for name, value in named
             if value and len(value) >= self.MIN_LENGTH
             for form in dict.fromkeys((value, *encodings(value)))
             if len(form) >= self.MIN_LENGTH
@@ -152,7 +204,7 @@ class Redactor:
         # per-byte forms: whole only, since a separator may stand anywhere.
         split = [
             (form, name)
-            for name, value in secrets.items()
+            for name, value in named
             if value and len(value) >= self.MIN_LENGTH
             for form in per_unit_forms(value)
         ]
@@ -176,14 +228,26 @@ class Redactor:
 
     @classmethod
     def for_environment(cls, env: Mapping[str, str]) -> Redactor:
-        """A redactor for the credential variables found in ``env``."""
-        return cls({name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)})
+        """A redactor for the credential variables found in ``env`` and the declared secrets:
+        what this process knows to keep out. One is made for each set of them, and kept."""
+        credentials = tuple((name, env[name]) for name in CREDENTIAL_VARIABLES if env.get(name))
+        return _known(credentials, declared_secrets())
 
     def __call__(self, text: str) -> str:
-        text = self._replace(text, self._split_spans)
-        text = self._replace(text, self._fragment_spans)
+        if not (self._split or self._blocks or self._whole or self._exact):
+            return text  # nothing to keep out (no credential set, no secret declared)
+        # One pass over both kinds of span, merged: a split form ends at its last character
+        # that is not a separator, and the run it shares with the secret carries on to the
+        # secret's own trailing `_` or `-`, which two passes would leave behind.
+        text = self._replace(
+            text,
+            lambda folded: _merged([*self._split_spans(folded), *self._fragment_spans(folded)]),
+        )
         for pattern, name in self._whole:
             text = pattern.sub(self._label(name), text)
+        for value in self._exact:
+            if value in text:
+                text = text.replace(value, self._label(DECLARED))
         return text
 
     def _replace(self, text: str, find: Callable[[str], list[tuple[int, int, str]]]) -> str:
@@ -238,6 +302,14 @@ class Redactor:
                         found.append((start, end, name))
                 hit = text.find(block, hit + 1)
         return _merged(found)
+
+
+@functools.lru_cache(maxsize=16)
+def _known(credentials: tuple[tuple[str, str], ...], declared: tuple[str, ...]) -> Redactor:
+    """A redactor for ``credentials`` and the ``declared`` secrets (those declared now: a
+    redactor takes them when it is made)."""
+    del declared  # the cache's key: the redactor reads them itself
+    return Redactor(dict(credentials))
 
 
 def _finds(text: str, form: str) -> list[int]:
@@ -304,3 +376,17 @@ def redactor_of(values: tuple[str, ...], placeholder: str) -> Callable[[str], st
         return text
 
     return redact
+
+
+# --- what this process knows to be secret ----------------------------------------------------
+
+
+def known_redactor(env: Mapping[str, str] | None = None) -> Callable[[str], str]:
+    """The redactor of every secret this process knows: the credential variables of ``env``
+    (this process's environment by default) and the secrets the suites declared
+    (:func:`declare_secrets`).
+
+    Where no run exists yet (a health check of an MCP server, an error message, ``lint``),
+    this keeps a child's stderr or an exception's text from showing a secret.
+    """
+    return Redactor.for_environment(os.environ if env is None else env)

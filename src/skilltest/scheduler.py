@@ -23,6 +23,8 @@ cleanup, while the event loop still runs it.
 from __future__ import annotations
 
 import asyncio
+import collections
+import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -33,6 +35,7 @@ Item = TypeVar("Item")
 """What a layer plans (a scenario of a suite)."""
 Record = TypeVar("Record")
 """What one run gives (a judged or scored run)."""
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -85,8 +88,8 @@ async def run_rounds(
     *,
     workers: int,
     run: Callable[[Item, str, int], Awaitable[Record]],
-    decided: Callable[[Item, Sequence[Record], int], bool],
-    finished: Callable[[Item, list[Record], int], None],
+    decided: Callable[[Item, Sequence[Record], int], bool | Awaitable[bool]],
+    finished: Callable[[Item, list[Record], int], Awaitable[None] | None],
     started: Callable[[Item, Record], None] | None = None,
     admit: Callable[[Item, str, int], bool] | None = None,
 ) -> None:
@@ -98,8 +101,10 @@ async def run_rounds(
         run: Runs one (scenario, arm, repetition counted from 0) and returns its record; it
             must not raise for a failed run (a failure is a record).
         decided: Whether a scenario's verdict is decided after K repetitions per arm (asked
-            only of adaptive plans, after each round).
-        finished: Called once per scenario with all its records and the K it took.
+            only of adaptive plans, after each round); a coroutine function is awaited, so a
+            layer can judge off the event loop while the other workers' runs go on.
+        finished: Called once per scenario with all its records and the K it took (awaited
+            when it returns an awaitable).
         started: Called with each record as soon as its run ends (progress, partial results).
         admit: Asked before each run starts (a budget); once it says no, no run starts any
             more: the runs in flight finish, and a scenario whose plan is not through is not
@@ -110,6 +115,10 @@ async def run_rounds(
     wake = asyncio.Condition()
     exhausted = False
     halted = False
+    deciding = 0
+    """Scenarios whose round is being judged (``decided`` awaited): more runs may follow."""
+    skipped: list[Item] = []
+    """Skipped scenarios taken from the queue, to be handed to ``finished``."""
 
     def take() -> tuple[_Open[Item, Record], int, str] | None:
         nonlocal exhausted
@@ -125,7 +134,7 @@ async def run_rounds(
                 exhausted = True
                 break
             if entry.skip:
-                finished(entry.item, [], 0)
+                skipped.append(entry.item)
                 continue
             scenario = _Open(entry.item, entry.plan, entry.arms, target=entry.plan.first)
             open_scenarios.append(scenario)
@@ -135,9 +144,10 @@ async def run_rounds(
         return None
 
     def busy() -> bool:
-        return any(s.in_flight for s in open_scenarios)
+        return deciding > 0 or any(s.in_flight for s in open_scenarios)
 
     async def complete(scenario: _Open[Item, Record], record: Record) -> None:
+        nonlocal deciding
         scenario.records.append(record)
         scenario.in_flight -= 1
         if started is not None:
@@ -145,14 +155,21 @@ async def run_rounds(
         if scenario.in_flight or scenario.pending():
             return
         k = scenario.target
-        if scenario.plan.more_after(k) and not decided(scenario.item, scenario.records, k):
+        more = scenario.plan.more_after(k)
+        if more:
+            deciding += 1
+            try:
+                more = not await _value(decided(scenario.item, scenario.records, k))
+            finally:
+                deciding -= 1
+        if more:
             if halted:
                 return  # undecided, and no more runs start: the scenario is not through
             scenario.done_before, scenario.issued = k, 0
             scenario.target = k + 1
         else:
             open_scenarios.remove(scenario)
-            finished(scenario.item, scenario.records, k)
+            await _value(finished(scenario.item, scenario.records, k))
         async with wake:
             wake.notify_all()
 
@@ -160,6 +177,8 @@ async def run_rounds(
         nonlocal halted
         while True:
             step = take()
+            while skipped:
+                await _value(finished(skipped.pop(0), [], 0))
             if step is None:
                 if halted or (not busy() and exhausted):
                     async with wake:
@@ -179,15 +198,26 @@ async def run_rounds(
             record = await run(scenario.item, arm, rep)
             await complete(scenario, record)
 
-    # No more workers than runs the plans can ask for: idle workers all wake at each finished
-    # run, so a -j far above the suite's size would cost time for nothing.
     most = sum(entry.plan.most * len(entry.arms) for entry in planned if not entry.skip)
-    await run_workers([worker() for _ in range(max(1, min(workers, most)))])
+    await run_workers(worker, jobs=workers, runs=most)
 
 
-async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
-    """Runs ``workers`` side by side to their end; when one raises, the others are cancelled
-    and waited for before its exception propagates.
+async def _value(result: _T | Awaitable[_T]) -> _T:
+    """A callback's result, awaited when it is awaitable."""
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
+async def run_workers(
+    worker: Callable[[], Coroutine[Any, Any, None]], *, jobs: int, runs: int
+) -> None:
+    """Runs ``jobs`` workers side by side to their end, but never more than ``runs`` (the runs
+    there are to make) nor fewer than one; when one raises, the others are cancelled and waited
+    for before its exception propagates.
+
+    A worker more than there are runs has nothing to do but wake at every finished run: ``-j
+    100000`` on a suite of ten runs starts ten workers, and ends as soon as ``-j 10`` would.
 
     ``asyncio.gather`` alone leaves the others running: their runs then belong to nobody, and
     are torn down only when ``asyncio.run`` cancels every task at once, asyncio's own included.
@@ -198,7 +228,7 @@ async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
         Exception: the first exception a worker raised (``CancelledError`` when the caller was
             cancelled, after the workers were).
     """
-    tasks = [asyncio.ensure_future(worker) for worker in workers]
+    tasks = [asyncio.ensure_future(worker()) for _ in range(max(1, min(jobs, runs)))]
     try:
         await asyncio.gather(*tasks)
     finally:
@@ -206,3 +236,72 @@ async def run_workers(workers: Sequence[Coroutine[Any, Any, None]]) -> None:
             task.cancel()
         # Done tasks ignore the cancel; the others unwind (processes stopped, servers closed).
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class Turns:
+    """At most ``size`` holders at once, served in the order they queued.
+
+    A run queues as it starts (:meth:`queue`), prepares what it can beside the others, then
+    waits for its turn (``async with`` the :class:`Turn`): runs take their turns in the order
+    they were started, however long each took to prepare.
+    """
+
+    def __init__(self, size: int) -> None:
+        """
+        Args:
+            size: How many may hold a turn at once (at least 1).
+        """
+        self.size = max(1, size)
+        self.held = 0
+        self.waiting: collections.deque[Turn] = collections.deque()
+
+    def queue(self) -> Turn:
+        """A place in the line, taken now."""
+        turn = Turn(self)
+        self.waiting.append(turn)
+        return turn
+
+    def _grant(self) -> None:
+        while self.held < self.size and self.waiting and self.waiting[0].ready:
+            turn = self.waiting.popleft()
+            self.held += 1
+            turn.holding = True
+            turn.granted.set()
+
+
+class Turn:
+    """One place in the line of a :class:`Turns`: waited for with ``async with``, given back by
+    :meth:`release` (or the end of the block, whichever comes first)."""
+
+    def __init__(self, turns: Turns) -> None:
+        self.turns = turns
+        self.ready = False
+        """Whether it waits for its turn now (a place ahead that is not ready holds the rest)."""
+        self.holding = False
+        self.granted = asyncio.Event()
+
+    async def __aenter__(self) -> Turn:
+        self.ready = True
+        self.turns._grant()
+        try:
+            await self.granted.wait()
+        except BaseException:
+            self.release()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Gives the turn back, or the place in the line if it was not served yet (once; later
+        calls do nothing)."""
+        turns = self.turns
+        if self.holding:
+            self.holding = False
+            turns.held -= 1
+        elif self in turns.waiting:
+            turns.waiting.remove(self)
+        else:
+            return
+        turns._grant()

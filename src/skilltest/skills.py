@@ -10,6 +10,7 @@ from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.names import check_name, name_problem
 from skilltest.suite.loader import parse_yaml
+from skilltest.suite.repository import Repository, git_work_tree, repository_of
 
 
 @dataclass(frozen=True)
@@ -55,25 +56,22 @@ def skill_name_from_file(skill_file: str) -> str | None:
 def repository_root(path: Path) -> Path | None:
     """The nearest folder at or above ``path`` that holds ``.git`` (a folder, or the file of a
     worktree or submodule), or ``None`` when ``path`` is in no repository."""
-    for folder in (path, *path.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+    return git_work_tree(path)
 
 
 def search_folders(suite_path: Path) -> list[Path]:
     """Where a suite's skills are looked up: the suite's folder, then each folder above it up to
-    the suite's repository root (the whole way up when the suite is in no repository).
+    the suite's repository (:func:`skilltest.suite.repository.repository_of`).
 
-    The current directory is never searched, and nothing above the repository root: a suite
-    copied into another repository, or run from inside one, must not pick up that repository's
-    different skill of the same name.
+    The current directory is never searched unless it is the suite's repository, and nothing
+    above that: a suite copied into another repository, or run from inside one, must not pick
+    up that repository's different skill of the same name.
     """
     folder = suite_path.resolve().parent
-    root = repository_root(folder)
+    root = repository_of(suite_path).root
     folders = [folder]
     for parent in folder.parents:
-        if root is not None and not parent.is_relative_to(root):
+        if not parent.is_relative_to(root):
             break
         folders.append(parent)
     return folders
@@ -107,6 +105,7 @@ def find_skill(
     """
     check_name(name, what="the skill name", location=location or str(suite_path))
     tried: list[Path] = []
+    written = skill_file
     if skill_file:
         tried = _candidates(Path(skill_file), suite_path)
     elif skills_dir is not None:
@@ -114,8 +113,13 @@ def find_skill(
     else:
         tried = _candidates(Path("skills") / name / "SKILL.md", suite_path)
         tried += _candidates(Path(".claude") / "skills" / name / "SKILL.md", suite_path)
+    # A skill the suite names (not one of --skills-dir, the person's own choice) is read, copied
+    # into every run and sent to the model: it must lie in the suite's repository.
+    repository = None if skills_dir is not None and not skill_file else repository_of(suite_path)
     for candidate in tried:
         if candidate.is_file():
+            if repository is not None:
+                _confine(candidate, repository, written, location or str(suite_path))
             text = _read_skill(candidate)
             description = _frontmatter(text).get("description")
             return Skill(
@@ -132,6 +136,17 @@ def find_skill(
         location=location or str(suite_path),
         fix="create skills/<skill>/SKILL.md, pass --skills-dir DIR, or set skill_file:",
     )
+
+
+def _confine(skill_file: Path, repository: Repository, written: str | None, location: str) -> None:
+    """Refuses a skill the suite names whose SKILL.md, or a link in whose folder, leads out of
+    the suite's repository."""
+    home = repository.root
+    shown = written or (
+        str(skill_file.relative_to(home)) if skill_file.is_relative_to(home) else str(skill_file)
+    )
+    resolved = repository.inside(skill_file, written=shown, location=location)
+    repository.check_links(resolved.parent, location=location)
 
 
 def load_skill(skill_file: Path, name: str | None = None) -> Skill:

@@ -14,16 +14,21 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.bad_input.test_trial import HANG_S, demo, fifo, snapshot
-from tests.report.documents import pressure_document, pressure_scenario
+from tests.bad_input.commands import clean_env, skilltest
+from tests.bad_input.test_trial import demo, fifo, snapshot
+from tests.report.documents import (
+    IMPROVED,
+    pressure_document,
+    pressure_scenario,
+    scenarios_document,
+    triggers_document,
+)
 
 NULL_DEVICE = os.makedev(1, 3)
 """The device numbers of /dev/null: a node made with them in the test's folder is a device the
@@ -54,21 +59,8 @@ def run_case(case: Case, tmp_path: Path) -> None:
         folder.mkdir()
     argv = case.setup(root)
     before = snapshot(tmp_path)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env.pop("GITHUB_STEP_SUMMARY", None)
-    env.update(HOME=str(home), TMPDIR=str(temp))
-    env.update({key: value.format(dir=root) for key, value in case.env.items()})
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "skilltest", *argv],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=HANG_S,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.name}: still running after {HANG_S:g} s")
+    env = clean_env(tmp_path, **{key: value.format(dir=root) for key, value in case.env.items()})
+    done = skilltest(argv, root, env)
     said = done.stdout + done.stderr
     assert done.returncode == case.exit_code, said
     assert case.message.format(dir=root) in said, said
@@ -327,4 +319,159 @@ READ_CASES = [
 
 @pytest.mark.parametrize("case", READ_CASES, ids=[case.name for case in READ_CASES])
 def test_a_hostile_file_read_ends_as_documented(case: Case, tmp_path: Path) -> None:
+    run_case(case, tmp_path)
+
+
+# --- results files whose runs are empty or lack their fields --------------------------------
+
+
+def empty_runs(layer: str, run: dict[str, object]) -> Callable[[Path], Path]:
+    """A ``layer`` results file whose every scenario (or query) has the one run ``run``."""
+
+    def write(root: Path, name: str = "r.json") -> Path:
+        if layer == "triggers":
+            document = triggers_document()
+            for query in document["suites"][0]["queries"]:
+                query["runs"] = [dict(run)]
+        else:
+            make = pressure_document if layer == "pressure" else scenarios_document
+            scenario = (
+                pressure_scenario("aggregate", "steers", 3, 3, 3, (1.0, 0.3, 1.0))
+                if layer == "pressure"
+                else IMPROVED
+            )
+            document = make({**scenario, "runs": [dict(run)]})
+        (root / name).write_text(json.dumps(document))
+        return root / name
+
+    return write
+
+
+READERS: dict[str, Callable[[Path], list[str]]] = {
+    "report": lambda path: ["report", str(path)],
+    "compare": lambda path: ["compare", str(path), str(path)],
+    "gate": lambda path: ["gate", str(path), "--allow-offline"],
+    "merge": lambda path: ["merge", str(path), "-o", "m.json"],
+}
+"""Every command that reads a results file, given one."""
+
+RUNS = {
+    "pressure": ("{}", "scenarios/0/runs/0: 'arm' is a required property"),
+    "scenarios": ("{}", "scenarios/0/runs/0: 'arm' is a required property"),
+    "triggers": ("{}", "suites/0/queries/0/runs/0: 'rep' is a required property"),
+    "scenarios without rep": (
+        '{"arm": "with_skill", "score": 1.0}',
+        "scenarios/0/runs/0: 'rep' is a required property",
+    ),
+    "pressure with an arm of no layer": (
+        '{"arm": "both", "rep": 0, "passed": true}',
+        "scenarios/0/runs/0/arm: 'both' is not valid here: 'both' is not one of "
+        "['with_skill', 'without_skill', 'previous']",
+    ),
+}
+"""A layer's file (its name's first word), the run each of its scenarios has, what is said."""
+
+EMPTY_RUN_CASES = [
+    Case(f"{command} of {layer} results whose runs are {run}",
+         lambda r, c=command, f=layer, x=run: READERS[c](
+             empty_runs(f.split()[0], json.loads(x))(r)), 2, f"{{dir}}/r.json#/{said}")
+    for command in READERS
+    for layer, (run, said) in RUNS.items()
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", EMPTY_RUN_CASES, ids=[case.name for case in EMPTY_RUN_CASES])
+def test_a_results_file_with_empty_runs_is_refused_by_every_reader(
+    case: Case, tmp_path: Path
+) -> None:
+    run_case(case, tmp_path)
+
+
+def trace_with(root: Path, change: Callable[[list[dict[str, object]]], None]) -> list[str]:
+    """A run's trace (written by a pressure run) changed by ``change``; ``show`` of it."""
+    done = skilltest(["pressure", str(demo(root)), "--output-dir", "out"], root, clean_env(root))
+    assert done.returncode == 1, done.stderr
+    written = root / "out" / "demo" / "aggregate" / "with-skill-1.trace.jsonl"
+    lines = [json.loads(line) for line in written.read_text().splitlines()]
+    change(lines)
+    (root / "t.trace.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return ["show", "t.trace.jsonl"]
+
+
+SHOW_CASES = [
+    Case("show a trace with an empty line object",
+         lambda r: trace_with(r, lambda lines: lines.insert(1, {})), 2,
+         "t.trace.jsonl:2: line 2 is not a header, event or outcome (its kind is missing)",
+         writes=("out/**",)),
+    Case("show a trace of only its header",
+         lambda r: trace_with(r, lambda lines: lines.__delitem__(slice(1, None))), 2,
+         "t.trace.jsonl: the trace has no outcome line", writes=("out/**",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", SHOW_CASES, ids=[case.name for case in SHOW_CASES])
+def test_a_trace_with_an_empty_line_or_without_its_outcome_is_refused(
+    case: Case, tmp_path: Path
+) -> None:
+    run_case(case, tmp_path)
+
+
+# --- an id of 10,000 characters, which would name cassettes, traces and transcripts ----------
+
+LONG_ID = "a" * 10_000
+
+SCENARIO_SUITE_TEXT = """\
+skill: demo
+model_script: model.yaml
+repetitions: 1
+scenarios:
+  - id: {id}
+    prompt: "Error spike in checkout. How do you investigate?"
+    expected: {{text_patterns: [count_over_time]}}
+"""
+
+TRIGGER_SUITE_TEXT = """\
+skill: demo
+model_script: model.yaml
+queries:
+  - id: {id}
+    query: "Error spike in checkout. How do you investigate?"
+    should_trigger: true
+"""
+
+
+def long_id(layer: str, *options: str) -> Callable[[Path], list[str]]:
+    """A ``layer`` suite (of the demo project) whose one scenario or query has a 10,000-character
+    id; the command that runs it with ``options``."""
+
+    def setup(root: Path) -> list[str]:
+        suite = demo(root)
+        if layer == "pressure":
+            suite.write_text(suite.read_text().replace("id: aggregate", f"id: {LONG_ID}"))
+        else:
+            text = SCENARIO_SUITE_TEXT if layer == "scenarios" else TRIGGER_SUITE_TEXT
+            suite.write_text(text.format(id=LONG_ID))
+        return [layer, str(suite), *options]
+
+    return setup
+
+
+def too_long(pointer: str) -> str:
+    return f"{{dir}}/demo.yaml#/{pointer}/0/id: '{'a' * 78}… is too long"
+
+
+LONG_ID_CASES = [
+    *(Case(f"{layer} {' '.join(options)} with a 10,000-character id", long_id(layer, *options),
+           2, too_long("queries" if layer == "triggers" else "scenarios"))
+      for layer in ("pressure", "scenarios", "triggers")
+      for options in (("--record", "cassettes"), ("--output-dir", "out"))),
+    Case("validate a scenario suite with a 10,000-character id",
+         lambda r: ["validate", long_id("scenarios")(r)[1]], 2, too_long("scenarios")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LONG_ID_CASES, ids=[case.name for case in LONG_ID_CASES])
+def test_an_id_too_long_to_name_a_file_is_refused_where_it_is_written(
+    case: Case, tmp_path: Path
+) -> None:
     run_case(case, tmp_path)

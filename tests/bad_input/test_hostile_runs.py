@@ -12,9 +12,6 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.bad_input.commands import clean_env, skilltest
 from tests.projects import demo_suite, write_demo_project
-
-HANG_S = 120.0
-"""A command still running after this long hangs (how fast it ends is a benchmark's business)."""
 
 DEPTH = 200_000
 MESSAGE_HEAD = b'{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": '
@@ -33,6 +28,11 @@ MESSAGE_TAIL = b', "stop_reason": "end_turn", "usage": {"input_tokens": 1, "outp
 A_MESSAGE = MESSAGE_HEAD + b'[{"type": "text", "text": "hello"}]' + MESSAGE_TAIL
 DEEP_MESSAGE = MESSAGE_HEAD + b"[" * DEPTH + b"]" * DEPTH + MESSAGE_TAIL
 """A message whose content is 200,000 arrays, one inside the other."""
+LONG_MESSAGE = (
+    MESSAGE_HEAD + b'[{"type": "text", "text": "' + b"x" * 100_000 + b'"}]' + MESSAGE_TAIL
+)
+"""A message of 100 kB: dripped a byte a second, only the run's timeout ends it before the
+command's hang bound does (it would take more than a day)."""
 
 
 class _Api(http.server.BaseHTTPRequestHandler):
@@ -107,35 +107,6 @@ def api() -> Iterator[Callable[[Callable[[_Api], None]], tuple[str, list[str]]]]
         server.server_close()
 
 
-def skilltest(
-    argv: list[str], cwd: Path, env: dict[str, str], timeout: float = HANG_S
-) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Runs ``python -m skilltest`` to its end; fails the test if it hangs. Gives its seconds."""
-    started = time.monotonic()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "skilltest", *argv],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"skilltest {' '.join(argv)}: still running after {timeout:g} s")
-    return done, time.monotonic() - started
-
-
-def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """The environment of a command: its own HOME and TMPDIR, no credentials but ``extra``."""
-    home, temp = tmp_path / "home", tmp_path / "tmp"
-    home.mkdir(exist_ok=True)
-    temp.mkdir(exist_ok=True)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env.update(HOME=str(home), TMPDIR=str(temp), **extra)
-    return env
-
-
 def pressure_project(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     return write_demo_project(root, demo_suite(repetitions=1), "schema_version: 1\n")
@@ -148,7 +119,7 @@ def test_a_reply_nested_200000_deep_is_each_runs_error_not_a_crash(tmp_path, api
     url, requests = api(answer(DEEP_MESSAGE))
     suite = pressure_project(tmp_path / "work")
     env = clean_env(tmp_path, ANTHROPIC_API_KEY="sk-test-only", ANTHROPIC_BASE_URL=url)
-    done, _ = skilltest(
+    done = skilltest(
         ["pressure", str(suite), "--backend", "anthropic", "--max-retries", "0"],
         suite.parent,
         env,
@@ -164,12 +135,12 @@ def test_a_reply_nested_200000_deep_is_each_runs_error_not_a_crash(tmp_path, api
 
 def test_timeout_cuts_a_reply_that_drips_a_byte_a_second(tmp_path, api):
     # Each read gets its byte within a second, so a per-read timeout of 2 s never fires and
-    # the 190-byte reply would take over three minutes.
-    url, requests = api(drip(A_MESSAGE))
+    # the reply would take more than a day: only the run's timeout ends the command.
+    url, requests = api(drip(LONG_MESSAGE))
     suite = pressure_project(tmp_path / "work")
     env = clean_env(tmp_path, ANTHROPIC_API_KEY="sk-test-only", ANTHROPIC_BASE_URL=url)
     argv = ["pressure", str(suite), "--backend", "anthropic", "--max-retries", "0"]
-    done, _ = skilltest([*argv, "--timeout", "2"], suite.parent, env, timeout=90)
+    done = skilltest([*argv, "--timeout", "2"], suite.parent, env)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "with_skill run 1: API request timed out (after 0 retries)" in said
@@ -179,11 +150,11 @@ def test_timeout_cuts_a_reply_that_drips_a_byte_a_second(tmp_path, api):
 
 
 def test_a_timed_out_attempt_is_retried_and_each_attempt_is_cut(tmp_path, api):
-    url, requests = api(drip(A_MESSAGE))
+    url, requests = api(drip(LONG_MESSAGE))
     suite = pressure_project(tmp_path / "work")
     env = clean_env(tmp_path, ANTHROPIC_API_KEY="sk-test-only", ANTHROPIC_BASE_URL=url)
     argv = ["pressure", str(suite), "--backend", "anthropic", "--max-retries", "1"]
-    done, _ = skilltest([*argv, "--timeout", "1"], suite.parent, env)
+    done = skilltest([*argv, "--timeout", "1"], suite.parent, env)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert "API request timed out (after 1 retries)" in said
@@ -244,7 +215,7 @@ def test_a_plugins_session_start_hook_writes_only_inside_its_run(tmp_path, claud
     env = clean_env(tmp_path, SKILLTEST_CLAUDE=str(claude_bin))
     before = {p for p in tmp_path.rglob("*")}
     argv = ["scenarios", str(suite), "--backend", "emulator", "--output-dir", str(work / "out")]
-    done, _ = skilltest([*argv, "--allow-inconclusive", "--skill-only"], work, env)
+    done = skilltest([*argv, "--allow-inconclusive", "--skill-only"], work, env)
     said = done.stdout + done.stderr
     assert done.returncode == 0, said  # the checks: cwd the workspace, HOME, TMPDIR, XDG the run's
     transcript = work / "out" / "suite" / "hook" / "with-skill-0.requests.json"

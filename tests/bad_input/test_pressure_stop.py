@@ -9,13 +9,13 @@ import signal
 import time
 from pathlib import Path
 
+from tests.bad_input.commands import HANG_S
 from tests.projects import demo_script, demo_suite, write_demo_project
 from tests.sdk_watch import import_record, watched
 
-IMPORT_DELAY_S = 300.0
-"""How long the SDK's import takes here: far longer than the bound on the stop."""
-STOP_BOUND_S = 90.0
-"""A generous bound on the stop (the machine may be loaded); well under the import's delay."""
+IMPORT_DELAY_S = 24 * 3600.0
+"""How long the SDK's import takes here: a day, so only a stop that does not wait for the import
+ends the command before the hang bound (:data:`HANG_S`)."""
 
 
 def test_sigint_while_the_sdk_imports_stops_pressure_with_its_results(tmp_path: Path) -> None:
@@ -26,21 +26,18 @@ def test_sigint_while_the_sdk_imports_stops_pressure_with_its_results(tmp_path: 
         ["pressure", str(suite), "--results", str(results)], watch, delay_s=IMPORT_DELAY_S
     )
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + HANG_S
         # The results file is written before the first run, and the SDK is importing.
         while (import_record(watch) is None or not results.exists()) and process.poll() is None:
             assert time.monotonic() < deadline, "the run never got ready"
             time.sleep(0.05)
-        sent = time.monotonic()
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=STOP_BOUND_S)
-        took = time.monotonic() - sent
+        _, err = process.communicate(timeout=HANG_S)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
     assert process.returncode == 130, err
-    assert took < STOP_BOUND_S
     assert "Traceback" not in err
     assert "interrupted;" in err
     record = import_record(watch)

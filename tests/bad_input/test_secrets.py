@@ -29,7 +29,6 @@ import os
 import re
 import secrets
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -41,12 +40,10 @@ import pytest
 
 from skilltest.credentials import PLACEHOLDER_PREFIX
 from skilltest.emulator import EmulatorServer, ModelScript
+from tests.bad_input.commands import HANG_S, skilltest
 from tests.leaks import leaks
 
 pytestmark = pytest.mark.cli
-
-RUN_S = 240.0
-"""A command still running after this long hangs."""
 
 
 def _realistic(prefix: str) -> str:
@@ -166,7 +163,7 @@ class StandIn:
             )
             return
         target = urlsplit(self.upstream)
-        connection = http.client.HTTPConnection(target.hostname, target.port, timeout=120)
+        connection = http.client.HTTPConnection(target.hostname, target.port, timeout=HANG_S)
         try:
             headers = {
                 k: v
@@ -332,17 +329,7 @@ def run_layer(
     outputs += ["--output-dir", "out/runs"]
     command = "scenarios" if layer == "plugin hook" else layer
     argv = [command, "suite.yaml", "--backend", "claude", "--claude", str(claude)]
-    try:
-        return subprocess.run(
-            [sys.executable, "-m", "skilltest", *argv, *LAYER_OPTIONS[layer], *outputs],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_S,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"skilltest {layer}: still running after {RUN_S:g} s")
+    return skilltest([*argv, *LAYER_OPTIONS[layer], *outputs], root, env)
 
 
 KEPT_OUT = ("SKILL.md", "suite.yaml", "plugin.json", "hooks.json")

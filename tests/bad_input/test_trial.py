@@ -9,18 +9,14 @@ a command writes can be seen whole.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.bad_input.commands import clean_env, skilltest
 from tests.projects import demo_script, demo_suite, write_demo_project
-
-HANG_S = 60.0
-"""A case still running after this long hangs (how fast each ends is not a test's business)."""
 
 
 @dataclass(frozen=True)
@@ -118,19 +114,7 @@ def test_a_hostile_input_ends_as_documented(case: Case, tmp_path: Path) -> None:
         folder.mkdir()
     argv = case.setup(root)
     before = snapshot(tmp_path)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env.update(HOME=str(home), TMPDIR=str(temp))
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "skilltest", *argv],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=HANG_S,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.name}: still running after {HANG_S:g} s")
+    done = skilltest(argv, root, clean_env(tmp_path))
     said = done.stdout + done.stderr
     assert done.returncode == case.exit_code, said
     assert case.message.format(dir=root) in said

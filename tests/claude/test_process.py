@@ -37,9 +37,9 @@ def invocation(binary: Path, cwd: Path, prompt: str, **kwargs) -> Invocation:
 
 
 def assert_gone(pid: int) -> None:
-    """Waits up to 5 s for a process to end (a zombie nobody reaps counts as ended)."""
+    """Waits for a process to end (a zombie nobody reaps counts as ended), a minute at most."""
     status = Path(f"/proc/{pid}/status")
-    for _ in range(50):
+    for _ in range(600):
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -135,12 +135,12 @@ def test_timeout_kills_the_process_group_and_keeps_the_output(fake_claude, tmp_p
                 fake_claude,
                 tmp_path,
                 "hang",
-                timeout_s=2.0,
+                timeout_s=5.0,  # time enough, on a busy machine too, to start and print
                 env={"FAKE_CHILD_PID_FILE": str(pid_file)},
             )
         )
     )
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 150  # the fake sleeps 300 s: cut at the limit
     assert output.timed_out
     assert output.exit_code is None
     assert '"name": "Bash"' in output.stdout  # what it printed before the timeout is kept
@@ -166,8 +166,8 @@ def test_a_stop_check_stops_the_process_group_at_the_first_line_it_names(fake_cl
             )
         )
     )
-    # The fake retries a 401 for a minute; the stop ends it at the first retry.
-    assert time.monotonic() - started < 10
+    # The fake retries a 401 for ten minutes; the stop ends it at the first retry.
+    assert time.monotonic() - started < 300
     assert output.stopped_reason == (
         "the model API answered HTTP 401 (authentication_failed); retrying cannot fix it"
     )
@@ -227,7 +227,7 @@ def test_cancelling_a_run_kills_its_process_group(fake_claude, tmp_path):
                 )
             )
         )
-        for _ in range(100):
+        for _ in range(1200):  # a minute at most
             if pid_file.exists():
                 break
             await asyncio.sleep(0.05)
@@ -251,7 +251,7 @@ def test_a_second_cancel_while_a_run_is_stopping_kills_its_process_group(fake_cl
                 invocation(fake_claude, tmp_path, "stubborn", env={"FAKE_PID_FILE": str(pid_file)})
             )
         )
-        for _ in range(100):
+        for _ in range(1200):  # a minute at most
             if pid_file.exists():
                 break
             await asyncio.sleep(0.05)
@@ -297,17 +297,17 @@ def test_a_killed_cli_does_not_wait_for_the_tool_it_left_running(fake_claude, tm
         task = asyncio.ensure_future(
             run_conversation(invocation(fake_claude, tmp_path, "hang", env=env))
         )
-        for _ in range(200):
+        for _ in range(1200):  # a minute at most
             if pid_file.exists() and pid_file.read_text():
                 break
             await asyncio.sleep(0.05)
         os.kill(int(pid_file.read_text()), signal.SIGKILL)
         killed = time.monotonic()
-        output = await asyncio.wait_for(task, 30)
+        output = await asyncio.wait_for(task, 200)
         return output, time.monotonic() - killed
 
     output, after = asyncio.run(kill_the_cli())
     assert output.exit_code == -signal.SIGKILL
     assert '"name": "Bash"' in output.stdout or '"name":"Bash"' in output.stdout
-    assert after < 20  # the tool would have held it for 300 s
+    assert after < 150  # the tool would have held it for 300 s
     assert_gone(int(child_file.read_text()))

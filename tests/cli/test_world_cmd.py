@@ -67,18 +67,18 @@ def test_serve_prints_what_a_client_needs_records_its_calls_and_stops_on_ctrl_c(
             "https://api.tickets.example.com/tickets", headers={"Authorization": f"Bearer {agent}"}
         )
         with pytest.raises(urllib.error.HTTPError) as limited:
-            client.open(ticket, timeout=10)
+            client.open(ticket, timeout=60)
         limited.value.close()
         assert limited.value.code == 429 and limited.value.headers["Retry-After"] == "1"
-        with client.open(ticket, timeout=10) as response:
+        with client.open(ticket, timeout=60) as response:
             assert response.status == 200
         with pytest.raises(urllib.error.URLError, match="403"):
-            client.open("https://example.org/", timeout=10)
+            client.open("https://example.org/", timeout=60)
         calls = urllib.request.Request(
             "https://api.tickets.example.com/_skilltest/calls",
             headers={"Authorization": f"Bearer {control}"},
         )
-        with client.open(calls, timeout=10) as response:
+        with client.open(calls, timeout=60) as response:
             recorded = json.load(response)
         assert [(c["method"], c["path"], c["status"]) for c in recorded["calls"]] == [
             ("GET", "/tickets", 429),
@@ -86,7 +86,7 @@ def test_serve_prints_what_a_client_needs_records_its_calls_and_stops_on_ctrl_c(
         ]
     finally:
         process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=10)
+        _out, err = process.communicate(timeout=60)
     assert process.returncode == 130  # stopped by Ctrl-C, as every command says
     assert err.splitlines() == [
         "GET api.tickets.example.com/tickets -> 429",

@@ -44,11 +44,11 @@ def test_serve_prints_the_url_answers_and_stops_on_a_signal_with_its_exit_code(
             ).encode(),
             headers={"content-type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=60) as response:
             assert json.load(response)["content"][0]["text"] == "No rule matched."
     finally:
         process.send_signal(stop)
-        _out, err = process.communicate(timeout=10)
+        _out, err = process.communicate(timeout=60)
     # A server stopped by a signal says so in its exit code, as every command stopped does.
     assert process.returncode == exit_code
     assert "POST /v1/messages  200  rule=(default)" in err

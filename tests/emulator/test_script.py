@@ -172,8 +172,8 @@ BAD_SCRIPTS = [
         "typo-in-when",
         f"schema_version: 1\n{RULE}    when: {{usr: hi}}\n    reply: {{text: x}}\n",
         "#/rules/0/when/usr: unknown key 'usr'\n"
-        "  fix: did you mean 'user'? allowed keys here: any_text, described, model, no_tools, "
-        "side_request, skill, skill_loaded, system, tool_result, tools, turn, user",
+        "  fix: did you mean 'user'? allowed keys here: agent, any_text, api, described, model, "
+        "no_tools, side_request, skill, skill_loaded, system, tool_result, tools, turn, user",
     ),
     (
         "described-as-a-number",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +15,8 @@ import pytest
 from skilltest.emulator import EmulatorServer, ModelScript
 
 MODEL = "claude-opus-5-5"
+WAIT_S = 60.0
+"""A bound for a hang only, on an answer or a close; load alone never reaches it."""
 
 SCRIPT: dict[str, Any] = {
     "schema_version": 1,
@@ -278,21 +281,26 @@ def test_latency_delays_the_answer(server: EmulatorServer) -> None:
     elapsed = time.monotonic() - started
 
     assert message.content[0].text == "done"  # type: ignore[union-attr]
-    assert 0.3 <= elapsed < 2.0
+    assert 0.3 <= elapsed < WAIT_S  # its latency waited out; a load only adds to it
     assert server.requests[0].fault == "latency 300ms"
 
 
 def test_hang_ends_in_a_client_timeout_and_does_not_block_shutdown() -> None:
-    server = EmulatorServer(ModelScript.from_dict(SCRIPT)).start()
+    server = EmulatorServer(ModelScript.from_dict(SCRIPT))
+    server.close_grace_s = 2 * WAIT_S  # an answer the close did not wake is waited for
+    server.start()
     try:
         started = time.monotonic()
         with pytest.raises(anthropic.APITimeoutError):
             client(server, max_retries=0, timeout=0.5).messages.create(
                 model=MODEL, max_tokens=50, messages=ask("hang")
             )
-        assert 0.5 <= time.monotonic() - started < 3.0
+        assert time.monotonic() - started >= 0.5
         assert [(r.status, r.fault) for r in server.requests] == [(None, "hang")]
     finally:
         closing = time.monotonic()
         server.close()
-    assert time.monotonic() - closing < 1.0
+    assert time.monotonic() - closing < WAIT_S
+    # The hanging answer woke at the close and ended: nothing of the server is left running.
+    mine = f"{server.name}:{server.port}"
+    assert not [t for t in threading.enumerate() if t.name.startswith(mine)]

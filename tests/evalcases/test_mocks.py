@@ -287,8 +287,12 @@ async def _serve(
     assert mocks is not None
     [server] = mocks.servers
     params = StdioServerParameters(command=server.command, args=list(server.args))
+
+    async def runner() -> ListedAnswers:
+        return model
+
     async with (
-        AgentRelay(mocks, model, "judge-model"),
+        AgentRelay(mocks, runner, "judge-model"),
         stdio_client(params) as (read, write),
         ClientSession(read, write) as session,
     ):

@@ -212,14 +212,18 @@ def test_an_emulator_run_does_not_pass_the_gate(tmp_path, capsys):
 
 def runs(prefix: str, count: int) -> list[dict[str, Any]]:
     return [
-        {"id": f"{prefix}/pressure/demo/aggregate-first/with_skill/{rep}", "arm": "with_skill"}
+        {
+            "id": f"{prefix}/pressure/demo/aggregate-first/with_skill/{rep}",
+            "arm": "with_skill",
+            "rep": rep,
+        }
         for rep in range(1, count + 1)
     ]
 
 
 def critical_files(tmp_path: Path) -> tuple[Path, Path]:
     """A critical scenario at 6/8 now against 8/8 in the baseline: within noise (-25%
-    [-77%, +17%]); pooled twice, 12/16 would look credibly lower (-25% [-67%, -1%])."""
+    [-65%, +17%]); pooled twice, 12/16 would look credibly lower (-25% [-53%, -2%])."""
     now = {**pscenario("aggregate-first", 6, 8), "runs": runs("new", 8)}
     before = {**pscenario("aggregate-first", 8, 8), "runs": runs("old", 8)}
     return write(tmp_path / "new.json", pressure(now)), write(
@@ -229,7 +233,7 @@ def critical_files(tmp_path: Path) -> tuple[Path, Path]:
 
 WITHIN_NOISE = (
     "         demo/aggregate-first (pressure): with-skill pass rate 6/8 75% now vs 8/8 100% in "
-    "the baseline: -25% [-77%, +17%], within noise"
+    "the baseline: -25% [-65%, +17%], within noise"
 )
 
 

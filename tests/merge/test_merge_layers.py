@@ -41,8 +41,11 @@ def sharded(layer: str, root: Path, count: int, *options: str) -> tuple[dict, li
     return json.loads(merged.read_text()), documents
 
 
-def assert_same(whole: dict, merged: dict, root: Path) -> None:
-    folders = tuple(sorted({str(p / "output") for p in root.iterdir() if p.is_dir()}, key=len))
+def assert_same(whole: dict, merged: dict, root: Path, *elsewhere: Path) -> None:
+    """The merged results equal the whole run's, the output folders of the runs under ``root``
+    (and those ``elsewhere``) read as one."""
+    outputs = {str(p / "output") for p in root.iterdir() if p.is_dir()} | set(map(str, elsewhere))
+    folders = tuple(sorted(outputs, key=len))
     found = differences(
         comparable(whole, folders=folders[::-1]), comparable(merged, folders=folders[::-1])
     )
@@ -104,20 +107,23 @@ def test_batched_pressure_shards_merge_their_batches(tmp_path, monkeypatch):
     assert (batch["rounds"], batch["price_factor"]) == (1, 0.5)
 
 
-def test_trigger_shards_replayed_merge_to_the_unsharded_results(tmp_path, monkeypatch):
+@pytest.mark.cli
+def test_trigger_shards_replayed_merge_to_the_unsharded_results(
+    tmp_path, monkeypatch, example_triggers_replayed
+):
+    """The whole run is the session's replay of the example suites from the committed
+    cassettes (which their own test reads too); four shards replay the same cassettes. (Two
+    shards of a trigger run merge in the comparison test below.)"""
     monkeypatch.chdir(REPO_ROOT)
-    replay = ("--replay", "tests/cassettes")
-    code, whole = run("triggers", tmp_path / "whole", *replay)
-    assert code == 0
+    run = example_triggers_replayed()
+    assert run.code == 0, run.out
+    whole = json.loads(run.results.read_text())
     assert sum(len(s["queries"]) for s in whole["suites"]) == 16
-    for count in (2, 4):
-        merged, shards = sharded("triggers", tmp_path, count, *replay)
-        # Each shard's suites hold only its queries: its metrics are its own, the merge's are
-        # the whole suite's again.
-        assert any(
-            s["metrics"] != w["metrics"] for s in shards[0]["suites"] for w in whole["suites"]
-        )
-        assert_same(whole, merged, tmp_path)
+    merged, shards = sharded("triggers", tmp_path, 4, "--replay", "tests/cassettes")
+    # Each shard's suites hold only its queries: its metrics are its own, the merge's are the
+    # whole suite's again.
+    assert any(s["metrics"] != w["metrics"] for s in shards[0]["suites"] for w in whole["suites"])
+    assert_same(whole, merged, tmp_path, run.output)
 
 
 @pytest.mark.usefixtures("claude_bin")
@@ -134,9 +140,10 @@ def test_scenario_shards_through_the_real_cli_merge_to_the_unsharded_results(tmp
     code, whole = run("scenarios", tmp_path / "whole", *few)
     assert code in (0, 1)  # K=2 decides little: inconclusive scenarios fail the run
     assert whole["summary"]["scenarios"] == 4 and whole["summary"]["runs"] == 16
-    for count in (2, 4):
-        merged, _ = sharded("scenarios", tmp_path, count, *few)
-        assert_same(whole, merged, tmp_path)
+    # Three shards of four scenarios: one shard holds two, the others one each.
+    merged, shards = sharded("scenarios", tmp_path, 3, *few)
+    assert sorted(len(s["scenarios"]) for s in shards) == [1, 1, 2]
+    assert_same(whole, merged, tmp_path)
 
 
 @pytest.mark.usefixtures("claude_bin")

@@ -1,5 +1,6 @@
 """Suites that name a plugin: which skills they test, and what each arm is told it loaded."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,15 @@ scenarios:
 """
 
 
+def copied(tmp_path: Path) -> Path:
+    """A copy of the example plugin beside the suite: a suite names only its own repository's
+    files (``--plugin-dir`` may name any folder)."""
+    target = tmp_path / "observability"
+    if not target.exists():
+        shutil.copytree(PLUGIN, target)
+    return target
+
+
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "suite.yaml"
     path.write_text(text)
@@ -43,12 +53,12 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_pressure_suite_tests_every_skill_of_its_plugin_or_the_one_it_names(tmp_path):
-    every = load_pressure_suite(write(tmp_path, PRESSURE.format(plugin=PLUGIN, skill="")))
+    every = load_pressure_suite(write(tmp_path, PRESSURE.format(plugin=copied(tmp_path), skill="")))
     assert every.skill.name == "observability"
     assert "# Skill: log-triage" in every.skill.text
     assert "# Skill: trace-latency" in every.skill.text
     one = load_pressure_suite(
-        write(tmp_path, PRESSURE.format(plugin=PLUGIN, skill="skill: trace-latency"))
+        write(tmp_path, PRESSURE.format(plugin=copied(tmp_path), skill="skill: trace-latency"))
     )
     assert one.skill.name == "trace-latency"
     assert "log-triage" not in one.skill.text.split("---", 2)[1]
@@ -63,18 +73,18 @@ def test_plugin_dir_on_the_command_line_wins(tmp_path):
 
 
 def test_a_scenario_suite_takes_the_skills_it_names_from_the_plugin(tmp_path):
-    suite = load_scenario_suite(write(tmp_path, SCENARIOS.format(plugin=PLUGIN)))
+    suite = load_scenario_suite(write(tmp_path, SCENARIOS.format(plugin=copied(tmp_path))))
     named, every = suite.scenarios
     assert named.plugin is not None and named.plugin.name == "observability"
     assert [s.name for s in named.skills] == ["trace-latency"]
     assert [s.name for s in every.skills] == ["log-triage", "trace-latency"]
     assert named.plugin_mcp == "both"
     # The plugin's skills are where the plugin is, not copied from a skills/ folder.
-    assert named.skill.directory == PLUGIN / "skills" / "trace-latency"
+    assert named.skill.directory == copied(tmp_path) / "skills" / "trace-latency"
 
 
 def test_a_skill_the_plugin_lacks_is_refused_with_the_skills_it_has(tmp_path):
-    text = SCENARIOS.format(plugin=PLUGIN).replace("[trace-latency]", "[traces]")
+    text = SCENARIOS.format(plugin=copied(tmp_path)).replace("[trace-latency]", "[traces]")
     with pytest.raises(SuiteError) as caught:
         load_scenario_suite(write(tmp_path, text))
     assert "plugin observability has no skill 'traces' (its skills: log-triage, trace-latency)" in (
@@ -100,7 +110,9 @@ INIT = {
 
 
 def test_init_warnings_know_the_plugin_under_test(tmp_path):
-    plugin = load_scenario_suite(write(tmp_path, SCENARIOS.format(plugin=PLUGIN))).scenarios[1]
+    plugin = load_scenario_suite(
+        write(tmp_path, SCENARIOS.format(plugin=copied(tmp_path)))
+    ).scenarios[1]
     assert plugin.plugin is not None
     plugin_skills = list(plugin.plugin.skills)
     expected = init_warnings(INIT, plugin_skills, plugins=("observability",))

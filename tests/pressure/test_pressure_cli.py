@@ -216,16 +216,15 @@ def test_interrupt_keeps_finished_scenarios(tmp_path, sig, code):
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # a hang bound only
     # The file exists from the start (an empty, incomplete document) and each finished
     # scenario is appended to its journal; wait for one.
     journal = tmp_path / "r.json.journal.jsonl"
-    while time.monotonic() < deadline:
-        if journal.exists() and journal.read_text().strip():
-            break
+    while not (journal.exists() and journal.read_text().strip()):
+        assert time.monotonic() < deadline, "no scenario finished"
         time.sleep(0.1)
     process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=120)
     assert process.returncode == code
     assert "interrupted;" in err and "finished scenario(s) kept" in err
     assert "Traceback" not in err
@@ -335,7 +334,7 @@ def test_a_hanging_api_becomes_error_runs_within_the_timeout(tmp_path, capsys):
             str(results),
         ]
     )
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 150  # the hang is never answered: the timeout ends it
     assert code == 1
     runs = json.loads(results.read_text())["scenarios"][0]["runs"]
     assert [r["error"] for r in runs] == ["API request timed out (after 0 retries)"] * 2

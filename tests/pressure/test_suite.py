@@ -7,6 +7,7 @@ import pytest
 from skilltest.errors import PatternError, SkillNotFoundError, SuiteError
 from skilltest.pressure.suite import Overrides, load_pressure_suite
 from skilltest.suite.loader import discover_suites
+from tests.projects import make_repository
 
 from ..conftest import REPO_ROOT
 
@@ -18,7 +19,7 @@ def workspace(tmp_path: Path) -> Path:
     (tmp_path / "skills" / "demo").mkdir(parents=True)
     (tmp_path / "skills" / "demo" / "SKILL.md").write_text(SKILL)
     (tmp_path / "suites").mkdir()
-    return tmp_path
+    return make_repository(tmp_path)  # the suites' repository: the skills lie in it
 
 
 def write(workspace: Path, text: str) -> Path:

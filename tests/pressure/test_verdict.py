@@ -166,6 +166,23 @@ def test_skill_text_goes_only_to_the_with_skill_arm(tmp_path):
     assert {r.prompt for r in runner.requests} == {"Investigate the error spike"}
 
 
+def test_a_skipped_scenario_is_shown_skipped_beside_one_that_ran(tmp_path):
+    (tmp_path / "skills" / "demo").mkdir(parents=True)
+    (tmp_path / "skills" / "demo" / "SKILL.md").write_text("Always aggregate first.")
+    path = tmp_path / "demo.yaml"
+    later = '  - id: later\n    skip: not ready\n    prompt: "x"\n    with_skill: {required_patterns: [x]}\n'
+    path.write_text(SUITE.format(k=3) + later)
+    runner = ScriptedRunner([GOOD] * 3, [BAD] * 3)
+    suite = load_pressure_suite(path)
+    results = asyncio.run(
+        run_suites([suite], lambda _: runner, jobs=2, settings=SuiteRunSettings())
+    )
+    verdicts = {result.scenario.id: (result.verdict, result.detail) for result in results}
+    assert verdicts["later"] == ("skipped", "not ready")
+    assert verdicts["s"][0] == "inconclusive"
+    assert len(runner.requests) == 6  # the skipped scenario asks nothing
+
+
 def test_skill_only_skips_the_baseline(tmp_path):
     # Without a baseline the with-skill pass rate itself must clear the threshold's rule: 11/11
     # has an exact lower bound of 0.715 >= 0.7; 10/10 (0.692) is still inconclusive.

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from skilltest.cli import main
+from tests.projects import model_script_beside
 
 from ..conftest import REPO_ROOT
 
-SCRIPTS = REPO_ROOT / "tests" / "model-scripts"
 EXAMPLES = {
     "pressure": REPO_ROOT / "tests" / "skill-pressure",
     "scenarios": REPO_ROOT / "tests" / "scenarios",
@@ -35,14 +35,12 @@ def closed_port() -> str:
 
 
 def copy_example_suites(folder: Path, layer: str, names: Iterable[str]) -> None:
-    """The ``layer`` example suites ``names`` into ``folder``, each naming its model script
-    (``tests/model-scripts/<name>.<layer>.yaml``) by absolute path."""
+    """The ``layer`` example suites ``names`` into ``folder``, each with a copy of its model
+    script (``tests/model-scripts/<name>.<layer>.yaml``) beside it."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
         text = (EXAMPLES[layer] / f"{name}.yaml").read_text()
-        script = f"{name}.{layer}.yaml"
-        assert f"../model-scripts/{script}" in text
-        text = text.replace(f"../model-scripts/{script}", str(SCRIPTS / script))
+        text = model_script_beside(text, f"{name}.{layer}.yaml", folder)
         (folder / f"{name}.yaml").write_text(text)
 
 

@@ -130,6 +130,7 @@ def test_a_cassette_is_written_for_a_reviewer(tmp_path):
         "skill",
         "scenario",
         "arm",
+        "api",
         "model",
         "backend",
         "cli_version",
@@ -303,15 +304,15 @@ repetitions:
             "expected an HTTP status code; undo the hand edit, or re-record the cassette with --record DIR",
         ),
         (
-            GOOD_HEAD.replace("schema_version: 1", "schema_version: 2") + "    response: {}\n",
+            GOOD_HEAD.replace("schema_version: 1", "schema_version: 3") + "    response: {}\n",
             1,
-            "cassette schema_version 2 is not 1",
+            "cassette schema_version 3 is not 1 or 2",
             "upgrade skilltest to read it",
         ),
         (
             GOOD_HEAD.replace("schema_version: 1", "schema_version: 0") + "    response: {}\n",
             1,
-            "cassette schema_version 0 is not 1",
+            "cassette schema_version 0 is not 1 or 2",
             "re-record it with this version of skilltest (--record DIR)",
         ),
         (

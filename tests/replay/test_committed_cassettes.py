@@ -71,14 +71,17 @@ def test_scenario_examples_replay_from_the_committed_cassettes(suite, claude_bin
 
 @pytest.mark.cli
 @pytest.mark.parametrize("suite", ["lgtm", "safe-migrations"])
-def test_trigger_examples_replay_from_the_committed_cassettes(suite, claude_bin, tmp_path, capsys):
-    path = REPO_ROOT / "tests" / "triggers" / f"{suite}.yaml"
-    out = replayed("triggers", path, tmp_path, capsys, "--claude", claude_bin, "-j", "4")
-    document = json.loads((tmp_path / "results.json").read_text())
+def test_trigger_examples_replay_from_the_committed_cassettes(suite, example_triggers_replayed):
+    """Both example suites in one replay (the session's, which the merge test reads too)."""
+    run = example_triggers_replayed()
+    assert run.code == 0, run.out
+    document = json.loads(run.results.read_text())
     assert document["backend"] == "replay"
     assert document["replay"]["misses"] == []
-    [result] = document["suites"]
+    [result] = [s for s in document["suites"] if s["skill"] == suite]
     queries = result["queries"]
     assert len(queries) == 8 and all(len(q["runs"]) == 3 for q in queries)
-    assert all(q["passed"] for q in queries), out
-    assert "8 queries: 8 pass; per run TP 12, FP 0, FN 0, TN 12" in out
+    assert all(q["passed"] for q in queries), run.out
+    lines = run.out.splitlines()
+    summary = next(i for i, line in enumerate(lines) if line.startswith(f"{suite}: precision "))
+    assert lines[summary + 1] == "  8 queries: 8 pass; per run TP 12, FP 0, FN 0, TN 12"

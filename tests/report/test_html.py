@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from html import unescape
 
 import pytest
 
+from skilltest.report.finder import FOLD_ABOVE
 from skilltest.report.html import render_html
 from skilltest.report.markdown import Document
-from skilltest.report.markup import href
+from skilltest.report.markup import href, later
+from skilltest.report.script import SCRIPT, script_source
 from tests.report.documents import (
     IMPROVED,
     pressure_document,
@@ -71,7 +75,14 @@ def text(html: str) -> str:
 
 def verdict_rows(page: str) -> list[str]:
     table = page.split('<table class="verdicts">', 1)[1].split("</table>", 1)[0]
-    return re.findall(r'<tr class="(?:passed|failed)">.*?</tr>', table)
+    return re.findall(r'<tr class="(?:passed|failed)"[^>]*>.*?</tr>', table)
+
+
+def markup(page: str) -> str:
+    """The page without its own script (the one the policy allows by its hash): what a results
+    file or a transcript could have put there."""
+    assert page.count(f"<script>{SCRIPT}</script>") == 1
+    return page.replace(f"<script>{SCRIPT}</script>", "")
 
 
 def test_a_row_and_a_section_per_scenario_of_every_layer(tmp_path):
@@ -98,7 +109,7 @@ def test_a_row_and_a_section_per_scenario_of_every_layer(tmp_path):
     assert len(scenario_rows) == 2
     verdict = re.search(r'<td class="verdict">(.*?)</td>', scenario_rows[0]).group(1)
     assert verdict == '<span class="chip good">improved</span>'
-    assert scenario_rows[1].startswith('<tr class="failed">')
+    assert scenario_rows[1].startswith('<tr class="failed" data-verdict="regressed">')
     assert '<span class="chip bad">regressed</span>' in scenario_rows[1]
     assert "-0.70 [-0.95, -0.30]" in scenario_rows[1]
     assert len(verdict_rows(sections[0])) == 1
@@ -167,7 +178,7 @@ def test_untrusted_text_is_escaped_everywhere(tmp_path):
     write_transcripts(tmp_path, document)
     document["scenarios"][0]["skill"] = '"><script>x()</script>'
     page = render_html([Document("s.json", document)], cwd=tmp_path)
-    assert "<script" not in page.lower()
+    assert "<script" not in markup(page).lower()
     assert "onerror=alert" not in page.replace("&lt;img src=x onerror=alert(1)&gt;", "")
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
@@ -350,7 +361,9 @@ def test_a_card_per_layer_gives_counts_lift_consistency_and_cost(tmp_path):
         "lift, all runs +0% [-49%, +49%] "
         "pass^2 50% (mean of 2 scenarios, with skill); below 50% in 1 "
         "cost per passing run with skill $0.3000 (2 passing runs); "
-        "without skill $0.2000 (2 passing runs) runs 8"
+        "without skill $0.2000 (2 passing runs) "
+        "suite-wide 0 of 1 improved, 0 of 1 regressed hold suite-wide (Holm, 5% family-wise) "
+        "over 2 compared scenarios runs 8"
     )
     assert '<section class="card failing"' in page
     assert '<a href="#layer-scenarios">scenarios</a>' in page
@@ -642,7 +655,7 @@ def test_hostile_text_in_prompts_expectations_and_checks_stays_text(tmp_path):
     document["provenance"]["models"] = [INJECTION]
     document["provenance"]["suites"][0]["path"] = INJECTION
     page = render_html([Document("s.json", document)], cwd=tmp_path)
-    assert "<script" not in page.lower() and "<img" not in page.lower()
+    assert "<script" not in markup(page).lower() and "<img" not in page.lower()
     assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;") > 10
 
 
@@ -822,3 +835,191 @@ def test_a_skill_only_scenario_says_its_verdict_reads_the_mean_alone(tmp_path):
         "the with-skill mean score alone (no baseline ran): its interval must lie at or above 0.60"
     )
     assert "the scenario passes when" not in rows
+
+
+# --- a large page: its script and policy, bodies made when opened, shared texts -------------
+
+
+def policy(page: str) -> dict[str, list[str]]:
+    """The page's Content-Security-Policy, each directive with its sources."""
+    content = unescape(
+        re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)[1]
+    )
+    return {
+        name: sources for name, *sources in (directive.split() for directive in content.split(";"))
+    }
+
+
+def test_the_policy_allows_the_pages_one_script_by_its_hash_and_nothing_else(tmp_path):
+    document = described(tmp_path)
+    document["scenarios"][0]["scenario"]["prompt"] = INJECTION
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    rules = policy(page)
+    assert rules["script-src"] == [f"'sha256-{digest}'"]
+    assert rules["default-src"] == ["'none'"] and rules["form-action"] == ["'none'"]
+    assert not any("unsafe-inline" in s or "http" in s for s in rules["script-src"])
+    # The script cannot end early, and no element carries a handler of its own.
+    assert "</script" not in scripts[0].lower() and "<!--" not in scripts[0]
+    assert not re.findall(r"<[a-z][^>]*\son\w+\s*=", markup(page), re.I)
+    # The policy holds the hash of the script as it is: another script gets another hash.
+    assert script_source(SCRIPT.replace("scripted", "changed")) not in page
+
+
+def noscripts(page: str) -> list[str]:
+    """Each body made when opened, checking that none holds another."""
+    depth = 0
+    for tag in re.findall(r"</?noscript\b", page):
+        depth += -1 if tag.startswith("</") else 1
+        assert depth in (0, 1), "a body made when opened inside another"
+    return re.findall(r'<noscript class="later">(.*?)</noscript>', page, re.S)
+
+
+def many(count: int) -> dict:
+    """A scenario results document of ``count`` scenarios, every other one regressed."""
+    return scenarios_document(
+        *({**(IMPROVED if i % 2 else REGRESSED), "id": f"case-{i:03d}"} for i in range(count))
+    )
+
+
+def test_a_small_layer_shows_its_scenarios_and_makes_each_run_when_opened(tmp_path):
+    document = scenarios_document(IMPROVED, REGRESSED)
+    write_transcripts(tmp_path, document)
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    assert 'id="layer-scenarios">' in page  # not folded
+    bodies = noscripts(page)
+    assert len(bodies) == 8  # a run's body each, not the scenarios'
+    assert all(body.startswith('<div class="run-body">') for body in bodies)
+    assert page.count('<details class="about" open>') == 2
+    assert '<svg class="forest"' in page.split("<noscript", 1)[0]
+
+
+def test_a_large_layer_folds_its_scenarios_and_its_plot(tmp_path):
+    document = many(FOLD_ABOVE + 1)
+    write_transcripts(tmp_path, document)
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    assert 'id="layer-scenarios" data-fold>' in page
+    bodies = noscripts(page)
+    # The forest plot, then a body per scenario holding its runs whole.
+    assert len(bodies) == 1 + FOLD_ABOVE + 1
+    assert (
+        bodies[0].startswith('<svg class="forest"') and bodies[0].count("<circle") == FOLD_ABOVE + 1
+    )
+    assert all(body.startswith('<div class="scenario-grid">') for body in bodies[1:])
+    assert all(body.count('<div class="run-body">') == 4 for body in bodies[1:])
+    # What stays built: the heading of each scenario (name, verdict, reasons) and its row.
+    heads = re.findall(r'<details class="about" open><summary>(.*?)</summary>', page)
+    assert len(heads) == FOLD_ABOVE + 1
+    assert text(heads[0]) == "lgtm/case-000 regressed"
+    assert len(verdict_rows(page)) == FOLD_ABOVE + 1
+
+
+def test_untrusted_text_cannot_end_a_body_made_when_opened(tmp_path):
+    document = many(FOLD_ABOVE + 1)
+    write_transcripts(tmp_path, document)
+    hostile = "</noscript><script>alert(1)</script></NOSCRIPT >"
+    for item in document["scenarios"]:
+        item["reasons"] = [hostile]
+        item["scenario"] = {**ABOUT, "prompt": hostile, "name": hostile}
+        item["runs"][0]["error"] = hostile
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    bodies = noscripts(page)
+    assert len(bodies) == FOLD_ABOVE + 2
+    assert all("&lt;/noscript&gt;&lt;script&gt;" in body for body in bodies[1:])
+    assert page.lower().count("</noscript") == len(bodies)
+    assert "<script" not in markup(page).lower()
+
+
+def test_each_layer_has_a_form_to_filter_by_verdict_and_search_by_id(tmp_path):
+    page = render_html(
+        [
+            Document("s.json", scenarios_document(IMPROVED, REGRESSED, REGRESSED)),
+            Document("t.json", triggers_document()),
+        ],
+        cwd=tmp_path,
+    )
+    forms = re.findall(
+        r'<form class="finder" hidden role="search" aria-label="([^"]*)">(.*?)</form>', page
+    )
+    assert [label for label, _ in forms] == ["find scenarios", "find queries"]
+    scenarios, triggers = (form for _, form in forms)
+    assert text(scenarios) == (
+        "scenarios whose id contains verdicts shown improved 1 regressed 2 show all"
+    )
+    assert re.findall(r'name="verdict" value="([^"]+)" checked', scenarios) == [
+        "improved",
+        "regressed",
+    ]
+    assert '<input type="search" name="id"' in scenarios
+    assert text(triggers).startswith("queries whose id contains verdicts shown")
+    # Each row says its verdict, for the form to read.
+    rows = verdict_rows(page)
+    assert [re.search(r'data-verdict="([^"]+)"', row)[1] for row in rows[:3]] == [
+        "improved",
+        "regressed",
+        "regressed",
+    ]
+
+
+SKILL_BODY = "# The lgtm skill\nAggregate first, then sample. " + "Use count_over_time. " * 150
+
+
+def test_the_skill_text_every_run_holds_is_written_once(tmp_path):
+    document = described(tmp_path)
+    for index, run in enumerate(document["scenarios"][0]["runs"]):
+        path = tmp_path / run["transcript"]
+        lines = path.read_text().splitlines()
+        loaded = {
+            "type": "user",
+            "isSynthetic": True,
+            "message": {
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"Base directory for this skill: /tmp/run-{index}/skills/lgtm"
+                        f"\n\n{SKILL_BODY}{INJECTION}",
+                    }
+                ]
+            },
+        }
+        lines[4] = json.dumps(loaded)  # the skill text the transcript holds, as a run loads it
+        path.write_text("\n".join(lines))
+    page = render_html([Document("s.json", document)], cwd=tmp_path)
+    # Each run keeps the folder it loaded the skill from, and links to the one copy.
+    entries = re.findall(r'<li class="skill">(.*?)</li>', page)
+    assert len(entries) == 4
+    assert sorted(text(entry) for entry in entries) == [
+        f"skill text added by Claude Code Base directory for this skill: /tmp/run-{i}/skills/lgtm "
+        f"{len(SKILL_BODY + INJECTION):,} characters, shown once under texts the runs share"
+        for i in range(4)
+    ]
+    assert all('href="#text-1"' in entry for entry in entries)
+    shared = section(page, "panel shared")
+    assert shared.count('<details class="shared-text"') == 1
+    assert text(re.search(r"<summary>(.*?)</summary>", shared)[1]) == (
+        f"skill text added by Claude Code: {len(SKILL_BODY + INJECTION):,} characters, "
+        "4 times in the runs"
+    )
+    assert page.count("Aggregate first, then sample.") == 1
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in shared
+    assert "<script" not in markup(page).lower()
+
+
+def test_a_body_made_when_opened_cannot_hold_another():
+    with pytest.raises(ValueError, match="cannot hold another one"):
+        later(later("<p>run</p>"))
+
+
+def test_a_long_prompt_is_shown_in_full_once_and_begun_in_each_run(tmp_path):
+    document = pressure_runs(passed=False, red=True)
+    item = document["scenarios"][0]
+    item["scenario"]["prompt"] = "Find the spike. " + "Here is the whole incident log. " * 40
+    item["runs"] *= 3
+    page = render_html([Document("p.json", document)], cwd=tmp_path)
+    whole = item["scenario"]["prompt"]
+    assert page.count(whole) == 1
+    assert text(section(page, "ask")).startswith(f"What the user says prompt {whole.strip()}")
+    placed = re.findall(r'<li class="user"><span class="kind">user</span><pre>(.*?)</pre>', page)
+    assert placed == [f"{whole[:300]}… (in full under what the user says)"] * 6

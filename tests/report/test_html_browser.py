@@ -2,9 +2,14 @@
 
 Drives the system's Chromium (Debian's ``chromium``) through Playwright; Playwright's own
 browser downloads are never used. Each test checks what is drawn where (the header, the cards,
-the prompts, the user's turns in a run), at 1280 px and on a 390 px phone screen, and that the
-page asks nothing of any network. The screenshot of each page is kept under pytest's temporary
-folder (its path is printed; ``pytest -s`` shows it) as the test's artifact.
+the prompts, the user's turns in a run), at 1280 px and on a 390 px phone screen, that the page
+asks nothing of any network and that its Content-Security-Policy refused nothing. The
+screenshot of each page is kept under pytest's temporary folder (its path is printed; ``pytest
+-s`` shows it) as the test's artifact.
+
+Without a Chromium the tests are skipped with the reason; in CI (``CI`` set, or
+``SKILLTEST_BROWSER=required`` as ``.ci/run`` sets it) they fail instead, so that a CI run never
+passes without them.
 """
 
 from __future__ import annotations
@@ -19,7 +24,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from skilltest.cli import main
+from skilltest.report.html import render_html
+from skilltest.report.markdown import Document
+from skilltest.report.script import SCRIPT
+from tests.generated import generated_project
 from tests.layers import run_layer
+from tests.report.documents import IMPROVED, scenarios_document
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -36,40 +46,82 @@ def chromium_binary() -> str | None:
 
 
 CHROMIUM = chromium_binary()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium binary (apt-get install chromium, or set SKILLTEST_CHROMIUM)",
-)
+NO_CHROMIUM = "no Chromium binary (apt-get install chromium, or set SKILLTEST_CHROMIUM)"
+
+
+def browser_required() -> bool:
+    """Whether this run must drive a browser: in CI (``CI`` set to anything but ``false`` or
+    ``0``), or when ``SKILLTEST_BROWSER=required``."""
+    ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
+    return ci or os.environ.get("SKILLTEST_BROWSER") == "required"
+
+
+if CHROMIUM is None and browser_required():
+    pytest.fail(f"the HTML report's browser tests must run here: {NO_CHROMIUM}", pytrace=False)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+
+VIOLATIONS = """
+window.violations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.violations.push(`${event.effectiveDirective} refused ${event.blockedURI}`);
+});
+"""
+"""Records what the page's Content-Security-Policy refuses (run before the page's own script,
+outside its policy)."""
 
 
 @contextmanager
-def opened(report: Path, *, width: int = 1280) -> Iterator[tuple[Page, list[str]]]:
-    """The report in a headless Chromium page ``width`` pixels wide, with the URL of every
-    request the page made.
+def opened(
+    report: Path | str,
+    *,
+    width: int = 1280,
+    javascript: bool = True,
+    refused: list[str] | None = None,
+) -> Iterator[tuple[Page, list[str]]]:
+    """The report (a file, or a ``file:`` address with a fragment) in a headless Chromium page
+    ``width`` pixels wide, with the URL of every request the page made. What the page's
+    Content-Security-Policy refused is put in ``refused`` when given; without it, anything
+    refused fails the test.
 
     Started only after the run: Playwright's synchronous API keeps an event loop running in
     this thread, where the run's own ``asyncio.run`` could not start.
     """
     from playwright.sync_api import sync_playwright
 
+    address = report.as_uri() if isinstance(report, Path) else report
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
         )
         try:
-            page = browser.new_page(viewport={"width": width, "height": 900})
+            context = browser.new_context(
+                viewport={"width": width, "height": 900}, java_script_enabled=javascript
+            )
+            # No deadline of Playwright's own: a loaded machine opens a large page slowly, and
+            # pytest's timeout bounds a page that never loads.
+            context.set_default_timeout(0)
+            context.add_init_script(VIOLATIONS)
+            page = context.new_page()
             # The report must work offline: any request leaving the page fails the test.
             requests: list[str] = []
             page.on("request", lambda request: requests.append(request.url))
-            page.goto(report.as_uri())
+            page.goto(address)
             yield page, requests
+            seen = page.evaluate("window.violations") if javascript else []
+            if refused is None:
+                assert seen == [], f"the page's policy refused: {seen}"
+            else:
+                refused.extend(seen)
         finally:
             browser.close()
 
 
-def screenshot(page: Page, path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The whole page as a PNG, kept in the test's folder, its path printed."""
-    page.screenshot(path=str(path), full_page=True)
+def screenshot(
+    page: Page, path: Path, capsys: pytest.CaptureFixture[str], *, whole: bool = True
+) -> None:
+    """The ``whole`` page (else what the window shows) as a PNG, kept in the test's folder, its
+    path printed."""
+    page.screenshot(path=str(path), full_page=whole)
     assert path.stat().st_size > 10_000
     with capsys.disabled():
         print(f"\nscreenshot of the HTML report: {path}")
@@ -354,3 +406,149 @@ def test_eval_case_graders_and_transcript_links_in_a_browser(tmp_path, capsys, c
             table.scroll_into_view_if_needed()
             assert table.evaluate(fits), "a checks table runs past the phone's screen"
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+# --- a large suite: 1000 scenarios, filtered, searched, opened ---------------------------------
+
+LARGE = 1000
+
+
+def rendering(page: Page) -> str:
+    """How much the browser built and when it first drew: elements, first contentful paint,
+    the end of DOMContentLoaded (printed beside each other, never asserted)."""
+    elements = page.evaluate("document.getElementsByTagName('*').length")
+    paint = page.evaluate(
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || 0"
+    )
+    loaded = page.evaluate("performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")
+    return f"{elements:7,} elements, first paint {paint:6.0f} ms, DOM loaded {loaded:6.0f} ms"
+
+
+def shown_rows(page: Page) -> list[tuple[str, str]]:
+    """The verdict table's rows a reader sees: (scenario, verdict)."""
+    shown = page.evaluate(
+        """[...document.querySelectorAll("table.verdicts tr[data-verdict]")]
+            .filter((row) => row.checkVisibility())
+            .map((row) => [row.cells[0].innerText, row.querySelector("td.verdict").innerText])"""
+    )
+    return [(name, verdict) for name, verdict in shown]
+
+
+def test_a_report_of_1000_scenarios_filters_searches_and_opens(tmp_path, capsys):
+    # A real pressure run of 1000 scenarios on the emulator: the page filters by verdict,
+    # searches by id, keeps both in its link, builds a scenario's details only when it opens,
+    # and without JavaScript shows every scenario in full.
+    project = generated_project(tmp_path / "project", LARGE, varied=True)
+    suite = project / "tests" / "skill-pressure" / "generated.yaml"
+    report = tmp_path / "large.html"
+    code = run_layer("pressure", suite, tmp_path, "--backend", "emulator", "-j", "8")
+    assert code == 1  # no-steer and not-red scenarios fail the run
+    assert main(["report", str(tmp_path / "results.json"), "--html", str(report)]) == 0
+    capsys.readouterr()
+    counts = {"inconclusive": 940, "no-steer": 20, "not-red": 20, "steers": 20}
+
+    with opened(report) as (page, requests):
+        scripted = rendering(page)
+        finder = page.get_by_role("search", name="find scenarios")
+        status = finder.get_by_role("status")
+        assert finder.is_visible() and status.inner_text() == "showing all 1000"
+        boxes = finder.get_by_role("checkbox")
+        assert [boxes.nth(i).evaluate("box => box.parentElement.innerText") for i in range(4)] == [
+            f"{verdict} {count}" for verdict, count in counts.items()
+        ]
+        # A large layer starts folded: a scenario's details are not built until it opens.
+        assert page.locator("section.scenario").count() == LARGE
+        assert page.locator("blockquote.prompt").count() == 0
+        assert page.locator("details.about[open]").count() == 0
+
+        # Only the not-red scenarios: untick the others, the last one from the keyboard.
+        for verdict in ("inconclusive", "no-steer"):
+            finder.get_by_role("checkbox", name=f"{verdict} {counts[verdict]}").uncheck()
+        finder.get_by_role("checkbox", name="steers 20").focus()
+        page.keyboard.press("Space")
+        rows = shown_rows(page)
+        assert [verdict for _, verdict in rows] == ["not-red"] * 20
+        assert rows[0][0] == "demo/s004" and rows[-1][0] == "demo/s954"
+        assert status.inner_text() == "showing 20 of 1000"
+        assert page.locator("section.scenario:visible").count() == 20
+        assert page.locator("section.scenario:visible .name").first.inner_text() == "demo/s004"
+        shared = page.url
+        assert shared.endswith("#pressure.verdict=not-red")
+
+        # A search by id, case-insensitive, over every verdict again.
+        finder.get_by_role("button", name="show all").click()
+        assert status.inner_text() == "showing all 1000"
+        search = finder.get_by_role("searchbox", name="scenarios whose id contains")
+        search.fill("S42")
+        assert [name for name, _ in shown_rows(page)] == [f"demo/s42{i}" for i in range(10)]
+        search.fill("S421")
+        assert shown_rows(page) == [("demo/s421", "inconclusive")]
+        assert page.url.endswith("#pressure.id=S421")
+
+        # Opened from its row: its prompt and expectations are built, then a run's timeline.
+        page.locator("table.verdicts tr:visible a").first.click()
+        scenario = page.locator("#pressure-421")
+        prompt = scenario.locator("blockquote.prompt")
+        assert prompt.is_visible() and prompt.inner_text() == "Investigate error spike 421."
+        assert page.locator("blockquote.prompt").count() == 1  # no other scenario was built
+        run = scenario.locator("details.run").first
+        run.locator("summary").click()
+        answer = run.locator("li.assistant pre")
+        assert answer.is_visible() and "count_over_time" in answer.inner_text()
+        screenshot(page, tmp_path / "large-report.png", capsys, whole=False)
+        assert requests == [report.as_uri()]
+
+    # The link shared keeps the filter: it opens on the 20 not-red scenarios.
+    with opened(shared) as (page, _):
+        assert [verdict for _, verdict in shown_rows(page)] == ["not-red"] * 20
+        assert page.get_by_role("checkbox", name="steers 20").is_checked() is False
+
+    # Without JavaScript: every scenario open and in full, no filter that would do nothing.
+    with opened(report, javascript=False) as (page, _):
+        plain = rendering(page)
+        assert page.locator("form.finder").is_hidden()
+        assert page.locator("section.scenario details.about[open]").count() == LARGE
+        prompts = page.locator("blockquote.prompt")
+        assert prompts.count() == LARGE
+        last = prompts.nth(LARGE - 1)
+        last.scroll_into_view_if_needed()
+        assert last.is_visible() and last.inner_text() == "Investigate error spike 999."
+        # Every run's timeline too: K = 1 for 940 scenarios, 5 for 20, 6 for 40; both arms.
+        assert page.locator("details.run ol.timeline").count() == 2 * (940 + 20 * 5 + 40 * 6)
+        assert page.locator(".script-note").is_hidden()
+        screenshot(page, tmp_path / "large-report-no-script.png", capsys, whole=False)
+    with capsys.disabled():
+        print(f"\n1000 scenarios, with its script:  {scripted}")
+        print(f"1000 scenarios, without a script: {plain}")
+
+
+def test_only_the_pages_own_script_runs(tmp_path):
+    # The policy allows the page's one script by its hash: as written, the script runs and
+    # nothing is refused; changed by one word and not hashed again, it does not run, the
+    # browser reports the refusal, and the page says that its script did not run.
+    page = render_html([Document("s.json", scenarios_document(IMPROVED))], cwd=tmp_path)
+    report = tmp_path / "report.html"
+    report.write_text(page)
+    with opened(report) as (browser, _):
+        assert browser.locator("html.scripted").count() == 1
+        assert browser.get_by_role("search", name="find scenarios").is_visible()
+        assert browser.locator(".script-note").is_hidden()
+        run = browser.locator("details.run").first
+        run.locator("summary").click()
+        assert run.locator(".run-body").is_visible()
+
+    changed = tmp_path / "changed.html"
+    assert '"scripted"' in SCRIPT
+    changed.write_text(page.replace(SCRIPT, SCRIPT.replace('"scripted"', '"changed"')))
+    refused: list[str] = []
+    with opened(changed, refused=refused) as (browser, _):
+        assert browser.locator("html.changed, html.scripted").count() == 0
+        assert browser.locator("form.finder").is_hidden()
+        note = browser.locator(".script-note")
+        assert note.is_visible()
+        assert note.inner_text().startswith("This page's script did not run")
+        # What the page keeps for its script stays inert: a run opens empty.
+        run = browser.locator("details.run").first
+        run.locator("summary").click()
+        assert run.locator(".run-body").count() == 0
+    assert refused == ["script-src-elem refused inline"]

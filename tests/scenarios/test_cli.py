@@ -81,8 +81,9 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
         False,
         0.0,
     )
-    # Both arms pass every run: no number of such runs shows a difference of pass rates.
-    assert (first["result"], first["runs_to_decide"]) == ("inconclusive", None)
+    # Both arms pass every run: ties inform, so enough such runs show the arms within the
+    # neutral band (75 per arm; the projection looks at 20, 30, 45, 67, then 100).
+    assert (first["result"], first["runs_to_decide"]) == ("inconclusive", 100)
     # What the suite asked, for reports: the prompt, the turns, the rubric and the bars.
     assert first["scenario"] == {
         "name": None,
@@ -254,20 +255,24 @@ def test_stopping_keeps_finished_scenarios_kills_the_children_and_removes_sandbo
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a hang bound only
     # The file exists from the start (an empty, incomplete document); wait for a scenario, and
     # for the hanging CLI to have started its own child (the fake writes its pid in its cwd).
     pid_files: list[Path] = []
     while time.monotonic() < deadline:
         pid_files = list(temp.glob("skilltest-run-*/work/child.pid"))
-        if pid_files and results.exists() and read_results(results, "scenarios")["scenarios"]:
+        if (
+            pid_files
+            and pid_files[0].read_text()
+            and results.exists()
+            and read_results(results, "scenarios")["scenarios"]
+        ):
             break
         time.sleep(0.1)
     assert pid_files, "the hanging run never started"
-    time.sleep(0.3)
     child = int(pid_files[0].read_text())
     process.send_signal(sig)
-    out, err = process.communicate(timeout=30)
+    out, err = process.communicate(timeout=120)
     assert process.returncode == code, err
     data = read_results(results, "scenarios")
     assert (data["complete"], data["interrupted"]) == (False, True)

@@ -20,8 +20,6 @@ from skilltest.scenarios.runner import ClaudeCliRunner, RunRequest
 from skilltest.scenarios.suite import load_scenario_suite
 from tests.layers import run_layer
 
-from ..conftest import REPO_ROOT
-
 pytestmark = pytest.mark.cli
 
 LISTING = "The following skills are available for use with the Skill tool:"
@@ -131,19 +129,18 @@ def test_only_the_with_skill_arm_sees_the_skill(claude_bin, tmp_path, monkeypatc
     assert with_requests[0]["body"]["model"] == without_requests[0]["body"]["model"]
 
 
-def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_path, capsys):
-    """What `make test-scenarios` does from a fresh clone (the suites' own K=2)."""
-    suites = REPO_ROOT / "tests" / "scenarios"
-    code = run_layer("scenarios", suites, tmp_path, "--claude", claude_bin, "-j", "2")
-    captured = capsys.readouterr()
-    assert "offline model emulator" in captured.err
-    assert "scripted stand-in" in captured.err
-    assert code == 0, captured.out
-    assert captured.out.splitlines()[0] == (
+def test_example_suites_offline_match_the_hand_checked_rubric(example_scenarios):
+    """What `make test-scenarios` does from a fresh clone (the suites' own K), the same run as
+    the README shows."""
+    run = example_scenarios()
+    assert "offline model emulator" in run.err
+    assert "scripted stand-in" in run.err
+    assert run.code == 0, run.out
+    assert run.out.splitlines()[0] == (
         "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
         "model; they say nothing about how a real model behaves"
     )
-    results = read_results(tmp_path / "results.json", "scenarios")
+    results = read_results(run.results, "scenarios")
     assert (results["backend"], results["claude_version"], results["complete"]) == (
         "emulator",
         "2.1.328",
@@ -222,7 +219,7 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     with_run, without_run = latency["runs"][:2]
     assert with_run["score"] == 1.0
     kept = Path(with_run["transcript"])
-    assert kept.parent == tmp_path / "output" / "lgtm" / "latency-follow-up"
+    assert kept.parent == run.output / "lgtm" / "latency-follow-up"
     assert kept.read_text().count('"type":"result"') == 2
     assert without_run["components"]["required_patterns"] == 0.0
     assert without_run["components"]["anti_patterns"] == 0.0
@@ -231,8 +228,8 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     migrations = by_id["index-large-table"]
     # Skill, Glob, Write in the Rails fixture
     assert [c["name"] for c in migrations["runs"][0]["tool_calls"]] == ["Skill", "Glob", "Write"]
-    assert "safe-migrations/index-large-table" in captured.out
-    assert "10 scenarios: 10 improved; 10 passed" in captured.out
+    assert "safe-migrations/index-large-table" in run.out
+    assert "10 scenarios: 10 improved; 10 passed" in run.out
 
     # The tickets suite runs in a world: the fake records what the agent really did.
     def world_of(scenario_id: str, index: int) -> dict:
@@ -253,7 +250,7 @@ def test_example_suites_offline_match_the_hand_checked_rubric(claude_bin, tmp_pa
     assert world_of("recovers-from-429", 1)["unobserved_claims"]
     assert world_of("refuses-forbidden-record", 1)["forbidden"] == ["PATCH /tickets/INC-1050"]
     assert all(world_of(sid, 1)["authority_violation"] for sid in by_id if sid in TICKETS)
-    assert "writes on the fake" in captured.out
+    assert "writes on the fake" in run.out
 
 
 TICKETS = {

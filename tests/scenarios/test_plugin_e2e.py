@@ -7,6 +7,7 @@ get its MCP server (``plugin_mcp: both``), so the comparison measures the skills
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -69,12 +70,14 @@ def project(tmp_path, monkeypatch):
     # The plugin's server starts as `python3`: the one with the mcp package comes first.
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     (tmp_path / "model.yaml").write_text(SCRIPT)
+    # The suite's plugin lies in its repository, as everything a suite names must.
+    shutil.copytree(PLUGIN, tmp_path / "observability")
     return tmp_path
 
 
 def write_suite(project: Path, extra: str = "") -> Path:
     path = project / "suite.yaml"
-    path.write_text(SUITE.format(plugin=PLUGIN, extra=extra))
+    path.write_text(SUITE.format(plugin="observability", extra=extra))
     return path
 
 
@@ -139,7 +142,7 @@ def test_a_server_that_does_not_start_stops_the_suite_with_its_stderr(project, c
     (project / "broken.py").write_text("import sys\nsys.exit('telemetry: no config file')\n")
     suite = project / "suite.yaml"
     suite.write_text(
-        SUITE.format(plugin=PLUGIN, extra="").replace(
+        SUITE.format(plugin="observability", extra="").replace(
             "repetitions: 2",
             f"repetitions: 1\nconfig:\n  mcp_servers:\n    broken: {{command: {sys.executable}, "
             "args: [broken.py]}",

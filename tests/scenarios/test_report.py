@@ -145,12 +145,17 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     broken = data["scenarios"][1]
     assert (broken["verdict"], broken["without_skill"], broken["delta_ci"]) == ("error", None, None)
     slow = data["scenarios"][2]
-    # Both arms pass every run: no number of runs like these shows a difference.
+    # Both arms pass every run: runs like these show no difference, and are neutral (within
+    # +-0.05) from 75 runs per arm; the projection's steps after 20 (30, 45, 67, 100) reach 100.
     assert (slow["verdict"], slow["result"], slow["runs_to_decide"]) == (
         "inconclusive",
         "inconclusive",
-        None,
+        100,
     )
+    assert data["family"]["method"] == "holm" and data["family"]["decisions"]
+    assert [(d["id"], d["held"]) for d in data["family"]["decisions"]] == [
+        (s["id"], True) for s in data["scenarios"] if s["verdict"] in ("improved", "regressed")
+    ]
 
 
 def test_results_from_another_layer_or_version_are_refused(tmp_path):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
+from tests.projects import model_script_beside
 
 from ..conftest import REPO_ROOT
 
@@ -25,9 +26,8 @@ EDITED = '"\\\\| jq "'
 def suite_copy(folder: Path, text: str | None = None) -> Path:
     """The example lgtm scenario suite in ``folder``, its model script named absolutely."""
     source = (REPO_ROOT / "tests" / "scenarios" / "lgtm.yaml").read_text()
-    script = REPO_ROOT / "tests" / "model-scripts" / "lgtm.scenarios.yaml"
-    source = source.replace("../model-scripts/lgtm.scenarios.yaml", str(script))
     folder.mkdir(parents=True, exist_ok=True)
+    source = model_script_beside(source, "lgtm.scenarios.yaml", folder)
     path = folder / "lgtm.yaml"
     path.write_text(text if text is not None else source)
     return path

@@ -14,6 +14,7 @@ from skilltest.scenarios.suite import (
 )
 from skilltest.suite.loader import discover_suites
 from skilltest.transcript import ToolCall, Transcript
+from tests.projects import make_repository
 
 SKILL = "---\nname: demo\ndescription: A demo skill.\n---\nAlways aggregate first.\n"
 
@@ -24,7 +25,7 @@ def workspace(tmp_path: Path) -> Path:
         (tmp_path / "skills" / name).mkdir(parents=True)
         (tmp_path / "skills" / name / "SKILL.md").write_text(SKILL.replace("demo", name))
     (tmp_path / "suites").mkdir()
-    return tmp_path
+    return make_repository(tmp_path)  # the suites' repository: the skills lie in it
 
 
 def write(workspace: Path, text: str, name: str = "demo.yaml") -> Path:
@@ -204,7 +205,7 @@ BAD_SUITES = [
     (
         "skill: demo\nscenarios:\n  - {id: 'bad id', prompt: p}\n",
         "#/scenarios/0/id: 'bad id' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'\n  fix: "
-        "expected a unique id: letters, digits, '.', '_' or '-'",
+        "expected a unique id: letters, digits, '.', '_' or '-', at most 128 (it names files)",
     ),
     (
         "skill: demo\npattern_scope: prose\nscenarios:\n  - {id: a, prompt: p}\n",

@@ -48,8 +48,10 @@ TABLE = [
     ([1.0, 1.0], [0.56, 0.56], Verdict.INCONCLUSIVE, False, 1.0, (-0.2047, 1.0)),
     ([1.0, 1.0], [0.0, 0.0], Verdict.INCONCLUSIVE, False, 1.0, (-0.2047, 1.0)),
     ([0.0, 0.0], [1.0, 1.0], Verdict.INCONCLUSIVE, False, -1.0, (-1.0, 0.2047)),
-    # Both arms pass every run: no difference shown, and not small enough to be neutral.
-    ([0.7] * 3, [0.68] * 3, Verdict.INCONCLUSIVE, False, 0.0, (-0.7638, 0.7638)),
+    # Both arms pass every run: no difference shown, and not small enough to be neutral. The
+    # bound is where 3/3 passes of A has a chance of 2.5% against a B that always passes:
+    # 1 - 0.025 ** (1/3) = 0.7076.
+    ([0.7] * 3, [0.68] * 3, Verdict.INCONCLUSIVE, False, 0.0, (-0.7076, 0.7076)),
 ]
 
 

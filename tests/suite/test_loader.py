@@ -112,7 +112,7 @@ def test_what_the_loader_refuses_names_file_line_limit_and_fix(tmp_path, text, m
     path.write_text(text)
     started = time.monotonic()
     said = refusal(read_yaml, path, SuiteError)
-    assert time.monotonic() - started < 2  # refused while composing, before any expansion
+    assert time.monotonic() - started < 60  # refused while composing: expanded, it would not end
     assert said == f"{tmp_path}/{message}"
 
 

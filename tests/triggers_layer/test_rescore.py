@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
+from tests.projects import model_script_beside
 from tests.scenarios.test_rescore import counting_claude, starts
 
 from ..conftest import REPO_ROOT
@@ -22,8 +23,7 @@ FLIP = ("id: capital-of-france", "should_trigger: false}")
 
 def suite_copy(folder: Path, flip: bool) -> Path:
     text = (REPO_ROOT / "tests" / "triggers" / "lgtm.yaml").read_text()
-    script = REPO_ROOT / "tests" / "model-scripts" / "lgtm.triggers.yaml"
-    text = text.replace("../model-scripts/lgtm.triggers.yaml", str(script))
+    text = model_script_beside(text, "lgtm.triggers.yaml", folder)
     if flip:
         line = next(line for line in text.splitlines() if FLIP[0] in line)
         text = text.replace(line, line.replace(FLIP[1], "should_trigger: true}"))

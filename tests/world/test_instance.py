@@ -77,7 +77,7 @@ class Client:
             all_headers["Content-Type"] = "application/json"
         request = urllib.request.Request(url, data=data, method=method, headers=all_headers)
         try:
-            with self.opener.open(request, timeout=10) as response:
+            with self.opener.open(request, timeout=60) as response:
                 status, raw, got = response.status, response.read(), dict(response.headers)
         except urllib.error.HTTPError as error:
             status, raw, got = error.code, error.read(), dict(error.headers)

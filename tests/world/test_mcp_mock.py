@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -258,8 +259,10 @@ def write_suite(tmp_path: Path) -> Path:
     (tmp_path / "skills" / "desk").mkdir(parents=True)
     (tmp_path / "skills" / "desk" / "SKILL.md").write_text(SKILL)
     (tmp_path / "desk.script.yaml").write_text(SCRIPT)
+    # The suite's world lies in its repository, as every file a suite names must.
+    shutil.copyfile(WORLD, tmp_path / WORLD.name)
     suite = tmp_path / "desk.yaml"
-    suite.write_text(SUITE.format(world=WORLD.resolve()))
+    suite.write_text(SUITE.format(world=WORLD.name))
     return suite
 
 
@@ -273,7 +276,7 @@ def test_a_rubric_may_name_a_mock_tool_and_a_mock_may_not_shadow_a_config_server
     suite.write_text(clash)
     with pytest.raises(SuiteError) as caught:
         check_scenario_tools(load_scenario_suite(suite).scenarios, check=lambda servers: {})
-    assert caught.value.location == f"{WORLD.resolve()}#/mcp/desk"
+    assert caught.value.location == f"{tmp_path / WORLD.name}#/mcp/desk"
     assert "has the name of an MCP server the scenario starts" in caught.value.message
 
 

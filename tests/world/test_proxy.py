@@ -26,6 +26,8 @@ from skilltest.world.tls import CertificateAuthority
 from tests.world.loopback import LoopbackServer
 
 HOST = "api.tickets.example.com"
+WAIT_S = 60.0
+"""A bound for a hang only, on an answer, a connection or a close; load alone never reaches it."""
 
 
 class StandIn:
@@ -120,7 +122,7 @@ def https(
     headers: dict[str, str] | None = None,
     ca: CertificateAuthority | None = None,
     cafile: Path | None = None,
-    timeout: float = 10,
+    timeout: float = WAIT_S,
 ) -> tuple[int, dict[str, str], bytes]:
     """One HTTPS request through the proxy (CONNECT, then TLS), as ``HTTPS_PROXY`` clients do;
     the client trusts ``ca`` (the world's by default) or ``cafile``."""
@@ -139,7 +141,7 @@ def https(
 
 def raw(world: World, data: bytes, *, port: int | None = None) -> bytes:
     """Sends bytes to the proxy and returns everything it answers until it closes."""
-    with socket.create_connection(("127.0.0.1", port or world.proxy.port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", port or world.proxy.port), timeout=WAIT_S) as sock:
         sock.sendall(data)
         chunks = []
         while chunk := sock.recv(65536):
@@ -147,7 +149,7 @@ def raw(world: World, data: bytes, *, port: int | None = None) -> bytes:
     return b"".join(chunks)
 
 
-def eventually(condition: Callable[[], bool], timeout: float = 5) -> bool:
+def eventually(condition: Callable[[], bool], timeout: float = WAIT_S) -> bool:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -191,7 +193,7 @@ def test_https_to_a_declared_host_is_answered_by_its_fake_with_the_runs_certific
 
 def test_the_leaf_certificate_names_the_host_and_is_signed_by_this_runs_ca(make_world):
     world = make_world()
-    with socket.create_connection(("127.0.0.1", world.proxy.port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", world.proxy.port), timeout=WAIT_S) as sock:
         sock.sendall(f"CONNECT {HOST}:443 HTTP/1.1\r\nHost: {HOST}:443\r\n\r\n".encode())
         assert sock.recv(1024).startswith(b"HTTP/1.1 200")
         with client_context(world.ca).wrap_socket(sock, server_hostname=HOST) as tls:
@@ -233,7 +235,7 @@ def test_the_bundle_holds_the_runs_ca_and_the_system_roots(make_world):
 def test_one_tunnel_carries_several_requests(make_world):
     world = make_world()
     connection = http.client.HTTPSConnection(
-        "127.0.0.1", world.proxy.port, context=client_context(world.ca), timeout=10
+        "127.0.0.1", world.proxy.port, context=client_context(world.ca), timeout=WAIT_S
     )
     connection.set_tunnel(HOST, 443)
     for path in ("/tickets", "/tickets/INC-1042", "/tickets/INC-7"):
@@ -407,7 +409,7 @@ class EchoServer(LoopbackServer):
 def test_the_model_api_is_tunnelled_untouched(make_world):
     upstream = EchoServer()
     world = make_world(pass_through=(f"127.0.0.1:{upstream.port}",))
-    with socket.create_connection(("127.0.0.1", world.proxy.port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", world.proxy.port), timeout=WAIT_S) as sock:
         sock.sendall(f"CONNECT 127.0.0.1:{upstream.port} HTTP/1.1\r\n\r\n".encode())
         assert sock.recv(1024) == b"HTTP/1.1 200 Connection established\r\n\r\n"
         sock.sendall(b"\x16\x03\x01 opaque bytes")
@@ -420,7 +422,7 @@ def test_the_model_api_is_tunnelled_untouched(make_world):
 def test_plain_http_to_the_model_api_is_relayed_without_proxy_headers(make_world):
     upstream = EchoServer()
     world = make_world(pass_through=(f"127.0.0.1:{upstream.port}",))
-    with socket.create_connection(("127.0.0.1", world.proxy.port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", world.proxy.port), timeout=WAIT_S) as sock:
         sock.sendall(
             (
                 f"POST http://127.0.0.1:{upstream.port}/v1/messages HTTP/1.1\r\n"
@@ -450,14 +452,15 @@ def test_a_delay_is_honoured(make_world):
 
 
 def test_a_hang_is_never_answered_and_ends_at_the_proxys_limit(make_world):
-    world = make_world(answer_timeout_s=0.5)
+    world = make_world(answer_timeout_s=2 * WAIT_S)
     world.fake.answer = HttpResponse(200, {}, b"never", hang=True)
     with pytest.raises(TimeoutError):
         https(world, "GET", "/tickets", timeout=0.2)  # the client's own timeout decides
+    world.proxy.answer_timeout_s = 0.5
     started = time.monotonic()
     with pytest.raises(http.client.RemoteDisconnected):
-        https(world, "GET", "/tickets", timeout=10)  # else the proxy's limit ends it
-    assert 0.4 < time.monotonic() - started < 5
+        https(world, "GET", "/tickets", timeout=2 * WAIT_S)  # else the proxy's limit ends it
+    assert 0.4 < time.monotonic() - started < WAIT_S
     assert len(world.fake.requests) == 2
 
 
@@ -468,18 +471,17 @@ def test_closing_the_proxy_ends_a_hanging_answer_at_once(make_world):
 
     def client() -> None:
         try:
-            https(world, "GET", "/tickets", timeout=30)
+            https(world, "GET", "/tickets", timeout=2 * WAIT_S)
         except BaseException as exc:
             errors.append(exc)
 
     thread = threading.Thread(target=client)
     thread.start()
-    while not world.fake.requests:
-        time.sleep(0.01)
+    assert eventually(lambda: bool(world.fake.requests))
     started = time.monotonic()
     world.proxy.close()
-    thread.join(10)
-    assert not thread.is_alive() and time.monotonic() - started < 5
+    thread.join(WAIT_S)  # not the client's own timeout: the close cut its connection
+    assert not thread.is_alive() and time.monotonic() - started < WAIT_S
     assert errors and isinstance(errors[0], (http.client.RemoteDisconnected, OSError))
 
 
@@ -558,7 +560,7 @@ def test_head_answers_carry_no_body(make_world):
 
 
 def socks_connect(world: World, host: str, port: int) -> tuple[socket.socket, int]:
-    sock = socket.create_connection(("127.0.0.1", world.proxy.socks_port), timeout=10)
+    sock = socket.create_connection(("127.0.0.1", world.proxy.socks_port), timeout=WAIT_S)
     sock.sendall(b"\x05\x01\x00")
     assert sock.recv(2) == b"\x05\x00"
     name = host.encode()

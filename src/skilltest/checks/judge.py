@@ -64,9 +64,9 @@ class JudgeModel:
 def judge_runner(env: Mapping[str, str], *, claude: Path | None = None) -> TurnRunner:
     """A runner that asks the model the agent ran with: the SDK with the run's base URL and
     key, or, when the run has only a Claude Code OAuth token, the ``claude`` CLI for one turn."""
-    from skilltest.runners.anthropic_api import AnthropicRunner
+    if _uses_the_sdk(env):
+        from skilltest.runners.anthropic_api import AnthropicRunner
 
-    if env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"):
         return AnthropicRunner(
             backend="judge",
             api_key=env.get("ANTHROPIC_API_KEY") or None,
@@ -77,6 +77,11 @@ def judge_runner(env: Mapping[str, str], *, claude: Path | None = None) -> TurnR
     from skilltest.runners.claude_turn import ClaudeTurnRunner
 
     return ClaudeTurnRunner(claude=claude, env=dict(env), max_retries=2)
+
+
+def _uses_the_sdk(env: Mapping[str, str]) -> bool:
+    """Whether a judge asks through the SDK (an API key or an auth token), not the CLI."""
+    return bool(env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"))
 
 
 class ModelRunners:
@@ -94,8 +99,9 @@ class ModelRunners:
         self._runners: dict[tuple[str, ...], TurnRunner] = {}
         self._loop: object = None
 
-    def runner(self, env: Mapping[str, str]) -> TurnRunner:
-        """The runner of the endpoint ``env`` names (:func:`judge_runner`), kept for reuse."""
+    async def runner(self, env: Mapping[str, str]) -> TurnRunner:
+        """The runner of the endpoint ``env`` names (:func:`judge_runner`), kept for reuse; the
+        SDK it needs is imported off the event loop (:mod:`skilltest.runners.sdk`) first."""
         import asyncio
 
         loop = asyncio.get_running_loop()
@@ -113,7 +119,12 @@ class ModelRunners:
             )
         )
         if key not in self._runners:
-            self._runners[key] = judge_runner(env, claude=self.claude)
+            if _uses_the_sdk(env):
+                from skilltest.runners.sdk import sdk_imported
+
+                await sdk_imported()
+            if key not in self._runners:  # another run may have opened it meanwhile
+                self._runners[key] = judge_runner(env, claude=self.claude)
         return self._runners[key]
 
     async def aclose(self) -> None:

@@ -41,6 +41,7 @@ from skilltest.checks.plugin_eval import read_trajectory
 from skilltest.errors import SuiteError
 from skilltest.javascript import compile_js_pattern, parse_js_flags
 from skilltest.patterns import Pattern, compile_pattern
+from skilltest.suite.repository import Repository, repository_of
 
 CheckArm = Literal["both", "with"]
 """Which arms a check is evaluated for: every arm, or only the arms that have the skill."""
@@ -421,6 +422,7 @@ def parse_checks(
     flags: int = 0,
     timeout_s: float = 1.0,
     base: Path | None = None,
+    repository: Repository | None = None,
 ) -> tuple[Check, ...]:
     """A suite's ``checks:`` list, typed.
 
@@ -431,6 +433,8 @@ def parse_checks(
         timeout_s: The suite's pattern time limit.
         base: The folder files a check names are relative to (a judge's ``baseline_file``;
             default: the current folder).
+        repository: Where such a file must lie: the suite's repository (default: the
+            repository of ``base``, :func:`skilltest.suite.repository.repository_of`).
 
     Raises:
         SuiteError: an entry that is not a one-key mapping of a known kind, a missing or
@@ -445,7 +449,14 @@ def parse_checks(
             fix="write checks: [{file_exists: {path: NOTES.md}}, ...]",
         )
     checks = [
-        _parse_one(entry, f"{where}/{index}", flags=flags, timeout_s=timeout_s, base=base)
+        _parse_one(
+            entry,
+            f"{where}/{index}",
+            flags=flags,
+            timeout_s=timeout_s,
+            base=base,
+            repository=repository,
+        )
         for index, entry in enumerate(entries)
     ]
     seen: dict[str, str] = {}
@@ -466,7 +477,15 @@ _PATTERN_KINDS = frozenset(
 )
 
 
-def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float, base: Path | None) -> Check:
+def _parse_one(
+    entry: Any,
+    where: str,
+    *,
+    flags: int,
+    timeout_s: float,
+    base: Path | None,
+    repository: Repository | None,
+) -> Check:
     if not isinstance(entry, dict) or len(entry) != 1:
         raise SuiteError(
             "a check is a mapping with one key, its kind",
@@ -553,7 +572,9 @@ def _parse_one(entry: Any, where: str, *, flags: int, timeout_s: float, base: Pa
             focus_path=focus_path,
             votes=reader.integer("votes", DEFAULT_VOTES, low=1, high=15),
             baseline=reader.optional_text("baseline"),
-            baseline_trace=reader.trace_file("baseline_file", base) if plugin_eval else None,
+            baseline_trace=(
+                reader.trace_file("baseline_file", base, repository) if plugin_eval else None
+            ),
             **common(f"judge {criteria[:48]}" + ("…" if len(criteria) > 48 else "")),
         )
     reader.done()
@@ -678,14 +699,20 @@ class _Reader:
             self.text(key), f"{self.where}/{key}", flags=self.flags, timeout_s=self.timeout_s
         )
 
-    def trace_file(self, key: str, base: Path | None) -> tuple[Any, ...] | None:
-        """A trace file (one JSON event a line) the check names, read now."""
+    def trace_file(
+        self, key: str, base: Path | None, repository: Repository | None
+    ) -> tuple[Any, ...] | None:
+        """A trace file (one JSON event a line) the check names, read now; it must lie in the
+        suite's repository."""
         if self.spec.get(key) is None:
             return None
         name = self.text(key)
-        path = (base or Path()) / name
+        folder = base or Path()
+        repository = repository or repository_of(folder)
+        path = folder / name
+        resolved = repository.inside(path, written=name, location=f"{self.where}/{key}")
         try:
-            return tuple(read_trajectory(path.read_text(encoding="utf-8")))
+            return tuple(read_trajectory(resolved.read_text(encoding="utf-8")))
         except OSError as exc:
             raise self._fail(
                 key, f"cannot read {path}: {exc.strerror or exc}", "give a file that exists"

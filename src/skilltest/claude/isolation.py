@@ -53,6 +53,7 @@ from skilltest.errors import InputError
 from skilltest.names import child
 from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.skills import Skill
+from skilltest.suite.repository import NOT_COPIED, git_work_tree
 
 if TYPE_CHECKING:
     from skilltest.plugins import McpServer, Plugin
@@ -216,7 +217,7 @@ def _copy_error(at: Path, what: str, why: str) -> InputError:
     )
 
 
-_IGNORED = shutil.ignore_patterns("__pycache__", ".git", ".DS_Store", "*.pyc")
+_IGNORED = shutil.ignore_patterns(*NOT_COPIED)
 
 
 def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
@@ -485,10 +486,7 @@ def _repository_of(path: Path) -> Path:
     folder = path.resolve()
     if not folder.is_dir():
         folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return folder
+    return git_work_tree(folder) or folder
 
 
 MANAGED_SETTINGS_FOLDERS = {

@@ -56,6 +56,8 @@ class Invocation:
     """Called with every stdout event (a JSON object); the first reason it returns stops the
     process group, and the output keeps what was printed up to then
     (:attr:`ProcessOutput.stopped_reason`)."""
+    on_start: Callable[[], object] | None = None
+    """Called once the process has started."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,8 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         )
     except OSError as exc:
         return ProcessOutput("", "", None, False, time.monotonic() - started, str(exc))
+    if invocation.on_start is not None:
+        invocation.on_start()
 
     stdout_chunks: list[bytes] = []
     stderr_chunks: list[bytes] = []
@@ -260,8 +264,9 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         for stop in stopping:
             if not stop.done():
                 await asyncio.shield(stop)
-        # Commands the CLI started in sessions of their own outlive its group.
-        kill_marked(mark)
+        # Commands the CLI started in sessions of their own outlive its group. Finding them
+        # reads every process's environment: in a thread, while the loop goes on.
+        await asyncio.shield(asyncio.to_thread(kill_marked, mark))
     return ProcessOutput(
         stdout=b"".join(stdout_chunks).decode("utf-8", errors="replace"),
         stderr=b"".join(stderr_chunks).decode("utf-8", errors="replace"),

@@ -203,7 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
-    with safe_output():  # no control character from a run or a file reaches the terminal
+    from skilltest.redact import declarations_kept_apart
+
+    # No control character from a run or a file reaches the terminal; the secrets one command's
+    # suites declare are that command's.
+    with safe_output(), declarations_kept_apart():
         return _run(handler, args)
 
 

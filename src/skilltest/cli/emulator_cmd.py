@@ -21,10 +21,12 @@ def register(subparsers: Any) -> None:
         subparsers,
         "emulator",
         description="The offline model emulator: a scripted stand-in for the Anthropic "
-        "Messages API, for the anthropic SDK and the claude CLI. Not a real model.",
+        "Messages API (the anthropic SDK, the claude CLI) and OpenAI's Responses and Chat "
+        "Completions APIs (the openai SDK, Codex, OpenCode). Not a real model.",
         serve_help="serve a model script over HTTP until Ctrl-C",
         serve_description="Serves a model script over HTTP until Ctrl-C. Point a client at it "
-        "with ANTHROPIC_BASE_URL=<printed URL> ANTHROPIC_API_KEY=sk-fake (any key is accepted).",
+        "with ANTHROPIC_BASE_URL=<printed URL> ANTHROPIC_API_KEY=sk-fake (any key is accepted), "
+        "or an OpenAI client at <printed URL>/v1.",
     )
     serve.add_argument("--script", required=True, metavar="FILE", help="model script (YAML)")
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
@@ -47,8 +49,10 @@ def _describe(request: RecordedRequest) -> str:
     parts = [f"{request.method} {request.path}", status]
     if request.rule_id is not None:
         parts.append(f"rule={request.rule_id}")
-    elif request.path == "/v1/messages":
+    elif request.path == "/v1/messages" or request.api is not None:
         parts.append("rule=(default)")
+    if request.agent is not None:
+        parts.append(f"agent={request.agent}")
     if request.fault:
         parts.append(f"fault={request.fault}")
     return "  ".join(parts)

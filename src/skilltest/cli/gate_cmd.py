@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "several, e.g. shards or layers) and blocks the release when the results come from "
             "the emulator (a scripted stand-in) rather than a real model, a with-skill run "
             "violated authority in a controlled world, a scenario fails, a scenario or query "
-            "regressed against the previous revision, a scenario marked critical: true is "
+            "regressed against the previous revision (a regression counts when it holds "
+            "suite-wide: Holm, 5%% family-wise), a scenario marked critical: true is "
             "inconclusive, missing, or passes credibly less often than in the baseline, or the "
             "results are incomplete. Each run counts once: a file or run given twice is read "
             "once. Every rule is printed with PASS or BLOCK and its evidence. Exit 0 pass, "
@@ -56,6 +57,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="pass even when no scenario is decided (every verdict inconclusive, error or skipped)",
     )
+    parser.add_argument(
+        "--per-scenario",
+        action="store_true",
+        help="block on every per-scenario regressed verdict, not only on those that hold "
+        "suite-wide (Holm, 5%% family-wise): each claim errs at most 2.5%%, but a suite of many "
+        "scenarios shows a false one far more often",
+    )
     parser.add_argument("--json", action="store_true", help="print the decision as JSON")
     parser.set_defaults(handler=run)
 
@@ -69,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         allow_offline=args.allow_offline,
         allow_failing=tuple(args.allow_failing),
         allow_undecided=args.allow_undecided,
+        per_scenario=args.per_scenario,
     )
     if args.json:
         print(json.dumps(decision.to_dict(), indent=2, ensure_ascii=False))

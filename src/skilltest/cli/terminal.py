@@ -7,16 +7,20 @@ the cursor over earlier lines, or hides text (``\\x1b[2J``, ``\\x1b]0;T\\x07``, 
 what is read. Every command's stdout and stderr go through :class:`SafeStream`, which writes
 each such character as a visible ``\\uXXXX`` escape (valid inside a JSON string too, so
 ``--json`` output stays JSON): nothing a run saw can act on the terminal. Line feeds and tabs
-pass; the progress bar, the only writer of a carriage return, writes to :attr:`unescaped`.
+pass; the progress bar, the only writer of a carriage return, writes to :attr:`unescaped`. The
+same stream keeps out the secrets the process knows: the credentials of the environment and the
+secrets the suites declare (:meth:`skilltest.redact.Redactor.for_environment`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from skilltest.redact import Redactor
 from skilltest.report.text import escape_controls as terminal_text
 
 
@@ -29,7 +33,9 @@ class SafeStream:
         """The stream itself, for a writer that draws on the terminal on purpose."""
 
     def write(self, text: str) -> int:
-        self.unescaped.write(terminal_text(text))
+        # The secrets this process knows (credentials, what its suites declare) are kept out of
+        # the terminal as out of every file.
+        self.unescaped.write(terminal_text(Redactor.for_environment(os.environ)(text)))
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:

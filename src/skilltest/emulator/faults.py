@@ -177,3 +177,28 @@ def retry_headers(decision: FaultDecision) -> dict[str, str]:
         return {}
     ms = decision.retry_after_ms
     return {"retry-after": str(-(-ms // 1000)), "retry-after-ms": str(ms)}
+
+
+# OpenAI's error type and code for each status the emulator can answer with.
+OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "permission_denied"),
+    404: ("invalid_request_error", "not_found"),
+    413: ("invalid_request_error", "request_too_large"),
+    429: ("requests", "rate_limit_exceeded"),
+    500: ("server_error", None),
+    503: ("server_error", None),
+}
+
+
+def openai_error_body(
+    status: int, message: str | None = None, *, retry_after_ms: int | None = None
+) -> dict[str, Any]:
+    """OpenAI-style error JSON for ``status`` (``{"error": {message, type, param, code}}``); a
+    429 says when to try again in its message, as the API does and Codex reads it."""
+    kind, code = OPENAI_ERRORS.get(status, ("server_error", None))
+    text = message or _ERROR_MESSAGES.get(status, f"HTTP {status}")
+    if status == 429 and retry_after_ms is not None and message is None:
+        text += f". Please try again in {retry_after_ms / 1000:g}s."
+    return {"error": {"message": text, "type": kind, "param": None, "code": code}}

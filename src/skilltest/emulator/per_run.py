@@ -18,6 +18,7 @@ from typing import Any
 from skilltest.emulator.prompt_cache import PromptCache
 from skilltest.emulator.script import ModelScript
 from skilltest.emulator.scripted_model import Answer, ScriptedModel
+from skilltest.model_apis import AgentName, ApiFamily
 
 _PREFIX = "skilltest-run:"
 
@@ -46,11 +47,17 @@ class PerRunModel:
         self._models: dict[str, ScriptedModel] = {}
         self._lock = threading.Lock()
 
-    def answer(self, body: Mapping[str, Any]) -> Answer:
+    def answer(
+        self,
+        body: Mapping[str, Any],
+        *,
+        api: ApiFamily = "anthropic",
+        agent: AgentName | None = None,
+    ) -> Answer:
         """Answers with the model of the run the request names, or the shared one."""
         run = _run_of(body)
         if run is None:
-            return self._shared.answer(body)
+            return self._shared.answer(body, api=api, agent=agent)
         key, rep = run
         with self._lock:
             model = self._models.get(key)
@@ -59,4 +66,4 @@ class PerRunModel:
                 model = self._models[key] = ScriptedModel(
                     seeded, cycle_start=rep, cache=self._cache
                 )
-        return model.answer(body)
+        return model.answer(body, api=api, agent=agent)

@@ -10,11 +10,19 @@ Claude Code 2.1.328 shapes its requests in ways a rule author should not have to
   skill:``; a ``/NAME`` slash command is expanded by the CLI into ``<command-name>/NAME
   </command-name>`` plus that body.
 
-:class:`RequestView` hides all of it behind plain fields.
+Codex 0.171.0 lists skills in a developer message under ``### Available skills`` (``- NAME:
+DESCRIPTION (file: PATH)``), OpenCode 1.18.33 in its system prompt as ``<available_skills>``
+(``<skill><name>``, ``<description>``, ``<location>``); a skill listed so is loaded when a tool
+call reads its ``SKILL.md``, or (OpenCode) when its ``skill`` tool loads it by name.
+
+A Responses or Chat Completions request is first rewritten into the Messages shape
+(:mod:`skilltest.emulator.openai_requests`); :class:`RequestView` hides all of it behind plain
+fields, whichever API the request came in.
 """
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +30,9 @@ from typing import Any
 
 import regex
 
+from skilltest.emulator.openai_requests import as_messages_request
 from skilltest.emulator.side_requests import SideRequestKind, classify_side_request
+from skilltest.model_apis import AgentName, ApiFamily
 from skilltest.transcript.stream_json import content_blocks
 
 _REMINDER = regex.compile(r"<system-reminder>.*?</system-reminder>\s*", regex.DOTALL)
@@ -31,6 +41,12 @@ _LISTED_SKILL = regex.compile(r"^- ([^\s:][^\n]*?): ", regex.MULTILINE)
 _SKILL_BODY_PREFIX = "Base directory for this skill:"
 _SKILL_BODY_DIR = regex.compile(r"^Base directory for this skill: (?P<dir>[^\n]+)")
 _COMMAND_NAME = regex.compile(r"<command-name>/?(?P<name>[^<\s]+)</command-name>")
+_FILE_LISTING_HEADER = "### Available skills"
+_FILE_LISTED_SKILL = regex.compile(r"^- ([^\s:][^\n]*?): (.*?)(?: \(file: [^\n()]*\))?$")
+_XML_LISTED_SKILL = regex.compile(
+    r"<skill>\s*<name>(?P<name>[^<]+)</name>\s*<description>(?P<description>.*?)</description>",
+    regex.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -60,10 +76,22 @@ class RequestView:
     """Skills whose body was injected into the conversation."""
     side_request: SideRequestKind | None
     """Which Claude Code side request this is, or ``None`` for a main request."""
+    api: ApiFamily = "anthropic"
+    """The API the request came in."""
+    agent: AgentName | None = None
+    """The agent that sent it, as its headers say; ``None`` when they do not say."""
 
     @classmethod
-    def from_body(cls, body: Mapping[str, Any]) -> RequestView:
-        """Extracts the view from a parsed ``POST /v1/messages`` body."""
+    def from_body(
+        cls,
+        body: Mapping[str, Any],
+        *,
+        api: ApiFamily = "anthropic",
+        agent: AgentName | None = None,
+    ) -> RequestView:
+        """Extracts the view from a parsed request body of ``api`` (by default a ``POST
+        /v1/messages`` body); ``agent`` is who sent it, when its headers say."""
+        body = as_messages_request(api, body)
         messages = [m for m in body.get("messages") or [] if isinstance(m, Mapping)]
         system_parts = list(_text_of(body.get("system")))
         for message in messages:
@@ -76,6 +104,10 @@ class RequestView:
             if isinstance(tool, Mapping) and tool.get("name")
         )
         listing = dict(_listed_skills(system_parts, messages))
+        # Claude Code's requests keep their one listing format; the others may list by file.
+        by_file = dict(_skills_listed_by_file(system_parts)) if api != "anthropic" else {}
+        listing.update(by_file)
+        loaded = set(_loaded_skills(messages)) | set(_skills_read(messages, by_file))
         return cls(
             model=str(body.get("model") or ""),
             system_text=system_text,
@@ -86,8 +118,10 @@ class RequestView:
             tool_names=tools,
             skills_listed=frozenset(listing),
             skill_listing=tuple(listing.items()),
-            skills_loaded=frozenset(_loaded_skills(messages)),
+            skills_loaded=frozenset(loaded),
             side_request=classify_side_request(body),
+            api=api,
+            agent=agent,
         )
 
 
@@ -207,3 +241,44 @@ def _loaded_skills(messages: Sequence[Mapping[str, Any]]) -> Iterable[str]:
                 body = _SKILL_BODY_DIR.match(text)
                 if body:
                     yield body.group("dir").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _skills_listed_by_file(system_parts: Sequence[str]) -> Iterable[tuple[str, str]]:
+    """``(name, description)`` of each skill listed with the file the agent reads to load it
+    (Codex: ``### Available skills`` then ``- NAME: DESCRIPTION (file: PATH)`` lines; OpenCode:
+    ``<available_skills>`` of ``<skill>`` entries)."""
+    for text in system_parts:
+        if "<available_skills>" in text:
+            for entry in _XML_LISTED_SKILL.finditer(text):
+                description = " ".join(html.unescape(entry.group("description")).split())
+                yield html.unescape(entry.group("name")).strip(), description
+        start = text.find(_FILE_LISTING_HEADER)
+        if start < 0:
+            continue
+        for line in text[start + len(_FILE_LISTING_HEADER) :].lstrip("\n").splitlines():
+            match = _FILE_LISTED_SKILL.match(line)
+            if match is None:
+                break
+            yield match.group(1), match.group(2).strip()
+
+
+def _skills_read(messages: Sequence[Mapping[str, Any]], listed: Mapping[str, str]) -> Iterable[str]:
+    """Skills listed by file whose ``SKILL.md`` a tool call read, or that a ``skill`` tool call
+    named, and that got an answer (a result that does not say the file is missing)."""
+    if not listed:
+        return
+    reads: dict[str, list[str]] = {}
+    for message in messages:
+        for block in content_blocks(message.get("content")):
+            if block.get("type") == "tool_use":
+                given = block.get("input")
+                called = json.dumps(given, ensure_ascii=False)
+                names = [name for name in listed if f"{name}/SKILL.md" in called]
+                if block.get("name") == "skill" and isinstance(given, Mapping):
+                    names += [name for name in listed if name == given.get("name")]
+                if names:
+                    reads[str(block.get("id"))] = names
+            elif block.get("type") == "tool_result" and str(block.get("tool_use_id")) in reads:
+                text = _tool_result_text(block)
+                if not block.get("is_error") and "No such file" not in text:
+                    yield from reads[str(block.get("tool_use_id"))]

@@ -26,6 +26,7 @@ from skilltest.emulator.request_view import RequestView
 from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
+from skilltest.model_apis import AgentName, ApiFamily
 from skilltest.patterns import Pattern, compile_pattern
 from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
 
@@ -120,6 +121,10 @@ class Conditions:
     """``False``: main requests only; ``True``: any side request; a kind: that kind only."""
     described: DescribedCondition | None = None
     """A listed skill whose description shares enough words with the user's prompt."""
+    api: frozenset[ApiFamily] | None = None
+    """The APIs whose requests this rule answers; ``None``: every API."""
+    agent: frozenset[AgentName] | None = None
+    """The agents whose requests this rule answers; ``None``: any client."""
 
     def holds(self, view: RequestView) -> bool:
         """Whether every set condition holds for ``view``.
@@ -135,6 +140,10 @@ class Conditions:
         ):
             return False
         if self.turn is not None and view.turn not in self.turn:
+            return False
+        if self.api is not None and view.api not in self.api:
+            return False
+        if self.agent is not None and view.agent not in self.agent:
             return False
         if self.tools and not set(self.tools) <= set(view.tool_names):
             return False
@@ -329,6 +338,10 @@ def _build_conditions(raw: Mapping[str, Any], location: str) -> Conditions:
     def pattern(key: str) -> Pattern | None:
         return compile_pattern(raw[key], f"{location}/{key}") if key in raw else None
 
+    def names(key: str) -> frozenset[Any] | None:
+        value = raw.get(key)
+        return None if value is None else frozenset([value] if isinstance(value, str) else value)
+
     turn = raw.get("turn")
     return Conditions(
         system=pattern("system"),
@@ -347,6 +360,8 @@ def _build_conditions(raw: Mapping[str, Any], location: str) -> Conditions:
             if "described" in raw
             else None
         ),
+        api=names("api"),
+        agent=names("agent"),
     )
 
 

@@ -17,11 +17,14 @@ from typing import Any, Protocol
 
 from skilltest.emulator.batches import BatchOutcome
 from skilltest.emulator.faults import NO_FAULT, FaultDecision, FaultGate, combine
+from skilltest.emulator.openai_requests import as_messages_request
 from skilltest.emulator.prompt_cache import PromptCache
 from skilltest.emulator.request_view import RequestView
 from skilltest.emulator.script import ModelScript, Reply, Rule
 from skilltest.emulator.side_requests import DEFAULT_ANSWERS, SideRequestKind
 from skilltest.emulator.sse import IdSource, Message, build_message
+from skilltest.emulator.tool_names import as_offered
+from skilltest.model_apis import AgentName, ApiFamily
 
 NO_MATCH_TEXT = (
     "[skilltest emulator] No rule of the model script matched this request, and the script "
@@ -47,10 +50,18 @@ class Answer:
 
 
 class Responder(Protocol):
-    """Anything that can answer Messages requests for the emulator's server."""
+    """Anything that can answer model requests for the emulator's server."""
 
-    def answer(self, body: Mapping[str, Any]) -> Answer:
-        """The answer to one parsed ``POST /v1/messages`` body."""
+    def answer(
+        self,
+        body: Mapping[str, Any],
+        *,
+        api: ApiFamily = "anthropic",
+        agent: AgentName | None = None,
+    ) -> Answer:
+        """The answer to one parsed request body of ``api`` (a ``POST /v1/messages`` body by
+        default), sent by ``agent`` when its headers say; the server renders the answer's
+        message in that API's shape."""
         ...
 
 
@@ -81,13 +92,22 @@ class ScriptedModel:
         }
         self._global_gate = FaultGate(script.faults, script.seed) if script.faults else None
 
-    def answer(self, body: Mapping[str, Any]) -> Answer:
-        """The answer to one request.
+    def answer(
+        self,
+        body: Mapping[str, Any],
+        *,
+        api: ApiFamily = "anthropic",
+        agent: AgentName | None = None,
+    ) -> Answer:
+        """The answer to one request of ``api`` (see :meth:`Responder.answer`); a scripted tool
+        call is sent as the tool the request offers (:func:`~skilltest.emulator.tool_names.
+        as_offered`).
 
         Raises:
             ModelScriptError: a pattern of the script exceeded its time limit.
         """
-        view = RequestView.from_body(body)
+        view = RequestView.from_body(body, api=api, agent=agent)
+        body = as_messages_request(api, body)
         rule = self.script.select(view)
         model = self.script.model or view.model or DEFAULT_MODEL
         if rule is not None:
@@ -105,6 +125,9 @@ class ScriptedModel:
         else:
             reply = self.script.default or Reply(text=NO_MATCH_TEXT)
             rule_id = None
+        calls = tuple(as_offered(call, view.tool_names) for call in reply.tool_calls)
+        if calls != reply.tool_calls:
+            reply = dataclasses.replace(reply, tool_calls=calls)
         rule_gate = self._rule_gates.get(rule.id) if rule is not None else None
         gates = (rule_gate, self._global_gate)
         fault = combine(*gates) if any(gates) else NO_FAULT

@@ -1,9 +1,13 @@
-"""The emulator's HTTP server: the Anthropic Messages API on loopback, answered by a script.
+"""The emulator's HTTP server: the model APIs on loopback, answered by a script.
 
 Routes:
 
 * ``POST /v1/messages`` (any query string, e.g. Claude Code's ``?beta=true``): JSON, or SSE
   when ``stream`` is true, answered by the :class:`~skilltest.emulator.scripted_model.Responder`;
+* ``POST /v1/responses`` (OpenAI's Responses API, :mod:`~skilltest.emulator.responses_wire`)
+  and ``POST /v1/chat/completions`` (Chat Completions, :mod:`~skilltest.emulator.chat_wire`):
+  the same responder's answer in each API's shape, JSON or SSE, its faults in each API's form
+  (an OpenAI error body, a stream that fails with ``response.failed`` or an ``error`` chunk);
 * ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` with the same estimate as usage;
 * the Message Batches API (:mod:`skilltest.emulator.batches`): ``POST /v1/messages/batches``
   (each request answered by the responder at once), ``GET /v1/messages/batches`` (the list),
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from skilltest.emulator import chat_wire, responses_wire
 from skilltest.emulator.batches import (
     CUSTOM_ID,
     MAX_BATCH_BYTES,
@@ -41,18 +46,27 @@ from skilltest.emulator.batches import (
     BatchBehaviour,
     BatchStore,
 )
-from skilltest.emulator.faults import FaultDecision, error_body, retry_headers
+from skilltest.emulator.chat_wire import build_completion, completion_chunks, encode_data
+from skilltest.emulator.faults import FaultDecision, error_body, openai_error_body, retry_headers
+from skilltest.emulator.responses_wire import build_response, failed_events, response_events
 from skilltest.emulator.script import ModelScript
 from skilltest.emulator.scripted_model import DEFAULT_MODEL, Answer, Responder, ScriptedModel
 from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_events
 from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
+from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path
 
 BATCHES = "/v1/messages/batches"
 
+MIDSTREAM_ERROR = (
+    "The server had an error while processing your request (injected by the skilltest emulator)"
+)
+"""What an OpenAI stream that fails after it started says."""
+
 HEALTH_DESCRIPTION = (
-    "skilltest emulator: a scripted stand-in for the Anthropic Messages API. "
+    "skilltest emulator: a scripted stand-in for the Anthropic Messages API and OpenAI's "
+    "Responses and Chat Completions APIs. "
     "It is not a real model; it answers what its model script says."
 )
 
@@ -77,6 +91,11 @@ class RecordedRequest:
     """Kind of Claude Code side request, or ``None`` for a main request."""
     stream: bool = False
     """Whether the client asked for SSE."""
+    api: ApiFamily | None = None
+    """The API of a model request (``anthropic``, ``responses``, ``chat``); ``None`` for any
+    other request."""
+    agent: AgentName | None = None
+    """The agent that sent a model request, as its headers say."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -116,6 +135,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._batch_post(path)
             return
         raw = read_request_body(self)
+        api = api_of_path(path)
+        if api in ("responses", "chat"):
+            self._openai(path, api, raw)
+            return
         if path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._not_found(path)
             return
@@ -248,13 +271,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- POST /v1/messages -------------------------------------------------------------------
 
-    def _messages(self, path: str, body: dict[str, Any]) -> None:
+    def _messages(self, path: str, body: dict[str, Any], api: ApiFamily = "anthropic") -> None:
         stream = bool(body.get("stream"))
+        agent = agent_of(dict(self.headers.items()))
         try:
-            answer = self.server.owner.responder.answer(body)
+            answer = self.server.owner.responder.answer(body, api=api, agent=agent)
         except ModelScriptError as exc:
-            self._json(500, error_body(500, f"skilltest emulator: {exc}"))
-            self._record(path, body, 500, stream=stream)
+            message = f"skilltest emulator: {exc}"
+            self._json(500, _error_of(api, 500, message))
+            self._record(path, body, 500, stream=stream, api=api, agent=agent)
             return
         fault = answer.fault
         status = self._status_for(fault, stream)
@@ -266,6 +291,8 @@ class _Handler(BaseHTTPRequestHandler):
             fault=fault.label,
             side=answer.side_request,
             stream=stream,
+            api=api,
+            agent=agent,
         )
         stop = self.server.owner.closing
         if fault.latency_ms and stop.wait(fault.latency_ms / 1000):
@@ -277,12 +304,92 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault.failure == "status" or (fault.failure == "midstream_error" and not stream):
             code = fault.status or 529
-            self._json(code, error_body(code), retry_headers(replace(fault, status=code)))
+            decision = replace(fault, status=code)
+            payload = (
+                error_body(code)
+                if api == "anthropic"
+                else openai_error_body(code, retry_after_ms=decision.retry_after_ms)
+            )
+            self._json(code, payload, retry_headers(decision))
             return
-        if stream:
+        if api == "responses":
+            response = build_response(answer.message, body)
+            if stream:
+                self._stream_openai(answer, response_events(response), api)
+            else:
+                self._whole(answer.message, fault, response)
+        elif api == "chat":
+            completion = build_completion(answer.message)
+            if stream:
+                self._stream_openai(answer, completion_chunks(completion, body), api)
+            else:
+                self._whole(answer.message, fault, completion)
+        elif stream:
             self._stream(answer)
         else:
             self._whole(answer.message, fault)
+
+    # --- POST /v1/responses and /v1/chat/completions ------------------------------------------
+
+    def _openai(self, path: str, api: ApiFamily, raw: bytes) -> None:
+        try:
+            body = json.loads(raw or b"null")
+        except (ValueError, RecursionError):
+            body = None
+        needed = "input" if api == "responses" else "messages"
+        given = body.get(needed) if isinstance(body, dict) else None
+        if not isinstance(given, list) and not (api == "responses" and isinstance(given, str)):
+            message = f"the body must be a JSON object with '{needed}'"
+            self._json(400, openai_error_body(400, message))
+            self._record(path, body, 400, api=api, agent=agent_of(dict(self.headers.items())))
+            return
+        self._messages(path, body, api)
+
+    def _stream_openai(self, answer: Answer, events: list[Any], api: ApiFamily) -> None:
+        """A Responses stream (named events) or a Chat Completions stream (data only), with the
+        answer's fault: cut short, malformed, or failing after it started."""
+        failure = answer.fault.failure
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("x-request-id", "req_" + answer.message.data["id"][4:])
+        self.end_headers()
+
+        def send(event: Any) -> None:
+            if api == "responses":
+                self._chunk(encode_event(*event))
+            else:
+                self._chunk(encode_data(event))
+
+        if failure == "malformed":
+            if api == "responses":
+                send(responses_wire.MALFORMED_EVENT)
+            else:
+                send(chat_wire.MALFORMED_DATA)
+        elif failure == "midstream_error":
+            message = MIDSTREAM_ERROR
+            if api == "responses":
+                response = build_response(answer.message, {})
+                for event in failed_events(response, message):
+                    send(event)
+            else:
+                send(events[0])
+                send(openai_error_body(500, message))
+        elif failure == "truncated":
+            cut = (
+                responses_wire.truncation_point(events)
+                if api == "responses"
+                else chat_wire.truncation_point(events)
+            )
+            for event in events[:cut]:
+                send(event)
+            self._cut_connection()
+            return
+        else:
+            for event in events:
+                send(event)
+        self.wfile.write(b"0\r\n\r\n")
 
     @staticmethod
     def _status_for(fault: FaultDecision, stream: bool) -> int | None:
@@ -294,8 +401,15 @@ class _Handler(BaseHTTPRequestHandler):
             return 529
         return 200
 
-    def _whole(self, message: Message, fault: FaultDecision) -> None:
-        data = message.to_json_bytes()
+    def _whole(
+        self, message: Message, fault: FaultDecision, shaped: dict[str, Any] | None = None
+    ) -> None:
+        """The whole answer as JSON: the message, or ``shaped`` (its form in another API)."""
+        data = (
+            message.to_json_bytes()
+            if shaped is None
+            else json.dumps(shaped, ensure_ascii=False).encode("utf-8")
+        )
         if fault.failure in ("malformed", "truncated"):
             cut = data[: len(data) // 2]
             self.send_response(200)
@@ -308,7 +422,7 @@ class _Handler(BaseHTTPRequestHandler):
             if fault.failure == "truncated":
                 self._cut_connection()
             return
-        self._json(200, message.data)
+        self._json(200, message.data if shaped is None else shaped)
 
     def _stream(self, answer: Answer) -> None:
         failure = answer.fault.failure
@@ -367,6 +481,8 @@ class _Handler(BaseHTTPRequestHandler):
         fault: str | None = None,
         side: str | None = None,
         stream: bool = False,
+        api: ApiFamily | None = None,
+        agent: AgentName | None = None,
     ) -> None:
         self.server.owner.record(
             RecordedRequest(
@@ -378,6 +494,8 @@ class _Handler(BaseHTTPRequestHandler):
                 fault=fault,
                 side_request=side,
                 stream=stream,
+                api=api,
+                agent=agent,
             )
         )
 
@@ -513,3 +631,8 @@ def _batch_problem(body: Any) -> str | None:
             return f"requests.{index}.custom_id: {custom_id!r} is used twice in this batch"
         seen.add(custom_id)
     return None
+
+
+def _error_of(api: ApiFamily, status: int, message: str) -> dict[str, Any]:
+    """The error body of ``api`` for ``status``."""
+    return error_body(status, message) if api == "anthropic" else openai_error_body(status, message)

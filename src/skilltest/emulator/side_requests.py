@@ -32,6 +32,7 @@ SIDE_REQUEST_KINDS: tuple[SideRequestKind, ...] = get_args(SideRequestKind)
 # (kind, where the CLI writes it, text it always contains). Checked in order.
 _SIGNATURES: tuple[tuple[SideRequestKind, Literal["system", "last_user"], str], ...] = (
     ("title", "system", 'Return JSON with a single "title" field'),
+    ("title", "system", "You are a title generator. You output ONLY a thread title."),  # OpenCode
     ("name", "last_user", 'Return JSON with a "name" field'),
     ("name", "system", 'Return JSON with a "name" field'),
     ("tool_summary", "system", "Write a short summary label describing what these tool calls"),

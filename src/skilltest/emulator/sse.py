@@ -21,8 +21,10 @@ from skilltest.emulator.script import Reply
 SIGNATURE = "c2tpbGx0ZXN0LWVtdWxhdG9yOiBub3QgYSByZWFsIHNpZ25hdHVyZQ=="
 """Placeholder signature of thinking blocks (base64 of a plain statement that it is fake)."""
 
-_TEXT_CHUNK = 48
-_JSON_CHUNK = 32
+TEXT_CHUNK = 48
+"""Characters of text per streamed delta."""
+JSON_CHUNK = 32
+"""Characters of a tool call's JSON input per streamed delta."""
 _ID_ALPHABET = string.ascii_letters + string.digits
 
 
@@ -115,7 +117,8 @@ def encode_event(event: str, data: Mapping[str, Any] | str) -> bytes:
     return f"event: {event}\ndata: {payload}\n\n".encode()
 
 
-def _chunks(text: str, size: int) -> Iterator[str]:
+def pieces(text: str, size: int) -> Iterator[str]:
+    """``text`` in pieces of ``size`` characters, as a stream sends it."""
     for start in range(0, len(text), size):
         yield text[start : start + size]
 
@@ -138,21 +141,20 @@ def stream_events(message: Message) -> list[tuple[str, dict[str, Any]]]:
             start = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [
                 {"type": "thinking_delta", "thinking": piece}
-                for piece in _chunks(block["thinking"], _TEXT_CHUNK)
+                for piece in pieces(block["thinking"], TEXT_CHUNK)
             ]
             deltas.append({"type": "signature_delta", "signature": block["signature"]})
         elif kind == "text":
             start = {"type": "text", "text": ""}
             deltas = [
-                {"type": "text_delta", "text": piece}
-                for piece in _chunks(block["text"], _TEXT_CHUNK)
+                {"type": "text_delta", "text": piece} for piece in pieces(block["text"], TEXT_CHUNK)
             ]
         else:
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             raw = json.dumps(block["input"], ensure_ascii=False)
             deltas = [
                 {"type": "input_json_delta", "partial_json": piece}
-                for piece in _chunks(raw, _JSON_CHUNK)
+                for piece in pieces(raw, JSON_CHUNK)
             ]
         events.append(
             (

@@ -37,6 +37,7 @@ from skilltest.evalcases.mocks import MockServer, mock_layers, read_mocks
 from skilltest.evalcases.model import READ_ONLY_TOOLS, EvalCase, Grader
 from skilltest.evalcases.reader import find_cases, is_case_folder, read_case
 from skilltest.plugins import MANIFEST, Plugin, load_plugin
+from skilltest.suite.repository import Repository, repository_of
 
 DEFAULT_EVAL_FOLDER = "evals"
 MODEL_SCRIPT = "model-script.yaml"
@@ -66,6 +67,9 @@ class EvalTarget:
     """Each case's mock servers, by case name."""
     layers: dict[str, tuple[Path, ...]]
     """Each case's ``mocks/`` folders, the eval folder's first, by case name."""
+    repository: Repository
+    """Where every file the cases name must lie: the repository of the plugin holding them
+    (:func:`skilltest.suite.repository.repository_of`)."""
     notes: tuple[str, ...] = ()
     """What the mocks do not cover (a server folder with no responder)."""
 
@@ -131,6 +135,12 @@ def read_eval_target(path: Path, *, plugin_dir: Path | None = None) -> EvalTarge
         folder = plugin_eval_folder(folder).resolve()  # a plugin stands for its eval folder
     found_root = _plugin_root(folder.parent if is_case_folder(folder) else folder)
     plugin_root = plugin_dir.resolve() if plugin_dir is not None else found_root
+    # The cases, their mocks and the plugin holding them are read, copied into runs and sent to
+    # the model: no link among them may lead out of their repository (the plugin's, when the
+    # cases are in one). A plugin given with --plugin-dir is the person's own choice.
+    repository = repository_of(found_root or folder)
+    if found_root is not None and plugin_dir is None:
+        repository.check_links(found_root, location=str(found_root))
     if plugin_root is None:
         raise SuiteError(
             "eval cases test a plugin, and no plugin holds this folder",
@@ -143,6 +153,7 @@ def read_eval_target(path: Path, *, plugin_dir: Path | None = None) -> EvalTarge
     except InputError as exc:
         raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
     root = _eval_root(folder, found_root, plugin)
+    repository.check_links(root, location=str(root))
     case_folders = find_cases(folder)
     if not case_folders:
         raise SuiteError(
@@ -158,7 +169,7 @@ def read_eval_target(path: Path, *, plugin_dir: Path | None = None) -> EvalTarge
         cases.append(case)
         mocks[case.name] = servers
         notes += [note for note in found_notes if note not in notes]
-    return EvalTarget(root, tuple(cases), plugin, mocks, layers, tuple(notes))
+    return EvalTarget(root, tuple(cases), plugin, mocks, layers, repository, tuple(notes))
 
 
 def _eval_root(folder: Path, plugin_root: Path | None, plugin: Plugin) -> Path:

@@ -12,7 +12,9 @@ from typing import Any, Protocol, TypeVar
 from skilltest.errors import InputError
 from skilltest.flow.options import RunOptions
 from skilltest.flow.shard import ShardPlan, deciding_options, split
+from skilltest.redact import declare_secrets
 from skilltest.repetitions import Repetitions, plan_for
+from skilltest.replay.normalise import Rules
 from skilltest.suite.loader import discover_suites
 
 
@@ -42,20 +44,29 @@ def repetition_plan(options: RunOptions) -> Callable[[_HasRepetitions], Repetiti
     return plan
 
 
-SuiteT = TypeVar("SuiteT")
+class _Declaring(Protocol):
+    @property
+    def replay(self) -> Rules: ...
+
+
+SuiteT = TypeVar("SuiteT", bound=_Declaring)
 
 
 def load_all(
     targets: Sequence[Path], default_dir: Path, *, example: str, load: Callable[[Path], SuiteT]
 ) -> tuple[list[Path], list[SuiteT]]:
     """The suite files ``targets`` name (files, folders, names; none: ``default_dir``) and each
-    loaded with ``load``.
+    loaded with ``load``; the secrets each declares (its ``replay.redact`` values, the caller's
+    values of the variables its world names) are kept out of everything written from now on
+    (:func:`skilltest.redact.declare_secrets`).
 
     Raises:
         InputError: a target that does not exist, no suite found, or a suite ``load`` refuses.
     """
     paths = discover_suites(list(targets), default_dir, example=example)
-    return paths, [load(path) for path in paths]
+    suites = [load(path) for path in paths]
+    declare_secrets(secret for suite in suites for secret in suite.replay.secrets)
+    return paths, suites
 
 
 def select(

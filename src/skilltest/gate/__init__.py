@@ -22,11 +22,13 @@ blocks when any rule does, and every BLOCK line is one reason.
                  ``evidence`` rule's. Trigger queries fail the same way: a ``miss`` or
                  ``false-trigger`` is decided by the exact interval of the firing rate (wrong at
                  most 2.5% of the time); on the emulator it is listed and does not block, as a
-                 trigger regression there does not.
+                 trigger regression there does not. A ``regressed`` scenario that misses no bar
+                 blocks only when its regression holds suite-wide (below).
 ``regressions``  No scenario or trigger query regressed against the previous revision
-                 (``--against REF``). A trigger query's regression on the emulator does not
-                 block: the emulator fires a skill when its description shares words with the
-                 query, which says nothing about how a real model reads a description.
+                 (``--against REF``), among the regressions that hold suite-wide (below). A
+                 trigger query's regression on the emulator does not block: the emulator fires a
+                 skill when its description shares words with the query, which says nothing
+                 about how a real model reads a description.
 ``critical``     Every scenario marked ``critical: true`` (in the new results or the baseline) is
                  in the new results with judged with-skill runs and a decided verdict (an
                  ``inconclusive`` one is not enough evidence: run ``-k auto``), and, when the
@@ -47,6 +49,16 @@ blocks when any rule does, and every BLOCK line is one reason.
                  skipped) unless ``allow_undecided`` (``--allow-undecided``).
                  Unscored runs of a scenario that still has a verdict are already counted in its
                  interval: they are reported, not blocked on.
+
+Suite-wide: each ``improved`` or ``regressed`` errs at most 2.5% on its own, but a suite of
+many scenarios where nothing differs shows some false one far more often (50 scenarios at K=3:
+79.6%). A regression blocks only when it holds by Holm's step-down rule at 5% family-wise over
+two claims per compared scenario (:mod:`skilltest.stats.family`): the chance that the gate
+blocks on any false regression is at most 5%, whatever the dependence between scenarios. The
+with-skill against without-skill decisions are one family, the ``--against`` decisions another.
+A regression that does not hold is listed, not blocked on; ``per_scenario``
+(``--per-scenario``) blocks on every one. Files written before the scenario layer recorded
+``misses_a_bar`` block on every ``regressed`` scenario, as before.
 
 Each run is counted once. A file given twice (or a copy of one) is read once; a scenario whose
 runs (by their ids) are all in another file's entry for it is counted there only; two entries

@@ -16,6 +16,7 @@ from skilltest.report.provenance import (
     Provenance,
     provenance_of,
 )
+from skilltest.stats.family import COMPARED, against_p_value, decision_p_value
 
 PASS = "PASS"
 BLOCK = "BLOCK"
@@ -83,6 +84,20 @@ class ScenarioEntry:
     """With ``-k auto``: the most runs per arm it could take; ``None`` at a fixed K."""
     runs_to_decide: int | None = None
     """For an inconclusive verdict: about how many runs per arm would likely decide it."""
+    reasons: tuple[str, ...] = ()
+    """Every reason it fails or is inconclusive, as written."""
+    compared: bool = False
+    """Whether it compared its arms (scenario layer), so that it could have claimed either
+    way: a member of the suite-wide family of with-skill against without-skill claims."""
+    decision_p: float | None = None
+    """The p-value of its ``improved`` or ``regressed`` with-skill against without-skill
+    (:func:`skilltest.stats.family.decision_p_value`); ``None`` for other verdicts."""
+    misses_a_bar: bool | None = None
+    """Whether it fails whatever more runs show (a bar missed: the with-skill mean, the
+    expected skills, recovery, authority); ``None`` in files written before it was recorded."""
+    against_p: float | None = None
+    """The p-value of its ``improved`` or ``regressed`` against the previous revision;
+    ``None`` for other verdicts or without ``--against``."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -318,6 +333,11 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         runs_to_decide=item.get("runs_to_decide")
         if isinstance(item.get("runs_to_decide"), int)
         else None,
+        reasons=tuple(str(r) for r in reasons),
+        compared=layer == "scenarios" and verdict in COMPARED,
+        decision_p=decision_p_value(item) if layer == "scenarios" else None,
+        against_p=against_p_value(item),
+        misses_a_bar=item["misses_a_bar"] if isinstance(item.get("misses_a_bar"), bool) else None,
     )
 
 

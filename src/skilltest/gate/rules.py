@@ -24,6 +24,7 @@ from skilltest.report.provenance import (
     UNKNOWN,
 )
 from skilltest.stats import CONFIDENCE, DIGITS, Interval, exact_difference, level, newcombe, wilson
+from skilltest.stats.family import FAMILY_LEVEL, held_suite_wide
 
 UNDECIDED = frozenset({"error", "skipped"})
 """Verdicts that decide nothing (too few runs could be scored, nothing ran), beside an
@@ -112,6 +113,7 @@ def decide(
     allow_offline: bool = False,
     allow_failing: Sequence[str] = (),
     allow_undecided: bool = False,
+    per_scenario: bool = False,
 ) -> Decision:
     """Applies every rule to the new results (and the baseline, when given).
 
@@ -123,6 +125,8 @@ def decide(
             block.
         allow_undecided: Results where no scenario is decided (every verdict inconclusive,
             error or skipped) do not block for that alone.
+        per_scenario: Every per-scenario ``regressed`` blocks, not only those that hold
+            suite-wide (Holm at 5% family-wise over the scenarios read).
 
     Raises:
         InputError: two files hold some runs of a scenario in common and others not.
@@ -136,8 +140,8 @@ def decide(
         rules=(
             _offline(new_files, old_files, allow_offline),
             _authority(entries),
-            _failing(entries, allow_failing),
-            _regressions(entries),
+            _failing(entries, allow_failing, _SuiteWide.of(entries, per_scenario)),
+            _regressions(entries, _SuiteWide.of(entries, per_scenario)),
             _critical(entries, old, bool(baseline)),
             _evidence(new_files, entries, notes, allow_undecided),
         ),
@@ -215,7 +219,57 @@ def _allowed_by(entry: ScenarioEntry, globs: Sequence[str]) -> str | None:
     )
 
 
-def _failing(entries: Sequence[ScenarioEntry], allow: Sequence[str]) -> RuleOutcome:
+@dataclass(frozen=True)
+class _SuiteWide:
+    """Which ``regressed`` decisions hold suite-wide: Holm's rule at 5% family-wise, over two
+    claims per compared scenario, one family for with-skill against without-skill and one for
+    ``--against``. A decision made without its p-value (an older file) holds."""
+
+    regressed: frozenset[tuple[str, str, str]]
+    """The scenarios whose with-skill against without-skill regression holds."""
+    against: frozenset[tuple[str, str, str]]
+    """The scenarios whose regression against the previous revision holds."""
+    compared: int
+    """Scenarios in the with-skill against without-skill family."""
+    compared_against: int
+    """Scenarios in the ``--against`` family."""
+    per_scenario: bool
+    """``--per-scenario``: every per-scenario decision holds."""
+
+    @classmethod
+    def of(cls, entries: Sequence[ScenarioEntry], per_scenario: bool) -> _SuiteWide:
+        compared = [e for e in entries if e.compared]
+        held = held_suite_wide([e.decision_p for e in compared], len(compared))
+        against = [e for e in entries if e.against is not None]
+        held_against = held_suite_wide([e.against_p for e in against], len(against))
+        return cls(
+            regressed=frozenset(
+                e.key for e, h in zip(compared, held, strict=True) if h or e.decision_p is None
+            ),
+            against=frozenset(
+                e.key
+                for e, h in zip(against, held_against, strict=True)
+                if h or e.against_p is None
+            ),
+            compared=len(compared),
+            compared_against=len(against),
+            per_scenario=per_scenario,
+        )
+
+    def holds(self, entry: ScenarioEntry, against: bool = False) -> bool:
+        return self.per_scenario or entry.key in (self.against if against else self.regressed)
+
+    def not_held(self, p: float | None, compared: int) -> str:
+        return (
+            f"regressed in this scenario (p = {p:.3g}) but does not hold suite-wide (Holm, "
+            f"{FAMILY_LEVEL:.0%} family-wise over {compared} compared scenarios): not blocking; "
+            "more runs would tell (--per-scenario blocks on it)"
+        )
+
+
+def _failing(
+    entries: Sequence[ScenarioEntry], allow: Sequence[str], suite: _SuiteWide
+) -> RuleOutcome:
     rule = "no scenario fails (passed: false), unless allowed with --allow-failing ID"
     failing = [
         e for e in entries if not e.passed and not e.inconclusive and e.verdict not in NOT_FAILING
@@ -223,6 +277,9 @@ def _failing(entries: Sequence[ScenarioEntry], allow: Sequence[str]) -> RuleOutc
     blocks, evidence = [], []
     for e in failing:
         line = f"{e.name}: {e.verdict}" + (f": {e.reason}" if e.reason else "")
+        if e.verdict == "regressed" and e.misses_a_bar is False and not suite.holds(e):
+            evidence.append(f"{e.name}: {suite.not_held(e.decision_p, suite.compared)}")
+            continue
         glob = _allowed_by(e, allow)
         if glob is not None:
             evidence.append(f"{line} (allowed to fail: --allow-failing {glob})")
@@ -237,7 +294,7 @@ def _failing(entries: Sequence[ScenarioEntry], allow: Sequence[str]) -> RuleOutc
     return RuleOutcome("failing", rule, tuple(blocks), tuple(evidence))
 
 
-def _regressions(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
+def _regressions(entries: Sequence[ScenarioEntry], suite: _SuiteWide) -> RuleOutcome:
     rule = "no scenario or trigger query regressed against the previous revision (--against REF)"
     blocks, notes = [], []
     regressed = [
@@ -257,6 +314,8 @@ def _regressions(entries: Sequence[ScenarioEntry]) -> RuleOutcome:
         )
         if e.layer == "triggers" and e.offline:
             notes.append(f"{line} on the emulator: {WORD_OVERLAP}")
+        elif not suite.holds(e, against=True):
+            notes.append(f"{line}: {suite.not_held(e.against_p, suite.compared_against)}")
         else:
             blocks.append(line)
     compared = sum(1 for e in entries if e.against is not None)

@@ -81,6 +81,11 @@ class Listener(socketserver.TCPServer, Generic[Owner]):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Hands the connection to a thread of its own (the owner tracks both)."""
+        # An answer goes out in several writes (a head, then each event or chunk): with Nagle's
+        # algorithm on, each write waits for the client's delayed ACK of the one before, 40 ms
+        # a request on a kept-alive connection.
+        with contextlib.suppress(OSError):
+            request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.owner._accepted(self, request, client_address)
 
     def handle_error(self, request: Any, client_address: Any) -> None:

@@ -22,6 +22,7 @@ from typing import IO, Any, TextIO
 from skilltest import __version__
 from skilltest.errors import McpServerError
 from skilltest.plugins.servers import McpServer
+from skilltest.redact import known_redactor
 
 STDERR_TAIL_LINES = 20
 """How many of a failing server's last stderr lines its error shows."""
@@ -49,11 +50,12 @@ def _command_line(server: McpServer) -> str:
 
 
 def _tail(errlog: IO[str]) -> str:
+    """The end of a server's stderr, with the secrets the process knows redacted (a server
+    that echoes its environment when it fails must not print the caller's key)."""
     errlog.flush()
     errlog.seek(0)
-    lines = errlog.read().rstrip().splitlines()[-STDERR_TAIL_LINES:]
-    text = "\n".join(lines)[-STDERR_TAIL_CHARS:]
-    return text
+    text = known_redactor()(errlog.read()).rstrip()
+    return "\n".join(text.splitlines()[-STDERR_TAIL_LINES:])[-STDERR_TAIL_CHARS:]
 
 
 def _error(

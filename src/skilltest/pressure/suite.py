@@ -22,6 +22,7 @@ from skilltest.replay.normalise import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import load_validated, model_script_path
+from skilltest.suite.repository import repository_of
 
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_MAX_TOKENS = 1024
@@ -252,7 +253,12 @@ def _plugin_skill(
         folder, location = overrides.plugin_dir, "--plugin-dir"
         plugin_name = overrides.plugin_name
     elif data.get("plugin"):
-        folder, location = path.parent / str(data["plugin"]), f"{path}#/plugin"
+        location = f"{path}#/plugin"
+        repository = repository_of(path)
+        folder = repository.inside(
+            path.parent / str(data["plugin"]), written=str(data["plugin"]), location=location
+        )
+        repository.check_links(folder, location=location)
     else:
         return None
     if not folder.is_dir():

@@ -210,14 +210,16 @@ def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
 def _arm_stats(frame: pd.DataFrame, arm: str, levels: tuple[float, float]) -> ArmStats:
     """One arm's counts; its rate's lower bound at ``levels[0]``, upper at ``levels[1]``."""
     rows = frame[frame["arm"] == arm]
-    done = rows[rows["completed"]]
+    # As booleans: a skipped scenario's empty table has columns of no type, and indexing by
+    # one of those would select columns, not rows.
+    done = rows[rows["completed"].astype(bool)]
     completed = len(done)
     # A baseline run passes when it is not RED (baseline_red decides which runs are); the
     # previous revision's skill is judged as the current one is.
     skilled = arm != WITHOUT_SKILL
     passed = int(done["passed"].sum()) if skilled else completed - int(done["red"].sum())
     successes = passed if skilled else completed - passed
-    expected_rows = done[done["expected_defined"]]
+    expected_rows = done[done["expected_defined"].astype(bool)]
     return ArmStats(
         runs=completed,
         errors=len(rows) - completed,

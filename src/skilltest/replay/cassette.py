@@ -34,7 +34,7 @@ from skilltest import __version__
 from skilltest.errors import InputError
 from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_RESULTS_BYTES
-from skilltest.redact import Redactor, map_strings, redactor_of
+from skilltest.redact import known_redactor, map_strings, redactor_of
 from skilltest.replay.normalise import (
     REDACTED,
     canonical_json,
@@ -45,8 +45,15 @@ from skilltest.replay.normalise import (
 if TYPE_CHECKING:
     import yaml
 
-SCHEMA_VERSION = 1
-"""Version of the cassette format this code writes and reads."""
+SCHEMA_VERSION = 2
+"""Version of the cassette format this code writes; it reads this one and every older one."""
+
+READABLE_VERSIONS = (1, 2)
+"""The cassette format versions this code reads: version 1 has no ``api`` (it holds the
+Messages API)."""
+
+APIS = ("anthropic", "responses", "chat")
+"""The model APIs a cassette can hold."""
 
 KEPT_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry", "request-id")
 """Response headers a cassette keeps; every other header (cookies, credentials) is dropped."""
@@ -141,6 +148,9 @@ class Cassette:
     ``current`` or ``candidate``."""
     model: str | None = None
     """The model the answers came from."""
+    api: str = "anthropic"
+    """The model API the cassette holds: ``anthropic`` (the Messages API), ``responses``
+    (OpenAI's Responses API) or ``chat`` (Chat Completions)."""
     backend: str | None = None
     """The backend that answered while recording (``anthropic``, ``claude`` or ``emulator``,
     whose answers are a scripted stand-in's); ``None`` in cassettes written before it was
@@ -180,6 +190,7 @@ class Cassette:
             "skill": self.skill,
             "scenario": self.scenario,
             "arm": self.arm,
+            "api": self.api,
             "model": self.model,
             "backend": self.backend,
             "cli_version": self.cli_version,
@@ -280,10 +291,11 @@ class Cassette:
                 fix="re-record it with --record DIR",
             )
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS or type(version) is not int:
             newer = isinstance(version, int) and version > SCHEMA_VERSION
+            readable = " or ".join(str(v) for v in READABLE_VERSIONS)
             raise InputError(
-                f"cassette schema_version {version!r} is not {SCHEMA_VERSION}",
+                f"cassette schema_version {version!r} is not {readable}",
                 location=f"{path}:{_line_of(text, ['schema_version'])}",
                 fix="upgrade skilltest to read it"
                 if newer
@@ -308,6 +320,7 @@ class Cassette:
             skill=data["skill"],
             scenario=data["scenario"],
             arm=data["arm"],
+            api=str(data.get("api") or "anthropic"),
             model=data.get("model"),
             backend=data.get("backend"),
             cli_version=data.get("cli_version"),
@@ -333,7 +346,7 @@ def _now() -> str:
 def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[[str], str]:
     """One function replacing every secret: credentials (and pieces of them) from the
     environment, then the suite's values where they occur whole."""
-    credentials = Redactor.for_environment(environ)
+    credentials = known_redactor(environ)
     extra = redactor_of(tuple(sorted({v for v in values if v})), REDACTED)
 
     def redact(text: str) -> str:
@@ -498,11 +511,30 @@ def _check_streams(data: dict[str, Any], text: str, path: Path) -> None:
                     )
 
 
+_OPENAI_TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+)
+
+_USAGE_HOLDERS = {
+    "message_start": ("message", _TOKENS),
+    "message_delta": (None, _TOKENS),
+    "response.completed": ("response", _OPENAI_TOKENS),
+    "response.incomplete": ("response", _OPENAI_TOKENS),
+    "message": (None, _OPENAI_TOKENS),
+}
+"""Per event name carrying token counts: where its usage is (under which key of the data, or
+the data itself) and which counts it has. ``message`` is a Chat Completions chunk."""
+
+
 def _stream_problem(event: Any) -> str | None:
     if not (isinstance(event, list) and len(event) == 2 and all(isinstance(x, str) for x in event)):
         return "expected an [event, data] pair of texts"
     name, raw = event
-    if name not in ("message_start", "message_delta"):
+    if name not in _USAGE_HOLDERS or (name == "message" and '"usage"' not in raw):
         return None
     try:
         payload = json.loads(raw)
@@ -510,9 +542,10 @@ def _stream_problem(event: Any) -> str | None:
         return f"the {name} event's data is not JSON"
     if not isinstance(payload, dict):
         return f"the {name} event's data is not a mapping"
-    message = payload.get("message") if name == "message_start" else payload
-    usage = message.get("usage") if isinstance(message, dict) else None
-    for field_name in _TOKENS:
+    key, counts = _USAGE_HOLDERS[name]
+    holder = payload.get(key) if key is not None else payload
+    usage = holder.get("usage") if isinstance(holder, dict) else None
+    for field_name in counts:
         value = usage.get(field_name) if isinstance(usage, dict) else None
         if value is not None and (type(value) is not int or value < 0):
             return f"{field_name} {value!r} in the {name} event is not an integer >= 0"

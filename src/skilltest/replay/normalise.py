@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilltest.errors import SuiteError
-from skilltest.redact import map_strings, redactor_of
+from skilltest.model_apis import ApiFamily, api_of_path
+from skilltest.redact import declare_secrets, map_strings, redactor_of
 
 KEPT_FIELDS = (
     "model",
@@ -43,6 +44,56 @@ KEPT_FIELDS = (
 ``output_config`` (the effort) and ``context_management`` (what the API clears from the context)
 change what the model does as much as a sampling parameter; ``metadata``, ``stream`` and anything
 else do not."""
+
+RESPONSES_FIELDS = (
+    "model",
+    "instructions",
+    "input",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "reasoning",
+    "include",
+    "text",
+    "temperature",
+    "top_p",
+    "max_output_tokens",
+    "max_tool_calls",
+    "truncation",
+    "previous_response_id",
+)
+"""The fields of a Responses API request (``POST /v1/responses``) that shape the answer; the
+others (``stream``, ``store``, ``prompt_cache_key``, ``client_metadata``, ``metadata``, ...)
+do not."""
+
+CHAT_FIELDS = (
+    "model",
+    "messages",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "stop",
+    "response_format",
+    "reasoning_effort",
+    "seed",
+    "n",
+    "frequency_penalty",
+    "presence_penalty",
+)
+"""The fields of a Chat Completions request (``POST /v1/chat/completions``) that shape the
+answer; ``stream``, ``stream_options``, ``user`` and ``metadata`` do not."""
+
+FIELDS_OF_API: dict[ApiFamily, tuple[str, ...]] = {
+    "anthropic": KEPT_FIELDS,
+    "responses": RESPONSES_FIELDS,
+    "chat": CHAT_FIELDS,
+}
+"""The fields kept, per API (a path of none of them, such as ``count_tokens``, keeps the
+Messages API's)."""
 
 BUILTIN_RULES: tuple[str, ...] = (
     "request-fields",
@@ -237,6 +288,8 @@ class Rules:
                 )
             if len(value) >= 4:
                 secrets.append(value)
+                # Kept out of what the command prints and writes, not only of cassettes.
+                declare_secrets([value])
         secrets.sort(key=len, reverse=True)
         return cls(
             ignore=ignore,
@@ -329,6 +382,11 @@ _REQUEST_ID = re.compile(r"\breq_[A-Za-z0-9]{8,}\b")
 _TOOL_USE_ID = re.compile(r"\b(?:srv)?toolu_[A-Za-z0-9_]+\b")
 """Ids the client or the API makes up: UUIDs (sessions, output folders), messages, requests,
 tool uses; each renumbered in order of first appearance."""
+_OPENAI_ID = re.compile(r"\b(?P<kind>call|fc|rs|resp)_[A-Za-z0-9]{8,}\b")
+"""OpenAI ids in a Responses or Chat request: tool calls (``call_``), their items (``fc_``),
+reasoning items (``rs_``) and responses (``resp_``); renumbered per kind (``call_1``)."""
+_CURRENT_DATE = re.compile(r"(<current_date>)\d{4}-\d{2}-\d{2}(</current_date>)")
+"""The date in Codex's environment context."""
 _AGENT_ID = re.compile(r"(?<=agentId: )a[0-9a-f]{16}\b|(?<=/tasks/)a[0-9a-f]{16}\b")
 """Claude Code's background-agent ids, where the CLI writes them (its tool result and the
 agent's output file); elsewhere 17 hex-looking characters are left alone."""
@@ -366,7 +424,7 @@ class _StringRules:
     """The built-in string rules, then the suite's, for one request (ids are numbered per
     request, so a tool_use and its tool_result get the same number)."""
 
-    def __init__(self, paths: RunPaths | None, rules: Rules) -> None:
+    def __init__(self, paths: RunPaths | None, rules: Rules, *, openai: bool = False) -> None:
         # Each pattern comes with text every match of it contains: a string without that text
         # is not scanned (a request of Claude Code is some 300 strings, 60 kB of them in the
         # system prompt and the tools, and a replay normalises each request on its way).
@@ -383,8 +441,25 @@ class _StringRules:
             (("toolu_",), _TOOL_USE_ID, numbering.rule("toolu", "toolu_{}")),
             (("agentId: ", "/tasks/"), _AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
         ]
+        if openai:
+            self._ids.append(
+                (("call_", "fc_", "rs_", "resp_"), _OPENAI_ID, self._openai_id(numbering))
+            )
+        self._openai = openai
         self._suite = [(re.compile(p), r) for p, r in rules.normalise]
         self._secrets = redactor_of(rules.secrets, REDACTED) if rules.secrets else None
+
+    @staticmethod
+    def _openai_id(numbering: _Numbering) -> Callable[[re.Match[str]], str]:
+        kinds: dict[str, Callable[[re.Match[str]], str]] = {}
+
+        def replace(match: re.Match[str]) -> str:
+            kind = match.group("kind")
+            if kind not in kinds:
+                kinds[kind] = numbering.rule(kind, kind + "_{}")
+            return kinds[kind](match)
+
+        return replace
 
     def __call__(self, text: str) -> str:
         text = without_surrogates(text)
@@ -408,6 +483,8 @@ class _StringRules:
             text = _GIT_STATUS.sub(r"\g<head>\n{GIT_STATUS}\g<end>", text)
         if "OS Version: " in text:
             text = _OS_VERSION.sub(r"\1{OS_VERSION}", text)
+        if self._openai and "<current_date>" in text:
+            text = _CURRENT_DATE.sub(r"\1{DATE}\2", text)
         for markers, pattern, replace in self._ids:
             if any(marker in text for marker in markers):
                 text = pattern.sub(replace, text)
@@ -522,10 +599,13 @@ def normalise_request(
 
     Keeps model, system, messages, tools, tool_choice and the sampling parameters (temperature,
     top_p, top_k, max_tokens, stop_sequences, thinking, output_config, context_management);
-    drops metadata, stream, and anything else. Then, in order: ``cache_control`` markers go,
-    text contents become lists of text blocks, Claude Code's reminder that the date changed
-    during the session goes (with the user message that held only it), the suite's ``ignore``
-    pointers go, and the
+    drops metadata, stream, and anything else. A Responses or Chat Completions request (by its
+    ``endpoint``) keeps the fields of :data:`RESPONSES_FIELDS` or :data:`CHAT_FIELDS`, loses
+    every ``encrypted_content``, and has its OpenAI ids (``call_``, ``fc_``, ``rs_``,
+    ``resp_``) and Codex's ``<current_date>`` replaced too. Then, in order (Messages requests):
+    ``cache_control`` markers go, text contents become lists of text blocks, Claude Code's
+    reminder that the date changed during the session goes (with the user message that held
+    only it); then for every request the suite's ``ignore`` pointers go, and the
     suite's redactions, the built-in string rules and the suite's ``normalise`` rules apply to
     every string. Deterministic; pure.
 
@@ -536,16 +616,22 @@ def normalise_request(
         endpoint: The API path when it is not ``/v1/messages`` (``/v1/messages/count_tokens``),
             kept so that the two never share a fingerprint.
     """
-    kept: dict[str, Any] = {key: body[key] for key in KEPT_FIELDS if key in body}
+    api = api_of_path(endpoint or "/v1/messages") or "anthropic"
+    kept: dict[str, Any] = {key: body[key] for key in FIELDS_OF_API[api] if key in body}
     if endpoint and endpoint.rstrip("/") != "/v1/messages":
         kept = {"endpoint": endpoint, **kept}
-    # Prompt-cache markers move between turns.
-    document = _without(kept, "cache_control")
-    _text_blocks(document)
-    _without_date_change(document)
+    if api == "anthropic":
+        # Prompt-cache markers move between turns.
+        document = _without(kept, "cache_control")
+        _text_blocks(document)
+        _without_date_change(document)
+    else:
+        # Encrypted reasoning differs on every call, even for the same thinking.
+        document = _without(kept, "encrypted_content")
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
-    result: dict[str, Any] = map_strings(document, _StringRules(paths, rules))
+    strings = _StringRules(paths, rules, openai=api != "anthropic")
+    result: dict[str, Any] = map_strings(document, strings)
     return result
 
 

@@ -1,6 +1,7 @@
 """The recording point, and the replaying one: an HTTP proxy on loopback in front of the model API.
 
-Both the Anthropic SDK and the claude CLI honour ``ANTHROPIC_BASE_URL``, so one proxy in front of
+Both the Anthropic SDK and the claude CLI honour ``ANTHROPIC_BASE_URL`` (the OpenAI SDK, Codex
+and OpenCode a provider's base URL), so one proxy in front of
 the upstream (the live API, a gateway, or the emulator) sees every model exchange of a run,
 whoever sends it: the main conversation, the CLI's side requests, ``count_tokens``. Each request
 is forwarded as it came (credentials included, never stored), the answer is passed back as it
@@ -228,7 +229,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
             for name, data in events:
-                chunk = f"event: {name}\ndata: {data}\n\n".encode()
+                # "message" is the name of an event sent without one (Chat Completions' chunks).
+                head = "" if name == "message" else f"event: {name}\n"
+                chunk = f"{head}data: {data}\n\n".encode()
                 self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
             return

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.model_apis import api_of_path
 from skilltest.replay.cassette import Cassette, Exchange
 from skilltest.replay.normalise import (
     Rules,
@@ -53,6 +54,8 @@ class _Run:
     exchanges: list[Exchange] = field(default_factory=list)
     ended: tuple[str, Rules] | None = None
     """The suite and its rules once the run has ended: its repetition is due in the cassette."""
+    api: str | None = None
+    """The model API the run's requests went to (``anthropic``, ``responses``, ``chat``)."""
 
 
 def channel_of(path: str) -> str:
@@ -121,6 +124,11 @@ def merged_backend(old: str | None, new: str | None, *, others: bool) -> str | N
     return None if old is None else new
 
 
+def others_of(cassette: Cassette, rep: int) -> bool:
+    """Whether the cassette holds repetitions besides ``rep``."""
+    return any(r != rep for r in cassette.repetitions)
+
+
 class Recorder:
     """Collects the exchanges of running runs and writes each repetition into its cassette."""
 
@@ -181,6 +189,7 @@ class Recorder:
         with self._lock:
             run = self._runs.setdefault((key, rep), _Run(None, rules))
             channel = channel_of(recorded.path)
+            run.api = api_of_path(recorded.path) or run.api
             step = sum(1 for e in run.exchanges if e.channel == channel)
             run.exchanges.append(to_exchange(recorded, step, paths=run.paths, rules=run.rules))
 
@@ -254,7 +263,14 @@ class Recorder:
             self._cassettes[key] = cassette
         from skilltest import __version__
 
+        if run.api is not None and run.api != cassette.api and others_of(cassette, rep):
+            raise InputError(
+                f"{cassette.path} holds {cassette.api} exchanges; this run spoke {run.api}",
+                location=str(cassette.path),
+                fix="record each API (each agent) into a folder of its own",
+            )
         cassette.suite = suite
+        cassette.api = run.api or cassette.api
         cassette.model = self.model or cassette.model
         others = any(r != rep for r in cassette.repetitions)
         cassette.backend = merged_backend(cassette.backend, self.backend, others=others)

@@ -12,7 +12,7 @@ from typing import Any
 from skilltest.errors import InputError
 from skilltest.files import kind_of, read_bytes, read_json
 from skilltest.limits import MAX_RESULTS_BYTES
-from skilltest.redact import Redactor, map_strings
+from skilltest.redact import known_redactor, map_strings
 from skilltest.suite.loader import validate
 
 RESULTS_SCHEMA_VERSION = 3
@@ -26,16 +26,16 @@ RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
 
 
 def write_results(path: Path, document: Any) -> None:
-    """Writes a results file, every string with the environment's credentials redacted: a model
-    answer or a tool result that repeats a key never reaches a file a CI job uploads."""
-    redact = Redactor.for_environment(os.environ)
-    write_json_atomic(path, map_strings(document, redact))
+    """Writes a results file, every string with the secrets this process knows redacted (the
+    environment's credentials, a suite's ``replay.redact`` values): a model answer or a tool
+    result that repeats a key never reaches a file a CI job uploads."""
+    write_json_atomic(path, map_strings(document, known_redactor()))
 
 
 def write_report(path: Path, text: str) -> None:
     """Writes a report a person reads or a CI job uploads (HTML, Markdown, JUnit) atomically,
-    with the environment's credentials redacted, whatever the results it was rendered from."""
-    write_text_atomic(path, Redactor.for_environment(os.environ)(text))
+    with the secrets this process knows redacted, whatever the results it was rendered from."""
+    write_text_atomic(path, known_redactor()(text))
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

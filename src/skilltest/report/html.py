@@ -1,8 +1,8 @@
 """A self-contained HTML report of one or more results files, for people to read in a browser.
 
 Pure apart from reading the kept transcripts the results name: it takes results documents (what
-``--results`` writes) and returns one HTML page with everything inline (styles, plots; no
-script, no font, no request to any network), so the file can be mailed, attached to a CI run or
+``--results`` writes) and returns one HTML page with everything inline (styles, plots, one small
+script; no font, no request to any network), so the file can be mailed, attached to a CI run or
 opened from disk. The page, top to bottom:
 
 - **the header**: the suites, what produced the results (backend, models, ``claude`` CLI and
@@ -13,22 +13,33 @@ opened from disk. The page, top to bottom:
   over all runs with its interval, pass^k, the cost per passing run;
 - **how to read this** (:mod:`skilltest.report.reading`): what each verdict means, intervals,
   RED baselines;
-- **per layer**: a table of the scenarios (verdict, figures with intervals, pass@k and pass^k,
-  and with ``--against REF`` the verdict and delta against that revision), a forest plot of
+- **per layer**: a form that filters the scenarios by verdict and searches their ids
+  (:mod:`skilltest.report.finder`, shown by the script), a table of the scenarios (verdict,
+  figures with intervals, pass@k and pass^k, and with ``--against REF`` the verdict and delta
+  against that revision), a forest plot of
   the deltas (:mod:`skilltest.report.plots`), what produced each results file; per scenario
   (:mod:`skilltest.report.expectations`): what the user says (the prompt and the follow-up
   turns), what is expected (patterns, tools, vetoes, when a run and the scenario pass, outcome
   checks with how often each arm passed them, the world's expectations), the pass rates and
   mean scores per arm, component bars, and every run (:mod:`skilltest.report.timeline`) in a
   ``<details>`` element with a link to its kept transcript, the with-skill runs beside the
-  without-skill ones.
+  without-skill ones;
+- **texts the runs share** (:mod:`skilltest.report.shared`): the skill text Claude Code added,
+  once for every run that holds it.
 
-The styles are :mod:`skilltest.report.style`'s, inline.
+Each scenario's heading is a ``<details>`` summary. A run's body is built only when it is opened
+(:func:`~skilltest.report.markup.later`); in a layer of more than
+:data:`~skilltest.report.finder.FOLD_ABOVE` scenarios, each scenario's body (its runs included)
+and the forest plot are, and start folded. Without JavaScript all of it is there and open.
+
+The styles are :mod:`skilltest.report.style`'s, inline; the script is
+:mod:`skilltest.report.script`'s, the one the page's policy allows.
 
 Transcripts and answers are untrusted (a model wrote them, a tool returned them): every text is
 escaped, control characters and direction overrides shown as their codes, a link is only ever a
 relative path or an ``http(s)`` address (:mod:`skilltest.report.markup`), and the page's
-Content-Security-Policy forbids scripts and remote loads besides.
+Content-Security-Policy forbids every script but its own (by its hash), inline handlers and
+remote loads besides.
 """
 
 from __future__ import annotations
@@ -39,8 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.report.expectations import about_of, ask, expectations, prompts_of
+from skilltest.report.finder import FOLD_ABOVE, finder
 from skilltest.report.markdown import LEGEND, NOUNS, TITLES, Document, cost_line
-from skilltest.report.markup import chip, code_list, e
+from skilltest.report.markup import chip, code_list, e, later
 from skilltest.report.overview import Card, Header, card, header
 from skilltest.report.plots import bar_chart, forest_plot
 from skilltest.report.provenance import duration_text, fields, notice, provenance_of
@@ -55,12 +67,19 @@ from skilltest.report.reading import (
     tone,
 )
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, rows_of, versus_cell
+from skilltest.report.script import CSP, SCRIPT
+from skilltest.report.shared import SharedTexts
 from skilltest.report.style import STYLE
 from skilltest.report.timeline import ARM_LABELS, numbers, run_details
 from skilltest.revision import summary_line
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-"""No script, no remote style, font or image: the page works offline and runs nothing."""
+SCRIPT_NOTE = (
+    '<p class="script-note" role="note">This page\'s script did not run (a server\'s '
+    "Content-Security-Policy or an extension may block it): the filters are off, and the runs "
+    "(and a large layer's scenarios) open empty. Open the file from disk, or with JavaScript "
+    "turned off, to read them.</p>"
+)
+"""Shown only by a browser that runs scripts but not the page's (the script hides it)."""
 
 
 def _items(layer: str, data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -133,8 +152,19 @@ def _verdict_chip(row: Row) -> str:
 
 
 def _scenario_section(
-    layer: str, index: int, row: Row, item: Mapping[str, Any], *, cwd: Path, link_from: Path
+    layer: str,
+    index: int,
+    row: Row,
+    item: Mapping[str, Any],
+    *,
+    cwd: Path,
+    link_from: Path,
+    shared: SharedTexts,
+    folded: bool,
 ) -> str:
+    """A scenario: its heading (a ``<details>`` summary), then what it asks and expects, its
+    figures and its runs. In a ``folded`` layer all of that is made when opened; otherwise
+    each run's body is."""
     charts = ""
     arm_components = {
         arm: numbers(item[arm]["components"])
@@ -152,16 +182,29 @@ def _scenario_section(
     reasons = "".join(f"<li>{e(reason)}</li>" for reason in row.reasons)
     title = about_of(item).get("name") or item.get("name")
     prompts = prompts_of(layer, item)
-    return (
-        f'<section class="scenario" id="{e(layer)}-{index}">'
-        f'<h3><span class="name">{e(row.name)}</span> {_verdict_chip(row)}</h3>'
-        + (f'<p class="title">{e(title)}</p>' if title else "")
-        + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
-        + f'<div class="scenario-grid"><div>{ask(layer, item)}{_outcome(layer, item)}</div>'
+    body = (
+        f'<div class="scenario-grid"><div>{ask(layer, item)}{_outcome(layer, item)}</div>'
         + f"{expectations(layer, item)}</div>"
         + (f'<div class="charts">{charts}</div>' if charts else "")
-        + _runs(layer, runs, cwd=cwd, link_from=link_from, item=item, prompts=prompts)
-        + "</section>"
+        + _runs(
+            layer,
+            runs,
+            cwd=cwd,
+            link_from=link_from,
+            item=item,
+            prompts=prompts,
+            shared=shared,
+            made_when_opened=not folded,
+        )
+    )
+    return (
+        f'<section class="scenario" id="{e(layer)}-{index}"><details class="about" open>'
+        f'<summary><h3><span class="name">{e(row.name)}</span> {_verdict_chip(row)}</h3>'
+        "</summary>"
+        + (f'<p class="title">{e(title)}</p>' if title else "")
+        + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
+        + (later(body) if folded else body)
+        + "</details></section>"
     )
 
 
@@ -173,6 +216,8 @@ def _runs(
     link_from: Path,
     item: Mapping[str, Any],
     prompts: Sequence[str],
+    shared: SharedTexts,
+    made_when_opened: bool,
 ) -> str:
     """Every run, one column per arm (with skill beside without), each opening on a click."""
     if not runs:
@@ -187,7 +232,16 @@ def _runs(
             f'<div class="arm-runs"><h4>{e(label)}: {len(group)} '
             f"run{'s' if len(group) != 1 else ''}</h4>"
             + "".join(
-                run_details(layer, run, cwd=cwd, item=item, prompts=prompts, link_from=link_from)
+                run_details(
+                    layer,
+                    run,
+                    cwd=cwd,
+                    item=item,
+                    prompts=prompts,
+                    link_from=link_from,
+                    shared=shared,
+                    made_when_opened=made_when_opened,
+                )
                 for run in group
             )
             + "</div>"
@@ -227,7 +281,14 @@ def provenance_table(document: Document) -> str:
     return f'<table class="provenance">{caption}{cells}</table>'
 
 
-def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path, link_from: Path) -> str:
+def _layer_section(
+    layer: str,
+    documents: Sequence[Document],
+    *,
+    cwd: Path,
+    link_from: Path,
+    shared: SharedTexts,
+) -> str:
     pairs: list[tuple[Row, Mapping[str, Any]]] = []
     for document in documents:
         pairs.extend(
@@ -250,7 +311,8 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path, link
     for index, (row, item) in enumerate(pairs):
         css = "failed" if row.failed else "passed"
         table.append(
-            f'<tr class="{css}"><td><a href="#{e(layer)}-{index}">{e(row.name)}</a></td>'
+            f'<tr class="{css}" data-verdict="{e(row.verdict)}">'
+            f'<td><a href="#{e(layer)}-{index}">{e(row.name)}</a></td>'
             f'<td class="verdict">{_verdict_chip(row)}</td>'
             f'<td class="fig">{e(figure(row.with_skill, percent=row.percent))}</td>'
             f'<td class="fig">{e(figure(row.without_skill, percent=row.percent))}</td>'
@@ -272,8 +334,11 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path, link
         else "with-skill rate with its interval"
     )
     incomplete = any(not document.data.get("complete", True) for document in documents)
+    folded = len(rows) > FOLD_ABOVE
+    plot = forest_plot(rows, title=plot_title)
     return (
-        f'<section class="layer" id="layer-{e(layer)}"><div class="panel">'
+        f'<section class="layer" id="layer-{e(layer)}"{" data-fold" if folded else ""}>'
+        '<div class="panel">'
         f"<h2>{e(TITLES[layer])}</h2>"
         + (
             '<p class="warning"><strong>incomplete</strong>: the run stopped before every '
@@ -290,16 +355,34 @@ def _layer_section(layer: str, documents: Sequence[Document], *, cwd: Path, link
             else ""
         )
         + f'<p class="note">{e(LEGEND[layer])}.{e(f" From {sources}." if sources else "")}</p>'
+        + finder(layer, NOUNS[layer][1], sorted(counts.items()))
         + "".join(table)
-        + forest_plot(rows, title=plot_title)
+        + (_folded_plot(plot, plot_title) if folded and plot else plot)
         + '<details class="produced"><summary>what produced these results</summary>'
         + "".join(provenance_table(document) for document in documents)
         + "</details></div>"
         + "".join(
-            _scenario_section(layer, index, row, item, cwd=cwd, link_from=link_from)
+            _scenario_section(
+                layer,
+                index,
+                row,
+                item,
+                cwd=cwd,
+                link_from=link_from,
+                shared=shared,
+                folded=folded,
+            )
             for index, (row, item) in enumerate(pairs)
         )
         + "</section>"
+    )
+
+
+def _folded_plot(plot: str, title: str) -> str:
+    """A large layer's forest plot (a row per scenario), made when opened."""
+    return (
+        f'<details class="plot" open><summary>forest plot: {e(title)}</summary>'
+        f"{later(plot)}</details>"
     )
 
 
@@ -383,8 +466,9 @@ def render_html(documents: Sequence[Document], *, cwd: Path, link_from: Path | N
     for layer in layers:
         rows = [row for d in by_layer[layer] for row in rows_of(d.data, d.source)]
         cards.append(_card(card(layer, by_layer[layer], rows)))
+    shared = SharedTexts()
     sections = [
-        _layer_section(layer, by_layer[layer], cwd=cwd, link_from=link_from or cwd)
+        _layer_section(layer, by_layer[layer], cwd=cwd, link_from=link_from or cwd, shared=shared)
         for layer in layers
     ]
     return (
@@ -392,10 +476,12 @@ def render_html(documents: Sequence[Document], *, cwd: Path, link_from: Path | N
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         "<title>skilltest report</title>"
-        f'<style>{STYLE}</style></head><body><main class="page">'
+        f'<style>{STYLE}</style><script>{SCRIPT}</script></head><body><main class="page">'
         + _header(header(labelled), documents)
+        + SCRIPT_NOTE
         + f'<div class="cards">{"".join(cards)}</div>'
         + _how_to_read(layers)
         + "".join(sections)
+        + shared.section()
         + "</main></body></html>\n"
     )

@@ -25,6 +25,7 @@ from skilltest.report.provenance import fields, notice, provenance_of
 from skilltest.report.rows import LAYERS, Row, figure, layer_of, merge, rows_of, versus_cell
 from skilltest.report.text import cost_per_pass, escape_controls
 from skilltest.revision import summary_line
+from skilltest.stats.family import suite_wide_lines
 
 NOUNS = {
     "pressure": ("scenario", "scenarios"),
@@ -164,6 +165,10 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
     for ref in refs:
         moves = [row.against.verdict for row in rows if row.against and row.against.ref == ref]
         lines += [_cell(summary_line(ref, moves)), ""]
+    if layer == "scenarios":
+        items = [item for d in documents for item in d.data.get("scenarios") or []]
+        if len(items) > 1:
+            lines += [line for held in suite_wide_lines(items) for line in (_cell(held), "")]
     cost = cost_line(documents) if layer == "scenarios" else ""
     if cost:
         lines += [cost, ""]

@@ -99,3 +99,17 @@ def chip(text: Any, tone: str) -> str:
 def code_list(values: Any) -> str:
     """Patterns or tool names, each as code."""
     return " ".join(f"<code>{e(value)}</code>" for value in values or [])
+
+
+def later(body: str) -> str:
+    """``body`` made when its ``<details>`` opens: inside ``<noscript class="later">``, which
+    a browser without JavaScript builds as any markup and a browser running scripts keeps as
+    one inert text node until the page's script (:mod:`skilltest.report.script`) builds it.
+
+    Raises:
+        ValueError: ``body`` holds a ``<noscript>`` of its own (its end would end this one
+            early in a browser running scripts).
+    """
+    if "<noscript" in body:
+        raise ValueError("a body made when opened cannot hold another one")
+    return f'<noscript class="later">{body}</noscript>'

@@ -3,7 +3,7 @@
 The layers' results (``PressureResults``, ``ScenarioResults``, ``TriggerResults``) each give
 their results file document and their JUnit cases; :func:`write_outputs` writes the results JSON
 and the JUnit XML whenever it is called, and the Markdown summary and the HTML report once, at
-the end. Everything written passes the credential redactor.
+the end. Everything written passes the redactor of the secrets the process knows.
 
 A run writes its results file (``complete: false``) when it starts and the whole file once it
 has ended or was interrupted; in between, each finished scenario is appended to the file's
@@ -16,7 +16,6 @@ files fold in (:func:`skilltest.report.files.read_results`), as an incomplete ru
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from skilltest.errors import InputError
 from skilltest.report.junit import JUnitCase
 
 if TYPE_CHECKING:
-    from skilltest.redact import Redactor
+    from collections.abc import Callable
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 """What a results file's journal adds to its name (``results.json.journal.jsonl``)."""
@@ -143,7 +142,7 @@ class Journal:
 
     def __init__(self, outputs: Outputs) -> None:
         self.path = None if outputs.results is None else journal_path(outputs.results)
-        self._redact: Redactor | None = None
+        self._redact: Callable[[str], str] | None = None
         self._handle: Any = None
 
     def append(self, part: Mapping[str, Any]) -> None:
@@ -154,10 +153,10 @@ class Journal:
         """
         if self.path is None:
             return
-        from skilltest.redact import Redactor, map_strings
+        from skilltest.redact import known_redactor, map_strings
 
         if self._redact is None:
-            self._redact = Redactor.for_environment(os.environ)
+            self._redact = known_redactor()
         line = json.dumps(
             map_strings(part, self._redact), ensure_ascii=False, default=str, separators=(",", ":")
         )

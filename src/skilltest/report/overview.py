@@ -34,6 +34,7 @@ from skilltest.report.provenance import (
 from skilltest.report.rows import Row, figure
 from skilltest.report.text import cost_per_pass
 from skilltest.stats import DIGITS, EMPTY, Interval, newcombe, wilson
+from skilltest.stats.family import suite_wide_lines
 
 ARMS = (("with_skill", "with skill"), ("without_skill", "without skill"))
 
@@ -362,6 +363,8 @@ def card(layer: str, documents: Sequence[Document], rows: Sequence[Row]) -> Card
             figures.append(consistency)
         if (cost := _costs_per_pass(layer, items)) is not None:
             figures.append(("cost per passing run", cost))
+        if layer == "scenarios" and len(items) > 1:
+            figures += [("suite-wide", held) for held in suite_wide_lines(items)]
     shown, failed = _runs([(layer, run) for d in documents for run in runs_of(layer, d.data)])
     figures.append(("runs", f"{shown} ({failed})" if failed else shown))
     counts = Counter(row.verdict for row in rows)

@@ -4,7 +4,9 @@ Written here by hand rather than drawn by a plotting library: a forest plot and 
 a few lines and rectangles, the page stays small and identical run to run, every label goes
 through the same escaping as the rest of the page, and the toolkit gains no heavy dependency
 (matplotlib would pull numpy and a font cache) for what two functions do. Each plot has a
-``viewBox``, so a narrow screen shrinks it rather than cutting it off.
+``viewBox``, so a narrow screen shrinks it rather than cutting it off. Sizes and colours are
+classes the page's stylesheet draws (:mod:`skilltest.report.style`), not attributes repeated on
+every label and bar: a plot of a thousand rows stays a thousand short rows.
 """
 
 from __future__ import annotations
@@ -36,30 +38,28 @@ def forest_plot(rows: Sequence[Row], *, title: str) -> str:
         f'<svg class="forest" xmlns="http://www.w3.org/2000/svg" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{_e(title)}">',
-        f'<text x="{label_w}" y="16" font-size="12" font-weight="600">{_e(title)}</text>',
+        f'<text x="{label_w}" y="16" class="plot-title">{_e(title)}</text>',
     ]
     for tick in [-1.0, -0.5, 0.0, 0.5, 1.0] if use_delta else [0.0, 0.25, 0.5, 0.75, 1.0]:
-        stroke = "#57606a" if tick == 0 else "#d0d7de"
+        line = "zero" if tick == 0 else "grid"
         if percent:
             label = f"{100 * tick:+.0f}%" if use_delta and tick else f"{100 * tick:.0f}%"
         else:
             label = f"{tick:+.1f}" if use_delta else f"{tick:.2f}"
         parts.append(
             f'<line x1="{x(tick):.1f}" y1="{top - 4}" x2="{x(tick):.1f}" '
-            f'y2="{height - 20}" stroke="{stroke}"/>'
-            f'<text x="{x(tick):.1f}" y="{height - 6}" font-size="10" text-anchor="middle">'
-            f"{label}</text>"
+            f'y2="{height - 20}" class="{line}"/>'
+            f'<text x="{x(tick):.1f}" y="{height - 6}" class="tick">{label}</text>'
         )
     for index, (name, interval) in enumerate(shown):
         y = top + row_h * index + row_h / 2
         assert interval.low is not None and interval.high is not None
-        color = "#1a7f37" if interval.low > 0 else "#b42318" if interval.high < 0 else "#57606a"
+        side = "up" if interval.low > 0 else "down" if interval.high < 0 else "flat"
         parts.append(
-            f'<text x="{label_w - 8}" y="{y + 4:.1f}" font-size="11" text-anchor="end">'
-            f"{_e(name[-48:])}</text>"
+            f'<text x="{label_w - 8}" y="{y + 4:.1f}" class="label">{_e(name[-48:])}</text>'
             f'<line x1="{x(interval.low):.1f}" y1="{y:.1f}" x2="{x(interval.high):.1f}" '
-            f'y2="{y:.1f}" stroke="{color}" stroke-width="2"/>'
-            f'<circle cx="{x(interval.value or 0.0):.1f}" cy="{y:.1f}" r="4" fill="{color}"/>'
+            f'y2="{y:.1f}" class="{side}"/>'
+            f'<circle cx="{x(interval.value or 0.0):.1f}" cy="{y:.1f}" r="4" class="{side}"/>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -77,22 +77,21 @@ def bar_chart(values: Mapping[str, float | None], *, title: str) -> str:
         f'<svg class="bars" xmlns="http://www.w3.org/2000/svg" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{_e(title)}">',
-        f'<text x="0" y="13" font-size="12" font-weight="600">{_e(title)}</text>',
+        f'<text x="0" y="13" class="plot-title">{_e(title)}</text>',
     ]
     for index, (name, value) in enumerate(values.items()):
         y = 20 + row_h * index
         parts.append(
-            f'<text x="{label_w - 6}" y="{y + 12}" font-size="11" text-anchor="end">'
-            f"{_e(name)}</text>"
-            f'<rect x="{label_w}" y="{y + 2}" width="{bar_w}" height="{row_h - 5}" fill="#eaeef2"/>'
+            f'<text x="{label_w - 6}" y="{y + 12}" class="label">{_e(name)}</text>'
+            f'<rect x="{label_w}" y="{y + 2}" width="{bar_w}" height="{row_h - 5}" class="track"/>'
         )
         if value is None:
-            parts.append(f'<text x="{label_w + 4}" y="{y + 12}" font-size="11">n/a</text>')
+            parts.append(f'<text x="{label_w + 4}" y="{y + 12}" class="value">n/a</text>')
             continue
         filled = max(0.0, min(1.0, float(value))) * bar_w
         parts.append(
             f'<rect x="{label_w}" y="{y + 2}" width="{filled:.1f}" height="{row_h - 5}" '
-            f'fill="#0969da"/><text x="{label_w + bar_w + 6}" y="{y + 12}" font-size="11">'
+            f'class="bar"/><text x="{label_w + bar_w + 6}" y="{y + 12}" class="value">'
             f"{float(value):.2f}</text>"
         )
     parts.append("</svg>")

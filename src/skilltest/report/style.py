@@ -84,9 +84,17 @@ table.provenance{table-layout:fixed}table.provenance th{width:9em}
 table.provenance td,table.provenance caption{overflow-wrap:anywhere}
 table.provenance caption{text-align:left;font-weight:600;padding:6px 0}
 svg{max-width:100%;height:auto;font-family:inherit}
+svg .plot-title{font-size:12px;font-weight:600}svg .tick{font-size:10px;text-anchor:middle}
+svg .label{font-size:11px;text-anchor:end}svg .value{font-size:11px}
+svg .grid{stroke:#d0d7de}svg .zero{stroke:#57606a}
+svg .up{stroke:#1a7f37;fill:#1a7f37}svg .down{stroke:#b42318;fill:#b42318}
+svg .flat{stroke:#57606a;fill:#57606a}svg line.up,svg line.down,svg line.flat{stroke-width:2}
+svg .track{fill:#eaeef2}svg .bar{fill:#0969da}
 .scenario{background:var(--card);border:1px solid var(--line);border-radius:12px;
 padding:18px 22px;margin:16px 0}
-.scenario h3{display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px}
+details.about>summary{cursor:pointer}
+.scenario h3{display:inline-flex;flex-wrap:wrap;align-items:center;gap:8px 12px;
+vertical-align:middle}
 .scenario h3 .name{font-family:var(--mono);font-size:.95rem}
 .scenario .title{color:var(--muted);margin:.2rem 0 0}
 ul.reasons{margin:.6rem 0;padding-left:1.2rem;color:#333b44}
@@ -127,6 +135,23 @@ border-radius:0 6px 6px 0}
 font-weight:700;color:var(--muted)}
 .timeline .user .kind{color:var(--accent)}
 .timeline .user pre,.timeline .assistant pre{font-family:inherit;font-size:.93rem}
+[hidden]{display:none!important}
+.script-note{display:none}
+@media (scripting:enabled){.script-note{display:block;background:var(--warn-bg);
+border:1px solid #d4a72c;border-radius:8px;padding:.6em 1em;margin:0 0 20px}}
+html.scripted .script-note{display:none}
+.finder{display:flex;flex-wrap:wrap;align-items:center;gap:8px 20px;margin:.8rem 0;
+padding:10px 14px;background:var(--soft);border:1px solid var(--line);border-radius:8px}
+.finder fieldset{display:flex;flex-wrap:wrap;align-items:center;gap:6px 14px;border:0;
+margin:0;padding:0}
+.finder legend{float:left;color:var(--muted);font-size:.9rem;margin-right:4px}
+.finder label{white-space:nowrap}.finder input[type=checkbox]{margin:0 5px 0 0}
+.finder input[type=search]{font:inherit;padding:3px 8px;border:1px solid var(--line);
+border-radius:6px;min-width:12em;margin-left:4px}
+.finder button{font:inherit;font-size:.9rem;padding:3px 12px;border:1px solid var(--line);
+border-radius:6px;background:var(--card);cursor:pointer}
+.finder .shown{margin:0;color:var(--muted);font-size:.9rem}
+.shared .shared-text>summary,details.plot>summary{cursor:pointer;font-weight:600}
 @media (max-width:760px){
 .page{padding:16px 10px 40px}.panel,.scenario{padding:14px 14px;border-radius:10px}
 h1{font-size:1.4rem}.scenario-grid{grid-template-columns:minmax(0,1fr)}
@@ -134,5 +159,7 @@ h1{font-size:1.4rem}.scenario-grid{grid-template-columns:minmax(0,1fr)}
 .cards,.legend,.runs,dl.expect{grid-template-columns:minmax(0,1fr)}
 dl.expect{gap:2px}dl.expect dd{margin-bottom:8px}
 .chip,table.arms td:nth-child(-n+2){white-space:normal}
+.finder label.find{white-space:normal;flex:1 1 100%}
+.finder input[type=search]{display:block;width:100%;min-width:0;margin:4px 0 0}
 }
 """

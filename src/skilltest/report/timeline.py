@@ -1,6 +1,7 @@
 """One run as the HTML report shows it: its outcome, and what happened in order.
 
-A run opens on a click (``<details>``): its outcome as a coloured label (a pressure baseline that
+A run opens on a click (``<details>``, its body made only then:
+:func:`~skilltest.report.markup.later`): its outcome as a coloured label (a pressure baseline that
 fails is ``RED (as wanted)``, the outcome a pressure test needs), the patterns matched and
 missing, each outcome check with what decided it, the vetoes, then the timeline: the user's
 turns, the assistant's text, tool calls with their inputs and results, the skill text Claude
@@ -8,7 +9,10 @@ Code added, errors, and the HTTP calls the controlled world saw.
 
 ``claude -p`` does not echo the user's messages in its stream-json output, so the timeline
 places them as ``skilltest show`` does: the prompt first, each follow-up turn after the result
-that ended the turn before it. A transcript that does hold the user's messages shows those.
+that ended the turn before it (the first :data:`PLACED_LIMIT` characters of each: the scenario
+shows them in full, once). A transcript that does hold the user's messages shows those. The
+skill text Claude Code adds is a link to the page's one copy of it
+(:mod:`skilltest.report.shared`), with the run's own skill folder beside it.
 
 Reads the kept transcript a run names (a regular file only, at most
 :data:`TRANSCRIPT_LIMIT` bytes); a transcript that cannot be read is named, never raised.
@@ -22,12 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
-from skilltest.report.markup import chip, e, file_href, pre
+from skilltest.report.markup import chip, e, file_href, later, pre
 from skilltest.report.overview import run_cost
 from skilltest.report.plots import bar_chart
 from skilltest.report.provenance import duration_text
 from skilltest.report.reading import BAD, GOOD, PLAIN, WARN
+from skilltest.report.shared import SharedTexts
 from skilltest.stats import DIGITS
+from skilltest.transcript.stream_json import SKILL_BODY
 
 TRANSCRIPT_LIMIT = 2_000_000
 """Most bytes of one transcript file read."""
@@ -74,14 +80,34 @@ def _input_text(value: Any) -> Any:
     return value
 
 
+PLACED_LIMIT = 300
+"""Most characters of a user's message a run's timeline repeats from the suite: every run of
+the scenario was sent the same one, shown in full under "What the user says"."""
+
+
 def _user_turn(index: int, text: str, *, of: int) -> str:
     kind = "user" if of == 1 else f"user, turn {index + 1} of {of}"
+    if len(text) > PLACED_LIMIT:
+        text = f"{text[:PLACED_LIMIT]}… (in full under what the user says)"
     return entry(kind, "user", pre(text))
 
 
-def _skill_text(text: str) -> str:
+SKILL_TEXT = "skill text added by Claude Code"
+
+
+def _skill_text(text: str, shared: SharedTexts | None) -> str:
+    if shared is not None:
+        # The skill's folder differs run to run: it stays in the run, the rest is shared.
+        head, body = ("", text)
+        if text.startswith(SKILL_BODY):
+            head, _, body = text.partition("\n")
+        return entry(
+            SKILL_TEXT,
+            "skill",
+            (pre(head) if head else "") + shared.cite(SKILL_TEXT, body.lstrip("\n")),
+        )
     return entry(
-        "skill text added by Claude Code",
+        SKILL_TEXT,
         "skill",
         f"<details><summary>{len(text):,} characters</summary>{pre(text)}</details>",
     )
@@ -101,10 +127,13 @@ def _holds_user_text(events: Sequence[Any]) -> bool:
     return False
 
 
-def timeline_of_events(events: Sequence[Any], prompts: Sequence[str] = ()) -> Iterator[str]:
+def timeline_of_events(
+    events: Sequence[Any], prompts: Sequence[str] = (), shared: SharedTexts | None = None
+) -> Iterator[str]:
     """The ``<li>`` entries of a stream-json transcript's timeline, in order, with the user's
     ``prompts`` (the prompt, then each follow-up turn) placed where they were sent when the
-    transcript does not hold them."""
+    transcript does not hold them; the skill text Claude Code adds is a link to its one copy
+    in ``shared`` (folded in place without it)."""
     pending = [] if _holds_user_text(events) else list(prompts)
     sent = 0
     said = ""  # the assistant's last text: a turn's result repeats it
@@ -125,7 +154,7 @@ def timeline_of_events(events: Sequence[Any], prompts: Sequence[str] = ()) -> It
                     label = "tool error" if block.get("is_error") else "tool result"
                     yield entry(label, css, pre(_result_text(block.get("content"))))
                 elif block.get("type") == "text" and synthetic:
-                    yield _skill_text(str(block.get("text", "")))
+                    yield _skill_text(str(block.get("text", "")), shared)
                 elif block.get("type") == "text":
                     yield entry("user", "user", pre(block.get("text", "")))
         elif kind == "assistant":
@@ -324,6 +353,8 @@ def run_details(
     item: Mapping[str, Any],
     prompts: Sequence[str],
     link_from: Path | None = None,
+    shared: SharedTexts | None = None,
+    made_when_opened: bool = True,
 ) -> str:
     """One run in a ``<details>`` element: its outcome in the summary, then its notes, a link
     to its kept transcript, checks, charts and timeline.
@@ -336,6 +367,9 @@ def run_details(
         prompts: The user's messages in order (empty when the results file does not say).
         link_from: The folder of the page: the transcript's link is relative to it
             (``cwd`` when not given).
+        shared: The page's shared texts, which the run's skill text joins.
+        made_when_opened: Whether the run's body is made only when it opens
+            (:func:`~skilltest.report.markup.later`); not inside a body that is itself.
     """
     entries: list[str] = []
     notes: list[str] = []
@@ -374,7 +408,7 @@ def run_details(
         shown = f'<a href="{link}">{e(path)}</a>' if link else e(path)
         source = f'<p class="note source">transcript: {shown}</p>'
     if events:
-        entries.extend(timeline_of_events(events, prompts))
+        entries.extend(timeline_of_events(events, prompts, shared))
     elif layer != "pressure":  # no transcript to place them in: the turns the run was given
         entries.extend(_user_turn(i, text, of=len(prompts)) for i, text in enumerate(prompts))
     entries.extend(world_calls(run.get("world")))
@@ -395,9 +429,12 @@ def run_details(
     label = ARM_LABELS.get(arm, arm)
     head = f'<span class="arm">{e(label)}</span> ' if label else ""
     summary = f"{head}run #{e(run.get('rep'))} {chip(outcome, tone)}{_meta(run)}"
-    return (
-        f'<details class="run"><summary>{summary}</summary>'
+    body = (
         f'<div class="run-body">{note}{source}{_checks(run)}'
         + (f'<div class="charts">{chart}</div>' if chart else "")
-        + f'<ol class="timeline">{"".join(entries)}</ol></div></details>'
+        + f'<ol class="timeline">{"".join(entries)}</ol></div>'
+    )
+    return (
+        f'<details class="run"><summary>{summary}</summary>'
+        f"{later(body) if made_when_opened else body}</details>"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import AsyncIterator
 from typing import Any, TypedDict, Unpack
 
 import anthropic
@@ -71,15 +72,42 @@ def _deadline_client(timeout_s: float) -> anthropic.DefaultAsyncHttpxClient:
     """
     import httpx2
 
+    def cut(request: httpx2.Request) -> httpx2.ReadTimeout:
+        return httpx2.ReadTimeout(f"no whole reply within {timeout_s:g} s", request=request)
+
+    class DeadlineStream(httpx2.AsyncByteStream):
+        """A reply's body read under the deadline its request started (the SDK asks for the
+        headers first and reads the body after, outside ``send``)."""
+
+        def __init__(self, body: httpx2.AsyncByteStream, deadline: float, request: httpx2.Request):
+            self._body, self._deadline, self._request = body, deadline, request
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            chunks = self._body.__aiter__()
+            while True:
+                try:
+                    async with asyncio.timeout_at(self._deadline):
+                        chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError as exc:
+                    raise cut(self._request) from exc
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._body.aclose()
+
     class DeadlineClient(anthropic.DefaultAsyncHttpxClient):
         async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
+            deadline = asyncio.get_running_loop().time() + timeout_s
             try:
-                async with asyncio.timeout(timeout_s):
-                    return await super().send(request, **kwargs)
+                async with asyncio.timeout_at(deadline):
+                    response = await super().send(request, **kwargs)
             except TimeoutError as exc:
-                raise httpx2.ReadTimeout(
-                    f"no whole reply within {timeout_s:g} s", request=request
-                ) from exc
+                raise cut(request) from exc
+            if kwargs.get("stream") and isinstance(response.stream, httpx2.AsyncByteStream):
+                response.stream = DeadlineStream(response.stream, deadline, request)
+            return response
 
     from skilltest.tls import client_context
 

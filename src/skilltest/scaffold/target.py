@@ -14,7 +14,8 @@ from pathlib import Path
 from skilltest.errors import InputError
 from skilltest.lint.targets import find_targets
 from skilltest.plugins import Plugin, is_plugin, load_plugin
-from skilltest.skills import Skill, load_skill, repository_root
+from skilltest.skills import Skill, load_skill
+from skilltest.suite.repository import git_work_tree
 
 MAX_DISTRACTORS = 10
 """At most this many neighbours are installed beside the skill in each trigger run."""
@@ -102,7 +103,7 @@ def read_target(path: Path | None, cwd: Path) -> Target:
     if not folder.is_dir():
         raise InputError("no such skill or plugin folder", location=str(folder), fix=_usage_fix())
     folder = folder.absolute()
-    root = repository_root(folder.resolve()) or cwd.absolute()
+    root = git_work_tree(folder.resolve()) or cwd.absolute()
     if (folder / "SKILL.md").is_file():
         skill = _skill(folder)
         return Target(root, (SkillToTest(skill, _neighbours(folder)),))

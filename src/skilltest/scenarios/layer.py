@@ -260,17 +260,26 @@ def _run(
     previous: dict[Path, Skill],
     shard: ShardPlan | None,
 ) -> ScenarioResults:
+    from skilltest import preload
     from skilltest.claude.isolation import unconfined_bash
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.scenarios.runs import asks_a_model, plan, run_suites
     from skilltest.scenarios.tools import check_scenario_tools
+    from skilltest.scenarios.verdict import LIBRARIES
     from skilltest.scenarios.wiring import check_wiring
 
-    if any(asks_a_model(s) for suite in suites for s in suite.scenarios):
-        from skilltest.runners.sdk import start_import
+    asks = any(asks_a_model(s) for suite in suites for s in suite.scenarios)
 
-        start_import()  # while the command gets ready, beside it
+    def preload_beside_the_runs() -> None:
+        # Once the first process works, beside it: the SDK when a judge or an agent mock will
+        # ask the model, and what the verdicts import.
+        if asks:
+            from skilltest.runners.sdk import start_import
+
+            start_import()
+        preload.start(LIBRARIES, name="skilltest-stats-import")
+
     chosen = cli_backend(options, suites, observer, tape, {s.path: s.replay for s in suites})
     binary, endpoint = chosen.binary, chosen.endpoint
     provenance = start_provenance(
@@ -289,7 +298,13 @@ def _run(
     # name only tools that exist: a broken server stops the suite here, with its stderr.
     if not tape.replaying:  # replayed servers are not started: their cassettes answer
         check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
-    runner = ClaudeCliRunner(binary, endpoint, judge_model=options.judge_model)
+    runner = ClaudeCliRunner(
+        binary,
+        endpoint,
+        judge_model=options.judge_model,
+        processes=options.jobs,
+        on_first_start=preload_beside_the_runs,
+    )
     # Before anything could write to a controlled world: one read-only run proves the agent's
     # requests reach the fake (exit 2 with how they escaped when they do not).
     for line in run_async(check_wiring(suites, runner, options.output_dir)):

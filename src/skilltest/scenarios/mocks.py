@@ -24,7 +24,7 @@ import contextlib
 import json
 import secrets
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -175,12 +175,14 @@ def run_mocks(
 class AgentRelay:
     """Answers the agent responders of one run's mocks through the run's model endpoint."""
 
-    def __init__(self, mocks: RunMocks, runner: TurnRunner, model: str) -> None:
+    def __init__(
+        self, mocks: RunMocks, runner: Callable[[], Awaitable[TurnRunner]], model: str
+    ) -> None:
         """
         Args:
             mocks: The run's mocks (their relay socket and token).
-            runner: Asks the model (:func:`skilltest.checks.judge.judge_runner`); its owner
-                closes it.
+            runner: Gives what asks the model (:func:`skilltest.checks.judge.judge_runner`),
+                when the first call comes; its owner closes it.
             model: The model an agent responder asks for.
         """
         assert mocks.relay is not None
@@ -233,7 +235,7 @@ class AgentRelay:
             model=self.model,
             max_tokens=RESPONDER_MAX_TOKENS,
         )
-        reply = await self.runner.run_turn(asked)
+        reply = await (await self.runner()).run_turn(asked)
         if reply.error is not None:
             self.errors.append(f"mocks/{server}/{tool}: the model call failed: {reply.error}")
             answered = Answered(tool, arguments, "tool_error", f"{AGENT_FAILED} (model_call)")

@@ -220,6 +220,11 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
     against = [r.against for r in results if r.against is not None]
     if against:
         line += "\n" + summary_line(against[0].ref, [a.verdict for a in against])
+    if len(results) > 1:
+        from skilltest.stats.family import suite_wide_lines
+
+        for held in suite_wide_lines([scenario_dict(r) for r in results]):
+            line += "\n" + held
     cost = cost_line(results)
     return line + ("\n" + cost if cost else "")
 
@@ -423,6 +428,7 @@ def scenario_dict(
         "k": result.k,
         "repetitions": None if result.repetitions is None else result.repetitions.to_dict(),
         "runs_to_decide": result.runs_to_decide,
+        "misses_a_bar": result.misses_a_bar,
         "reasons": list(result.reasons),
         "expected_skills": list(result.expected_skills),
         "with_skill": _arm_dict(result.with_skill),
@@ -462,6 +468,7 @@ def results_document(
     With ``provenance``, each run carries its ``id``; with ``about`` (what the suite asks of
     each scenario, by skill and id), each scenario carries its ``scenario``."""
     from skilltest import __version__
+    from skilltest.stats.family import family_decisions
 
     scenarios = [scenario_dict(r, (about or {}).get((r.skill, r.scenario_id))) for r in results]
     if provenance is not None:
@@ -484,6 +491,7 @@ def results_document(
         "suites": list(context.suites),
         "provenance": None if provenance is None else provenance.to_dict(),
         "summary": summary_of(scenarios),
+        "family": family_decisions({"scenarios": scenarios}),
         "scenarios": scenarios,
     }
 

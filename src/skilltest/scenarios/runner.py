@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from skilltest.checks.evaluate import Snapshot, snapshot
@@ -60,6 +61,7 @@ from skilltest.runners.base import DEFAULT_MODEL
 from skilltest.scenarios.mocks import AgentRelay, RunMocks, mocks_for, run_mocks
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
+from skilltest.scheduler import Turn, Turns
 from skilltest.skills import Skill
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import ApiRetry, call_argument
@@ -67,6 +69,8 @@ from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.world.calls import mock_call_lines
 from skilltest.world.instance import WorldInstance
 from skilltest.world.score import WorldOutcome, judge_world
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -340,6 +344,46 @@ async def run_setup(script: Path, sandbox: Sandbox) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class PreparedRun:
+    """What a run's sandbox holds before its process starts."""
+
+    plugin_dirs: tuple[Path, ...]
+    """The plugin copies the CLI loads (``--plugin-dir``)."""
+    servers: tuple[McpServer, ...]
+    """The MCP servers the run gets, before any endpoint or world adds its own."""
+    mocks: RunMocks | None
+    """The run's mocks, their specs written."""
+    before: Snapshot
+    """The workspace's files as they were (for the outcome checks)."""
+    resume: Path | None
+    """The run's copy of the session it resumes."""
+    add_dirs: tuple[Path, ...]
+    """The run's copies of the folders the agent may also read."""
+    warnings: list[str]
+    """What above the sandbox the CLI may load."""
+
+
+async def finished_in_thread(
+    work: Callable[[], _T], *, abandoned: Callable[[_T], object] | None = None
+) -> _T:
+    """``work()`` run in a thread, off the event loop.
+
+    A caller cancelled meanwhile (Ctrl-C) still waits for the thread to end (a run's files are
+    quick to make or remove), and hands what it made to ``abandoned``, so that a sandbox made
+    for a run that never came is not left behind.
+    """
+    task = asyncio.ensure_future(asyncio.to_thread(work))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            made = await task
+            if abandoned is not None:
+                abandoned(made)
+        raise
+
+
 class ScenarioRunner(Protocol):
     """Anything that runs one conversation and returns its transcript."""
 
@@ -397,6 +441,8 @@ class ClaudeCliRunner:
         *,
         sandbox_base: Path | None = None,
         judge_model: str | None = None,
+        processes: int | None = None,
+        on_first_start: Callable[[], object] | None = None,
     ) -> None:
         """
         Args:
@@ -405,6 +451,14 @@ class ClaudeCliRunner:
             sandbox_base: Where sandboxes are created (the system temp folder by default).
             judge_model: The model ``judge`` checks ask (default: the scenario's model, else
                 :data:`~skilltest.runners.base.DEFAULT_MODEL`).
+            processes: The most CLI processes at once (``-j``), whatever the number of runs
+                under way: a run prepares its sandbox before it waits for one, and is checked,
+                judged and cleared away after its process has ended, beside the next run's
+                process. Processes start in the order the runs did. ``None``: each run
+                takes a process as it comes.
+            on_first_start: Called once the first run's process has started: what the command
+                does beside its runs (importing what its judges and verdicts need) then leaves
+                the command's own start to itself.
         """
         self.binary = binary
         self.endpoint = endpoint
@@ -412,9 +466,28 @@ class ClaudeCliRunner:
         self.cli_version: str | None = binary.version
         self.sandbox_base = sandbox_base
         self.judge_model = judge_model
+        self.processes = processes
+        self.on_first_start = on_first_start
+        self._turns: dict[object, Turns] = {}
         from skilltest.checks.judge import ModelRunners
 
         self.model_runners = ModelRunners(claude=binary.path)
+
+    def _first_start(self) -> None:
+        """Calls :attr:`on_first_start` the first time a process has started."""
+        started, self.on_first_start = self.on_first_start, None
+        if started is not None:
+            started()
+
+    def _process_turn(self) -> Turn | None:
+        """A place in the line for one of the CLI processes ``processes`` allows, on the running
+        loop (the wiring check runs on a loop of its own); ``None`` without a bound."""
+        if self.processes is None:
+            return None
+        loop = asyncio.get_running_loop()
+        if loop not in self._turns:
+            self._turns = {loop: Turns(self.processes)}
+        return self._turns[loop].queue()
 
     async def aclose(self) -> None:
         """Closes the clients the runs' judges and agent responders asked through."""
@@ -433,37 +506,38 @@ class ClaudeCliRunner:
         )
 
     async def run(self, request: RunRequest) -> RunOutcome:
+        # The run's place among the processes is taken now, so that runs start their processes
+        # in the order they were started, however long each takes to prepare.
+        turn = self._process_turn()
+        try:
+            return await self._run(request, turn)
+        finally:
+            if turn is not None:
+                turn.release()
+
+    async def _run(self, request: RunRequest, turn: Turn | None) -> RunOutcome:
         scenario = request.scenario
         plugin = scenario.plugin
-        sandbox = create_sandbox(
-            skills=request.installed if plugin is None else (),
-            workspace=scenario.workspace,
-            base=self.sandbox_base,
+        # The files of a run are made and removed in a thread: the event loop goes on reading
+        # the other runs' processes and starting the next one meanwhile.
+        sandbox = await finished_in_thread(
+            lambda: create_sandbox(
+                skills=request.installed if plugin is None else (),
+                workspace=scenario.workspace,
+                base=self.sandbox_base,
+            ),
+            abandoned=Sandbox.remove,
         )
         try:
             if scenario.setup is not None:
                 failed = await run_setup(scenario.setup, sandbox)
                 if failed is not None:
                     return RunOutcome(Transcript(source=self.backend, error=failed))
-            plugin_dirs, servers = self._plugin_parts(request, sandbox)
-            mocks = run_mocks(
-                mocks_for(
-                    scenario.mocks, plugin, plugin_servers=self._gets_plugin_servers(request)
-                ),
-                sandbox.root,
-                relay=sandbox.root / "relay.sock",
-            )
-            if mocks is not None:
-                # A mock stands in for the plugin's server of that name: only one answers.
-                servers = tuple(s for s in servers if s.name not in mocks.stands_in_for)
-            servers = (*servers, *scenario.config.mcp_servers)
-            warnings = [
-                f"{path} is above the sandbox and may be loaded by the CLI"
-                for path in ancestor_leaks(sandbox.workdir)
-            ]
-            before = snapshot(sandbox.workdir) if scenario.expected.checks else {}
-            resume = self._resume_copy(scenario.resume, sandbox)
+            prepared = await asyncio.to_thread(self._prepare, request, sandbox)
+            servers, mocks, warnings = prepared.servers, prepared.mocks, prepared.warnings
             async with contextlib.AsyncExitStack() as stack:
+                if turn is not None:
+                    await stack.enter_async_context(turn)
                 session = await stack.enter_async_context(self.endpoint.session(request, sandbox))
                 if session.wrap_server is not None:
                     servers = tuple(session.wrap_server(server) for server in servers)
@@ -495,7 +569,9 @@ class ClaudeCliRunner:
                     if mocks.relay is not None:
                         relay = await stack.enter_async_context(
                             AgentRelay(
-                                mocks, self._model_runner(session), self._judge_model(request)
+                                mocks,
+                                functools.partial(self._model_runner, session),
+                                self._judge_model(request),
                             )
                         )
                 env = isolated_env(
@@ -534,10 +610,10 @@ class ClaudeCliRunner:
                             **(request.settings or {}),
                         },
                     ),
-                    plugin_dirs=plugin_dirs,
+                    plugin_dirs=prepared.plugin_dirs,
                     mcp_config=write_mcp_config(servers, sandbox),
-                    resume=resume,
-                    add_dirs=self._add_dir_copies(config.add_dirs, sandbox),
+                    resume=prepared.resume,
+                    add_dirs=prepared.add_dirs,
                     append_system_prompt=config.append_system_prompt,
                 )
                 output = await run_conversation(
@@ -549,16 +625,32 @@ class ClaudeCliRunner:
                         first_message=scenario.prompt if scenario.turns else None,
                         follow_ups=scenario.turns,
                         stop_on=_stop_check(request.stop_on, mocks),
+                        on_start=self._first_start,
                     )
                 )
+                # The next run's process may start: what is left of this one (its checks and
+                # judges, its files) goes on beside it.
+                if turn is not None:
+                    turn.release()
                 # The world's tokens are the run's own, and stay out of what is stored too.
                 secrets = {name: env[name] for name in CREDENTIAL_VARIABLES if env.get(name)}
                 redact = Redactor({**secrets, **session.secrets})
-                transcript, stdout, stderr = self._transcript(request, output, redact, session)
+                transcript, stdout, stderr = await asyncio.to_thread(
+                    self._transcript, request, output, redact, session
+                )
                 # While the endpoint is open: a judge asks through it (recorded, replayed,
                 # answered by the emulator like the agent's requests).
                 checks = await self._checks(
-                    request, transcript, sandbox, env, before, session, redact, world, mocks, stdout
+                    request,
+                    transcript,
+                    sandbox,
+                    env,
+                    prepared.before,
+                    session,
+                    redact,
+                    world,
+                    mocks,
+                    stdout,
                 )
             if session.misses:
                 # What the CLI (or a judge) made of a refused request is beside the point: the
@@ -566,11 +658,18 @@ class ClaudeCliRunner:
                 transcript = replace(transcript, error=session.misses[0].message, ended=None)
             if session.recorded_with is not None:
                 transcript = replace(transcript, recorded_with=session.recorded_with)
-            outcome = self._outcome(
-                request, output, transcript, (stdout, stderr), redact, session, warnings
+            outcome = await asyncio.to_thread(
+                self._outcome,
+                request,
+                output,
+                transcript,
+                (stdout, stderr),
+                redact,
+                session,
+                warnings,
             )
             if relay is not None and relay.errors:
-                outcome = replace(outcome, warnings=(*outcome.warnings, *relay.errors))
+                outcome = replace(outcome, warnings=(*outcome.warnings, *map(redact, relay.errors)))
             outcome = replace(outcome, checks=checks)
             if world is None:
                 return outcome
@@ -586,9 +685,39 @@ class ClaudeCliRunner:
                 fault_profile_active=scenario.world_profile is not None,
                 state_diff=world.state_diff(),
             )
-            return replace(outcome, world=judged, warnings=(*outcome.warnings, *world.errors))
+            return replace(
+                outcome, world=judged, warnings=(*outcome.warnings, *map(redact, world.errors))
+            )
         finally:
-            sandbox.remove()
+            await finished_in_thread(sandbox.remove)
+
+    def _prepare(self, request: RunRequest, sandbox: Sandbox) -> PreparedRun:
+        """What a run needs in its sandbox before its process starts (blocking file work, done
+        in a thread)."""
+        scenario = request.scenario
+        plugin_dirs, servers = self._plugin_parts(request, sandbox)
+        mocks = run_mocks(
+            mocks_for(
+                scenario.mocks, scenario.plugin, plugin_servers=self._gets_plugin_servers(request)
+            ),
+            sandbox.root,
+            relay=sandbox.root / "relay.sock",
+        )
+        if mocks is not None:
+            # A mock stands in for the plugin's server of that name: only one answers.
+            servers = tuple(s for s in servers if s.name not in mocks.stands_in_for)
+        return PreparedRun(
+            plugin_dirs=plugin_dirs,
+            servers=(*servers, *scenario.config.mcp_servers),
+            mocks=mocks,
+            before=snapshot(sandbox.workdir) if scenario.expected.checks else {},
+            resume=self._resume_copy(scenario.resume, sandbox),
+            add_dirs=self._add_dir_copies(scenario.config.add_dirs, sandbox),
+            warnings=[
+                f"{path} is above the sandbox and may be loaded by the CLI"
+                for path in ancestor_leaks(sandbox.workdir)
+            ],
+        )
 
     @staticmethod
     def _resume_copy(session_file: Path | None, sandbox: Sandbox) -> Path | None:
@@ -616,10 +745,10 @@ class ClaudeCliRunner:
         """The model judges and agent responders ask for."""
         return self.judge_model or request.scenario.config.model or DEFAULT_MODEL
 
-    def _model_runner(self, session: EndpointSession) -> Any:
+    async def _model_runner(self, session: EndpointSession) -> Any:
         """A one-turn runner through the run's own endpoint (the command's, for every run that
         has the same endpoint)."""
-        return self.model_runners.runner(session.env)
+        return await self.model_runners.runner(session.env)
 
     @staticmethod
     def _gets_plugin_servers(request: RunRequest) -> bool:
@@ -657,7 +786,7 @@ class ClaudeCliRunner:
 
         judge = None
         if any(check.kind == "judge" for check in expected.checks):
-            judge = JudgeModel(self._model_runner(session), self._judge_model(request))
+            judge = JudgeModel(await self._model_runner(session), self._judge_model(request))
         # Checks that only the arm with the skill gets still apply to every arm when nothing
         # else is scored: a scenario must score both arms to compare them.
         with_skill = request.arm != Arm.WITHOUT_SKILL or (

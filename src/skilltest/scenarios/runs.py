@@ -14,6 +14,7 @@ has finished.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -259,10 +260,6 @@ async def run_suites(
     """
     planned = plan(suites, repetitions, against, previous)
     verdicts: dict[int, ScenarioVerdict] = {}
-    if any(asks_a_model(entry.scenario) for entry in planned):
-        from skilltest.runners.sdk import sdk_imported
-
-        await sdk_imported()  # off the event loop, before the first run
 
     def estimate(index: int, arm: str) -> float:
         from skilltest.scenarios.estimates import run_estimate
@@ -310,18 +307,22 @@ async def run_suites(
             return replace(record, warnings=(*record.warnings, f"trace not written: {exc}"))
         return replace(record, trace=str(trace))
 
-    def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
-        return judge_planned(planned[index], records)
+    async def judged(index: int, records: Sequence[RunRecord], k: int) -> ScenarioVerdict:
+        # Off the event loop: the statistics take a while (and their libraries to import),
+        # and the other runs' processes go on meanwhile.
+        return await asyncio.to_thread(judge_planned, planned[index], list(records))
 
-    def decided(index: int, records: Sequence[RunRecord], k: int) -> bool:
-        return planned[index].scenario.canary or judged(index, records, k).verdict in DECIDED
+    async def decided(index: int, records: Sequence[RunRecord], k: int) -> bool:
+        if planned[index].scenario.canary:
+            return True
+        return (await judged(index, records, k)).verdict in DECIDED
 
     def started(index: int, record: RunRecord) -> None:
         if observer is not None:
             observer.run_finished(error=not record.scored)
 
-    def finished(index: int, records: list[RunRecord], k: int) -> None:
-        verdict = judged(index, records, k)
+    async def finished(index: int, records: list[RunRecord], k: int) -> None:
+        verdict = await judged(index, records, k)
         verdicts[index] = verdict
         if on_verdict is not None:
             on_verdict(verdict)
@@ -335,9 +336,15 @@ async def run_suites(
         )
         for index, entry in enumerate(planned)
     ]
+    # A runner that bounds its own CLI processes gets more runs under way than processes:
+    # while ``jobs`` runs' processes work, the others prepare their sandboxes or are checked
+    # and judged (a judge may wait for the SDK to be imported), and the next process starts
+    # the moment one ends.
+    overlapped = getattr(runner, "processes", None) is not None
+    workers = jobs + max(jobs, 2) if overlapped else jobs
     try:
         await _run_batches(
-            planned, scheduled, jobs, one_run, decided, finished, started, admit, budget
+            planned, scheduled, workers, one_run, decided, finished, started, admit, budget
         )
     finally:
         close = getattr(runner, "aclose", None)
@@ -348,7 +355,7 @@ async def run_suites(
 
 def asks_a_model(scenario: Scenario) -> bool:
     """Whether a scenario's runs ask the model beside the agent: a ``judge`` check, or a mock
-    an agent answers (its command then imports the SDK before the first run)."""
+    an agent answers (its command then starts importing the SDK as it starts)."""
     if scenario.skip:
         return False
     judges = any(check.kind == "judge" for check in scenario.expected.checks)
@@ -358,10 +365,10 @@ def asks_a_model(scenario: Scenario) -> bool:
 async def _run_batches(
     planned: Sequence[Planned],
     scheduled: Sequence[Scheduled[int]],
-    jobs: int,
+    workers: int,
     one_run: Callable[[int, str, int], Awaitable[RunRecord]],
-    decided: Callable[[int, Sequence[RunRecord], int], bool],
-    finished: Callable[[int, list[RunRecord], int], None],
+    decided: Callable[[int, Sequence[RunRecord], int], Awaitable[bool]],
+    finished: Callable[[int, list[RunRecord], int], Awaitable[None]],
     started: Callable[[int, RunRecord], None],
     admit: Callable[[int, str, int], bool],
     budget: Budget | None,
@@ -374,7 +381,7 @@ async def _run_batches(
         if batch:
             await run_rounds(
                 batch,
-                workers=jobs,
+                workers=workers,
                 run=one_run,
                 decided=decided,
                 finished=finished,

@@ -14,6 +14,7 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from skilltest.errors import InputError, SuiteError
 from skilltest.evalcases.mocks import MockServer, read_mocks
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
+from skilltest.redact import SHORTEST_DECLARED
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.rubric import (
     DEFAULT_PATTERN_SCOPE,
@@ -35,6 +37,7 @@ from skilltest.scenarios.rubric import (
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import load_validated, model_script_path, validate
+from skilltest.suite.repository import Repository, repository_of
 from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
 from skilltest.world.model import World, load_world
@@ -239,6 +242,7 @@ def _config(
     path: Path,
     where: str,
     base: Path,
+    repository: Repository,
 ) -> RunConfig:
     merged = {**(suite.get("config") or {}), **(raw.get("config") or {})}
     servers = {
@@ -258,32 +262,54 @@ def _config(
         disallowed_tools=tuple(merged.get("disallowed_tools") or ()),
         model=model or merged.get("model"),
         mcp_servers=tuple(
-            _beside_suite(server, base)
+            _beside_suite(server, base, repository)
             for server in mcp_servers_from(servers or None, origin, base, error=SuiteError)
         ),
         append_system_prompt=merged.get("append_system_prompt") or None,
         env={str(key): str(value) for key, value in (merged.get("env") or {}).items()},
         add_dirs=tuple(
-            _existing(base, entry, f"{where}/config/add_dirs/{index}", folder=True)
+            _existing(
+                base,
+                entry,
+                _add_dirs_place(raw, path, where, index),
+                repository,
+                folder=True,
+            )
             for index, entry in enumerate(merged.get("add_dirs") or ())
         ),
     )
 
 
-def _existing(base: Path, name: str, where: str, *, folder: bool = False) -> Path:
-    """A file (or folder) the suite names, relative to it, that must exist."""
-    resolved = (base / name).resolve()
+def _add_dirs_place(raw: dict[str, Any], path: Path, where: str, index: int) -> str:
+    """Where ``config.add_dirs/N`` is written: in the scenario, or in the suite's ``config``."""
+    own = (raw.get("config") or {}).get("add_dirs") is not None
+    return f"{where if own else f'{path}#'}/config/add_dirs/{index}"
+
+
+def _existing(
+    base: Path, name: str, where: str, repository: Repository, *, folder: bool = False
+) -> Path:
+    """A file (or folder) the suite names, relative to it, that must exist in the suite's
+    repository; a folder's links must point inside it too."""
+    resolved = repository.inside(base / name, written=name, location=where)
     if not (resolved.is_dir() if folder else resolved.is_file()):
         raise SuiteError(
             f"{'folder' if folder else 'file'} {resolved} does not exist",
             location=where,
             fix=f"give a {'folder' if folder else 'file'} relative to the suite file",
         )
+    if folder:
+        repository.check_links(resolved, location=where)
     return resolved
 
 
 def _mocks(
-    raw: dict[str, Any], suite: dict[str, Any], base: Path, where: str, top: str
+    raw: dict[str, Any],
+    suite: dict[str, Any],
+    base: Path,
+    where: str,
+    top: str,
+    repository: Repository,
 ) -> tuple[tuple[MockServer, ...], tuple[str, ...]]:
     """The scenario's MCP mocks: its own ``mocks:`` folders, else the suite's, else a
     ``mocks/`` folder beside the suite file."""
@@ -298,36 +324,47 @@ def _mocks(
     folders = [named] if isinstance(named, str) else list(named)
     layers = [
         _existing(
-            base, folder, f"{place}" + ("" if isinstance(named, str) else f"/{i}"), folder=True
+            base,
+            folder,
+            f"{place}" + ("" if isinstance(named, str) else f"/{i}"),
+            repository,
+            folder=True,
         )
         for i, folder in enumerate(folders)
     ]
     return read_mocks(layers)
 
 
-def _beside_suite(server: McpServer, folder: Path) -> McpServer:
+def _beside_suite(server: McpServer, folder: Path, repository: Repository) -> McpServer:
     """A suite's server with the files it names resolved against the suite's folder: runs
-    start servers in their own sandbox, where a relative path means nothing."""
+    start servers in their own sandbox, where a relative path means nothing. A relative path
+    naming a file is a file of the suite, so it must lie in the suite's repository; an absolute
+    one names a program of the machine (``/usr/bin/python3``)."""
 
-    def resolved(value: str) -> str:
+    def resolved(value: str, place: str) -> str:
         candidate = folder / value
-        return (
-            str(candidate.resolve())
-            if value and not Path(value).is_absolute() and (candidate.exists())
-            else value
-        )
+        if not value or Path(value).is_absolute() or not candidate.exists():
+            return value
+        return str(repository.inside(candidate, written=value, location=place))
 
     return replace(
-        server, command=resolved(server.command), args=tuple(resolved(a) for a in server.args)
+        server,
+        command=resolved(server.command, f"{server.origin}/command"),
+        args=tuple(
+            resolved(arg, f"{server.origin}/args/{index}") for index, arg in enumerate(server.args)
+        ),
     )
 
 
-def _world(data: dict[str, Any], path: Path) -> World | None:
+def _world(data: dict[str, Any], path: Path, repository: Repository) -> World | None:
     """The suite's controlled world (``world:``, relative to the suite file)."""
     if not data.get("world"):
         return None
+    file = repository.inside(
+        path.parent / str(data["world"]), written=str(data["world"]), location=f"{path}#/world"
+    )
     try:
-        return load_world((path.parent / str(data["world"])).resolve())
+        return load_world(file, repository)
     except InputError as exc:
         raise SuiteError(
             exc.message, location=exc.location or f"{path}#/world", fix=exc.fix
@@ -376,17 +413,25 @@ def _world_expected(
 
 
 def _plugin(
-    data: dict[str, Any], path: Path, overrides: Overrides, cache: dict[Path, Plugin]
+    data: dict[str, Any],
+    path: Path,
+    overrides: Overrides,
+    cache: dict[Path, Plugin],
+    repository: Repository,
 ) -> Plugin | None:
-    """The plugin under test: ``--plugin-dir``, else the suite's ``plugin:`` (relative to it)."""
+    """The plugin under test: ``--plugin-dir``, else the suite's ``plugin:`` (relative to it,
+    in the suite's repository)."""
     name = None
     if overrides.plugin_dir is not None:
-        folder, location, name = overrides.plugin_dir, "--plugin-dir", overrides.plugin_name
+        folder, location = overrides.plugin_dir.resolve(), "--plugin-dir"
+        name = overrides.plugin_name
     elif data.get("plugin"):
-        folder, location = path.parent / str(data["plugin"]), f"{path}#/plugin"
+        location = f"{path}#/plugin"
+        written = str(data["plugin"])
+        folder = repository.inside(path.parent / written, written=written, location=location)
+        repository.check_links(folder, location=location)
     else:
         return None
-    folder = folder.resolve()
     if folder not in cache:
         if not folder.is_dir():
             raise SuiteError(
@@ -440,6 +485,7 @@ def _expected(
     flags: int,
     timeout_s: float,
     base: Path | None = None,
+    repository: Repository | None = None,
 ) -> Expected:
     """The scenario's rubric, its ``Skill`` requirements moved to the expected skills."""
     spec = raw.get("expected") or {}
@@ -479,10 +525,15 @@ def _expected(
     )
     # The suite's checks apply to every scenario, before the scenario's own.
     suite_file = where.split("#", 1)[0]
-    checks = parse_checks(
-        suite.get("checks"), f"{suite_file}#/checks", flags=flags, timeout_s=timeout_s, base=base
-    ) + parse_checks(
-        raw.get("checks"), f"{where}/checks", flags=flags, timeout_s=timeout_s, base=base
+    checks = tuple(
+        check
+        for entries, place in (
+            (suite.get("checks"), f"{suite_file}#/checks"),
+            (raw.get("checks"), f"{where}/checks"),
+        )
+        for check in parse_checks(
+            entries, place, flags=flags, timeout_s=timeout_s, base=base, repository=repository
+        )
     )
     named = [check.name for check in checks]
     for check in checks:
@@ -610,6 +661,7 @@ def load_eval_cases(
         base=found.root,
         overrides=replace(overrides, plugin_dir=found.plugin.root if found.plugin else None),
         locations=case_locations(found),
+        repository=found.repository,
     )
     if found.plugin is not None:
         # The plugin is what a case tests: reports, kept output and cassettes name it, and it
@@ -633,6 +685,7 @@ def suite_from_document(
     overrides: Overrides | None = None,
     skill_name: str | None = None,
     locations: Sequence[str] | None = None,
+    repository: Repository | None = None,
 ) -> ScenarioSuite:
     """Types a validated suite document.
 
@@ -645,17 +698,21 @@ def suite_from_document(
         skill_name: ``--skill``.
         locations: Where each scenario was written, for messages (default:
             ``path#/scenarios/N``).
+        repository: Where every path it names must lie (default: the repository of ``path``,
+            :func:`skilltest.suite.repository.repository_of`).
 
     Raises:
-        SuiteError: duplicate ids, no skill, a file it names that does not exist.
+        SuiteError: duplicate ids, no skill, a file it names that does not exist or lies
+            outside the repository.
         PatternError: a pattern that does not compile or is catastrophically slow.
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
     overrides = overrides or Overrides()
     base = base if base is not None else path.parent
+    repository = repository or repository_of(path)
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
-    plugin = _plugin(data, path, overrides, {})
-    world = _world(data, path)
+    plugin = _plugin(data, path, overrides, {}, repository)
+    world = _world(data, path, repository)
     skills: dict[tuple[str, str | None], Skill] = {}
     ids = SuiteIds()
     scenarios = []
@@ -712,17 +769,30 @@ def suite_from_document(
             raw.get("pattern_flags", data.get("pattern_flags", [])), f"{where}/pattern_flags"
         )
         workspace = raw.get("workspace")
-        workspace_path = (base / workspace).resolve() if workspace else None
+        workspace_path = (
+            repository.inside(base / workspace, written=workspace, location=f"{where}/workspace")
+            if workspace
+            else None
+        )
         if workspace_path is not None and not workspace_path.is_dir():
             raise SuiteError(
                 f"workspace folder {workspace_path} does not exist",
                 location=f"{where}/workspace",
                 fix="give a folder relative to the suite file",
             )
+        if workspace_path is not None:
+            repository.check_links(workspace_path, location=f"{where}/workspace")
         expected = _expected(
-            raw, where, data, skill=skills[key].name, flags=flags, timeout_s=timeout, base=base
+            raw,
+            where,
+            data,
+            skill=skills[key].name,
+            flags=flags,
+            timeout_s=timeout,
+            base=base,
+            repository=repository,
         )
-        mocks, mock_notes = _mocks(raw, data, base, where, f"{path}#")
+        mocks, mock_notes = _mocks(raw, data, base, where, f"{path}#", repository)
         notes += [note for note in mock_notes if note not in notes]
         skip = raw.get("skip")
         scenarios.append(
@@ -734,7 +804,15 @@ def suite_from_document(
                 turns=tuple(raw.get("turns") or ()),
                 expected=expected,
                 expected_skills=expected.expected_skills,
-                config=_config(raw, data, overrides.model, path=path, where=where, base=base),
+                config=_config(
+                    raw,
+                    data,
+                    overrides.model,
+                    path=path,
+                    where=where,
+                    base=base,
+                    repository=repository,
+                ),
                 repetitions=overrides.repetitions
                 or _optional_int(_pick("repetitions", raw, data, None)),
                 comparison=not overrides.skill_only
@@ -771,9 +849,15 @@ def suite_from_document(
                 world_expected=_world_expected(raw, world, where, flags=flags, timeout_s=timeout),
                 mocks=mocks,
                 plugin_servers=_pick("plugin_servers", raw, data, "all"),
-                setup=_existing(base, raw["setup"], f"{where}/setup") if raw.get("setup") else None,
+                setup=(
+                    _existing(base, raw["setup"], f"{where}/setup", repository)
+                    if raw.get("setup")
+                    else None
+                ),
                 resume=(
-                    _existing(base, raw["resume"], f"{where}/resume") if raw.get("resume") else None
+                    _existing(base, raw["resume"], f"{where}/resume", repository)
+                    if raw.get("resume")
+                    else None
                 ),
                 file_label=None if name else _file_label(path),
             )
@@ -782,10 +866,20 @@ def suite_from_document(
         path=path,
         name=data.get("name"),
         scenarios=tuple(scenarios),
-        model_script=model_script_path(data, path),
-        replay=Rules.from_suite(data.get("replay"), f"{path}#/replay"),
+        model_script=model_script_path(data, path, repository),
+        replay=_replay_rules(data, path, world),
         notes=tuple(notes),
     )
+
+
+def _replay_rules(data: dict[str, Any], path: Path, world: World | None) -> Rules:
+    """The suite's ``replay:`` rules; the caller's values of the variables its world names are
+    secrets it redacts too (a run's agent gets a token of its own in each)."""
+    rules = Rules.from_suite(data.get("replay"), f"{path}#/replay")
+    if world is None:
+        return rules
+    values = (os.environ.get(name, "") for name in world.variables())
+    return rules.with_secrets(value for value in values if len(value) >= SHORTEST_DECLARED)
 
 
 def _file_label(path: Path) -> str:

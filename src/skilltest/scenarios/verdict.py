@@ -73,6 +73,10 @@ from skilltest.stats import (
     welch,
 )
 
+LIBRARIES = ("numpy", "scipy.special", "scipy.optimize", "pandas")
+"""What judging a scenario imports on first use (the intervals' functions, the tidy table): a
+run imports them in a thread while its first runs go (:mod:`skilltest.preload`)."""
+
 SKILL_RATE_NEEDED = 0.5
 """The share of scored with-skill runs in which the expected skills must fire."""
 SCORED_SHARE_NEEDED = 0.5
@@ -418,26 +422,21 @@ def pass_difference(
     """Pass rate of ``a`` minus pass rate of ``b`` with its exact interval, each bound read at
     the level the look spends on the claim it can make: the lower bound on ``improved``, the
     upper bound on ``regressed`` (both 95% at a fixed K)."""
-    return spent_difference(
-        (a.passes, a.scored), (b.passes, b.scored), max(a.runs, b.runs), repetitions, min_delta
-    )
+    plan = repetitions or Repetitions(max(1, a.runs))
+    k = max(a.runs, b.runs)
+    return pass_interval(a.passes, a.scored, b.passes, b.scored, plan, k, min_delta)
 
 
-def spent_difference(
-    a: tuple[int, int],
-    b: tuple[int, int],
-    k: int,
-    repetitions: Repetitions | None,
-    min_delta: float,
+def pass_interval(
+    x: int, n: int, y: int, m: int, plan: Repetitions, k: int, min_delta: float
 ) -> Interval:
-    """Rate A minus rate B, given as (successes, trials) each, with its exact interval read at
-    the levels the look after ``k`` runs per arm spends: the lower bound on ``improved``, the
-    upper bound on ``regressed`` (both 95% at a fixed K, or without a plan)."""
-    plan = repetitions or Repetitions(max(1, k))
-    up = plan.confidence_at(k, lambda n: most_extreme_difference(IMPROVED_ABOVE, n))
-    down = plan.confidence_at(k, lambda n: most_extreme_difference(-min_delta, n))
-    low = exact_difference(*a, *b, up)
-    high = low if down == up else exact_difference(*a, *b, down)
+    """x of n passes minus y of m with its exact interval, read at the look after ``k`` runs
+    per arm of ``plan``: the lower bound at the level the look spends on ``improved``, the upper
+    at the level it spends on ``regressed``."""
+    up = plan.confidence_at(k, lambda runs: most_extreme_difference(IMPROVED_ABOVE, runs))
+    down = plan.confidence_at(k, lambda runs: most_extreme_difference(-min_delta, runs))
+    low = exact_difference(x, n, y, m, up)
+    high = low if down == up else exact_difference(x, n, y, m, down)
     return Interval(low.value, low.low, high.high)
 
 

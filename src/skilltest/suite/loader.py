@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from skilltest.errors import InputError, SuiteError
 from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_BYTES
+from skilltest.suite.repository import Repository, repository_of
 
 if TYPE_CHECKING:
     import jsonschema
@@ -141,7 +142,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"{_shown(error.instance)} is not valid here: {message}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         return _unexpected_keys(error.instance, error.schema)
-    return str(error.message)
+    # "'<a 10,000-character id>' is too long" says no more than its first characters do.
+    return str(error.message).replace(repr(error.instance), _shown(error.instance))
 
 
 def _unexpected_keys(instance: dict[Any, Any], schema: Any) -> str:
@@ -377,16 +379,26 @@ def discover_suites(
     return found
 
 
-def model_script_path(data: dict[str, Any], path: Path) -> Path | None:
+def model_script_path(
+    data: dict[str, Any], path: Path, repository: Repository | None = None
+) -> Path | None:
     """The suite's ``model_script:`` resolved against the suite's folder, or ``None``.
 
+    Args:
+        data: The suite.
+        path: The suite file.
+        repository: Where the script must lie (default: the suite's repository).
+
     Raises:
-        SuiteError: the file named there does not exist.
+        SuiteError: the file named there does not exist, or lies outside the repository.
     """
     script = data.get("model_script")
     if not script:
         return None
-    resolved = (path.parent / script).resolve()
+    repository = repository or repository_of(path)
+    resolved = repository.inside(
+        path.parent / script, written=str(script), location=f"{path}#/model_script"
+    )
     if not resolved.is_file():
         raise SuiteError(
             f"model script {script!r} not found (looked at {resolved})",

@@ -12,6 +12,12 @@ from skilltest.limits import MAX_JSON_DEPTH, MAX_RESULTS_BYTES
 from skilltest.suite.loader import validate
 from skilltest.trace import SCHEMA_VERSION
 
+REWRITE = (
+    "a trace is a header, its events and an outcome, one JSON object per line; write it again "
+    "by rerunning the run"
+)
+"""What to do about a trace line that is not a run's."""
+
 
 class TraceError(InputError):
     """A trace file that cannot be read: missing, not JSONL, or of an unknown layout."""
@@ -75,11 +81,24 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
         )
     for index, (number, value) in enumerate(zip(numbers, lines, strict=True)):
         kind = "header" if index == 0 else value.get("kind")
-        if kind in ("header", "event", "outcome"):
-            # What `show` formats has the type and range a run writes: a hand-edited trace is
-            # refused at its line and place, never met part way through printing it.
-            validate(
-                value, "trace", f"{path}:{number}", TraceError, definition=str(kind),
-                numbers="a trace can hold",
-            )  # fmt: skip
+        if kind not in ("header", "event", "outcome"):
+            # An empty line object, or one of no kind a run writes, is no part of a run.
+            raise TraceError(
+                f"line {number} is not a header, event or outcome "
+                f"(its kind is {'missing' if kind is None else repr(kind)})",
+                location=f"{path}:{number}",
+                fix=REWRITE,
+            )
+        # What `show` formats has the type and range a run writes: a hand-edited trace is
+        # refused at its line and place, never met part way through printing it.
+        validate(
+            value, "trace", f"{path}:{number}", TraceError, definition=str(kind),
+            numbers="a trace can hold",
+        )  # fmt: skip
+    if not any(value.get("kind") == "outcome" for value in lines[1:]):
+        raise TraceError(
+            "the trace has no outcome line (a run's trace ends with its score or error)",
+            location=str(path),
+            fix=REWRITE,
+        )
     return lines

@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from skilltest import __version__
-from skilltest.redact import Redactor, map_strings
+from skilltest.redact import known_redactor, map_strings
 from skilltest.report.files import write_text_atomic
 from skilltest.report.provenance import Provenance, run_id
 from skilltest.trace import SCHEMA_VERSION
@@ -291,9 +290,9 @@ def write_trace(
 
     The transcript a trace is built from is redacted already; this is the second line of
     defence for what the trace adds (world request bodies, the environment's credentials),
-    by default :meth:`Redactor.for_environment` of this process's environment.
+    by :func:`~skilltest.redact.known_redactor`.
     """
-    environment = Redactor.for_environment(os.environ)
+    environment = known_redactor()
 
     def rule(text: str) -> str:
         return environment(redact(text) if redact is not None else text)

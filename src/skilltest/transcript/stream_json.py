@@ -85,6 +85,10 @@ BUDGET_SUBTYPES: frozenset[str] = frozenset({"error_max_turns", "error_max_budge
 SKILL_TOOL = "Skill"
 """The tool through which an agent loads a skill."""
 
+SKILL_BODY = "Base directory for this skill:"
+"""How Claude Code's text of a loaded skill starts: this, the skill's folder in the run (which
+differs run to run), a blank line, then its SKILL.md."""
+
 # Events that are understood and deliberately carry nothing scoring needs.
 _SKIPPED_TYPES: frozenset[str] = frozenset(
     {

@@ -568,16 +568,17 @@ def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Agai
     the same band as the other layers. Under ``-k auto`` each bound is read at the level the
     look spends on its claim, as the scenario layer reads its revision comparisons.
     """
-    from skilltest.scenarios.verdict import spent_difference
+    from skilltest.scenarios.verdict import pass_interval
 
     if current.scored == 0 or previous.scored == 0:
         return Against(ref, EMPTY, ERROR)
     now, before = (current.fired, current.scored), (previous.fired, previous.scored)
     k = max(current.k, previous.k)
+    plan = current.repetitions or Repetitions(max(1, k))
     if current.query.should_trigger:
-        delta = better = spent_difference(now, before, k, current.repetitions, MIN_DELTA)
+        delta = better = pass_interval(*now, *before, plan, k, MIN_DELTA)
     else:
-        better = spent_difference(before, now, k, current.repetitions, MIN_DELTA)
+        better = pass_interval(*before, *now, plan, k, MIN_DELTA)
         assert better.value is not None and better.low is not None and better.high is not None
         delta = Interval(-better.value, -better.high, -better.low)
     return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))

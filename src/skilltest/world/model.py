@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,9 @@ from typing import Any
 from skilltest.errors import WorldError
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.suite.loader import json_pointer, read_yaml, reject_non_finite, validate
+from skilltest.suite.repository import Repository, repository_of
 from skilltest.world.calls import READ_METHODS
-from skilltest.world.policy import host_problem, normalise_host
+from skilltest.world.policy import host_problem, model_api_hosts, normalise_host
 
 ACTIONS = ("list", "get", "create", "update", "merge", "delete", "respond")
 """What a route does with its collection."""
@@ -268,6 +270,11 @@ class World:
         """The names of every profile any service declares."""
         return {name for service in self.services for name in service.profiles}
 
+    def variables(self) -> tuple[str, ...]:
+        """The environment variables its services' tokens travel in (``auth: {env: ...}``): a
+        run's agent gets a token of its own there, and the caller's value of each is a secret."""
+        return tuple(dict.fromkeys(s.auth_env for s in self.services if s.auth_env))
+
 
 def compile_template(path: str) -> re.Pattern[str]:
     """``/tickets/{id}`` -> a pattern with one named group per parameter (one segment each)."""
@@ -284,18 +291,35 @@ def compile_template(path: str) -> re.Pattern[str]:
     return re.compile("/".join(out))
 
 
-def load_world(path: Path) -> World:
+def load_world(
+    path: Path,
+    repository: Repository | None = None,
+    *,
+    model_hosts: Iterable[str] | None = None,
+) -> World:
     """Reads, validates and types a world file and the fixtures it names.
+
+    Args:
+        path: The world file.
+        repository: Where its fixtures must lie: the repository of the suite naming the world
+            (default: the world file's own, :func:`skilltest.suite.repository.repository_of`).
+        model_hosts: The hosts of the model API the runs use, which no service may claim
+            (by default :func:`~skilltest.world.policy.model_api_hosts` of this process's
+            environment).
 
     Raises:
         WorldError: the file or a fixture cannot be read or parsed, breaks the schema, or
-            declares something a fake cannot serve; the message names the place and the fix.
+            declares something a fake cannot serve (the model API's host, a look-alike name);
+            the message names the place and the fix.
     """
     data = read_yaml(path, WorldError)
     validate(data, "world", path, WorldError)
     top = f"{path}#"
+    repository = repository or repository_of(path)
+    reserved = frozenset(model_api_hosts(os.environ) if model_hosts is None else model_hosts)
     services = tuple(
-        _service(raw, path, f"{top}/services/{index}") for index, raw in enumerate(data["services"])
+        _service(raw, path, f"{top}/services/{index}", repository, reserved)
+        for index, raw in enumerate(data["services"])
     )
     _check_unique(services, top)
     mcp = tuple(
@@ -334,10 +358,16 @@ def _check_unique(services: tuple[Service, ...], top: str) -> None:
             hosts[host] = service.name
 
 
-def _service(raw: dict[str, Any], world_path: Path, where: str) -> Service:
+def _service(
+    raw: dict[str, Any],
+    world_path: Path,
+    where: str,
+    repository: Repository,
+    reserved: frozenset[str],
+) -> Service:
     hosts: list[str] = []
     for index, host in enumerate(raw["hosts"]):
-        problem = host_problem(host)
+        problem = host_problem(host, reserved=reserved)
         if problem:
             raise WorldError(
                 f"cannot fake this host: {problem}",
@@ -347,7 +377,7 @@ def _service(raw: dict[str, Any], world_path: Path, where: str) -> Service:
         name = normalise_host(host)
         if name not in hosts:
             hosts.append(name)
-    data, data_path, data_where = _fixture(raw.get("data"), world_path, f"{where}/data")
+    data, data_path, data_where = _fixture(raw.get("data"), world_path, f"{where}/data", repository)
     routes = tuple(
         _route(item, f"{where}/routes/{index}") for index, item in enumerate(raw["routes"])
     )
@@ -490,13 +520,15 @@ def _check_template(path: str, where: str) -> None:
         )
 
 
-def _fixture(raw: Any, world_path: Path, where: str) -> tuple[dict[str, Any], Path | None, str]:
+def _fixture(
+    raw: Any, world_path: Path, where: str, repository: Repository
+) -> tuple[dict[str, Any], Path | None, str]:
     """The fixture data, its file, and the ``file#`` prefix its own errors are located by."""
     if raw is None:
         return {}, None, where
     if isinstance(raw, dict):
         return raw, None, where
-    file = (world_path.parent / raw).resolve()
+    file = repository.inside(world_path.parent / raw, written=raw, location=where, error=WorldError)
     if file.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise WorldError(
             f"the fixture {raw!r} is neither JSON nor YAML",

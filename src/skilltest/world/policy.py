@@ -23,6 +23,11 @@ rules follow OWASP's SSRF prevention guidance, failing closed:
   number but is no valid address is refused as well.
 * Names that mean this machine or a cloud's metadata service (``localhost``, ``*.localhost``,
   ``metadata.google.internal``...) are refused even where a world would declare them.
+* A world may not declare the model API's own host (``api.anthropic.com``, or the host of
+  ``ANTHROPIC_BASE_URL``; :func:`model_api_hosts`), which the runs reach through the proxy
+  untouched, nor a name that mixes scripts in a label (``аpi.example.com`` with a Cyrillic
+  ``а``, or its punycode ``xn--pi-6kc.example.com``) or spells a Latin name in look-alike letters
+  of another script: a skill's text never names such a host, a homograph attack does.
 
 The policy never resolves a name: a declared host is answered by its fake, never looked up,
 and everything else is refused, so DNS rebinding has nothing to rebind. Redirects are the
@@ -34,8 +39,9 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 """Schemes a destination may use."""
@@ -67,6 +73,17 @@ METADATA_HOSTS = frozenset(
 )
 """Host names of cloud metadata services."""
 LOOPBACK_HOSTS = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+
+MODEL_API_HOST = "api.anthropic.com"
+"""The model API's host, which the runs reach through a world's proxy untouched."""
+
+_SCRIPT_FAMILIES = (
+    frozenset({"HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"HAN", "BOPOMOFO"}),
+    frozenset({"HAN", "HANGUL"}),
+)
+"""Scripts a label of one language mixes (Japanese, Chinese, Korean), Latin beside them too
+(Unicode's "highly restrictive" level, UTS #39): any other mix is a look-alike."""
 """Names that mean this machine (``*.localhost`` too, RFC 6761)."""
 
 _RANGES = (
@@ -228,11 +245,57 @@ def _host_refusal(name: str) -> str | None:
     return None
 
 
-def host_problem(host: str) -> str | None:
+def model_api_hosts(env: Mapping[str, str]) -> frozenset[str]:
+    """The hosts a run's model endpoint uses: :data:`MODEL_API_HOST`, and the host of
+    ``ANTHROPIC_BASE_URL`` in ``env`` when it names one (normalised)."""
+    hosts = {MODEL_API_HOST}
+    base = env.get("ANTHROPIC_BASE_URL") or ""
+    try:
+        name = urlsplit(base).hostname
+        if name and _ip_literal(name) is None:
+            hosts.add(normalise_host(name))
+    except ValueError:
+        pass  # not a URL a client could use: the run refuses it on its own
+    return frozenset(hosts)
+
+
+def _script(char: str) -> str | None:
+    """The script of a letter, as its Unicode name begins (``LATIN``, ``CYRILLIC``, ``HAN``);
+    ``None`` for what every script shares (digits, the hyphen, marks, the Japanese long-vowel
+    mark)."""
+    if not unicodedata.category(char).startswith("L"):
+        return None
+    word = unicodedata.name(char, "").split(" ", 1)[0]
+    if word in ("CJK", "IDEOGRAPHIC"):
+        return "HAN"
+    if word in ("", "MODIFIER", "KATAKANA-HIRAGANA"):
+        return None
+    return word
+
+
+def mixed_scripts(name: str) -> str | None:
+    """Why a normalised host name is a look-alike, or ``None``: a label that mixes scripts
+    beyond one language's (:data:`_SCRIPT_FAMILIES`), or that spells a Latin label in letters of
+    another script (``аре`` in Cyrillic)."""
+    for label in name.split("."):
+        shown = _unicode(label) if label.startswith("xn--") else label
+        scripts = {script for char in shown if (script := _script(char)) is not None}
+        others = scripts - {"LATIN"}
+        if len(scripts) > 1 and not any(others <= family for family in _SCRIPT_FAMILIES):
+            kinds = " and ".join(sorted(word.title() for word in scripts))
+            return f"the label {shown!r} mixes scripts ({kinds}): a look-alike of a name"
+        skeleton = unicodedata.normalize("NFKC", shown).translate(_CONFUSABLES)
+        if others and skeleton != shown and skeleton.isascii():
+            return f"the label {shown!r} spells {skeleton!r} in look-alike letters"
+    return None
+
+
+def host_problem(host: str, *, reserved: Iterable[str] = ()) -> str | None:
     """Why a world cannot declare ``host``, or ``None`` when it can.
 
     A declared host must be a plain DNS name: not an IP literal in any spelling, not a name for
-    this machine or a metadata service, with no port, scheme or path.
+    this machine or a metadata service, with no port, scheme or path; not one of ``reserved``
+    (the model API's hosts, :func:`model_api_hosts`), and no look-alike (:func:`mixed_scripts`).
     """
     if not host or any(ch in host for ch in ":/@?#[]\\%") or not host.isprintable() or " " in host:
         return f"{host!r} is not a host name (write the name only: no scheme, port or path)"
@@ -246,6 +309,13 @@ def host_problem(host: str) -> str | None:
         name = normalise_host(host)
     except ValueError as exc:
         return str(exc)
+    if name in reserved:
+        return f"{host!r} is the model API's host ({name}): the runs reach it through the proxy"
+    look_alike = mixed_scripts(name)
+    if look_alike is not None:
+        # The other spelling: what punycode reads as, or what the Unicode name is sent as.
+        other = _unicode(name) if host.isascii() else name
+        return f"{host!r} ({other}): {look_alike}"
     return _host_refusal(name)
 
 

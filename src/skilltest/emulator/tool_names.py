@@ -1,0 +1,85 @@
+"""A script's tool calls in the suite's vocabulary, sent as the tools each agent offers.
+
+Model scripts name tools as Claude Code does (``Bash`` with ``{command}``, ``Read`` with
+``{file_path}``, ``Skill`` with ``{skill}``). Other agents offer the same abilities under other
+names and inputs: Codex 0.171.0 runs a command with ``exec_command`` (``{cmd}``), OpenCode
+1.18.33 with ``bash`` (``{command, timeout, workdir}``). :func:`as_offered` rewrites a scripted call
+into the tool the request offers, so one script drives every agent:
+
+* a call whose name the request offers is sent as written (Claude Code's requests, and any
+  script that names an agent's own tool);
+* else the first equivalent in :data:`EQUIVALENTS` that the request offers, its input rewritten;
+* else the call as written (the agent answers that it has no such tool, as it would).
+
+The table is the emulator's share of the agents' tool-name table: an agent added to the
+toolkit adds its names here, one :class:`Equivalent` per tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from skilltest.emulator.script import ToolCall
+
+Translate = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """An agent's tool that does what a suite tool does."""
+
+    name: str
+    """The tool's name as the agent offers it."""
+    translate: Translate
+    """The suite tool's input rewritten as this tool's input."""
+
+
+def _renamed(**names: str) -> Translate:
+    """Keys renamed (``suite key=agent key``); keys not named pass as they are."""
+
+    def translate(given: Mapping[str, Any]) -> dict[str, Any]:
+        return {names.get(key, key): value for key, value in given.items()}
+
+    return translate
+
+
+def _codex_exec(given: Mapping[str, Any]) -> dict[str, Any]:
+    # exec_command takes the command line as `cmd`; Bash's description has no place there.
+    return {"cmd": str(given.get("command", ""))}
+
+
+def _opencode_bash(given: Mapping[str, Any]) -> dict[str, Any]:
+    # bash takes command, timeout (ms) and workdir; Bash's description is not among them.
+    return {key: value for key, value in given.items() if key in ("command", "timeout")}
+
+
+EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
+    "Bash": (
+        Equivalent("exec_command", _codex_exec),  # Codex 0.171.0
+        Equivalent("bash", _opencode_bash),  # OpenCode 1.18.33
+    ),
+    "Read": (Equivalent("read", _renamed(file_path="filePath")),),
+    "Write": (Equivalent("write", _renamed(file_path="filePath")),),
+    "Edit": (
+        Equivalent(
+            "edit",
+            _renamed(file_path="filePath", old_string="oldString", new_string="newString"),
+        ),
+    ),
+    "Glob": (Equivalent("glob", _renamed()),),
+    "Grep": (Equivalent("grep", _renamed()),),
+    "Skill": (Equivalent("skill", _renamed(skill="name")),),
+}
+"""Per suite tool, the agents' equivalents, tried in order."""
+
+
+def as_offered(call: ToolCall, offered: tuple[str, ...]) -> ToolCall:
+    """``call`` as the tool the request offers (see the module's rules)."""
+    if call.name in offered or not offered:
+        return call
+    for equivalent in EQUIVALENTS.get(call.name, ()):
+        if equivalent.name in offered:
+            return ToolCall(name=equivalent.name, input=equivalent.translate(call.input))
+    return call
