@@ -62,6 +62,10 @@ RUNS: dict[str, list[str] | None] = {
         "-k",
         "12",
     ],
+    "skilltest triggers lgtm --only loki-error-spike --only capital-of-france -k auto": [
+        *("triggers", "lgtm", "--only", "loki-error-spike", "--only", "capital-of-france"),
+        *("-k", "auto", "--output-dir", "{out}/transcripts/triggers-auto"),
+    ],
     "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [
         "gate",
         "out/pressure.json",

@@ -41,7 +41,14 @@ class RunOptions:
     model: str | None = None
     """The model (default: the suite's)."""
     repeat: int | str | None = None
-    """Runs per arm, or ``"auto"`` (default: the suite's ``repetitions``)."""
+    """Runs per arm (a trigger query's runs per description), or ``"auto"`` (default: the
+    suite's ``repetitions``, else ``"auto"``)."""
+    min_k: int = DEFAULT_MIN_K
+    """``repeat="auto"``: runs per arm before the first look."""
+    max_k: int = DEFAULT_MAX_K
+    """``repeat="auto"``: the most runs per arm."""
+    allow_inconclusive: bool = False
+    """An ``inconclusive`` verdict does not fail the run."""
     jobs: int = 4
     """Runs in flight at once."""
     only: tuple[str, ...] = ()
@@ -86,10 +93,6 @@ class ComparedOptions(RunOptions):
     """With ``plugin_dir`` a marketplace's folder: the plugin it lists to test."""
     skill: str | None = None
     """The skill of suites that name none."""
-    min_k: int = DEFAULT_MIN_K
-    """``repeat="auto"``: runs per arm before the first look."""
-    max_k: int = DEFAULT_MAX_K
-    """``repeat="auto"``: the most runs per arm."""
     record: Path | None = None
     """Record every model exchange into cassettes under this folder."""
     replay: Path | None = None
@@ -98,8 +101,6 @@ class ComparedOptions(RunOptions):
     """With ``replay``: run live and record what the cassettes do not hold."""
     skill_only: bool = False
     """Run only the with-skill arm."""
-    allow_inconclusive: bool = False
-    """An ``inconclusive`` verdict does not fail the run."""
 
 
 @dataclass(frozen=True)
