@@ -81,7 +81,7 @@ def test_each_cell_runs_the_cli_with_its_model_and_keeps_its_transcripts_apart(
 def test_trigger_queries_run_in_each_cell_with_the_skill_only(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(REPO_ROOT)
     results = tmp_path / "triggers.json"
-    argv = ["triggers", "--models", "haiku,opus", "-k", "2", "--only", "loki-*"]
+    argv = ["triggers", "--models", "haiku,opus", "-k", "6", "--only", "loki-*"]
     code = main([*argv, "--results", str(results), "--output-dir", str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 0, out
