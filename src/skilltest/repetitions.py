@@ -7,7 +7,9 @@ most 2.5% of the time.
 **Adaptive** (``-k auto``, and the default when neither the suite nor the command line fixes K):
 each scenario runs ``min_k`` repetitions per arm (default 3), then one more per arm at a time,
 and stops as soon as its verdict is decided, or at ``max_k`` (default 10; 20 for the pressure
-layer, whose runs are one turn each), where a verdict still undecided is ``inconclusive``.
+layer, whose runs are one turn each, and for trigger queries, whose runs end at the call that
+decides them), where a verdict still undecided is ``inconclusive``. A trigger query runs the same
+way, its descriptions (or revisions) as its arms.
 
 Looking after every round is a chance, at every look, to make a claim that is wrong, and the
 error rate of each claim holds over all the looks together:
@@ -42,6 +44,10 @@ DEFAULT_MAX_K = 10
 PRESSURE_MAX_K = 20
 """The pressure layer's ``max_k``: its runs are one turn each, and a with-skill pass rate
 credibly near a threshold of 0.8 takes a dozen runs whatever the method."""
+TRIGGERS_MAX_K = 20
+"""The trigger layer's ``max_k``: a trigger run ends at the call that decides it, and a query
+that fires in 9 runs of 10 shows a rate credibly at or above a threshold of 0.5 within 20 runs
+89% of the time (within 10, 48%); one that always (or never) fires is decided at 8."""
 ERROR_RATE = 1 - CONFIDENCE
 """The chance, over all looks, that some claim is wrong: each direction gets half of it."""
 CLAIM_ERROR = ERROR_RATE / 2

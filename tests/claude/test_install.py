@@ -26,12 +26,16 @@ args = sys.argv[1:]
 if os.environ.get("FAKE_NPM_FAIL"):
     sys.stderr.write("npm error code E404\\nnpm error 404 Not Found - GET https://registry/x\\n")
     sys.exit(1)
+requested = args[-1].rsplit("@", 1)[1]
+if requested in os.environ.get("FAKE_NPM_MISSING", "").split(","):
+    sys.stderr.write(f"npm error code ETARGET\\nnpm error notarget No matching version found for {{args[-1]}}.\\n")
+    sys.exit(1)
 Path(os.environ["FAKE_NPM_LOG"]).write_text(" ".join(args))
 prefix = Path(args[args.index("--prefix") + 1])
 package = prefix / "node_modules" / "@anthropic-ai" / "claude-code" / "bin"
 package.mkdir(parents=True)
 exe = package / "claude.exe"
-version = os.environ.get("FAKE_NPM_VERSION", "2.1.328")
+version = os.environ.get("FAKE_NPM_VERSION", requested)
 exe.write_text(f'#!/bin/sh\\nFAKE_CLAUDE_VERSION={{version}} exec "{python}" "{fake}" "$@"\\n')
 exe.chmod(0o755)
 (prefix / "node_modules" / ".bin").mkdir()
@@ -135,3 +139,57 @@ def test_a_cli_of_another_version_is_not_kept(tools, capsys, monkeypatch):
     ) in err
     assert list((tools / "cache").iterdir()) == []
     assert not os.path.exists(cached_claude())
+
+
+def test_setup_installs_several_versions_side_by_side_where_a_matrix_finds_each(tools, capsys):
+    from skilltest.claude.binary import installed_claude
+
+    assert main(["setup", "--claude-version", "2.1.328", "--claude-version", "2.1.332"]) == 0
+    out = capsys.readouterr().out
+    cache = tools / "cache"
+    assert out.splitlines() == [
+        f"claude 2.1.328 installed at {cache / 'claude-code-2.1.328/node_modules/.bin/claude'}",
+        f"claude 2.1.332 installed at {cache / 'claude-code-2.1.332/node_modules/.bin/claude'}",
+        "--claude-versions 2.1.328,2.1.332 finds them there",
+    ]
+    assert sorted(p.name for p in cache.iterdir()) == ["claude-code-2.1.328", "claude-code-2.1.332"]
+    for version in ("2.1.328", "2.1.332"):
+        found = installed_claude(version)
+        assert found == cached_claude(version).absolute()
+        assert claude_version(found) == version
+    # The default stays the pinned one.
+    assert resolve_claude(None) == cached_claude("2.1.328")
+
+
+def test_a_version_npm_cannot_give_is_named_and_the_others_stay_installed(
+    tools, capsys, monkeypatch
+):
+    monkeypatch.setenv("FAKE_NPM_MISSING", "2.1.999")
+    assert main(["setup", "--claude-version", "2.1.332", "--claude-version", "2.1.999"]) == 2
+    captured = capsys.readouterr()
+    assert "claude 2.1.332 installed at" in captured.out
+    assert (
+        "skilltest: error: npm install @anthropic-ai/claude-code@2.1.999 failed (exit 1); npm "
+        "printed:\n    npm error code ETARGET\n    npm error notarget No matching version found "
+        "for @anthropic-ai/claude-code@2.1.999." in captured.err
+    )
+    assert sorted(p.name for p in (tools / "cache").iterdir()) == ["claude-code-2.1.332"]
+
+
+@pytest.mark.parametrize("version", ["latest", "^2.1.0", "../x", "2.1"])
+def test_setup_refuses_what_is_not_a_version_before_installing_anything(tools, capsys, version):
+    assert main(["setup", "--claude-version", "2.1.332", "--claude-version", version]) == 2
+    err = capsys.readouterr().err
+    assert f"skilltest: error: --claude-version: {version!r} is not a Claude Code version" in err
+    assert "e.g. 2.1.328" in err
+    assert not (tools / "cache").exists()
+
+
+def test_a_matrix_naming_a_version_not_installed_says_how_to_install_it(tools, capsys):
+    from skilltest.claude.binary import installed_claude
+    from skilltest.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        installed_claude("2.1.332")
+    assert str(caught.value).startswith("--claude-versions: claude 2.1.332 is not installed")
+    assert "skilltest setup --claude-version 2.1.332" in str(caught.value)

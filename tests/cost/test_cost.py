@@ -187,7 +187,7 @@ def test_max_cost_stops_a_replayed_trigger_run(tmp_path, monkeypatch, capsys):
             "-j",
             "1",
             "--max-cost-usd",
-            "0.2",
+            "0.8",
             "--results",
             str(results),
             "--output-dir",
@@ -199,5 +199,5 @@ def test_max_cost_stops_a_replayed_trigger_run(tmp_path, monkeypatch, capsys):
     assert document["complete"] is False and document["stopped"]["by"] == "max-cost"
     queries = [q for suite in document["suites"] for q in suite["queries"]]
     assert 0 < len(queries) < 8
-    assert all(q["total"] == 3 for q in queries)  # a query is whole or left out
+    assert all(q["total"] == 6 for q in queries)  # a query is whole or left out
     capsys.readouterr()

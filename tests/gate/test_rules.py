@@ -307,25 +307,43 @@ def test_the_same_runs_as_baseline_compare_nothing(tmp_path, capsys):
 # --- triggers ----------------------------------------------------------------------------------
 
 
-def triggers(provenance: dict[str, Any], *, passed: bool = True) -> dict[str, Any]:
+MISSED = (
+    "fired in 0/6 scored runs: the 95% exact interval of its rate, [0%–46%], lies below the "
+    "threshold 50%"
+)
+
+
+def triggers(
+    provenance: dict[str, Any], *, passed: bool = True, against: bool = True
+) -> dict[str, Any]:
+    """A trigger results file of one should-trigger query, 6 of 6 runs fired (a pass) or none
+    (a miss), each decided by the exact interval of its rate."""
     query = {
         "id": "loki-spike",
         "should_trigger": True,
-        "fired": 0 if not passed else 3,
-        "scored": 3,
-        "total": 3,
+        "fired": 0 if not passed else 6,
+        "scored": 6,
+        "total": 6,
+        "verdict": "pass" if passed else "fail",
         "passed": passed,
         "result": "pass" if passed else "miss",
+        "reason": None if passed else MISSED,
         "runs": [],
-        "against": {"ref": "HEAD~1", "delta": -1.0, "ci": [-1.0, -0.44], "verdict": "regressed"},
     }
+    if against:
+        query["against"] = {
+            "ref": "HEAD~1",
+            "delta": -1.0,
+            "ci": [-1.0, -0.44],
+            "verdict": "regressed",
+        }
     return {
         "schema_version": 3,
         "layer": "triggers",
         "complete": True,
         "interrupted": False,
         "provenance": provenance,
-        "suites": [{"skill": "lgtm", "variant": "current", "queries": [query]}],
+        "suites": [{"skill": "lgtm", "variant": "current", "threshold": 0.5, "queries": [query]}],
     }
 
 
@@ -334,6 +352,42 @@ def test_a_trigger_regression_blocks_when_a_real_model_showed_it(tmp_path, capsy
     assert code == 1
     assert reason_lines(out) == [
         "lgtm/loki-spike (triggers): regressed against HEAD~1: delta -100% [-100%, -44%]"
+    ]
+
+
+def test_a_trigger_query_decided_a_miss_by_a_real_model_fails_the_gate(tmp_path, capsys):
+    results = triggers(live("claude"), passed=False, against=False)
+    code, out, _ = gate(capsys, write(tmp_path / "t.json", results))
+    assert code == 1
+    assert reason_lines(out) == [f"lgtm/loki-spike (triggers): miss: {MISSED}"]
+
+
+def test_a_trigger_query_missed_on_the_emulator_is_listed_not_blocked(tmp_path, capsys):
+    offline = {**live("emulator"), "origin": "offline"}
+    results = triggers(offline, passed=False, against=False)
+    code, out, _ = gate(capsys, write(tmp_path / "t.json", results), "--allow-offline")
+    assert code == 0, out
+    assert (
+        f"         lgtm/loki-spike (triggers): miss: {MISSED} on the emulator: not a blocker: the "
+        "emulator fires a skill when its description shares words with the query, which says "
+        "nothing about how a real model reads a description"
+    ) in out.splitlines()
+
+
+def test_a_trigger_file_of_an_older_version_is_judged_by_the_interval_of_its_counts(
+    tmp_path, capsys
+):
+    # Written when the observed rate alone decided: 3 of 3 said pass, the interval says not yet.
+    older = triggers(live("claude"), against=False)
+    query = older["suites"][0]["queries"][0]
+    for key in ("verdict", "reason"):
+        del query[key]
+    query.update(fired=3, scored=3, total=3)
+    code, out, _ = gate(capsys, write(tmp_path / "t.json", older))
+    assert code == 1
+    assert reason_lines(out) == [
+        "no scenario decided: 0 of 1 have a verdict other than inconclusive, error or skipped; "
+        "run more runs (-k auto) or pass --allow-undecided"
     ]
 
 
@@ -347,3 +401,15 @@ def test_a_trigger_regression_on_the_emulator_is_never_a_blocker(tmp_path, capsy
         "on the emulator: not a blocker: the emulator fires a skill when its description shares "
         "words with the query, which says nothing about how a real model reads a description"
     ) in out.splitlines()
+
+
+def test_a_trigger_query_whose_plan_is_not_a_plan_is_refused_where_it_is(tmp_path, capsys):
+    results = triggers(live("claude"), against=False)
+    results["suites"][0]["queries"][0]["repetitions"] = {"mode": "auto", "max_k": "many"}
+    code, out, err = gate(capsys, write(tmp_path / "t.json", results))
+    assert code == 2, out
+    assert err.splitlines() == [
+        f"skilltest: error: {tmp_path / 't.json'}#/suites/0/queries/0/repetitions/max_k: 'many' "
+        "is not valid here: 'many' is not of type 'integer'",
+        "  fix: expected a count: an integer >= 1",
+    ]

@@ -47,7 +47,7 @@ def test_example_suites_run_offline_and_show_both_verdicts(tmp_path, capsys, mon
     assert "warning: 1 scenario(s) not RED" in out
 
     document = read_results(results, "pressure")
-    assert document["schema_version"] == 3
+    assert document["schema_version"] == 4
     assert document["layer"] == "pressure"
     assert document["backend"] == "emulator"
     assert (document["complete"], document["interrupted"]) == (True, False)

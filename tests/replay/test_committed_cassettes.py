@@ -80,8 +80,8 @@ def test_trigger_examples_replay_from_the_committed_cassettes(suite, example_tri
     assert document["replay"]["misses"] == []
     [result] = [s for s in document["suites"] if s["skill"] == suite]
     queries = result["queries"]
-    assert len(queries) == 8 and all(len(q["runs"]) == 3 for q in queries)
+    assert len(queries) == 8 and all(len(q["runs"]) == 6 for q in queries)
     assert all(q["passed"] for q in queries), run.out
     lines = run.out.splitlines()
     summary = next(i for i, line in enumerate(lines) if line.startswith(f"{suite}: precision "))
-    assert lines[summary + 1] == "  8 queries: 8 pass; per run TP 12, FP 0, FN 0, TN 12"
+    assert lines[summary + 1] == "  8 queries: 8 pass; per run TP 24, FP 0, FN 0, TN 24"

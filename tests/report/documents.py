@@ -159,6 +159,20 @@ def pressure_scenario(
 
 
 def triggers_document() -> dict[str, Any]:
+    """Two queries of six runs each, as the trigger layer writes them: one that fired in every
+    run and should (``pass``), one that fired in every run and should not (``false-trigger``),
+    each decided by the exact interval of its rate."""
+    from skilltest.triggers.suite import TriggerQuery
+    from skilltest.triggers.verdict import QueryResult, TriggerRun
+
+    def query(qid: str, should: bool, transcript: str | None = None) -> dict[str, Any]:
+        runs = tuple(
+            TriggerRun(rep=i, ended="fired", transcript=transcript if i == 0 else None)
+            for i in range(6)
+        )
+        where = f"tests/triggers/lgtm.yaml#/queries/{qid}"
+        return QueryResult(TriggerQuery(qid, f"query {qid}", should, where), runs, 0.5).to_dict()
+
     return {
         "schema_version": 3,
         "layer": "triggers",
@@ -168,35 +182,12 @@ def triggers_document() -> dict[str, Any]:
             {
                 "skill": "lgtm",
                 "variant": "current",
+                "threshold": 0.5,
                 "queries": [
-                    {
-                        "id": "loki-error-spike",
-                        "should_trigger": True,
-                        "fired": 3,
-                        "scored": 3,
-                        "total": 3,
-                        "rate": 1.0,
-                        "ci_low": 0.4385,
-                        "ci_high": 1.0,
-                        "passed": True,
-                        "result": "pass",
-                        "runs": [],
-                    },
-                    {
-                        "id": "capital-of-france",
-                        "should_trigger": False,
-                        "fired": 2,
-                        "scored": 3,
-                        "total": 3,
-                        "rate": 2 / 3,
-                        "ci_low": 0.2077,
-                        "ci_high": 0.9385,
-                        "passed": False,
-                        "result": "false-trigger",
-                        "runs": [
-                            {"rep": 0, "transcript": "output/capital-of-france/with-skill-0.ndjson"}
-                        ],
-                    },
+                    query("loki-error-spike", True),
+                    query(
+                        "capital-of-france", False, "output/capital-of-france/with-skill-0.ndjson"
+                    ),
                 ],
             }
         ],

@@ -114,13 +114,18 @@ def test_pressure_shows_rates_in_percent_and_the_baseline_pass_rate():
 def test_triggers_have_a_fired_column_and_no_baseline():
     lines = render(triggers_document()).splitlines()
     assert "**2 queries**: 1 pass, 1 false-trigger; 1 passed, 1 failed" in lines
-    assert "- **lgtm/capital-of-france** (false-trigger): fired 2/3, expected no fire" in lines
-    assert "|  | query | result | fired | K | transcripts |" in lines
+    assert (
+        "- **lgtm/capital-of-france** (false-trigger): fired in 6/6 scored runs: the 95% exact "
+        "interval of its rate, [54%–100%], lies at or above the threshold 50%"
+    ) in lines
+    assert "|  | query | verdict | fired | K | transcripts |" in lines
     assert lines[-1] == (
-        "fired: the share of the query's runs in which the skill fired; brackets: 95% intervals"
+        "fired: the share of the query's runs in which the skill fired, with the exact interval "
+        "its verdict reads against the suite's threshold; brackets: 95% intervals (with -k auto, "
+        "the level of the look that decided)"
     )
     assert (
-        "| ❌ | `lgtm/capital-of-france` | false-trigger | 67% [21%–94%] | 3 | "
+        "| ❌ | `lgtm/capital-of-france` | false-trigger | 100% [54%–100%] | 6 | "
         "[run #0](../output/capital-of-france/with-skill-0.ndjson) |" in lines
     )
 

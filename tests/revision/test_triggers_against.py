@@ -51,15 +51,15 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     out = capsys.readouterr().out
     # Both queries pass under the current skill; the old one's misses do not fail the run.
     assert code == 0, out
-    # 3/3 minus 0/3: the exact interval [+0.08, +1.00] lies above the band, improved. The
-    # should-not query fires 0/3 now and 3/3 at HEAD~1: delta -100%, improved too.
+    # 6/6 minus 0/6: the exact interval [+0.47, +1.00] lies above the band, improved. The
+    # should-not query fires 0/6 now and 6/6 at HEAD~1: delta -100%, improved too.
     against_lines = [line for line in out.splitlines() if "improved" in line]
     assert any(
-        line.startswith("demo/aggregate") and "improved +100% [+8%, +100%]" in line
+        line.startswith("demo/aggregate") and "improved +100% [+47%, +100%]" in line
         for line in against_lines
     ), out
     assert any(
-        line.startswith("demo/tables") and "improved -100% [-100%, -8%]" in line
+        line.startswith("demo/tables") and "improved -100% [-100%, -47%]" in line
         for line in against_lines
     ), out
     assert "against HEAD~1: 2 improved, 0 neutral, 0 regressed" in out.splitlines()
@@ -73,12 +73,12 @@ def test_against_a_revision_reads_each_query_by_its_kind(repo, tmp_path, capsys,
     assert by_id["aggregate"]["against"]["delta"] == 1.0
     assert by_id["tables"]["against"]["verdict"] == "improved"
     assert by_id["tables"]["against"]["delta"] == -1.0
-    assert by_id["tables"]["against"]["ci"][1] == pytest.approx(-0.0815, abs=1e-3)
+    assert by_id["tables"]["against"]["ci"][1] == pytest.approx(-0.4707, abs=1e-3)
     assert data["comparison"] is None
     # The Markdown summary counts the revision deltas as for the other layers.
     summary = markdown.read_text()
     assert "against HEAD~1: 2 improved" in summary
-    assert "| `demo/tables` | pass | 0% [0%–56%] | improved -100% [-100%, -8%] |" in summary
+    assert "| `demo/tables` | pass | 0% [0%–46%] | improved -100% [-100%, -47%] |" in summary
     # The skill at REF is the yardstick, not a result: its misses are not listed as failing.
     assert "**2 queries**: 2 pass" in summary
     assert "(previous)" not in summary
@@ -142,7 +142,7 @@ def test_the_verdict_reads_the_delta_by_the_query_kind(should_trigger, now, befo
 
 
 def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys):
-    now, before = _query(False, 3), _query(False, 0)
+    now, before = _query(False, 6, 6), _query(False, 0, 6)
     current = SuiteResult("demo.yaml", "demo", "current", "New.", (now,))
     previous = SuiteResult("demo.yaml", "demo", PREVIOUS, "Old.", (before,))
     document = results_document(
@@ -154,8 +154,10 @@ def test_the_gate_blocks_on_a_query_that_regressed_against_ref(tmp_path, capsys)
     )
     # The suite is not on disk: the file's figures are checked, not its files.
     results = write_results(tmp_path / "r.json", document)
-    lines = blocked(capsys, results, "--no-stale-check", reasons=1)
-    # A should-not query that now fires 3/3 where REF fired 0/3: delta +100%, regressed.
-    assert "         - demo/q (triggers): regressed against HEAD~1: delta +100% [+8%, +100%]" in (
+    lines = blocked(capsys, results, "--no-stale-check", reasons=2)
+    # A should-not query that now fires 6/6 where REF fired 0/6: delta +100%, regressed; and
+    # its own interval lies above the threshold: a false trigger.
+    assert "         - demo/q (triggers): regressed against HEAD~1: delta +100% [+47%, +100%]" in (
         lines
     )
+    assert any(line.startswith("         - demo/q (triggers): false-trigger: ") for line in lines)

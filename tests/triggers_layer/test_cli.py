@@ -91,6 +91,7 @@ def rows(out: str) -> dict[str, str]:
 def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys):
     code = main(["triggers", "-j", "2", "--results", "out.json", "--junit", "out.xml"])
     out = capsys.readouterr().out
+    # One run per query decides nothing: each is inconclusive, which fails the run.
     assert code == 1, out
     assert out.splitlines()[0] == (
         "offline: these numbers come from the skilltest emulator, a scripted stand-in, not a "
@@ -98,34 +99,33 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     )
     table = rows(out)
     # The skill after another tool call still counts as fired.
-    assert table["alpha/late"].split()[1:] == ["fire", "1/1", "100%", "[21%–100%]", "pass"]
-    assert table["alpha/direct"].split()[-1] == "pass"
+    assert table["alpha/late"].split()[1:] == [
+        "fire", "1", "1/1", "100%", "[2%–100%]", "inconclusive"
+    ]  # fmt: skip
+    assert table["alpha/direct"].split()[-1] == "inconclusive"
     # A budget stop is reported as such, and counts as not fired.
     assert table["alpha/wander"].split()[1:] == [
-        "fire", "0/1", "0%", "[0%–79%]", "1", "budget", "miss"
+        "fire", "1", "0/1", "0%", "[0%–98%]", "1", "budget", "inconclusive"
     ]  # fmt: skip
-    assert table["alpha/trivia"].split()[-1] == "pass"
-    assert table["alpha/overeager"].split()[-1] == "false-trigger"
     assert (
         "alpha: precision 2/3 67% [21%–94%], recall 2/3 67% [21%–94%], "
         "accuracy 3/5 60% [23%–88%]\n"
-        "  5 queries: 3 pass, 1 miss, 1 false-trigger; per run TP 2, FP 1, FN 1, TN 1; "
+        "  5 queries: 5 inconclusive; per run TP 2, FP 1, FN 1, TN 1; "
         "runs stopped: 1 budget"
     ) in out
     assert (
-        "false triggers (fired, should not have):\n"
-        "alpha/overeager: fired in 1/1 scored runs: 'overeager: say hi'\n"
-        "  run 1 (fired): Skill(alpha)\n"
+        "inconclusive (the interval straddles the threshold: more runs would decide):\n"
+        "alpha/direct: fired in 1/1 scored runs: the 95% exact interval of its rate, "
+        "[2%–100%], straddles the threshold 50%; about 6 runs would likely decide it\n"
+        "  'Error spike: look at the logs'\n"
     ) in out
     assert (
-        "misses (did not fire, should have):\n"
-        "alpha/wander: fired in 0/1 scored runs: 'wander around the repository'\n"
-        "  run 1 (budget): Bash(echo wander), Bash(echo wander), Bash(echo wander), "
-        "Bash(echo wander)"
+        "5 inconclusive: the intervals do not decide yet; run more repetitions "
+        "(-k N, or -k auto --max-k N)"
     ) in out
 
     results = read_results(project / "out.json", "triggers")
-    assert results["schema_version"] == 3
+    assert results["schema_version"] == 4
     assert results["layer"] == "triggers"
     assert results["complete"] is True and results["interrupted"] is False
     assert results["comparison"] is None
@@ -136,8 +136,10 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     assert metrics["recall"]["value"] == pytest.approx(2 / 3)
     queries = {q["id"]: q for q in suite["queries"]}
     late = queries["late"]
-    assert (late["fired"], late["rate"], late["passed"]) == (1, 1.0, True)
-    assert late["ci_low"] == pytest.approx(0.2065, abs=1e-4) and late["ci_high"] == 1.0
+    assert (late["fired"], late["rate"], late["passed"]) == (1, 1.0, False)
+    assert (late["verdict"], late["result"], late["k"]) == ("inconclusive", "inconclusive", 1)
+    assert late["repetitions"] == {"mode": "fixed", "k": 1}
+    assert late["ci_low"] == pytest.approx(0.025) and late["ci_high"] == 1.0
     [run] = late["runs"]
     provenance = results["provenance"]
     assert (provenance["origin"], provenance["backend"]) == ("offline", "emulator")
@@ -173,10 +175,55 @@ def test_every_way_a_run_ends_is_reported_with_results_and_junit(project, capsys
     assert suite_properties["backend"] == "emulator"
     assert suite_properties["notice"].startswith("offline: these numbers come from the skilltest")
     assert cases["wander"].find("failure").get("message") == (
-        "miss: fired 0/1 0% [0%–79%], expected fire (1 budget)"
+        "inconclusive: expected fire, threshold 50%, K 1; fired in 0/1 scored runs: the 95% "
+        "exact interval of its rate, [0%–98%], straddles the threshold 50%; about 6 runs would "
+        "likely decide it (1 budget)"
     )
-    assert cases["overeager"].find("failure") is not None
-    assert cases["late"].find("failure") is None
+    assert all(case.find("failure") is not None for case in cases.values())
+
+
+def test_six_runs_decide_passes_misses_and_false_triggers(project, capsys):
+    only = ("--only", "direct", "--only", "wander", "--only", "overeager")
+    code = main(["triggers", *only, "-k", "6", "-j", "2", "--junit", "out.xml"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    table = rows(out)
+    assert table["alpha/direct"].split()[1:] == [
+        "fire", "6", "6/6", "100%", "[54%–100%]", "pass"
+    ]  # fmt: skip
+    assert table["alpha/wander"].split()[1:] == [
+        "fire", "6", "0/6", "0%", "[0%–46%]", "6", "budget", "miss"
+    ]  # fmt: skip
+    assert table["alpha/overeager"].split()[-1] == "false-trigger"
+    assert (
+        "  3 queries: 1 pass, 1 miss, 1 false-trigger; per run TP 6, FP 6, FN 6, TN 0; runs "
+        "stopped: 6 budget"
+    ) in out
+    assert (
+        "false triggers (fired too often, should not have):\n"
+        "alpha/overeager: fired in 6/6 scored runs: the 95% exact interval of its rate, "
+        "[54%–100%], lies at or above the threshold 50%\n"
+        "  'overeager: say hi'\n"
+        "  run 1 (fired): Skill(alpha)\n"
+    ) in out
+    assert (
+        "misses (did not fire often enough, should have):\n"
+        "alpha/wander: fired in 0/6 scored runs: the 95% exact interval of its rate, "
+        "[0%–46%], lies below the threshold 50%\n"
+        "  'wander around the repository'\n"
+        "  run 1 (budget): Bash(echo wander), Bash(echo wander), Bash(echo wander), "
+        "Bash(echo wander)"
+    ) in out
+    assert "inconclusive (" not in out and "inconclusive:" not in out
+    cases = {
+        case.get("name"): case for case in ET.parse(project / "out.xml").getroot().iter("testcase")
+    }
+    assert cases["direct"].find("failure") is None
+    assert cases["wander"].find("failure").get("message") == (
+        "miss: expected fire, threshold 50%, K 6; fired in 0/6 scored runs: the 95% exact "
+        "interval of its rate, [0%–46%], lies below the threshold 50% (6 budget)"
+    )
+    assert cases["overeager"].find("failure").get("message").startswith("false-trigger: ")
 
 
 def test_compare_description_runs_both_and_prints_the_differences(project, capsys):
@@ -206,7 +253,7 @@ def test_compare_description_runs_both_and_prints_the_differences(project, capsy
     assert "candidate - current" in out
     comparison = [line for line in out.splitlines() if line.startswith("alpha/direct ")][-1]
     assert comparison.split()[1:] == [
-        "fire", "3/3", "100%", "[44%–100%]", "0/3", "0%", "[0%–56%]", "-100%", "[-100%,", "-8%]"
+        "fire", "3/3", "100%", "[29%–100%]", "0/3", "0%", "[0%–71%]", "-100%", "[-100%,", "-8%]"
     ]  # fmt: skip
     assert "alpha recall" in out
     results = json.loads((project / "out.json").read_text())
@@ -225,9 +272,53 @@ def test_compare_description_runs_both_and_prints_the_differences(project, capsy
 
 
 def test_exit_0_when_every_query_passes(project, capsys):
-    assert main(["triggers", "--only", "trivia", "--only", "late"]) == 0
+    assert main(["triggers", "--only", "trivia", "-k", "6"]) == 0
     out = capsys.readouterr().out
-    assert "2 queries: 2 pass" in out
+    assert "1 queries: 1 pass" in out
+
+
+def test_k_auto_runs_each_query_until_its_verdict_is_decided(project, capsys):
+    code = main(
+        [
+            *("triggers", "--only", "direct", "-k", "auto", "-j", "2", "--results", "out.json"),
+            *("--compare-description", "--description", "Use for cooking recipes."),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1, out  # the candidate misses
+    assert "1 queries, K auto 3-20, -j 2" in out
+    table = rows(out)
+    assert [line for line in out.splitlines() if line.startswith("alpha/direct")][:2] == [
+        "alpha/direct              fire      8/20  8/8 100% [55%–100%]         pass",
+        "alpha/direct (candidate)  fire      8/20  0/8 0% [0%–45%]             miss",
+    ]
+    assert "alpha/direct" in table
+    current, candidate = json.loads((project / "out.json").read_text())["suites"]
+    for suite in (current, candidate):
+        [query] = suite["queries"]
+        assert (query["k"], len(query["runs"])) == (8, 8)
+        assert query["repetitions"] == {"mode": "auto", "min_k": 3, "max_k": 20}
+        # The look after 8 runs spends the shares the looks 3 to 7 could not.
+        assert query["confidence"] == pytest.approx(1 - 2 * 6 * 0.025 / 18)
+    # A plan too short to decide ends inconclusive at its most runs, and says how many more.
+    code = main(["triggers", "--only", "direct", "-k", "auto", "--max-k", "4", "-j", "2"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert rows(out)["alpha/direct"].split()[1:] == [
+        "fire", "4/4", "4/4", "100%", "[40%–100%]", "inconclusive"
+    ]  # fmt: skip
+
+
+def test_inconclusive_queries_fail_unless_allowed(project, capsys):
+    assert main(["triggers", "--only", "trivia", "--only", "late"]) == 1
+    capsys.readouterr()
+    assert main(["triggers", "--only", "trivia", "--only", "late", "--allow-inconclusive"]) == 0
+    out = capsys.readouterr().out
+    assert "2 queries: 2 inconclusive" in out
+    assert (
+        "2 inconclusive: the intervals do not decide yet; run more repetitions (-k N, or -k "
+        "auto --max-k N) (not failing: --allow-inconclusive)"
+    ) in out
 
 
 def test_an_interrupted_run_keeps_the_queries_finished_so_far(
@@ -311,10 +402,38 @@ def test_a_run_that_outlasts_its_time_limit_is_reported_as_timeout(project, caps
     assert main(["triggers", "--only", "wander", "--results", "out.json"]) == 1
     assert time.monotonic() - started < 55
     out = capsys.readouterr().out
+    # The agent's own command hung: the run counts, as not fired.
     assert rows(out)["alpha/wander"].split()[1:] == [
-        "fire", "0/1", "0%", "[0%–79%]", "1", "timeout", "miss"
+        "fire", "1", "0/1", "0%", "[0%–98%]", "1", "timeout", "inconclusive"
     ]  # fmt: skip
     assert "runs stopped: 1 timeout" in out
     [run] = json.loads((project / "out.json").read_text())["suites"][0]["queries"][0]["runs"]
     assert run["ended"] == "timeout"
-    assert run["reason"].startswith("timed out after 20s")
+    assert run["reason"] == (
+        "cut off after 20 s while its Bash call `python3 -c 'import time; time.sleep(60)'` was "
+        "still running"
+    )
+
+
+def test_a_run_cut_off_while_the_model_takes_its_time_is_unscored(project, capsys):
+    suite = project / "tests" / "triggers" / "alpha.yaml"
+    suite.write_text(SUITE.replace("repetitions: 1\n", "repetitions: 1\ntimeout_ms: 20000\n"))
+    script = project / "tests" / "model-scripts" / "alpha.triggers.yaml"
+    # The command returns at once; the stand-in then takes a minute to answer.
+    slow_answer = """\
+  - id: slow
+    when: {user: "^wander", turn: 2}
+    reply: {text: "Still thinking."}
+    fault: {latency_ms: 60000}
+"""
+    script.write_text(SCRIPT.replace("  - id: wander\n", slow_answer + "  - id: wander\n", 1))
+    assert main(["triggers", "--only", "wander", "--results", "out.json"]) == 1
+    out = capsys.readouterr().out
+    assert rows(out)["alpha/wander"].split()[1:] == ["fire", "1", "-", "1", "error", "error"]
+    [run] = json.loads((project / "out.json").read_text())["suites"][0]["queries"][0]["runs"]
+    assert run["ended"] == "error"
+    assert run["reason"] == (
+        "cut short: timed out after 20s after 1 tool calls, waiting on the model API or the CLI "
+        "itself (no tool call of the agent's running), before the agent finished "
+        "(score_partial: true scores what it did)"
+    )

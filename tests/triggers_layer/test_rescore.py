@@ -17,7 +17,7 @@ from ..conftest import REPO_ROOT
 
 pytestmark = pytest.mark.cli
 
-ONLY = ("--only", "loki-error-spike", "--only", "capital-of-france")
+ONLY = ("--only", "capital-of-france")
 FLIP = ("id: capital-of-france", "should_trigger: false}")
 
 
@@ -46,7 +46,8 @@ def test_a_flipped_expectation_rescored_matches_a_fresh_run_with_no_cli_started(
 ):
     wrapper, log = counting_claude(tmp_path, claude_bin)
     monkeypatch.setenv("SKILLTEST_CLAUDE", str(wrapper))
-    common = ("--skills-dir", REPO_ROOT / "skills", "-k", "2", *ONLY)
+    # Six runs decide a query at threshold 0.5: it passes before the flip and misses after.
+    common = ("--skills-dir", REPO_ROOT / "skills", "-k", "6", *ONLY)
     original = suite_copy(tmp_path / "original", flip=False)
     code = main([str(a) for a in ("triggers", original, *common, "--backend", "emulator",
                  "--output-dir", tmp_path / "out", "--results", tmp_path / "orig.json")])  # fmt: skip

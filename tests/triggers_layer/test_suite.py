@@ -46,7 +46,8 @@ def test_a_suite_loads_with_its_defaults(project):
         ("spike", True),
         ("trivia", False),
     ]
-    assert (suite.repetitions, suite.threshold, suite.max_tool_calls) == (3, 0.5, 3)
+    # No repetitions: adaptive (-k auto), each query until its verdict is decided.
+    assert (suite.repetitions, suite.threshold, suite.max_tool_calls) == (None, 0.5, 3)
     assert suite.queries[1].location.endswith("alpha.yaml#/queries/1")
 
 

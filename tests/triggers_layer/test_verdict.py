@@ -2,9 +2,16 @@
 
 import pytest
 
-from skilltest.stats import exact_difference, wilson
+from skilltest.stats import clopper_pearson, exact_difference, wilson
 from skilltest.triggers.suite import TriggerQuery
-from skilltest.triggers.verdict import Confusion, QueryResult, SuiteResult, TriggerRun, compare
+from skilltest.triggers.verdict import (
+    Confusion,
+    QueryResult,
+    SuiteResult,
+    TriggerRun,
+    compare,
+    interval_verdict,
+)
 
 
 def query(qid: str, should: bool, *endings: str, threshold: float = 0.5) -> QueryResult:
@@ -46,28 +53,87 @@ def test_precision_recall_accuracy_come_from_the_right_counts():
 @pytest.mark.parametrize(
     ("should", "endings", "result"),
     [
-        (True, ("fired", "fired", "not-fired"), "pass"),
-        (True, ("fired", "not-fired", "not-fired"), "miss"),
-        (True, ("fired", "budget", "timeout"), "miss"),  # budget and timeout: not fired
-        (True, ("fired", "error", "error"), "error"),  # fewer than half scored
-        (True, ("fired", "not-fired", "error", "error"), "pass"),  # half scored: 1/2 >= 0.5
-        (False, ("fired", "not-fired", "not-fired"), "pass"),  # 1/3 < 0.5
-        (False, ("fired", "fired", "not-fired"), "false-trigger"),
-        (False, ("fired", "not-fired"), "false-trigger"),  # 1/2 is not below 0.5
-        (False, ("error",), "error"),
+        (True, ["fired"] * 6, "pass"),  # 6/6: lower bound 0.54 >= 0.5
+        (True, ["fired"] * 3, "inconclusive"),  # 3/3: lower bound 0.29
+        (True, ["fired", "fired", "not-fired"], "inconclusive"),  # the point estimate passed it
+        (True, ["not-fired"] * 6, "miss"),  # 0/6: upper bound 0.46 < 0.5
+        (True, ["budget", "timeout", "not-fired"] * 2, "miss"),  # budget and timeout: not fired
+        (True, ["fired", "error", "error"], "error"),  # fewer than half scored
+        (True, ["fired"] * 6 + ["error"] * 6, "pass"),  # half scored: 6/6
+        (False, ["not-fired"] * 6, "pass"),
+        (False, ["fired"] * 6, "false-trigger"),
+        (False, ["fired", "not-fired"], "inconclusive"),  # the point estimate failed it
+        (False, ["error"], "error"),
     ],
 )
-def test_a_query_passes_by_its_rate_against_the_threshold(should, endings, result):
-    assert query("q", should, *endings).result == result
+def test_a_query_passes_or_fails_only_when_its_exact_interval_decides(should, endings, result):
+    q = query("q", should, *endings)
+    assert q.result == result
+    assert q.passed == (result == "pass")
+    assert q.inconclusive == (result == "inconclusive")
+    row = q.to_dict()
+    assert (row["result"], row["passed"]) == (result, result == "pass")
 
 
-def test_the_rate_of_a_query_is_fired_over_scored_runs_with_wilson():
+def test_the_rate_of_a_query_is_fired_over_scored_runs_with_its_exact_interval():
     q = query("b", True, "fired", "budget", "timeout", "error")
-    assert (q.fired, q.scored) == (1, 3)
-    assert q.rate == wilson(1, 3)
+    assert (q.fired, q.scored, q.k) == (1, 3, 4)
+    assert q.rate == clopper_pearson(1, 3)
     row = q.to_dict()
     assert row["ended"] == {"fired": 1, "not-fired": 0, "budget": 1, "timeout": 1, "error": 1}
     assert (row["rate"], row["ci_low"], row["ci_high"]) == (q.rate.value, q.rate.low, q.rate.high)
+    assert (row["k"], row["confidence"], row["repetitions"]) == (4, 0.95, None)
+
+
+@pytest.mark.parametrize(
+    ("should", "endings", "reason", "needed"),
+    [
+        (
+            True,
+            ["fired"] * 3,
+            "fired in 3/3 scored runs: the 95% exact interval of its rate, [29%–100%], "
+            "straddles the threshold 50%; about 6 runs would likely decide it",
+            6,
+        ),
+        (
+            True,
+            ["not-fired"] * 6,
+            "fired in 0/6 scored runs: the 95% exact interval of its rate, [0%–46%], lies below "
+            "the threshold 50%",
+            None,
+        ),
+        (
+            False,
+            ["fired"] * 6,
+            "fired in 6/6 scored runs: the 95% exact interval of its rate, [54%–100%], lies at or "
+            "above the threshold 50%",
+            None,
+        ),
+        (
+            True,
+            ["fired", "not-fired"] * 3,
+            "fired in 3/6 scored runs: the 95% exact interval of its rate, [12%–88%], straddles "
+            "the threshold 50%; more runs would not decide it if the rate stays as it is",
+            None,
+        ),
+        (
+            True,
+            ["fired", "error", "error"],
+            "only 1 of 3 runs scored, fewer than half (the API failed)",
+            None,
+        ),
+        (True, ["fired"] * 6, None, None),
+    ],
+)
+def test_a_query_says_why_it_fails_or_is_undecided(should, endings, reason, needed):
+    runs = tuple(
+        TriggerRun(rep=i, ended=e, reason="the API failed" if e == "error" else None)
+        for i, e in enumerate(endings)
+    )
+    q = QueryResult(TriggerQuery("q", "query q", should, "s.yaml#/queries/0"), runs, 0.5)
+    assert q.reason == reason
+    assert q.runs_to_decide == needed
+    assert (q.to_dict()["reason"], q.to_dict()["runs_to_decide"]) == (reason, needed)
 
 
 def test_compare_gives_candidate_minus_current_with_an_exact_interval():
@@ -142,3 +208,51 @@ def test_an_adaptive_plan_reads_each_look_at_the_level_it_spends() -> None:
     assert interval_verdict(6, 6, 0.5, True, plan) == "inconclusive"
     assert interval_verdict(10, 10, 0.5, True, plan) == "pass"
     assert interval_verdict(0, 10, 0.5, False, plan) == "pass"
+
+
+def test_an_adaptive_look_is_counted_by_the_runs_taken_unscored_ones_included() -> None:
+    from skilltest.repetitions import Repetitions
+
+    plan = Repetitions(None, 3, 20)
+    runs = (*(["fired"] * 8), "error")
+    q = QueryResult(
+        TriggerQuery("q", "query q", True, "s.yaml#/queries/0"),
+        tuple(TriggerRun(rep=i, ended=e) for i, e in enumerate(runs)),  # type: ignore[arg-type]
+        0.5,
+        repetitions=plan,
+    )
+    # 8/8 decides at the look after 8 runs, whose share carries the looks 3 to 7 (0.5 ** 8 is
+    # within it); at the look after 9 runs the share is one look's again, and 8/8 is not enough.
+    assert interval_verdict(8, 8, 0.5, True, plan) == "pass"
+    assert q.k == 9 and q.verdict == "inconclusive"
+    assert q.confidence == plan.confidence_at(9, lambda n: 0.5**n)
+    assert q.to_dict()["repetitions"] == {"mode": "auto", "min_k": 3, "max_k": 20}
+
+
+def test_against_a_revision_under_an_adaptive_plan_pays_for_the_looks() -> None:
+    from skilltest.repetitions import Repetitions
+    from skilltest.triggers.verdict import against_query
+
+    plan = Repetitions(None, 3, 20)
+
+    def ran(should: bool, fired: int, k: int, repetitions: Repetitions | None) -> QueryResult:
+        endings = ["fired"] * fired + ["not-fired"] * (k - fired)
+        return QueryResult(
+            TriggerQuery("q", "query q", should, "s.yaml#/queries/0"),
+            tuple(TriggerRun(rep=i, ended=e) for i, e in enumerate(endings)),  # type: ignore[arg-type]
+            0.5,
+            repetitions=repetitions,
+        )
+
+    fixed = against_query("HEAD~1", ran(True, 3, 3, None), ran(True, 0, 3, None))
+    assert (fixed.verdict, fixed.delta) == ("improved", exact_difference(3, 3, 0, 3))
+    # At a look of an adaptive plan the claim gets only its share of 2.5%: 3/3 against 0/3 has a
+    # p-value of 1.6% at no effect, more than the share of the first look.
+    spent = against_query("HEAD~1", ran(True, 3, 3, plan), ran(True, 0, 3, plan))
+    assert spent.verdict == "inconclusive"
+    assert spent.delta.low is not None and fixed.delta.low is not None
+    assert spent.delta.low < fixed.delta.low
+    # A should-not query improves when it fires less; its delta is still now minus before.
+    fewer = against_query("HEAD~1", ran(False, 0, 6, None), ran(False, 6, 6, None))
+    assert fewer.verdict == "improved"
+    assert fewer.delta.value == -1.0 and fewer.delta == exact_difference(0, 6, 6, 6)

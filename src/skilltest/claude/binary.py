@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from skilltest.errors import ClaudeNotFoundError
+from skilltest.errors import ClaudeNotFoundError, ConfigurationError, InputError
 
 PINNED_VERSION = "2.1.328"
 """The Claude Code version ``skilltest setup`` installs and the parser is tested against."""
@@ -46,6 +46,48 @@ def cache_dir() -> Path:
     if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
         return Path(os.environ["LOCALAPPDATA"]) / "skilltest"
     return Path.home() / ".cache" / "skilltest"
+
+
+VERSION_PATTERN = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?")
+"""A release of the CLI as npm names it: ``2.1.332``."""
+
+
+def check_version(version: str, *, location: str) -> str:
+    """``version`` when it names a release of the CLI as npm does.
+
+    Raises:
+        InputError: anything else (a range, a tag, a path), naming ``location``.
+    """
+    if VERSION_PATTERN.fullmatch(version) is None:
+        raise InputError(
+            f"{version!r} is not a Claude Code version",
+            location=location,
+            fix=f"give a release as npm names it, e.g. {PINNED_VERSION}",
+        )
+    return version
+
+
+def installed_claude(version: str) -> Path:
+    """The ``claude`` of ``version``: the one ``skilltest setup --claude-version`` installed
+    in the cache, else the one found without asking (``$SKILLTEST_CLAUDE``, ``.tools/``,
+    ``PATH``) when it reports ``version``.
+
+    Raises:
+        InputError: no ``claude`` of that version, naming it and the install command.
+    """
+    for find in (lambda: _executable(cached_claude(version), "cache"), lambda: resolve_claude()):
+        try:
+            found = find()
+            if claude_version(found.absolute()) == version:
+                return found.absolute()
+        except ConfigurationError:
+            continue
+    raise InputError(
+        f"claude {version} is not installed",
+        location="--claude-versions",
+        fix=f"run `skilltest setup --claude-version {version}` (installs it beside the others "
+        "in skilltest's cache)",
+    )
 
 
 def cached_install(version: str = PINNED_VERSION) -> Path:

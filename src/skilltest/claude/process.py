@@ -81,6 +81,10 @@ class ProcessOutput:
     turn_starts: tuple[float, ...] = ()
     """When each user message was sent (``time.monotonic()``): the prompt first, then each
     follow-up; a fake service's calls are placed in the user turn they happened in by these."""
+    at_limit: str | None = None
+    """With :attr:`timed_out`: what stdout held when the time limit fell. What follows it is
+    what the CLI printed while it was being stopped (the commands it started are stopped
+    with it, and their results are printed as they die: ``Exit code 137``)."""
 
 
 def user_message_line(text: str) -> str:
@@ -239,11 +243,13 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
             await stop
 
     timed_out = False
+    at_limit: bytes | None = None
     task = asyncio.ensure_future(converse())
     try:
         await asyncio.wait_for(asyncio.shield(task), invocation.timeout_s)
     except TimeoutError:
         timed_out = True
+        at_limit = b"".join(stdout_chunks)
         await stop_group(process)
         try:  # the readers finish once the pipes close
             await asyncio.wait_for(task, KILL_GRACE_S * 2)
@@ -269,6 +275,7 @@ async def run_conversation(invocation: Invocation) -> ProcessOutput:
         duration_s=time.monotonic() - started,
         stopped_reason=stopped_reason,
         turn_starts=tuple(turn_starts),
+        at_limit=None if at_limit is None else at_limit.decode("utf-8", errors="replace"),
     )
 
 

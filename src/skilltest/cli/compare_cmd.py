@@ -34,9 +34,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from skilltest.matrix.results import is_matrix_file
     from skilltest.report.compare import compare, render_markdown, render_text, to_dict
     from skilltest.report.files import read_any_results, write_report
 
+    if is_matrix_file(args.old) or is_matrix_file(args.new):
+        return _compare_matrices(args)
     documents = [read_any_results(args.old), read_any_results(args.new)]
     comparison = compare(*documents, old_name=str(args.old), new_name=str(args.new))
     warn_of_claims(zip((args.old, args.new), documents, strict=True))
@@ -47,6 +50,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.markdown}")
     else:
         print(render_text(comparison))
+    return EXIT_OK
+
+
+def _compare_matrices(args: argparse.Namespace) -> int:
+    from skilltest.matrix.changes import compare_matrices
+    from skilltest.matrix.results import read_matrix
+    from skilltest.report.files import write_report
+
+    changes = compare_matrices(
+        read_matrix(args.old), read_matrix(args.new), old_name=str(args.old), new_name=str(args.new)
+    )
+    if args.json:
+        print(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False))
+    elif args.markdown is not None:
+        write_report(args.markdown, changes.render(markdown=True))
+        print(f"wrote {args.markdown}")
+    else:
+        print(changes.render(), end="")
     return EXIT_OK
 
 

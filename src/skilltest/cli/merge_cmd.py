@@ -37,9 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from skilltest.matrix.results import is_matrix_file
     from skilltest.merge import merge, read_shards
     from skilltest.report.files import write_results
 
+    if is_matrix_file(args.results[0]):
+        return _merge_matrices(args)
     shards = read_shards(args.results)
     merged = merge(shards, command=getattr(args, "command_line", ()))
     write_results(args.output, merged)
@@ -49,5 +52,21 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"merged {len(shards.files)} shards of a {shards.layer} run ({len(shards.units)} "
         f"{noun}: {sizes}) into {args.output}{state}"
+    )
+    return EXIT_OK
+
+
+def _merge_matrices(args: argparse.Namespace) -> int:
+    from skilltest.merge.matrices import merge_matrices
+    from skilltest.report.files import write_results
+
+    merged = merge_matrices(args.results, command=getattr(args, "command_line", ()))
+    write_results(args.output, merged)
+    cells = merged["cells"]
+    units = len(cells[0]["results"].get("scenarios") or []) if cells else 0
+    state = "" if merged["complete"] else " (incomplete: a shard did not finish)"
+    print(
+        f"merged {len(args.results)} shards of a {merged['layer']} matrix ({len(cells)} cells x "
+        f"{units} scenarios) into {args.output}{state}"
     )
     return EXIT_OK

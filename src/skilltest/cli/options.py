@@ -14,7 +14,13 @@ from typing import Any, TypeVar
 from skilltest.errors import InputError
 from skilltest.flow.shard import Shard
 from skilltest.limits import MAX_REPETITIONS
-from skilltest.repetitions import AUTO, DEFAULT_MAX_K, DEFAULT_MIN_K, PRESSURE_MAX_K
+from skilltest.repetitions import (
+    AUTO,
+    DEFAULT_MAX_K,
+    DEFAULT_MIN_K,
+    PRESSURE_MAX_K,
+    TRIGGERS_MAX_K,
+)
 
 N = TypeVar("N", int, float)
 
@@ -234,38 +240,60 @@ def add_against_option(parser: argparse.ArgumentParser, *, what: str) -> None:
     )
 
 
-def add_compared_options(parser: argparse.ArgumentParser) -> None:
-    """What the two layers that compare the skill with a baseline take besides."""
-    add_plugin_dir_option(parser)
-    parser.add_argument("--skill", help="skill name for suites that do not name one")
+def add_repetition_options(
+    parser: argparse.ArgumentParser,
+    *,
+    unit: str = "arm",
+    item: str = "scenario",
+    aliases: Sequence[str] = (),
+) -> None:
+    """``-k``, ``--min-k``, ``--max-k`` and ``--allow-inconclusive``: how many runs, fixed or
+    adaptive, and whether an undecided verdict fails the run.
+
+    Args:
+        parser: The command's parser.
+        unit: What K counts runs of (``arm``; the trigger layer's ``query``).
+        item: What a verdict is about (``scenario``; ``query``).
+        aliases: Other names of ``-k`` (the trigger layer's ``--runs-per-query``, as
+            skill-creator calls it).
+    """
+    also = f"; {', '.join(aliases)} is another name for it" if aliases else ""
     parser.add_argument(
         "-k",
         "--repeat",
+        *aliases,
         type=repetitions_option,
         metavar="K",
-        help="runs per arm, or 'auto': stop each scenario once its verdict is decided "
-        "(default: the suite's repetitions, else auto)",
+        help=f"runs per {unit}, or 'auto': stop each {item} once its verdict is decided "
+        f"(default: the suite's repetitions, else auto){also}",
     )
     parser.add_argument(
         "--min-k",
         type=repetition_count,
         default=DEFAULT_MIN_K,
         metavar="N",
-        help=f"-k auto: runs per arm before the first look (default {DEFAULT_MIN_K})",
+        help=f"-k auto: runs per {unit} before the first look (default {DEFAULT_MIN_K})",
     )
     parser.add_argument(
         "--max-k",
         type=repetition_count,
         metavar="N",
-        help=f"-k auto: the most runs per arm; still undecided then: inconclusive "
-        f"(default {DEFAULT_MAX_K}; pressure {PRESSURE_MAX_K})",
+        help=f"-k auto: the most runs per {unit}; still undecided then: inconclusive "
+        f"(default {DEFAULT_MAX_K}; pressure {PRESSURE_MAX_K}, triggers {TRIGGERS_MAX_K})",
     )
-    add_tape_options(parser)
     parser.add_argument(
         "--allow-inconclusive",
         action="store_true",
-        help="do not fail on inconclusive scenarios (their intervals do not decide yet)",
+        help=f"do not fail on inconclusive {item} verdicts (their intervals do not decide yet)",
     )
+
+
+def add_compared_options(parser: argparse.ArgumentParser) -> None:
+    """What the two layers that compare the skill with a baseline take besides."""
+    add_plugin_dir_option(parser)
+    parser.add_argument("--skill", help="skill name for suites that do not name one")
+    add_repetition_options(parser)
+    add_tape_options(parser)
     parser.add_argument(
         "--skill-only", action="store_true", help="run only the with-skill arm (no baseline)"
     )

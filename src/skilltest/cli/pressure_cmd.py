@@ -16,6 +16,7 @@ from skilltest.cli import (
 )
 from skilltest.cli.display import Display
 from skilltest.cli.layer_run import print_blocks, print_notice
+from skilltest.cli.matrix_run import add_matrix_option, run_matrix
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -55,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_output_options(parser, only="scenarios", example="index-*")
     add_scale_options(parser, unit="scenario (skill/id, with all its arms and repetitions)")
     parser.add_argument("--model", help=f"model name (default: the suite's, else {DEFAULT_MODEL})")
+    add_matrix_option(parser)
     parser.add_argument(
         "--threshold",
         type=unit_interval,
@@ -104,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     )
 
     options = options_from(args, pressure.PressureOptions)
+    if args.models is not None:
+        return run_matrix(options, args, label="pressure", notes=NOTES)
     if args.dry_run:
         from skilltest.cost.render import render_estimate
 

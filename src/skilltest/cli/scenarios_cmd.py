@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from skilltest.cli import EXIT_BAD_INPUT, EXIT_CANARY, EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
+from skilltest.cli.matrix_run import add_matrix_option, matrix_asked, refuse_rescore, run_matrix
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -63,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where raw transcripts and stderr are kept (default: output/ beside each suite)",
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
+    add_matrix_option(parser, cli=True)
     parser.add_argument(
         "--judge-model",
         metavar="M",
@@ -97,7 +99,12 @@ def run(args: argparse.Namespace) -> int:
     from skilltest import scenarios
 
     if args.rescore is not None:
+        refuse_rescore(args)
         return _rescore(args)
+    if matrix_asked(args):
+        return run_matrix(
+            options_from(args, scenarios.ScenarioOptions), args, label="scenarios", notes=NOTES
+        )
     return run_layer(
         scenarios,
         options_from(args, scenarios.ScenarioOptions),

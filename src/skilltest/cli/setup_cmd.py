@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from skilltest.claude.binary import PINNED_VERSION
 from skilltest.cli import EXIT_OK, help_line
 
 
@@ -24,17 +25,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="install again even when it is already there"
     )
+    parser.add_argument(
+        "--claude-version",
+        action="append",
+        metavar="V",
+        help=f"install this version instead of the pinned {PINNED_VERSION}, beside any other "
+        "(repeatable: each in a folder of its own, for --claude-versions A,B)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from skilltest.claude.binary import check_version
     from skilltest.claude.install import install_claude
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    done = install_claude(force=args.force, progress=progress)
-    state = "installed" if done.installed else "already installed"
-    print(f"claude {done.version} {state} at {done.path}")
-    print("skilltest finds it there (--claude PATH and $SKILLTEST_CLAUDE still win)")
+    versions = args.claude_version or [PINNED_VERSION]
+    for version in versions:  # every version checked before the first install
+        check_version(version, location="--claude-version")
+    for version in dict.fromkeys(versions):
+        done = install_claude(version=version, force=args.force, progress=progress)
+        state = "installed" if done.installed else "already installed"
+        print(f"claude {done.version} {state} at {done.path}")
+    if args.claude_version is None:
+        print("skilltest finds it there (--claude PATH and $SKILLTEST_CLAUDE still win)")
+    else:
+        print(f"--claude-versions {','.join(dict.fromkeys(versions))} finds them there")
     return EXIT_OK

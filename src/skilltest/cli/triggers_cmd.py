@@ -8,17 +8,18 @@ from typing import TYPE_CHECKING
 
 from skilltest.cli import EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
+from skilltest.cli.matrix_run import add_matrix_option, matrix_asked, refuse_rescore, run_matrix
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
     add_output_options,
+    add_repetition_options,
     add_rescore_option,
     add_scale_options,
     add_suite_arguments,
     add_tape_options,
     check_rescore_choice,
     options_from,
-    repetition_count,
     unit_interval,
 )
 
@@ -42,10 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "triggers",
         help=help_line("triggers"),
         description=(
-            "Runs each query of a trigger suite K times through the real claude CLI with the "
-            "skill (and the suite's distractors) installed, stops each run as soon as it is "
-            "known whether the skill fired, and reports per query the firing rate and per suite "
-            "precision, recall and accuracy. Without credentials the CLI talks to the offline "
+            "Runs each query of a trigger suite K times (or, with -k auto, until its verdict is "
+            "decided) through the real claude CLI with the skill (and the suite's distractors) "
+            "installed, stops each run as soon as it is known whether the skill fired, and "
+            "reports per query the firing rate with the exact interval its verdict reads (pass, "
+            "miss, false-trigger or inconclusive) and per suite precision, recall and accuracy. "
+            "Without credentials the CLI talks to the offline "
             "model emulator using each suite's model script; with --replay DIR it answers from "
             "cassettes recorded with --record DIR."
         ),
@@ -53,15 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_suite_arguments(parser, default_dir=DEFAULT_SUITE_DIR)
     add_backend_options(parser, backends=BACKENDS)
     parser.add_argument("--model", help="model passed to claude --model (default: the suite's)")
-    parser.add_argument(
-        "-k",
-        "--repeat",
-        "--runs-per-query",
-        type=repetition_count,
-        metavar="K",
-        help="runs per query (default: the suite's repetitions, else 3); --runs-per-query is "
-        "skill-creator's name for it",
-    )
+    add_matrix_option(parser, cli=True)
+    add_repetition_options(parser, unit="query", item="query", aliases=("--runs-per-query",))
     parser.add_argument(
         "--trigger-threshold",
         dest="threshold",
@@ -106,7 +102,16 @@ def run(args: argparse.Namespace) -> int:
     from skilltest import triggers
 
     if args.rescore is not None:
+        refuse_rescore(args)
         return _rescore(args)
+    if matrix_asked(args):
+        return run_matrix(
+            options_from(args, triggers.TriggerOptions),
+            args,
+            label="triggers",
+            notes=NOTES,
+            noun="queries",
+        )
     return run_layer(
         triggers,
         options_from(args, triggers.TriggerOptions),
@@ -156,12 +161,12 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
 
     flat, context = results.flat, results.context
     queries = sum(len(each[0].queries) for each in results.suites)
-    ks = sorted({str(len(q.runs)) for s in flat for q in s.queries})
+    plans = {q.repetitions.describe() for s in flat for q in s.queries if q.repetitions}
     print(
         run_line(
             claude_version=context["claude_version"],
             backend=context["backend"],
-            counted=f"{queries} queries, K {', '.join(ks)}",
+            counted=f"{queries} queries" + (f", {', '.join(sorted(plans))}" if plans else ""),
             jobs=context["jobs"],
             output_dir=options.output_dir,
         )
@@ -171,7 +176,7 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
     for suite in flat:
         print(render_suite_line(suite))
     print(render_costs(flat))
-    print_blocks(render_failures(flat))
+    print_blocks(render_failures(flat, allow_inconclusive=results.allow_inconclusive))
     if results.against is not None:
         pairs = [(now, before) for now, before in results.suites]
         print_blocks(render_against(results.against, pairs))

@@ -34,6 +34,9 @@ class Budget:
     """Runs started."""
     refused: str | None = None
     """Why the first run refused was refused; ``None`` while every run may start."""
+    named: str | None = None
+    """The limit as the refusal names it (default ``--max-cost-usd X``): a budget that is a
+    share of a larger one says so."""
 
     def start(self, estimate_usd: float) -> bool:
         """Whether a run estimated at ``estimate_usd`` may start (it is then in flight)."""
@@ -41,7 +44,8 @@ class Budget:
             return False
         if self.spent_usd + self.in_flight_usd + estimate_usd > self.limit_usd:
             self.refused = (
-                f"--max-cost-usd {self.limit_usd:g}: ${self.spent_usd:.4f} spent and "
+                f"{self.named or f'--max-cost-usd {self.limit_usd:g}'}: "
+                f"${self.spent_usd:.4f} spent and "
                 f"${self.in_flight_usd:.4f} in flight after {self.runs} run(s); the next run "
                 f"(about ${estimate_usd:.4f}) would pass the limit, so no more runs started"
             )

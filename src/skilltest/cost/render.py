@@ -40,6 +40,28 @@ class SuiteEstimate:
         )
 
 
+DRY_RUN_LINE = (
+    "dry run: nothing was called; what the run would make, estimated from the suites' text "
+    "at list prices (skilltest.cost.prices; no batch discount)"
+)
+"""The line a dry run's table follows."""
+TOKENS_LINE = (
+    "input tokens: every token the requests read (from the prompt cache too); a range: the "
+    "fewest and the most runs (-k auto stops between them)"
+)
+"""What the table's token figures and ranges are."""
+FIGURE_HEADERS = ("runs", "requests", "input tokens", "output tokens", "cost (USD)")
+"""The headers of :func:`figures`, after the units' own."""
+
+
+def total_of(estimates: Sequence[SuiteEstimate]) -> SuiteEstimate:
+    """The estimates summed (at least one)."""
+    total = estimates[0]
+    for each in estimates[1:]:
+        total = total + each
+    return total
+
+
 def _span(low: float, high: float, shown: str) -> str:
     return format(low, shown) if low == high else f"{format(low, shown)}–{format(high, shown)}"
 
@@ -48,7 +70,7 @@ def _usd(low: float, high: float) -> str:
     return f"${low:.4f}" if low == high else f"${low:.4f}–${high:.4f}"
 
 
-def _cells(estimate: SuiteEstimate) -> list[str]:
+def figures(estimate: SuiteEstimate) -> list[str]:
     """A row's figures: units, runs, requests, tokens read and written, dollars."""
     return [
         str(estimate.units),
@@ -68,28 +90,19 @@ def render_estimate(
 
     rows = []
     for each in estimates:
-        rows.append([each.layer, each.suite, *_cells(each)])
+        rows.append([each.layer, each.suite, *figures(each)])
     if estimates:
-        total = estimates[0]
-        for each in estimates[1:]:
-            total = total + each
-        rows.append(["", "total", *_cells(total)])
+        rows.append(["", "total", *figures(total_of(estimates))])
     headers = [
         "layer",
         "suite",
         noun,
-        "runs",
-        "requests",
-        "input tokens",
-        "output tokens",
-        "cost (USD)",
+        *FIGURE_HEADERS,
     ]
     lines = [
-        "dry run: nothing was called; what the run would make, estimated from the suites' text "
-        "at list prices (skilltest.cost.prices; no batch discount)",
+        DRY_RUN_LINE,
         tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True),
-        "input tokens: every token the requests read (from the prompt cache too); a range: the "
-        "fewest and the most runs (-k auto stops between them)",
+        TOKENS_LINE,
     ]
     unknown = sorted({m for e in estimates for m in e.models})
     if unknown:

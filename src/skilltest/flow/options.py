@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skilltest.cost.budget import Budget
 from skilltest.flow.shard import Shard
 from skilltest.repetitions import DEFAULT_MAX_K, DEFAULT_MIN_K
 from skilltest.report.outputs import Outputs
@@ -40,7 +41,14 @@ class RunOptions:
     model: str | None = None
     """The model (default: the suite's)."""
     repeat: int | str | None = None
-    """Runs per arm, or ``"auto"`` (default: the suite's ``repetitions``)."""
+    """Runs per arm (a trigger query's runs per description), or ``"auto"`` (default: the
+    suite's ``repetitions``, else ``"auto"``)."""
+    min_k: int = DEFAULT_MIN_K
+    """``repeat="auto"``: runs per arm before the first look."""
+    max_k: int = DEFAULT_MAX_K
+    """``repeat="auto"``: the most runs per arm."""
+    allow_inconclusive: bool = False
+    """An ``inconclusive`` verdict does not fail the run."""
     jobs: int = 4
     """Runs in flight at once."""
     only: tuple[str, ...] = ()
@@ -63,6 +71,16 @@ class RunOptions:
     max_cost_usd: float | None = None
     """Start no new run once the cost spent plus the estimate of the runs in flight and of the
     next one would pass this many US dollars; the results are then marked ``stopped``."""
+    budget: Budget | None = None
+    """A budget the run draws on instead of one of ``max_cost_usd``'s own: a caller holding
+    several runs to one limit gives each its share and reads what each spent."""
+
+
+def budget_of(options: RunOptions) -> Budget | None:
+    """The budget a run keeps: ``options.budget``, else one of ``max_cost_usd``, else none."""
+    if options.budget is not None:
+        return options.budget
+    return None if options.max_cost_usd is None else Budget(options.max_cost_usd)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,10 +93,6 @@ class ComparedOptions(RunOptions):
     """With ``plugin_dir`` a marketplace's folder: the plugin it lists to test."""
     skill: str | None = None
     """The skill of suites that name none."""
-    min_k: int = DEFAULT_MIN_K
-    """``repeat="auto"``: runs per arm before the first look."""
-    max_k: int = DEFAULT_MAX_K
-    """``repeat="auto"``: the most runs per arm."""
     record: Path | None = None
     """Record every model exchange into cassettes under this folder."""
     replay: Path | None = None
@@ -87,8 +101,6 @@ class ComparedOptions(RunOptions):
     """With ``replay``: run live and record what the cassettes do not hold."""
     skill_only: bool = False
     """Run only the with-skill arm."""
-    allow_inconclusive: bool = False
-    """An ``inconclusive`` verdict does not fail the run."""
 
 
 @dataclass(frozen=True)

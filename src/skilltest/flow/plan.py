@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from skilltest.errors import InputError
-from skilltest.flow.options import ComparedOptions, RunOptions
+from skilltest.flow.options import RunOptions
 from skilltest.flow.shard import ShardPlan, deciding_options, split
 from skilltest.redact import declare_secrets
 from skilltest.repetitions import Repetitions, plan_for
@@ -23,7 +23,7 @@ class _HasRepetitions(Protocol):
     def repetitions(self) -> int | None: ...
 
 
-def repetition_plan(options: ComparedOptions) -> Callable[[_HasRepetitions], Repetitions]:
+def repetition_plan(options: RunOptions) -> Callable[[_HasRepetitions], Repetitions]:
     """Each scenario's plan from ``repeat``, ``min_k``, ``max_k`` and its suite.
 
     Raises:

@@ -80,7 +80,7 @@ def python_command(options: RunOptions, entry: str) -> tuple[str, ...]:
     given = [
         f"{item.name}={_shown(getattr(options, item.name))}"
         for item in dataclasses.fields(options)
-        if item.name != "command_line"
+        if item.name not in ("command_line", "budget")
         and getattr(options, item.name) != getattr(defaults, item.name)
     ]
     return ("python", entry, *given)

@@ -218,38 +218,74 @@ def _run_digests(runs: Any) -> frozenset[str]:
 
 def _trigger_entries(path: Path, data: dict[str, Any]) -> list[ScenarioEntry]:
     """One entry per query of the current skill (the ``previous`` suite of ``--against REF`` is
-    the yardstick, read in each query's ``against``)."""
+    the yardstick, read in each query's ``against``). Its verdict is the interval verdict the
+    file gives, or, in files written before queries had one, the one their counts give."""
+    from skilltest.triggers.verdict import (
+        ERROR_VERDICT,
+        FAIL,
+        INCONCLUSIVE,
+        PASS,
+        interval_verdict,
+    )
+
     entries = []
     for s, suite in enumerate(data.get("suites") or []):
         if not isinstance(suite, dict) or suite.get("variant", "current") != "current":
             continue
+        threshold = suite.get("threshold")
         for q, query in enumerate(suite.get("queries") or []):
             where = f"{path}#/suites/{s}/queries/{q}"
             if not isinstance(query, dict) or not isinstance(query.get("id"), str):
                 raise InputError("expected a query with an id", location=where, fix=RERUN)
             scored, total = int(query.get("scored") or 0), int(query.get("total") or 0)
+            fired = int(query.get("fired") or 0)
+            verdict = query.get("verdict")
+            if verdict not in (PASS, FAIL, INCONCLUSIVE, ERROR_VERDICT):
+                verdict = (
+                    ERROR_VERDICT
+                    if scored == 0 or scored * 2 < total
+                    else interval_verdict(
+                        fired,
+                        scored,
+                        float(threshold if isinstance(threshold, int | float) else 0.5),
+                        bool(query.get("should_trigger")),
+                    )
+                )
+            should = bool(query.get("should_trigger"))
+            result = ("miss" if should else "false-trigger") if verdict == FAIL else str(verdict)
+            needed = query.get("runs_to_decide")
             entries.append(
                 ScenarioEntry(
                     layer="triggers",
                     skill=str(suite.get("skill")),
                     id=query["id"],
-                    verdict=str(query.get("result")),
-                    passed=bool(query.get("passed")),
+                    verdict=result,
+                    passed=verdict == PASS,
                     critical=False,
                     passes=None,
-                    score_sum=float(query.get("fired") or 0),
+                    score_sum=float(fired),
                     judged=scored,
                     unscored=total - scored,
                     violations=0,
                     in_world=False,
                     first_violation="",
-                    reason="",
+                    reason=str(query.get("reason") or ""),
                     against=query["against"] if isinstance(query.get("against"), dict) else None,
+                    inconclusive=verdict == INCONCLUSIVE,
                     run_ids=_run_ids(query.get("runs")),
                     run_digests=_run_digests(query.get("runs")),
+                    adaptive_max_k=_adaptive_max_k(query.get("repetitions")),
+                    runs_to_decide=needed if isinstance(needed, int) else None,
                 )
             )
     return entries
+
+
+def _adaptive_max_k(repetitions: Any) -> int | None:
+    """With ``-k auto`` (a plan recorded as ``{"mode": "auto", "max_k": N}``): N; else ``None``."""
+    if isinstance(repetitions, dict) and repetitions.get("mode") == "auto":
+        return int(repetitions.get("max_k") or 0) or None
+    return None
 
 
 def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
@@ -310,8 +346,6 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         first = f"run #{run.get('rep')}: {run['world']['violations'][0]}"
     reasons = item.get("reasons") or []
     reason = str(reasons[0]) if reasons else str(item.get("detail") or "")
-    repetitions = item.get("repetitions")
-    adaptive = isinstance(repetitions, dict) and repetitions.get("mode") == "auto"
     return ScenarioEntry(
         layer=layer,
         skill=item["skill"],
@@ -331,7 +365,7 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         inconclusive=inconclusive,
         run_ids=_run_ids(runs),
         run_digests=_run_digests(runs),
-        adaptive_max_k=int(repetitions.get("max_k") or 0) or None if adaptive else None,
+        adaptive_max_k=_adaptive_max_k(item.get("repetitions")),
         runs_to_decide=item.get("runs_to_decide")
         if isinstance(item.get("runs_to_decide"), int)
         else None,

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.options import ComparedOptions, Observer
+from skilltest.flow.options import ComparedOptions, Observer, budget_of
 from skilltest.flow.plan import (
     check_unique_scenarios,
     load_all,
@@ -351,7 +350,7 @@ class _PressureRun:
             )
         self.journal = Journal(options.outputs)
         self.shard = shard
-        self.budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
+        self.budget = budget_of(options)
 
     @property
     def recorder(self) -> Recorder | None:

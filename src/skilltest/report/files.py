@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,16 @@ from skilltest.limits import MAX_RESULTS_BYTES
 from skilltest.redact import known_redactor, map_strings
 from skilltest.suite.loader import validate
 
-RESULTS_SCHEMA_VERSION = 3
-"""Version of every results file skilltest writes (3: pass rates have exact intervals and mean
+RESULTS_SCHEMA_VERSION = 4
+"""Version of every results file skilltest writes (4: a results file may be a matrix's, its
+layer's document per cell under ``cells`` with the ``matrix`` axes; a single run's file is as in
+3; 3: pass rates have exact intervals and mean
 scores betting confidence sequences; a scenario's verdict reads its pass rates unless
 ``decide_by: mean``, and records ``decide_by``, ``method``, ``pass_delta`` and its interval; 2:
 Wilson and Newcombe intervals, verdicts may be ``inconclusive``, each scenario records its K)."""
+
+READABLE_RESULTS_VERSIONS = (3, RESULTS_SCHEMA_VERSION)
+"""The results schema versions this skilltest reads (a version 3 file is a single run's)."""
 
 RESULTS_LAYERS = ("pressure", "scenarios", "triggers")
 """The layers whose results files reports read."""
@@ -126,24 +132,47 @@ def read_results(path: Path, layer: str) -> dict[str, Any]:
     Raises:
         InputError: not JSON, another layer's file, or a schema version this code cannot read.
     """
-    return _checked(path, _read_json(path), layer)
+    return results_of_layer(str(path), _read_json(path), layer)
 
 
-def _checked(path: Path, data: Any, layer: str) -> dict[str, Any]:
-    """``data`` when it is a results file of ``layer`` in this version's schema."""
+def results_of_layer(path: str, data: Any, layer: str) -> dict[str, Any]:
+    """``data`` when it is one run's results document of ``layer`` that this skilltest reads
+    (a file, or a cell of a matrix's file); ``path`` names it in errors.
+
+    Raises:
+        InputError: another layer's document, another schema version, a matrix's file, or a
+            value outside the results schema, naming the place.
+    """
     if not isinstance(data, dict) or data.get("layer") != layer:
-        raise InputError(f"not a {layer} results file (no `layer: {layer}`)", location=str(path))
-    if data.get("schema_version") != RESULTS_SCHEMA_VERSION:
+        raise InputError(f"not a {layer} results file (no `layer: {layer}`)", location=path)
+    check_results_version(path, data)
+    if "cells" in data:
         raise InputError(
-            f"results schema_version {data.get('schema_version')!r} is not "
-            f"{RESULTS_SCHEMA_VERSION}",
-            location=str(path),
-            fix="rerun the suite with this version of skilltest",
+            "a matrix's results file (one run per cell, under `cells`), not a single run's",
+            location=f"{path}#/cells",
+            fix="pass a single run's results file (a run without --models, or one cell alone "
+            "with --model M); skilltest compare and skilltest merge read matrices' files, and "
+            "skilltest.matrix.read_matrix in Python",
         )
     # Every figure a report, a comparison or the gate reads has the type and range skilltest
     # writes: a hand-edited or foreign file is refused here, at its place, not met part way.
     validate(data, "results", path, InputError, numbers="a results file can hold")
     return data
+
+
+def check_results_version(path: Path | str, data: Mapping[str, Any]) -> None:
+    """Raises unless ``data`` has a results ``schema_version`` this skilltest reads.
+
+    Raises:
+        InputError: another version, naming the file and the versions read.
+    """
+    if data.get("schema_version") not in READABLE_RESULTS_VERSIONS:
+        raise InputError(
+            f"results schema_version {data.get('schema_version')!r} is not "
+            + " or ".join(map(str, READABLE_RESULTS_VERSIONS)),
+            location=str(path),
+            fix="rerun the suite with this version of skilltest",
+        )
 
 
 def read_any_results(path: Path) -> dict[str, Any]:
@@ -161,7 +190,7 @@ def read_any_results(path: Path) -> dict[str, Any]:
             fix="pass what skilltest pressure, scenarios and triggers write with --results; "
             "leave other files out",
         )
-    return _checked(path, data, str(layer))
+    return results_of_layer(str(path), data, str(layer))
 
 
 def _read_json(path: Path) -> Any:

@@ -44,7 +44,8 @@ LEGEND = {
     "scenarios": "with and without skill: pass rates, or mean rubric scores for a scenario "
     "that decides by them (decide_by: mean), the figures its verdict reads; delta: with minus "
     "without",
-    "triggers": "fired: the share of the query's runs in which the skill fired",
+    "triggers": "fired: the share of the query's runs in which the skill fired, with the exact "
+    "interval its verdict reads against the suite's threshold",
 }
 TRANSCRIPT_LINKS = 6
 """Most transcript links in one table cell; the rest are counted."""
@@ -194,7 +195,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
                 )
             lines.append("")
     compared = layer != "triggers"
-    headers = ["", "scenario" if compared else "query", "verdict" if compared else "result"]
+    headers = ["", "scenario" if compared else "query", "verdict"]
     headers += ["with skill", "without skill", "delta"] if compared else ["fired"]
     if refs:
         headers.append(f"vs {_cell(refs[0])}" if len(refs) == 1 else "vs previous revision")
@@ -210,8 +211,7 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
             cells.append(_cell(versus_cell(row, named=len(refs) > 1)))
         cells += [str(row.k), _transcripts(row, link_from=link_from, cwd=cwd)]
         lines.append("| " + " | ".join(cells) + " |")
-    # Trigger runs have a fixed K: their intervals are always at 95%.
-    adaptive = "" if layer == "triggers" else " (with -k auto, the level of the look that decided)"
+    adaptive = " (with -k auto, the level of the look that decided)"
     lines += ["", f"{LEGEND[layer]}; brackets: 95% intervals{adaptive}"]
     if refs:
         lines.append(
@@ -273,8 +273,17 @@ def write_summary(
         return markdown
     if not step_summary:
         return None
-    path = check_output(Path(step_summary), location=f"GITHUB_STEP_SUMMARY={step_summary}")
     text = render_markdown([Document("-", document)], link_from=cwd, cwd=cwd)
+    return append_to_step_summary(step_summary, text)
+
+
+def append_to_step_summary(step_summary: str, text: str) -> Path:
+    """Appends ``text`` to the job summary file ``step_summary`` (``GITHUB_STEP_SUMMARY``).
+
+    Raises:
+        InputError: the file cannot be written.
+    """
+    path = check_output(Path(step_summary), location=f"GITHUB_STEP_SUMMARY={step_summary}")
     try:
         with path.open("a", encoding="utf-8") as handle:
             handle.write(text + "\n")

@@ -78,11 +78,27 @@ MEANINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
         (
             "pass",
             GOOD,
-            "a should-trigger query fired in at least the threshold of its runs, or a "
-            "should-not query stayed below it",
+            "the firing rate's exact interval lies at or above the threshold (a should-trigger "
+            "query) or wholly below it (a should-not query)",
         ),
-        ("miss", BAD, "a should-trigger query did not fire often enough"),
-        ("false-trigger", BAD, "a should-not query fired too often"),
+        (
+            "miss",
+            BAD,
+            "a should-trigger query's firing rate interval lies wholly below the threshold: it "
+            "credibly does not fire often enough",
+        ),
+        (
+            "false-trigger",
+            BAD,
+            "a should-not query's firing rate interval lies at or above the threshold: it "
+            "credibly fires too often",
+        ),
+        (
+            "inconclusive",
+            WARN,
+            "the firing rate's interval straddles the threshold: more runs would tell (the "
+            "reason says about how many)",
+        ),
         ("error", BAD, "fewer than half of the query's runs were scored"),
     ),
 }

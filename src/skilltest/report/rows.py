@@ -9,8 +9,8 @@ layer lays its results out; what it returns is the same for all three:
                the baseline *pass* rate (1 - RED rate), the delta the lift
 ``scenarios``  a row per scenario; the figures are what the verdict read (``decide_by``): pass
                rates and their delta (the default), or mean rubric scores and theirs
-``triggers``   a row per query (and per description); the with-skill figure is the firing rate,
-               there is no baseline and no delta
+``triggers``   a row per query (and per description); the with-skill figure is the firing rate
+               with the exact interval its verdict reads, there is no baseline and no delta
 """
 
 from __future__ import annotations
@@ -177,6 +177,8 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
         for query in suite.get("queries") or []:
             expected = "fire" if query.get("should_trigger") else "no fire"
             fired = f"fired {query.get('fired')}/{query.get('scored')}, expected {expected}"
+            # Files of older versions have no reason: the counts say what happened.
+            why = str(query.get("reason") or fired)
             rows.append(
                 Row(
                     layer="triggers",
@@ -188,7 +190,7 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
                     ),
                     without_skill=EMPTY,
                     delta=EMPTY,
-                    reasons=() if query.get("passed") else (fired,),
+                    reasons=() if query.get("passed") else (why,),
                     transcripts=tuple(
                         Transcript(f"run #{run.get('rep')}", run["transcript"])
                         for run in query.get("runs") or []

@@ -369,7 +369,8 @@ def _trigger_suite(target: Target, plan: _Plan) -> GeneratedFile:
     script = _rel(target.root / SCRIPTS_DIR, suite.parent) + f"/{plan.name}.triggers.yaml"
     lines += [
         f"model_script: {q(script)}",
-        "repetitions: 3",
+        "repetitions: 6                # runs per query: the fewest that decide one at threshold "
+        "0.5; leave it out (-k auto) for live runs",
         "queries:",
         comment(
             f"requests a user of {plan.name} really types (these are made from its description)",

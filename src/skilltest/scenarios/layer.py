@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
 from skilltest.evalcases import names_eval_cases
 from skilltest.flow.loop import run_async
-from skilltest.flow.options import ComparedOptions, Observer
+from skilltest.flow.options import ComparedOptions, Observer, budget_of
 from skilltest.flow.plan import (
     check_unique_scenarios,
     load_all,
@@ -325,7 +324,7 @@ def _run(
         about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
 
-    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
+    budget = budget_of(options)
 
     def save(*, complete: bool, interrupted: bool = False) -> ScenarioResults:
         verdicts = tuple(verdict for _, verdict in sorted(finished, key=lambda pair: pair[0]))

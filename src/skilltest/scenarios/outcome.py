@@ -87,6 +87,9 @@ class RunRecord:
     ended: str | None = None
     """How the agent's run was cut short (time limit, turns, budget, full context), when it
     was; such a run is scored on what it did."""
+    hung: str | None = None
+    """The time limit cut the run off while a tool call the agent made was still running,
+    naming the call: the run is scored and fails (it is vetoed); ``None`` otherwise."""
     duration_s: float = 0.0
     """Wall time of the CLI process."""
     exit_code: int | None = None
@@ -227,6 +230,7 @@ class RunRecord:
             "stderr": self.stderr,
             "error": self.error,
             "ended": self.ended,
+            "hung": self.hung,
             "duration_s": round(self.duration_s, 3),
             "exit_code": self.exit_code,
             "cost_usd": self.cost_usd,

@@ -210,6 +210,7 @@ def rescore_run(entry: Planned, arm: Arm, rep: int, run: KeptRun) -> RunRecord:
         transcript,
         error=kept.get("error") if isinstance(kept.get("error"), str) else None,
         ended=kept.get("ended") if isinstance(kept.get("ended"), str) else None,
+        hung=kept.get("hung") if isinstance(kept.get("hung"), str) else None,
         recorded_with=run.text("recorded_with"),
         answered_by=AnsweredBy.from_dict(run.header.get("answered_by")),
     )

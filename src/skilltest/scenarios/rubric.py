@@ -53,7 +53,9 @@ any action a vetoing anti-pattern.
 
 **Vetoes.** An anti-pattern written ``{pattern: ..., veto: true}`` and a check with ``veto:
 true`` veto: a run that matches the one or fails the other scores 0 and fails, whatever else
-it did; the card lists why (:attr:`ScoreCard.vetoes`).
+it did; the card lists why (:attr:`ScoreCard.vetoes`). A run its time limit cut off while a
+tool call the agent made was still running (:attr:`~skilltest.transcript.Transcript.hung`) is
+vetoed too: it never finished, and the hang was its own.
 
 **Skill requirements are indicators.** A ``Skill`` entry (``Skill`` for the scenario's skill,
 ``Skill(name)`` for another) in ``required_tools``, ``recommended_tools`` or ``tool_ordering`` is
@@ -438,6 +440,9 @@ def score(
         components[name] = card
         total += card.value * weight
     vetoes = _vetoes(components.get("anti_patterns"), expected, checks)
+    if transcript.hung is not None:
+        # The agent's own tool call outlasted the run: it never finished, whatever it did.
+        vetoes = (transcript.hung, *vetoes)
     return ScoreCard(
         score=0.0 if vetoes else round(total, DIGITS),
         components=components,

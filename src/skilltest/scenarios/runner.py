@@ -65,7 +65,7 @@ from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
 from skilltest.scheduler import Turn, Turns
 from skilltest.skills import Skill
 from skilltest.transcript import AnsweredBy, Transcript
-from skilltest.transcript.model import ApiRetry
+from skilltest.transcript.model import ApiRetry, call_argument
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.world.calls import mock_call_lines
 from skilltest.world.instance import WorldInstance
@@ -175,18 +175,32 @@ def allowed_tools(
 
 
 def timed_out(
-    transcript: Transcript, stdout: str, limit_s: float, *, score_partial: bool = False
+    transcript: Transcript,
+    stdout: str,
+    limit_s: float,
+    *,
+    score_partial: bool = False,
+    at_limit: str | None = None,
 ) -> Transcript:
-    """A run its time limit cut short: unscored, and said why.
+    """A run its time limit cut short: whose the wait was decides whether it counts.
 
-    The model API failing until the limit (the CLI retrying a 429 storm, a 529 or a 401) or a
-    model that never answered is an outage, unscored with what the API answered. A run cut short
-    while the agent was at work (a slow plan, a loop of tool calls, a model gone silent after a
-    few calls) never finished its task: it is unscored too, unless the scenario says
-    ``score_partial: true``, which scores it on what it did.
+    A tool call the agent made that was still running (a ``tool_use`` with no result: a Bash
+    command that hangs, a request without a time-out) is the agent's own doing: the run is
+    scored and fails, its reason naming the call (:attr:`Transcript.hung`), unless the CLI was
+    retrying a failing model request at the end (a subagent's, beside the call): an outage.
+    Otherwise the run was waiting on the model API or on the CLI itself, and is unscored: the
+    model API failing until the limit (the CLI retrying a 429 storm, a 529 or a 401) is an
+    outage, with what the API answered; a model that never answered, or a run cut off between
+    tool calls while the model (or the CLI) took its time, never finished its task, unless the
+    scenario says ``score_partial: true``, which scores it on what it did.
+
+    What was going on is read from ``at_limit``, what stdout held when the limit fell (default:
+    all of it): once stopped, the CLI prints the results of the commands it had started as they
+    die, which would hide the hang.
     """
     limit = f"timed out after {limit_s:g}s"
-    retry = retrying_at_end(stdout)
+    then = stdout if at_limit is None else at_limit
+    retry = retrying_at_end(then)
     if retry is not None:
         status = f"HTTP {retry.error_status}" if retry.error_status is not None else "no answer"
         kind = f" ({retry.error})" if retry.error else ""
@@ -196,13 +210,27 @@ def timed_out(
             error=f"model API failing: {status}{kind}, the CLI had retried {count} "
             f"{'time' if count == 1 else 'times'} when the run {limit}",
         )
+    running = (transcript if at_limit is None else parse_stream_json(at_limit)).running_call
+    if running is not None:
+        shown = call_argument(running.input, 80)
+        reason = (
+            f"cut off after {limit_s:g} s while its {running.name} call"
+            + (f" `{shown}`" if shown else "")
+            + " was still running"
+        )
+        return replace(transcript, error=None, ended=reason, hung=reason)
     if not transcript.tool_calls and not transcript.assistant_text:
         seen = f"; {transcript.error}" if transcript.error else ""
-        return replace(transcript, error=f"{limit} before the model answered{seen}")
+        return replace(
+            transcript,
+            error=f"{limit} before the model answered (waiting on the model API or the CLI "
+            f"itself, no tool call of the agent's running){seen}",
+        )
     if not score_partial:
         return replace(
             transcript,
-            error=f"cut short: {limit} after {len(transcript.tool_calls)} tool calls, before the "
+            error=f"cut short: {limit} after {len(transcript.tool_calls)} tool calls, waiting on "
+            "the model API or the CLI itself (no tool call of the agent's running), before the "
             "agent finished (score_partial: true scores what it did)",
         )
     return replace(
@@ -859,7 +887,11 @@ class ClaudeCliRunner:
         elif output.timed_out:
             scenario = request.scenario
             transcript = timed_out(
-                transcript, stdout, scenario.config.timeout_s, score_partial=scenario.score_partial
+                transcript,
+                stdout,
+                scenario.config.timeout_s,
+                score_partial=scenario.score_partial,
+                at_limit=None if output.at_limit is None else redact(output.at_limit),
             )
         return transcript, stdout, stderr
 

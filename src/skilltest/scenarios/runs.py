@@ -155,6 +155,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         stderr=str(outcome.stderr_path) if outcome.stderr_path else None,
         error=card.unscored_reason if card.score is None else None,
         ended=transcript.ended,
+        hung=transcript.hung if card.score is not None else None,
         loaded=outcome.loaded,
         world=_world_dict(outcome),
         duration_s=outcome.duration_s,

@@ -586,6 +586,13 @@ def judge(
         for arm in arms
         if arm.errors
     ]
+    # Hangs are the agent's own: scored as failing runs, and said, since they are easy to miss.
+    hangs = [
+        f"{arm.arm.label}: {len(hung)} of {arm.runs} runs cut off while the agent's own tool "
+        f"call was still running, counted as failing ({hung[0]})"
+        for arm in arms
+        if (hung := [r.hung for r in by_arm[arm.arm] if r.hung is not None])
+    ]
     errors = [
         (
             f"{arm.arm.label}: no run"
@@ -726,7 +733,7 @@ def judge(
         kind,
         passed,
         delta,
-        reasons + unscored,
+        reasons + hangs + unscored,
         pass_delta=pass_delta,
         confidence=confidence,
         welch_delta=welch_delta,

@@ -292,6 +292,7 @@ def build_trace(
         "latency_ms": transcript.latency_ms,
         "retries": len(transcript.api_retries),
         "ended": transcript.ended,
+        "hung": transcript.hung,
         "error": transcript.error,
     }
     return [

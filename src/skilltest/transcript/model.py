@@ -87,6 +87,27 @@ REFUSAL_MARKERS: tuple[str, ...] = (
 or invalid input (``<tool_use_error>``), and its permission refusals."""
 
 
+MAIN_ARGUMENTS = ("skill", "command", "file_path", "pattern", "prompt", "url")
+"""The arguments that say what a call does, first found first: a Bash call's ``command``, a
+Skill call's ``skill``..."""
+
+
+def call_argument(arguments: Any, width: int = 60) -> str:
+    """What a call does in one short line: its main argument (:data:`MAIN_ARGUMENTS`), else its
+    arguments as compact JSON, cut to ``width`` characters; empty when it has none."""
+    import json
+
+    if not isinstance(arguments, dict):
+        return ""
+    value = next(
+        (arguments[key] for key in MAIN_ARGUMENTS if isinstance(arguments.get(key), str)), None
+    )
+    if value is None and arguments:
+        value = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), default=str)
+    shown = " ".join(str(value).split()) if value is not None else ""
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """One ``tool_use`` block and, when it came back, its ``tool_result``."""
@@ -268,6 +289,10 @@ class Transcript:
     """Skills the harness loaded for the run (``system/init``), whether used or not."""
     tools_available: tuple[str, ...] = ()
     """Tools the harness offered the model (``system/init``)."""
+    hung: str | None = None
+    """Why the run's time limit cut it off while a tool call the agent made was still running
+    (no result came back for it), naming the call: the agent's own hang, which is behaviour,
+    so the run is scored and fails (its rubric vetoes it); ``None`` otherwise."""
 
     @property
     def text(self) -> str:
@@ -295,3 +320,14 @@ class Transcript:
     def completed(self) -> bool:
         """Whether the run executed (it may still have done the wrong thing)."""
         return self.error is None
+
+    @property
+    def running_call(self) -> ToolCall | None:
+        """The tool call the agent was still waiting on when the stream ended: the last call
+        with no result that the harness did not refuse. An ``Agent`` (``Task``) call is never
+        it: its subagent's own calls are in the list, and a subagent with none open is waiting
+        on the model."""
+        for call in reversed(self.tool_calls):
+            if call.result is None and not call.refused and call.canonical_name != "Agent":
+                return call
+        return None

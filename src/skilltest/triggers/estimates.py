@@ -4,7 +4,7 @@ estimate assumes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from skilltest.cost.estimate import (
     CLI_CONTEXT_TOKENS,
@@ -18,6 +18,7 @@ from skilltest.cost.estimate import (
 )
 from skilltest.cost.prices import price_of
 from skilltest.cost.render import SuiteEstimate
+from skilltest.repetitions import Repetitions, plan_for
 from skilltest.triggers.suite import TriggerQuery, TriggerSuite
 
 
@@ -34,29 +35,36 @@ def run_estimate(
 
 
 def estimate_suites(
-    suites: Sequence[TriggerSuite], descriptions: Sequence[str | None]
+    suites: Sequence[TriggerSuite],
+    descriptions: Sequence[str | None],
+    plan: Callable[[TriggerSuite], Repetitions] | None = None,
 ) -> list[SuiteEstimate]:
-    """Per suite: its runs (every query K times under each description), their requests,
-    tokens and cost."""
+    """Per suite: its runs (every query under each description, the fewest and the most its
+    plan can take: ``-k auto`` stops once the verdict is decided), their requests, tokens and
+    cost."""
+    plan_of = plan or (lambda suite: plan_for(None, suite.repetitions))
     estimates = []
     for suite in suites:
-        total = Tokens()
-        runs = 0
+        repetitions = plan_of(suite)
+        least = most = Tokens()
+        runs = [0, 0]
         for description in descriptions:
             for place, query in enumerate(suite.queries):
                 one = run_estimate(suite, query, description, warm=place > 0)
                 warm = run_estimate(suite, query, description)
-                total += one + warm.times(suite.repetitions - 1)
-                runs += suite.repetitions
+                least += one + warm.times(repetitions.first - 1)
+                most += one + warm.times(repetitions.most - 1)
+                runs[0] += repetitions.first
+                runs[1] += repetitions.most
         model = suite.model or DEFAULT_CLI_MODEL
         estimates.append(
             SuiteEstimate(
                 "triggers",
                 str(suite.path),
                 len(suite.queries),
-                (runs, runs),
-                total,
-                total,
+                (runs[0], runs[1]),
+                least,
+                most,
                 () if price_of(model)[1] else (model,),
             )
         )

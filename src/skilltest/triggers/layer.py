@@ -15,13 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from skilltest.cost.budget import Budget
 from skilltest.errors import InputError
-from skilltest.flow.options import Observer, RunOptions
-from skilltest.flow.plan import check_unique_scenarios, load_all, select, take_shard
+from skilltest.flow.options import Observer, RunOptions, budget_of
+from skilltest.flow.plan import (
+    check_unique_scenarios,
+    load_all,
+    repetition_plan,
+    select,
+    take_shard,
+)
 from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
 from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
+from skilltest.repetitions import TRIGGERS_MAX_K
 from skilltest.revision import PREVIOUS, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
@@ -44,9 +50,13 @@ DESCRIPTION_FILE_BYTES = 64 * 1024
 
 @dataclass(frozen=True, kw_only=True)
 class TriggerOptions(RunOptions):
-    """What a trigger run takes besides the options every layer takes (``repeat`` is a number
-    of runs per query here: trigger runs are cheap and not adaptive)."""
+    """What a trigger run takes besides the options every layer takes (``repeat`` counts the
+    runs of a query under each description, or ``"auto"``)."""
 
+    max_k: int = TRIGGERS_MAX_K
+    """``repeat="auto"``: the most runs of a query per description (20: a trigger run ends at
+    the call that decides it, and a query that fires in 9 runs of 10 needs about 20 to be
+    shown credibly above a threshold of 0.5)."""
     description: str | None = None
     """Test this description instead of the skill's own (SKILL.md is not edited)."""
     description_file: Path | None = None
@@ -78,6 +88,8 @@ class TriggerResults(RunResults):
     """The REF of ``against``: each suite's second result is the skill as it was there."""
     finished_queries: int = 0
     """Query results finished (per description)."""
+    allow_inconclusive: bool = False
+    """An ``inconclusive`` query does not fail the run."""
 
     junit_name: ClassVar[str] = "skilltest triggers"
 
@@ -93,9 +105,20 @@ class TriggerResults(RunResults):
         return [suite for suite in self.flat if suite.variant != PREVIOUS]
 
     @property
+    def failing(self) -> list[tuple[SuiteResult, QueryResult]]:
+        """The judged queries that fail the run: ``fail`` and ``error``, and ``inconclusive``
+        unless ``allow_inconclusive``."""
+        return [
+            (suite, query)
+            for suite in self.judged
+            for query in suite.queries
+            if not query.passed and not (query.inconclusive and self.allow_inconclusive)
+        ]
+
+    @property
     def passed(self) -> bool:
-        """Every judged query passed."""
-        return all(suite.passed for suite in self.judged)
+        """No judged query fails the run."""
+        return not self.failing
 
     @property
     def misses(self) -> list[str]:
@@ -130,7 +153,7 @@ class TriggerResults(RunResults):
         """One JUnit case per query of the skill under test (and per description)."""
         from skilltest.triggers.report import junit_cases
 
-        return junit_cases(self.judged)
+        return junit_cases(self.judged, allow_inconclusive=self.allow_inconclusive)
 
 
 def candidate_description(options: TriggerOptions) -> str | None:
@@ -184,7 +207,6 @@ def load_suites(
     Raises:
         InputError: a suite, a skill or a name that is not valid.
     """
-    repeat = options.repeat if isinstance(options.repeat, int) else None
     paths, suites = load_all(
         options.suites,
         DEFAULT_SUITE_DIR,
@@ -192,7 +214,6 @@ def load_suites(
         load=lambda path: load_trigger_suite(
             path,
             skills_dir=options.skills_dir,
-            repetitions=repeat,
             model=options.model,
             threshold=options.threshold,
         ),
@@ -244,6 +265,7 @@ def run(
             "--against",
         )
     candidate = candidate_description(options)
+    repetition_plan(options)  # --min-k above --max-k is refused before anything loads
     paths, suites, shard = load_suites(options)
     for suite in suites:
         if suite.source_format is not None:
@@ -290,6 +312,7 @@ def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
 
     options = options or TriggerOptions()
     candidate = candidate_description(options)
+    plan = repetition_plan(options)
     _, suites, _ = load_suites(options)
     if options.against is not None:
         descriptions: tuple[str | None, ...] = (None, None)
@@ -299,7 +322,7 @@ def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
         descriptions = (None, candidate)
     else:
         descriptions = (candidate,)
-    return estimate_suites(suites, descriptions)
+    return estimate_suites(suites, descriptions, plan)
 
 
 def _run(
@@ -346,9 +369,10 @@ def _run(
         against=options.against,
         tape=tape,
         shard=shard,
+        allow_inconclusive=options.allow_inconclusive,
     )
     finished: dict[tuple[int, int, int], QueryResult] = {}
-    budget = None if options.max_cost_usd is None else Budget(options.max_cost_usd)
+    budget = budget_of(options)
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
         results = assemble(suites, variants, finished)
@@ -382,13 +406,15 @@ def _run(
         observer.run_finished(error=run.ended == "error")
 
     save(complete=False)  # an unwritable results file fails now, before any run
-    observer.started(sum(len(s.queries) * s.repetitions for s in suites) * len(variants))
+    plan = repetition_plan(options)
+    observer.started(sum(len(s.queries) * plan(s).most for s in suites) * len(variants))
     runs = run_triggers(
         suites,
         runner,
         variants=variants,
         jobs=options.jobs,
         output_dir=options.output_dir,
+        plan=plan,
         on_result=on_result,
         on_run=on_run,
         provenance=provenance,

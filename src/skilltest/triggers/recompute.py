@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from skilltest.repetitions import Repetitions
 from skilltest.revision import PREVIOUS
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.verdict import (
@@ -42,7 +43,13 @@ def _query(item: Mapping[str, Any], threshold: float) -> QueryResult:
         should_trigger=bool(item.get("should_trigger")),
         location="",
     )
-    return QueryResult(query, tuple(sorted(runs, key=lambda r: r.rep)), threshold)
+    # The plan the runs came from is an input, as the threshold is: read as written.
+    return QueryResult(
+        query,
+        tuple(sorted(runs, key=lambda r: r.rep)),
+        threshold,
+        repetitions=Repetitions.from_dict(item.get("repetitions")),
+    )
 
 
 def suite_result(suite: Mapping[str, Any]) -> SuiteResult:

@@ -10,7 +10,7 @@ from typing import Any
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.provenance import Provenance, with_ids
-from skilltest.report.text import shorten
+from skilltest.report.text import inconclusive_line, k_cell, shorten
 from skilltest.revision import BAND, PREVIOUS, summary_line
 from skilltest.stats import Interval
 from skilltest.triggers.verdict import QueryResult, SuiteResult, compare
@@ -28,7 +28,7 @@ def _signed(value: float | None) -> str:
 
 
 def rate_cell(count: int, runs: int, interval: Interval) -> str:
-    """``2/3 67% [21%–94%]``: a count, its rate and its Wilson interval."""
+    """``2/3 67% [9%–99%]``: a count, its rate and its interval."""
     if runs == 0:
         return "-"
     return (
@@ -62,13 +62,17 @@ def endings_cell(query: QueryResult) -> str:
 
 
 TABLE_LEGEND = (
-    "fired: runs that invoked the skill / scored runs, rate [95% Wilson interval]; budget and "
-    "timeout runs count as not fired, error runs are not scored"
+    "fired: runs that invoked the skill / scored runs, rate [the exact interval the verdict "
+    "reads: 95%, under -k auto the level its look spends]\n"
+    "verdict: pass, miss or false-trigger when that interval lies wholly on one side of the "
+    "threshold, inconclusive while it straddles it; budget and timeout runs count as not fired, "
+    "error runs are not scored"
 )
 
 
 def render_table(results: Sequence[SuiteResult]) -> str:
-    """One row per query: expected, fired k/K [interval], how runs ended when unusual, result."""
+    """One row per query: expected, runs taken, fired k/n [interval], how runs ended when
+    unusual, and the verdict."""
     rows = []
     for suite in results:
         label = f" ({suite.variant})" if suite.variant != "current" else ""
@@ -77,12 +81,13 @@ def render_table(results: Sequence[SuiteResult]) -> str:
                 [
                     f"{suite.skill}/{query.query.id}{label}",
                     "fire" if query.query.should_trigger else "no fire",
+                    k_cell(query.k, query.repetitions),
                     rate_cell(query.fired, query.scored, query.rate),
                     endings_cell(query),
                     query.result,
                 ]
             )
-    header = ["query", "expected", "fired", "ended", "result"]
+    header = ["query", "expected", "K", "fired", "ended", "verdict"]
     return _columns(header, rows) + "\n" + TABLE_LEGEND
 
 
@@ -91,7 +96,7 @@ def render_suite_line(suite: SuiteResult) -> str:
     c = suite.confusion
     tally = {
         name: sum(query.result == name for query in suite.queries)
-        for name in ("pass", "miss", "false-trigger", "error")
+        for name in ("pass", "miss", "false-trigger", "inconclusive", "error")
     }
     shown = ", ".join(f"{count} {name}" for name, count in tally.items() if count)
     stops = {
@@ -124,28 +129,31 @@ def _example_run(query: QueryResult) -> str:
     return line
 
 
-def render_failures(results: Sequence[SuiteResult]) -> str:
-    """The false triggers and the misses (and queries in error), each with one run's first
-    tool calls."""
+def render_failures(results: Sequence[SuiteResult], *, allow_inconclusive: bool = False) -> str:
+    """The false triggers and the misses (each with one run's first tool calls), the queries in
+    error, and the inconclusive ones with the runs that would likely decide them."""
     blocks = []
     for title, kind in (
-        ("false triggers (fired, should not have)", "false-trigger"),
-        ("misses (did not fire, should have)", "miss"),
+        ("false triggers (fired too often, should not have)", "false-trigger"),
+        ("misses (did not fire often enough, should have)", "miss"),
         ("errors (fewer than half of the runs could be scored)", "error"),
+        ("inconclusive (the interval straddles the threshold: more runs would decide)", None),
     ):
         lines = []
         for suite in results:
             label = f" ({suite.variant})" if suite.variant != "current" else ""
             for query in suite.queries:
-                if query.result != kind:
+                if query.result != (kind or "inconclusive"):
                     continue
-                lines.append(
-                    f"{suite.skill}/{query.query.id}{label}: fired in {query.fired}/"
-                    f"{query.scored} scored runs: {shorten(query.query.query, 80)!r}"
-                )
-                lines.append(_example_run(query))
+                lines.append(f"{suite.skill}/{query.query.id}{label}: {query.reason}")
+                lines.append(f"  {shorten(query.query.query, 80)!r}")
+                if kind is not None:
+                    lines.append(_example_run(query))
         if lines:
             blocks.append(f"{title}:\n" + "\n".join(lines))
+    undecided = sum(query.inconclusive for suite in results for query in suite.queries)
+    if undecided:
+        blocks.append(inconclusive_line(undecided, allowed=allow_inconclusive))
     return "\n\n".join(blocks)
 
 
@@ -181,8 +189,9 @@ def render_comparison(current: SuiteResult, other: SuiteResult) -> str:
                 [
                     f"{current.skill}/{diff.name}",
                     "fire" if a.query.should_trigger else "no fire",
-                    rate_cell(a.fired, a.scored, diff.current),
-                    rate_cell(b.fired, b.scored, diff.other),
+                    # Each query's rate as its verdict reads it, as in the table above.
+                    rate_cell(a.fired, a.scored, a.rate),
+                    rate_cell(b.fired, b.scored, b.rate),
                     difference_cell(diff.difference),
                 ]
             )
@@ -228,8 +237,9 @@ def render_against(ref: str, pairs: Sequence[tuple[SuiteResult, SuiteResult]]) -
             )
     header = ["query", "expected", "current", ref, f"vs {ref}"]
     legend = (
-        f"vs {ref}: firing rate minus the rate of the skill at {ref} [95% exact unconditional "
-        f"interval], read against the band {BAND}; a should-not query improves when it fires less"
+        f"vs {ref}: firing rate minus the rate of the skill at {ref} [exact unconditional "
+        f"interval: 95%, under -k auto each bound at the level its look spends], read against "
+        f"the band {BAND}; a should-not query improves when it fires less"
     )
     return _columns(header, rows) + "\n" + legend + "\n" + summary_line(ref, verdicts)
 
@@ -326,16 +336,24 @@ def _with_run_ids(suite: SuiteResult, provenance: Provenance | None) -> dict[str
     return data
 
 
-def junit_cases(results: Sequence[SuiteResult]) -> list[JUnitCase]:
-    """One JUnit case per query (and per description): a miss or false trigger fails, a query
-    without enough scored runs is an error."""
+def junit_cases(
+    results: Sequence[SuiteResult], *, allow_inconclusive: bool = False
+) -> list[JUnitCase]:
+    """One JUnit case per query (and per description): a miss or false trigger fails, and an
+    inconclusive query unless ``allow_inconclusive``; a query without enough scored runs is an
+    error."""
     cases = []
     for suite in results:
         label = f".{suite.variant}" if suite.variant != "current" else ""
         for query in suite.queries:
             figures = (
-                f"{query.result}: fired {rate_cell(query.fired, query.scored, query.rate)}, "
-                f"expected {'fire' if query.query.should_trigger else 'no fire'}"
+                f"{query.result}: expected {'fire' if query.query.should_trigger else 'no fire'}"
+                f", threshold {_percent(query.threshold)}, K {k_cell(query.k, query.repetitions)}"
+                + (
+                    f"; {query.reason}"
+                    if query.reason
+                    else f", fired {rate_cell(query.fired, query.scored, query.rate)}"
+                )
             )
             endings = endings_cell(query)
             if endings:
@@ -346,12 +364,15 @@ def junit_cases(results: Sequence[SuiteResult]) -> list[JUnitCase]:
                 if not query.against.delta.empty:
                     moved += " " + difference_cell(query.against.delta)
                 versus = ((f"against {query.against.ref}", moved),)
+            failing = query.result in ("miss", "false-trigger") or (
+                query.inconclusive and not allow_inconclusive
+            )
             cases.append(
                 JUnitCase(
                     name=query.query.id,
                     classname=f"{LAYER}.{suite.skill}{label}",
                     time_s=sum(run.duration_s for run in query.runs),
-                    failure=figures if query.result in ("miss", "false-trigger") else None,
+                    failure=figures if failing else None,
                     error=figures if query.result == "error" else None,
                     output="\n".join([figures, *(f"{name}: {value}" for name, value in versus)]),
                     properties=versus,

@@ -4,9 +4,10 @@ without running anything (``skilltest triggers --rescore DIR``).
 Each kept run of the current description is matched to a query by the skill, query id and
 repetition its trace records; its stream is read again by the trigger watch (the suite's skill
 and ``max_tool_calls`` now) and the query judged with today's ``should_trigger`` and
-``threshold``. A run made with another description than the skill's (or the suite's) now says
-nothing about it: it ends ``error`` with why. A query with no kept run is an ``error`` run that
-says so; a kept run whose query is gone is named and skipped. Runs of ``--compare-description``'s
+``threshold``, its interval read under the plan ``-k`` (or the suite) gives, as a run reads it.
+A run made with another description than the skill's (or the suite's) now says nothing about
+it: it ends ``error`` with why. A query with no kept run is an ``error`` run that says so; a
+kept run whose query is gone is named and skipped. Runs of ``--compare-description``'s
 candidate and of ``--against``'s previous revision are not rescored.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from skilltest.flow.options import Observer
+from skilltest.flow.plan import repetition_plan
 from skilltest.flow.provenance import finish_provenance, start_provenance
 from skilltest.flow.rescore import KeptRun, kept_runs, rescore_provenance, rescored_from
 from skilltest.flow.results import save_results
@@ -25,7 +27,7 @@ from skilltest.trace.record import text_checksum
 from skilltest.transcript import AnsweredBy
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.triggers.layer import TriggerOptions, TriggerResults, load_suites
-from skilltest.triggers.runs import CURRENT, assemble, trigger_run
+from skilltest.triggers.runs import CURRENT, assemble, query_result, trigger_run
 from skilltest.triggers.suite import TriggerQuery, TriggerSuite
 from skilltest.triggers.verdict import QueryResult, TriggerRun
 from skilltest.triggers.watch import TriggerWatch
@@ -42,6 +44,7 @@ def rescore(
     """
     observer = observer or Observer()
     check_rescore_options(options, "triggers")
+    plan = repetition_plan(options)
     paths, suites, shard = load_suites(options)
     kept = kept_runs(directory, layer="triggers")
     by_place: dict[tuple[str, str], dict[int, KeptRun]] = {}
@@ -77,7 +80,7 @@ def rescore(
                         f"(skilltest triggers {suite.path} --only {query.id})",
                     )
                 )
-            results[s, 0, q] = QueryResult(query=query, runs=tuple(runs), threshold=suite.threshold)
+            results[s, 0, q] = query_result(suite, query, runs, plan(suite))
     origin = rescored_from(directory, used, paths)
     provenance = start_provenance(
         options, entry="skilltest.triggers.rescore", backend="rescore", suites=paths
@@ -93,6 +96,7 @@ def rescore(
             "jobs": options.jobs,
         },
         shard=shard,
+        allow_inconclusive=options.allow_inconclusive,
     )
     return save_results(
         base,
@@ -131,6 +135,7 @@ def _rescored(
         error=kept.get("error") if isinstance(kept.get("error"), str) else None,
         ended=kept.get("cli_ended") if isinstance(kept.get("cli_ended"), str) else None,
         answered_by=AnsweredBy.from_dict(run.header.get("answered_by")),
+        hung=kept.get("hung") if isinstance(kept.get("hung"), str) else None,
     )
     duration = kept.get("duration_s")
     outcome = RunOutcome(

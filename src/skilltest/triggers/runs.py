@@ -35,20 +35,23 @@ from skilltest.cost.estimate import DEFAULT_CLI_MODEL
 from skilltest.cost.prices import run_cost
 from skilltest.errors import InputError, RunError
 from skilltest.names import child
+from skilltest.repetitions import Repetitions, plan_for
 from skilltest.replay.match import MISS_PREFIX
 from skilltest.report.provenance import Provenance
+from skilltest.revision import PREVIOUS
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import RunConfig, Scenario
-from skilltest.scheduler import run_workers
+from skilltest.scheduler import Planned as Scheduled
+from skilltest.scheduler import run_rounds
 from skilltest.skills import Skill
 from skilltest.suite.loader import parse_yaml
 from skilltest.transcript import Transcript
 from skilltest.triggers import hook
 from skilltest.triggers.suite import MAX_TURNS, TriggerQuery, TriggerSuite
 from skilltest.triggers.trace import write_trigger_trace
-from skilltest.triggers.verdict import QueryResult, SuiteResult, TriggerRun
+from skilltest.triggers.verdict import DECIDED, QueryResult, SuiteResult, TriggerRun
 from skilltest.triggers.watch import Ended, TriggerWatch, fires
 
 DEFAULT_OUTPUT_FOLDER = "output"
@@ -136,8 +139,9 @@ def scenario_of(suite: TriggerSuite, query: TriggerQuery, skill: Skill) -> Scena
         workspace=None,
         location=query.location,
         skills=(skill, *suite.distractors),
-        # A trigger run is never scored; one its time limit ends is reported as `timeout`.
-        score_partial=True,
+        # A run its time limit cuts off while the agent's own tool call runs is `timeout`;
+        # one cut off while it waits on the model API or the CLI is unscored (`error`).
+        score_partial=False,
     )
 
 
@@ -197,8 +201,9 @@ def ending(watch: TriggerWatch, transcript: Transcript) -> tuple[Ended, str | No
         return "budget", watch.reason or transcript.ended
     if error is not None:
         return "error", error
-    if transcript.ended is not None and transcript.ended.startswith("timed out"):
-        return "timeout", transcript.ended
+    if transcript.hung is not None:
+        # Cut off while the agent's own tool call ran: it had its chances and did not fire.
+        return "timeout", transcript.hung
     return "not-fired", transcript.ended
 
 
@@ -241,11 +246,21 @@ def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRu
 
 
 @dataclass(frozen=True)
-class _Job:
+class QueryPlan:
+    """One query of one suite, queued with its repetition plan."""
+
     suite: int
-    variant: int
+    """The suite's index."""
     query: int
-    rep: int
+    """The query's index in its suite."""
+    repetitions: Repetitions
+    """How many runs per description: a fixed K, or adaptive looks."""
+
+
+def judged_variants(variants: Sequence[Variant]) -> tuple[int, ...]:
+    """The variants whose verdicts decide a query (the skill at ``--against`` REF is only the
+    yardstick)."""
+    return tuple(v for v, variant in enumerate(variants) if variant.label != PREVIOUS)
 
 
 async def run_triggers(
@@ -255,12 +270,17 @@ async def run_triggers(
     variants: Sequence[Variant] = (CURRENT,),
     jobs: int = 4,
     output_dir: Path | None = None,
+    plan: Callable[[TriggerSuite], Repetitions] | None = None,
     on_result: Callable[[int, int, int, QueryResult], None] | None = None,
     on_run: Callable[[TriggerRun, Transcript], None] | None = None,
     provenance: Provenance | None = None,
     budget: Budget | None = None,
 ) -> list[list[SuiteResult]]:
-    """Runs every query of every suite K times per description, ``jobs`` runs at once.
+    """Runs every query of every suite per its plan under each description, ``jobs`` runs at
+    once, through the scheduler every layer uses (:func:`~skilltest.scheduler.run_rounds`):
+    the descriptions of a query are its arms, alternating per repetition, and under ``-k auto``
+    a query runs one more round per description at a time until every judged description's
+    verdict is decided or the plan's ``max_k``.
 
     Args:
         suites: The loaded suites.
@@ -268,16 +288,20 @@ async def run_triggers(
         variants: The descriptions to run with (in the order reported).
         jobs: CLI processes at once.
         output_dir: Where raw output is kept (default: ``output/`` beside each suite).
+        plan: Each suite's repetition plan (default: its ``repetitions``, else adaptive).
         on_result: Called with (suite index, variant index, query index, result) as soon as a
             query's last run finished.
         on_run: Called after each run, with its transcript.
         provenance: What produced the runs, for their traces.
         budget: ``--max-cost-usd``: each run starts only when it lets it; once it does not, no
-            run starts any more (a query whose runs are not all made has no result).
+            run starts any more (a query whose plan is not through has no result).
 
     Returns:
         Per suite, one result per variant.
     """
+    plan_of = plan or (lambda suite: plan_for(None, suite.repetitions))
+    judged = judged_variants(variants)
+    labels = tuple(variant.label for variant in variants)
     with tempfile.TemporaryDirectory(prefix="skilltest-descriptions-") as tmp:
         skills: dict[tuple[int, int], Skill] = {}
         for s, suite in enumerate(suites):
@@ -291,30 +315,37 @@ async def run_triggers(
                     if description is not None
                     else suite.skill
                 )
-        queue: list[_Job] = [
-            _Job(s, v, q, rep)
+        planned = [
+            QueryPlan(s, q, plan_of(suite))
             for s, suite in enumerate(suites)
             for q in range(len(suite.queries))
-            for rep in range(suite.repetitions)
-            for v in range(len(variants))
         ]
-        queue.reverse()
-        runs: dict[tuple[int, int, int], list[TriggerRun]] = {}
+        results: dict[tuple[int, int, int], QueryResult] = {}
 
-        async def one(job: _Job) -> None:
-            suite = suites[job.suite]
-            query = suite.queries[job.query]
-            skill = skills[job.suite, job.variant]
+        def estimate(item: QueryPlan, label: str) -> float:
+            from skilltest.triggers.estimates import run_estimate
+
+            suite = suites[item.suite]
+            description = skills[item.suite, labels.index(label)].description
+            return run_estimate(suite, suite.queries[item.query], description).usd
+
+        def admit(item: QueryPlan, label: str, rep: int) -> bool:
+            return budget is None or budget.start(estimate(item, label))
+
+        async def one(item: QueryPlan, label: str, rep: int) -> tuple[int, TriggerRun]:
+            v = labels.index(label)
+            suite = suites[item.suite]
+            query = suite.queries[item.query]
+            skill = skills[item.suite, v]
             folder = output_dir or suite.path.parent / DEFAULT_OUTPUT_FOLDER
-            label = variants[job.variant].label
             request, watch = trigger_request(
                 suite,
                 query,
                 skill,
-                job.rep,
+                rep,
                 variant=label,
                 output_dir=folder if label == CURRENT.label else folder / label,
-                calls=Path(tmp) / f"calls-{job.suite}-{job.variant}-{job.query}-{job.rep}.txt",
+                calls=Path(tmp) / f"calls-{item.suite}-{v}-{item.query}-{rep}.txt",
             )
             try:
                 outcome = await runner.run(request)
@@ -325,7 +356,7 @@ async def run_triggers(
                 usage = outcome.transcript.usage
                 model = next(iter(outcome.transcript.api_models), None) or suite.model
                 budget.finish(
-                    estimate(job),
+                    estimate(item, label),
                     run_cost(
                         outcome.transcript.cost_usd,
                         model or DEFAULT_CLI_MODEL,
@@ -335,7 +366,7 @@ async def run_triggers(
                         cache_read=usage.cache_read_input_tokens,
                     ),
                 )
-            run = trigger_run(job.rep, watch, outcome)
+            run = trigger_run(rep, watch, outcome)
             run = _with_trace(
                 suite,
                 query,
@@ -348,32 +379,37 @@ async def run_triggers(
             )
             if on_run is not None:
                 on_run(run, outcome.transcript)
-            key = (job.suite, job.variant, job.query)
-            done = runs.setdefault(key, [])
-            done.append(run)
-            if len(done) == suite.repetitions and on_result is not None:
-                on_result(*key, _query_result(suite, query, done))
+            return v, run
 
-        def estimate(job: _Job) -> float:
-            from skilltest.triggers.estimates import run_estimate
+        def judge(
+            item: QueryPlan, records: Sequence[tuple[int, TriggerRun]], v: int
+        ) -> QueryResult:
+            suite = suites[item.suite]
+            return query_result(
+                suite,
+                suite.queries[item.query],
+                [run for variant, run in records if variant == v],
+                item.repetitions,
+            )
 
-            suite = suites[job.suite]
-            description = skills[job.suite, job.variant].description
-            return run_estimate(suite, suite.queries[job.query], description).usd
+        def decided(item: QueryPlan, records: Sequence[tuple[int, TriggerRun]], k: int) -> bool:
+            return all(judge(item, records, v).verdict in DECIDED for v in judged)
 
-        async def worker() -> None:
-            while queue:
-                job = queue.pop()
-                if budget is not None and not budget.start(estimate(job)):
-                    queue.clear()
-                    return
-                await one(job)
+        def finished(item: QueryPlan, records: list[tuple[int, TriggerRun]], k: int) -> None:
+            for v in range(len(variants)):
+                result = judge(item, records, v)
+                results[item.suite, v, item.query] = result
+                if on_result is not None:
+                    on_result(item.suite, v, item.query, result)
 
-        await run_workers(worker, jobs=jobs, runs=len(queue))
-        results = {
-            key: _query_result(suites[key[0]], suites[key[0]].queries[key[2]], done)
-            for key, done in runs.items()
-        }
+        await run_rounds(
+            [Scheduled(item, item.repetitions, labels) for item in planned],
+            workers=jobs,
+            run=one,
+            decided=decided,
+            finished=finished,
+            admit=admit if budget is not None else None,
+        )
         return assemble(suites, variants, results)
 
 
@@ -437,7 +473,16 @@ def _with_trace(
     return run if path is None else replace(run, trace=str(path))
 
 
-def _query_result(suite: TriggerSuite, query: TriggerQuery, runs: list[TriggerRun]) -> QueryResult:
+def query_result(
+    suite: TriggerSuite,
+    query: TriggerQuery,
+    runs: Sequence[TriggerRun],
+    repetitions: Repetitions | None = None,
+) -> QueryResult:
+    """A query's result from its runs (in any order) and the plan they came from."""
     return QueryResult(
-        query=query, runs=tuple(sorted(runs, key=lambda r: r.rep)), threshold=suite.threshold
+        query=query,
+        runs=tuple(sorted(runs, key=lambda r: r.rep)),
+        threshold=suite.threshold,
+        repetitions=repetitions,
     )

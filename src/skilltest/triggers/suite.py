@@ -1,8 +1,9 @@
 """Trigger suites: YAML validated once by ``triggers.schema.json``, then typed.
 
 A trigger suite names one skill and lists user messages (*queries*), each with whether the skill
-should fire for it. Each query runs K times through the real ``claude`` CLI with the skill (and
-any distractor skills) installed; nothing else is scored.
+should fire for it. Each query runs K times (or, by default, adaptively until its verdict is
+decided) through the real ``claude`` CLI with the skill (and any distractor skills) installed;
+nothing else is scored.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import model_script_path
 
-DEFAULT_REPETITIONS = 3
-"""Runs per query when neither the suite nor ``-k`` says."""
 DEFAULT_THRESHOLD = 0.5
 """The share of runs that decides a query (see :mod:`skilltest.triggers.verdict`)."""
 DEFAULT_MAX_TOOL_CALLS = 3
@@ -54,8 +53,9 @@ class TriggerSuite:
     """The skill under test."""
     queries: tuple[TriggerQuery, ...]
     """In file order."""
-    repetitions: int = DEFAULT_REPETITIONS
-    """Runs per query (``-k`` already applied)."""
+    repetitions: int | None = None
+    """Runs per query under each description, as the suite (or the ``repetitions`` the loader
+    was given) fixes them; ``None``: adaptive (``-k auto``), unless ``-k`` fixes them."""
     threshold: float = DEFAULT_THRESHOLD
     """The share of scored runs that decides a query."""
     distractors: tuple[Skill, ...] = ()
@@ -96,7 +96,8 @@ def load_trigger_suite(
     Args:
         path: The suite file.
         skills_dir: ``--skills-dir``: the folder holding ``<skill>/SKILL.md``.
-        repetitions: ``-k`` (``--runs-per-query``): runs per query, winning over the suite's.
+        repetitions: Runs per query (``-k``, ``--runs-per-query``), winning over the suite's
+            (``None``: the suite's, else adaptive).
         model: ``--model``, winning over the suite's.
         threshold: ``--trigger-threshold``: the share of runs that decides a query, winning
             over the suite's.
@@ -173,7 +174,7 @@ def load_trigger_suite(
         path=path,
         skill=skill,
         queries=tuple(queries),
-        repetitions=repetitions or int(data.get("repetitions", DEFAULT_REPETITIONS)),
+        repetitions=repetitions or data.get("repetitions"),
         threshold=threshold
         if threshold is not None
         else float(data.get("threshold", DEFAULT_THRESHOLD)),

@@ -1,34 +1,36 @@
 """Judging trigger runs: per query, per suite, and between two descriptions.
 
 **How runs count.** A run ends ``fired``, ``not-fired`` (it ended on its own without the
-skill), ``budget`` (stopped at its tool-call budget), ``timeout`` or ``error`` (it could not run:
-the CLI crashed, the API failed). ``budget`` and ``timeout`` runs are *scored as not fired*: the
-agent had its chances and did not use the skill. They are still shown as such in each row, the
-summary and the results file, so that a too-small budget is visible, never a silent "did not
+skill), ``budget`` (stopped at its tool-call budget), ``timeout`` (its time limit cut it off
+while a tool call the agent made was still running) or ``error`` (it could not run: the CLI
+crashed, the API failed, or the time limit fell while the run waited on the model API or the
+CLI itself). ``budget`` and ``timeout`` runs are *scored as not fired*: the agent had its chances
+and did not use the skill. They are still shown as such in each row, the summary and the results
+file, so that a too-small budget or a command that hangs is visible, never a silent "did not
 fire". ``error`` runs are *unscored*: left out of every rate. A query with fewer than half of its
 runs scored is an ``error``, as in the other layers.
 
-**Per query.** The firing rate is fired / scored runs, with its Wilson interval. A
-should-trigger query *passes* when the rate is at least ``threshold``; a should-not query passes
-when the rate is below it. The observed rate decides, not the interval: K is small and the
-interval is shown beside the rate for the reader to weigh.
-
-**Interval verdict.** Beside it, each query has a ``verdict`` read from the exact
-Clopper-Pearson interval of its firing rate (:func:`interval_verdict`): ``pass`` when the
-interval lies wholly on the expected side of ``threshold`` (at or above it for a should-trigger
-query, below it for a should-not one), ``fail`` when it lies wholly on the other side, and
-``inconclusive`` while it straddles the threshold. Each bound is one-sided at 2.5%, as in the
-other layers: a ``pass`` (or a ``fail``) is wrong at most 2.5% of the time. Under an adaptive
-plan (:class:`~skilltest.repetitions.Repetitions`) each look reads its bounds at the level the
-plan spends there, so the 2.5% holds over every look together. At K=3 and threshold 0.5 even
-3 of 3 is ``inconclusive`` (its lower bound is 0.29): a claim needs about 6 runs.
+**Per query.** The firing rate is fired / scored runs, with its exact Clopper-Pearson interval;
+the query's ``verdict`` is read from that interval against the suite's ``threshold``
+(:func:`interval_verdict`): ``pass`` when it lies wholly on the expected side (at or above the
+threshold for a should-trigger query, below it for a should-not one), ``fail`` when it lies
+wholly on the other side, and ``inconclusive`` while it straddles the threshold. Each bound is
+one-sided at 2.5%, as in the other layers: a ``pass`` (or a ``fail``) is wrong at most 2.5% of
+the time. Under an adaptive plan (:class:`~skilltest.repetitions.Repetitions`, ``-k auto``) the
+query runs until its verdict is decided or the plan's ``max_k``, and each look reads its bounds
+at the level the plan spends there, so the 2.5% holds over every look together. At threshold 0.5
+even 3 of 3 is ``inconclusive`` (its lower bound is 0.29): a claim needs 6 runs at a fixed K,
+and 8 under ``-k auto`` (3 to 20). A query *passes* when its verdict is ``pass``; a failing
+should-trigger query is a ``miss``, a failing should-not query a ``false-trigger``
+(:attr:`QueryResult.result`).
 
 **Per suite.** Counts are per run (every scored run is one trial): TP = fired runs of
 should-trigger queries, FN = their other scored runs, FP = fired runs of should-not queries, TN =
 their other scored runs. Precision = TP / (TP + FP), recall = TP / (TP + FN), accuracy = (TP +
-TN) / scored runs, each with the Wilson interval of that count. Runs of one query are not
-independent trials of the description (the query is the same), so these intervals are narrower
-than the truth when K is large and the queries few; more queries help more than more runs.
+TN) / scored runs, each with the Wilson interval of that count (figures shown, not decided on).
+Runs of one query are not independent trials of the description (the query is the same), so
+these intervals are narrower than the truth when K is large and the queries few; more queries
+help more than more runs.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from skilltest.stats import (
     Interval,
     clopper_pearson,
     exact_difference,
+    level,
     most_extreme_rate,
     wilson,
 )
@@ -134,12 +137,56 @@ def _shortened(value: Any) -> Any:
 
 
 def firing_rate(fired: int, scored: int) -> Interval:
-    """A query's firing rate with its Wilson interval (empty without scored runs)."""
-    return wilson(fired, scored)
+    """A query's firing rate with its exact 95% Clopper-Pearson interval (empty without scored
+    runs)."""
+    return clopper_pearson(fired, scored)
 
 
-PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
-"""What :func:`interval_verdict` says of a query."""
+PASS, FAIL, INCONCLUSIVE, ERROR_VERDICT = "pass", "fail", "inconclusive", "error"
+"""What :func:`interval_verdict` (and :attr:`QueryResult.verdict`) says of a query."""
+DECIDED = frozenset({PASS, FAIL, ERROR_VERDICT})
+"""Verdicts that end a query's adaptive repetitions."""
+
+
+def rate_levels(
+    threshold: float, k: int, repetitions: Repetitions | None = None
+) -> tuple[float, float]:
+    """The two-sided levels a query's bounds are read at after ``k`` runs: the lower bound's
+    (the claim "at or above ``threshold``") and the upper bound's ("below it"); 95% each at a
+    fixed K, the share an adaptive plan spends at that look otherwise."""
+    if repetitions is None or not repetitions.adaptive:
+        return CONFIDENCE, CONFIDENCE
+    # "at or above threshold" is false when the rate is below it: n of n has a chance of at
+    # most threshold ** n then; "below" mirrors it.
+    above = repetitions.confidence_at(k, lambda n: most_extreme_rate(threshold, n))
+    below = repetitions.confidence_at(k, lambda n: most_extreme_rate(1 - threshold, n))
+    return above, below
+
+
+def decisive_rate(
+    fired: int,
+    scored: int,
+    threshold: float,
+    repetitions: Repetitions | None = None,
+    k: int | None = None,
+) -> Interval:
+    """The firing rate with the exact interval its verdict reads: the Clopper-Pearson lower
+    bound at the level of "at or above ``threshold``", the upper bound at the level of "below
+    it" (see :func:`rate_levels`); empty without scored runs.
+
+    Args:
+        fired: Runs that fired.
+        scored: Runs that count in the rate.
+        threshold: The share of runs that decides the query.
+        repetitions: The plan the runs came from (``None``: a fixed K, read at 95%).
+        k: Runs taken at the look (scored or not; default ``scored``).
+    """
+    if scored <= 0:
+        return EMPTY
+    above, below = rate_levels(threshold, k if k is not None else scored, repetitions)
+    low = clopper_pearson(fired, scored, above).low
+    high = clopper_pearson(fired, scored, below).high
+    return Interval(fired / scored, low, high)
 
 
 def interval_verdict(
@@ -148,6 +195,7 @@ def interval_verdict(
     threshold: float,
     should_trigger: bool,
     repetitions: Repetitions | None = None,
+    k: int | None = None,
 ) -> str:
     """``pass``, ``fail`` or ``inconclusive`` from the exact interval of the firing rate.
 
@@ -157,22 +205,29 @@ def interval_verdict(
         threshold: The share of runs that decides the query.
         should_trigger: Whether the skill should fire for the query.
         repetitions: The plan the runs came from: an adaptive plan reads each bound at the
-            level it spends after ``scored`` runs; ``None`` or a fixed K reads 95% intervals.
+            level it spends at the look after ``k`` runs; ``None`` or a fixed K reads 95%
+            intervals.
+        k: Runs taken at the look, unscored ones included (default ``scored``).
     """
-    above, below = CONFIDENCE, CONFIDENCE
-    if repetitions is not None and repetitions.adaptive:
-        # "at or above threshold" is false when the rate is below it: n of n has a chance of
-        # at most threshold ** n then; "below" mirrors it.
-        above = repetitions.confidence_at(scored, lambda n: most_extreme_rate(threshold, n))
-        below = repetitions.confidence_at(scored, lambda n: most_extreme_rate(1 - threshold, n))
-    low = clopper_pearson(fired, scored, above).low
-    high = clopper_pearson(fired, scored, below).high
-    assert low is not None and high is not None
-    at_or_above = round(low, DIGITS) >= threshold
-    wholly_below = round(high, DIGITS) < threshold
+    rate = decisive_rate(fired, scored, threshold, repetitions, k)
+    assert rate.low is not None and rate.high is not None
+    at_or_above = round(rate.low, DIGITS) >= threshold
+    wholly_below = round(rate.high, DIGITS) < threshold
     if should_trigger:
         return PASS if at_or_above else FAIL if wholly_below else INCONCLUSIVE
     return PASS if wholly_below else FAIL if at_or_above else INCONCLUSIVE
+
+
+def runs_needed(fired: int, scored: int, threshold: float, should_trigger: bool) -> int | None:
+    """About how many runs would likely decide an inconclusive query at 95%, if its firing
+    rate stayed as it is; ``None`` when not within the projection's limit."""
+    from skilltest.scenarios.verdict import runs_to_decide
+
+    def decides(n: int) -> bool:
+        projected = round(n * fired / scored) if scored else 0
+        return interval_verdict(projected, n, threshold, should_trigger) != INCONCLUSIVE
+
+    return runs_to_decide(decides, scored)
 
 
 @dataclass(frozen=True)
@@ -202,14 +257,30 @@ class QueryResult:
         return sum(run.scored for run in self.runs)
 
     @property
+    def k(self) -> int:
+        """Runs taken, scored or not."""
+        return len(self.runs)
+
+    @property
     def endings(self) -> Counter[str]:
         """How many runs ended each way."""
         return Counter(run.ended for run in self.runs)
 
     @property
+    def levels(self) -> tuple[float, float]:
+        """The levels of the rate's lower and upper bounds (:func:`rate_levels`)."""
+        return rate_levels(self.threshold, self.k, self.repetitions)
+
+    @property
+    def confidence(self) -> float:
+        """The two-sided level the rate's interval holds at least (95% at a fixed K)."""
+        return min(self.levels)
+
+    @property
     def rate(self) -> Interval:
-        """The firing rate with its Wilson interval (empty without scored runs)."""
-        return firing_rate(self.fired, self.scored)
+        """The firing rate with the exact interval the verdict reads (empty without scored
+        runs)."""
+        return decisive_rate(self.fired, self.scored, self.threshold, self.repetitions, self.k)
 
     @property
     def error(self) -> bool:
@@ -217,31 +288,73 @@ class QueryResult:
         return self.scored * 2 < len(self.runs) or self.scored == 0
 
     @property
-    def passed(self) -> bool:
-        """Whether the query behaved as expected (see the module docstring)."""
-        if self.error:
-            return False
-        rate = round(self.fired / self.scored, DIGITS)
-        return rate >= self.threshold if self.query.should_trigger else rate < self.threshold
-
-    @property
-    def result(self) -> str:
-        """``pass``, ``miss`` (should fire, did not), ``false-trigger`` or ``error``."""
-        if self.error:
-            return "error"
-        if self.passed:
-            return "pass"
-        return "miss" if self.query.should_trigger else "false-trigger"
-
-    @property
     def verdict(self) -> str:
         """``pass``, ``fail`` or ``inconclusive`` from the exact interval of the firing rate
         (see the module docstring); ``error`` when the query cannot be judged."""
         if self.error:
-            return "error"
+            return ERROR_VERDICT
         return interval_verdict(
-            self.fired, self.scored, self.threshold, self.query.should_trigger, self.repetitions
+            self.fired,
+            self.scored,
+            self.threshold,
+            self.query.should_trigger,
+            self.repetitions,
+            self.k,
         )
+
+    @property
+    def passed(self) -> bool:
+        """Whether the query's verdict is ``pass``."""
+        return self.verdict == PASS
+
+    @property
+    def inconclusive(self) -> bool:
+        """Whether more runs are needed before the query can pass or fail."""
+        return self.verdict == INCONCLUSIVE
+
+    @property
+    def result(self) -> str:
+        """``pass``, ``miss`` (should fire, credibly does not often enough), ``false-trigger``
+        (should not, credibly does too often), ``inconclusive`` or ``error``."""
+        verdict = self.verdict
+        if verdict != FAIL:
+            return verdict
+        return "miss" if self.query.should_trigger else "false-trigger"
+
+    @property
+    def runs_to_decide(self) -> int | None:
+        """For an inconclusive query: about how many runs would likely decide it at 95%."""
+        if not self.inconclusive:
+            return None
+        return runs_needed(self.fired, self.scored, self.threshold, self.query.should_trigger)
+
+    @property
+    def reason(self) -> str | None:
+        """Why the query fails, errors or is inconclusive; ``None`` when it passes."""
+        verdict = self.verdict
+        if verdict == PASS:
+            return None
+        if verdict == ERROR_VERDICT:
+            first = next((run.reason for run in self.runs if run.ended == "error"), None)
+            return f"only {self.scored} of {self.k} runs scored, fewer than half" + (
+                f" ({first})" if first else ""
+            )
+        rate = self.rate
+        assert rate.low is not None and rate.high is not None
+        shown = (
+            f"fired in {self.fired}/{self.scored} scored runs: the {level(self.confidence)} "
+            f"exact interval of its rate, [{100 * rate.low:.0f}%–{100 * rate.high:.0f}%],"
+        )
+        threshold = f"the threshold {100 * self.threshold:g}%"
+        if verdict == INCONCLUSIVE:
+            needed = self.runs_to_decide
+            return f"{shown} straddles {threshold}; " + (
+                f"about {needed} runs would likely decide it"
+                if needed is not None
+                else "more runs would not decide it if the rate stays as it is"
+            )
+        side = "below" if self.query.should_trigger else "at or above"
+        return f"{shown} lies {side} {threshold}"
 
     def to_dict(self) -> dict[str, Any]:
         """The query as the results file lists it."""
@@ -253,12 +366,17 @@ class QueryResult:
             "fired": self.fired,
             "scored": self.scored,
             "total": len(self.runs),
+            "k": self.k,
+            "repetitions": None if self.repetitions is None else self.repetitions.to_dict(),
             "rate": rate.value,
             "ci_low": rate.low,
             "ci_high": rate.high,
+            "confidence": self.confidence,
+            "verdict": self.verdict,
             "passed": self.passed,
             "result": self.result,
-            "verdict": self.verdict,
+            "reason": self.reason,
+            "runs_to_decide": self.runs_to_decide,
             "ended": {ending: self.endings.get(ending, 0) for ending in ENDINGS},
             "runs": [run.to_dict() for run in self.runs],
             **({} if self.against is None else {"against": self.against.to_dict()}),
@@ -455,16 +573,22 @@ def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Agai
     The delta is always current minus previous, with its exact unconditional interval. A
     should-trigger query improved when it fires more; a should-not query improved when it fires
     less, so its verdict reads the delta with the sign turned (previous minus current) against
-    the same band as the other layers.
+    the same band as the other layers. Under ``-k auto`` each bound is read at the level the
+    look spends on its claim, as the scenario layer reads its revision comparisons.
     """
+    from skilltest.scenarios.verdict import pass_interval
+
     if current.scored == 0 or previous.scored == 0:
         return Against(ref, EMPTY, ERROR)
-    delta = exact_difference(current.fired, current.scored, previous.fired, previous.scored)
-    better = (
-        delta
-        if current.query.should_trigger
-        else exact_difference(previous.fired, previous.scored, current.fired, current.scored)
-    )
+    now, before = (current.fired, current.scored), (previous.fired, previous.scored)
+    k = max(current.k, previous.k)
+    plan = current.repetitions or Repetitions(max(1, k))
+    if current.query.should_trigger:
+        delta = better = pass_interval(*now, *before, plan, k, MIN_DELTA)
+    else:
+        better = pass_interval(*before, *now, plan, k, MIN_DELTA)
+        assert better.value is not None and better.low is not None and better.high is not None
+        delta = Interval(-better.value, -better.high, -better.low)
     return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))
 
 

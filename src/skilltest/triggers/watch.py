@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from skilltest.transcript.model import call_argument
 from skilltest.triggers.hook import fires
 
 Ended = Literal["fired", "not-fired", "budget", "timeout", "error"]
@@ -45,18 +46,7 @@ class SeenCall:
 
     def short(self, width: int = 60) -> str:
         """``Bash(ls -la)``, ``Skill(lgtm)``: the call in one short line."""
-        value = next(
-            (
-                self.input[key]
-                for key in ("skill", "command", "file_path", "pattern", "prompt", "url")
-                if isinstance(self.input.get(key), str)
-            ),
-            None,
-        )
-        shown = " ".join(str(value).split()) if value is not None else ""
-        if len(shown) > width:
-            shown = shown[: width - 1] + "…"
-        return f"{self.name}({shown})"
+        return f"{self.name}({call_argument(dict(self.input), width)})"
 
 
 @dataclass

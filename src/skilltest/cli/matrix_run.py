@@ -1,0 +1,140 @@
+"""``--models``: a layer's suites run in each cell of a matrix, from options to exit code.
+
+``skilltest pressure`` and ``skilltest scenarios`` hand their options here when ``--models``
+is given; each cell runs as the command would run it alone, and the command prints the
+scenario x cell table instead of one run's table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from skilltest.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_CANARY,
+    EXIT_FAILED,
+    EXIT_MAX_COST,
+    EXIT_OK,
+    interrupted_exit_code,
+)
+from skilltest.cli.display import Display
+
+
+def add_matrix_option(parser: argparse.ArgumentParser, *, cli: bool = False) -> None:
+    """``--models A,B``; with ``cli`` (a layer that runs the claude CLI) also
+    ``--claude-versions A,B``."""
+    parser.add_argument(
+        "--models",
+        metavar="M,M",
+        help="run every scenario once per model (a matrix of cells, model=M each), and print "
+        "the verdicts and lifts side by side; one results file holds every cell's",
+    )
+    if cli:
+        parser.add_argument(
+            "--claude-versions",
+            metavar="V,V",
+            help="run every scenario once per Claude Code version (cells claude=V, each "
+            "installed by skilltest setup --claude-version V), and say per scenario whether "
+            "the with-skill and without-skill pass rates changed between them",
+        )
+
+
+def matrix_asked(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for a matrix (``--models``, ``--claude-versions``)."""
+    return args.models is not None or getattr(args, "claude_versions", None) is not None
+
+
+def refuse_rescore(args: argparse.Namespace) -> None:
+    """``--rescore`` scores one run's transcripts again: refused beside a matrix.
+
+    Raises:
+        InputError: ``--models`` or ``--claude-versions`` with ``--rescore``.
+    """
+    if matrix_asked(args):
+        from skilltest.errors import InputError
+
+        raise InputError(
+            "--rescore scores one run's kept transcripts again, not a matrix",
+            location="--models" if args.models is not None else "--claude-versions",
+            fix="leave --models and --claude-versions out, and rescore each cell's transcripts "
+            "folder on its own",
+        )
+
+
+def run_matrix(
+    options: Any,
+    args: argparse.Namespace,
+    *,
+    label: str,
+    notes: Sequence[str] = (),
+    noun: str = "scenarios",
+) -> int:
+    """Runs ``options`` across the matrix ``args`` names and returns the command's exit code.
+
+    Raises:
+        InputError: bad input (an axis, an option a matrix cannot take, a suite).
+    """
+    from skilltest import matrix
+    from skilltest.errors import InputError
+    from skilltest.matrix.axes import CLAUDE, MODEL
+    from skilltest.matrix.report import render_terminal
+
+    axes = []
+    if args.models is not None:
+        axes.append(matrix.axis_values(args.models, axis=MODEL, option="--models"))
+    if getattr(args, "claude_versions", None) is not None:
+        axes.append(
+            matrix.axis_values(args.claude_versions, axis=CLAUDE, option="--claude-versions")
+        )
+    if getattr(args, "dry_run", False):
+        from skilltest.matrix.report import render_estimate
+
+        per_cell = [(cell.id, each) for cell, each in matrix.estimate(options, axes)]
+        print(render_estimate(per_cell, noun=noun, notes=notes))
+        return EXIT_OK
+    display = Display(label)
+    try:
+        results = matrix.run(options, axes, observer=display)
+    except KeyboardInterrupt as exc:
+        if display.partial is None:
+            raise  # before any run: nothing was kept
+        print(render_terminal(display.partial.to_document()))
+        kept = options.outputs.results
+        cells = display.partial.cells
+        finished = sum(1 for entry in cells if not entry.results.interrupted)
+        said = f"{finished} of {len(display.partial.plan.cells)} cell(s) finished"
+        if cells and cells[-1].results.interrupted:
+            said += f", {cells[-1].cell.id} in part"
+        print(
+            f"skilltest: interrupted; {said}"
+            + (f"; kept in {kept} (marked incomplete)" if kept else ""),
+            file=sys.stderr,
+        )
+        return interrupted_exit_code(exc)
+    print(render_terminal(results.to_document()))
+    cells = [entry.results for entry in results.cells]
+    written = sum(cell.cassettes_written for cell in cells)
+    if written:
+        folder = getattr(options, "record", None) or getattr(options, "replay", None)
+        print(f"{written} cassette(s) written under {folder}, a folder per cell")
+    if any(cell.misses for cell in cells):
+        from skilltest.flow.tape import miss_summary
+
+        print(miss_summary(sum(len(cell.misses) for cell in cells)))
+        return EXIT_BAD_INPUT
+    bad = next((cell.bad_input for cell in cells if getattr(cell, "bad_input", None)), None)
+    if bad:
+        if isinstance(bad, str):
+            raise InputError(bad)
+        return EXIT_BAD_INPUT
+    if results.stopped:
+        assert results.spent is not None
+        print(f"stopped, results incomplete: {results.spent['reason']}")
+        return EXIT_MAX_COST
+    canaries = [getattr(cell, "canary", None) for cell in cells]
+    if any(canary is not None and not canary.meaningful for canary in canaries):
+        return EXIT_CANARY
+    return EXIT_FAILED if results.failed else EXIT_OK

@@ -1,0 +1,315 @@
+"""Comparisons across cells: does the skill's lift differ between two models? Pure.
+
+For each scenario and each pair of cells that differ on one axis only (two models, everything
+else the same), the difference of lifts ``(pA1 - pB1) - (pA2 - pB2)`` (with-skill minus
+without-skill pass rate in cell 1, minus the same in cell 2) gets an interval from the two
+cells' exact lift intervals, combined by Bonferroni: with fixed K, each lift's exact
+unconditional interval at level ``1 - alpha/2`` (97.5% for a 95% statement), and the difference
+lies in ``[low1 - high2, high1 - low2]`` unless one of the two lifts missed, which happens at most
+``alpha`` of the time, at most ``alpha/2`` on each side. Under ``-k auto`` (where the counts
+came from a stopping rule, so an interval computed afresh from them would not keep its level),
+the intervals the cells' own verdicts read are combined as they are, and the statement's level
+is ``1 - (alpha1 + alpha2)``. docs/statistics.md says why; ``scripts/bench_lift_difference.py``
+checks the error rate by exact enumeration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skilltest.stats import CONFIDENCE, DIGITS, EMPTY, Interval, exact_difference
+
+HELPS = frozenset({"steers", "improved"})
+"""Verdicts that say the skill helps in a cell."""
+NOT_NEEDED = frozenset({"not-red"})
+"""Verdicts that say the baseline already passes in a cell: the skill is not needed there."""
+
+DIFFERS = "differs"
+"""The difference of lifts is credibly not 0."""
+NOT_SHOWN = "no difference shown"
+"""The interval holds 0: the runs do not show the lifts differ (they may still)."""
+
+
+@dataclass(frozen=True)
+class Arms:
+    """A scenario's counts in one cell, as its verdict read them."""
+
+    with_passed: int
+    """With-skill runs that passed."""
+    with_runs: int
+    """With-skill runs judged."""
+    base_passed: int
+    """Without-skill runs that passed (a pressure baseline passes when it is not RED)."""
+    base_runs: int
+    """Without-skill runs judged."""
+    lift: Interval
+    """The lift's interval the cell's verdict read."""
+    confidence: float
+    """That interval's two-sided level."""
+    adaptive: bool
+    """The scenario ran with ``-k auto``: its counts came from a stopping rule."""
+    verdict: str
+    """The scenario's verdict in the cell."""
+
+
+def arms_of(layer: str, scenario: Mapping[str, Any]) -> Arms | None:
+    """A scenario's counts in a cell's results document; ``None`` without a baseline or a
+    lift (skill-only runs, errors)."""
+    with_arm, base = scenario.get("with_skill") or {}, scenario.get("without_skill") or {}
+    if layer == "pressure":
+        counts = (
+            with_arm.get("passed"),
+            with_arm.get("runs"),
+            None if base.get("red") is None else base["runs"] - base["red"],
+            base.get("runs"),
+        )
+        bounds, value = scenario.get("lift_ci"), scenario.get("lift")
+    else:
+        counts = (
+            with_arm.get("passes"),
+            with_arm.get("scored"),
+            base.get("passes"),
+            base.get("scored"),
+        )
+        bounds, value = scenario.get("pass_delta_ci"), scenario.get("pass_delta")
+    if any(not isinstance(count, int) for count in counts) or not bounds or value is None:
+        return None
+    with_passed, with_runs, base_passed, base_runs = (int(count) for count in counts)  # type: ignore[arg-type]
+    if min(with_runs, base_runs) <= 0:
+        return None
+    repetitions = scenario.get("repetitions") or {}
+    return Arms(
+        with_passed,
+        with_runs,
+        base_passed,
+        base_runs,
+        Interval(float(value), float(bounds[0]), float(bounds[1])),
+        float(scenario.get("confidence") or CONFIDENCE),
+        repetitions.get("mode") == "auto",
+        str(scenario.get("verdict")),
+    )
+
+
+def difference_of_lifts(
+    first: Arms, second: Arms, confidence: float = CONFIDENCE
+) -> tuple[Interval, float]:
+    """The lift in ``first`` minus the lift in ``second``, with its interval and that
+    interval's level (see the module docstring): ``confidence`` with fixed K, ``1 - (alpha1 +
+    alpha2)`` of the cells' own intervals under ``-k auto``."""
+    if first.adaptive or second.adaptive:
+        one, two = first.lift, second.lift
+        level = 1 - ((1 - first.confidence) + (1 - second.confidence))
+    else:
+        each = 1 - (1 - confidence) / 2
+        one = exact_difference(
+            first.with_passed, first.with_runs, first.base_passed, first.base_runs, each
+        )
+        two = exact_difference(
+            second.with_passed, second.with_runs, second.base_passed, second.base_runs, each
+        )
+        level = confidence
+    if one.empty or two.empty:
+        return EMPTY, level
+    assert one.value is not None and two.value is not None
+    assert one.low is not None and one.high is not None
+    assert two.low is not None and two.high is not None
+    return (
+        Interval(one.value - two.value, one.low - two.high, one.high - two.low),
+        round(level, DIGITS),
+    )
+
+
+@dataclass(frozen=True)
+class LiftDifference:
+    """How a scenario's lift compares between two cells that differ on one axis."""
+
+    scenario: str
+    """``skill/id``."""
+    axis: str
+    """The axis the two cells differ on (``model``)."""
+    first: str
+    """The first cell's value on it (``haiku``)."""
+    second: str
+    """The second cell's value on it (``opus``)."""
+    cells: tuple[str, str]
+    """The two cells' ids."""
+    difference: Interval
+    """Lift in the first cell minus lift in the second, with its interval."""
+    confidence: float
+    """The interval's two-sided level."""
+    verdict: str
+    """:data:`DIFFERS` or :data:`NOT_SHOWN`."""
+    reading: str
+    """What the two cells' verdicts say together: ``helps haiku, not needed on opus``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison as the results file keeps it."""
+        return {
+            "scenario": self.scenario,
+            "axis": self.axis,
+            "first": self.first,
+            "second": self.second,
+            "cells": list(self.cells),
+            "difference": self.difference.value,
+            "difference_ci": [self.difference.low, self.difference.high],
+            "confidence": self.confidence,
+            "verdict": self.verdict,
+            "reading": self.reading,
+        }
+
+
+def reading(first: str, one: str, second: str, two: str) -> str:
+    """What two cells' verdicts say together: ``helps haiku, not needed on opus``."""
+
+    def said(value: str, verdict: str) -> str:
+        if verdict in HELPS:
+            return f"helps {value}"
+        if verdict in NOT_NEEDED:
+            return f"not needed on {value} (its baseline passes)"
+        return f"{verdict} on {value}"
+
+    return f"{said(first, one)}, {said(second, two)}"
+
+
+def _pairs(
+    cells: Sequence[Mapping[str, Any]], axis: str
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any], list[tuple[str, Any, Any]]]]:
+    """Each pair of cells that differ on ``axis`` only, in the plan's order, with the
+    scenarios both ran: ``(name, scenario in the first, scenario in the second)``."""
+    found = []
+    for i, one in enumerate(cells):
+        for two in cells[i + 1 :]:
+            values_one, values_two = one["values"], two["values"]
+            differing = [name for name in values_one if values_one[name] != values_two.get(name)]
+            if differing != [axis]:
+                continue
+            scenarios_two = {
+                f"{s.get('skill')}/{s.get('id')}": s for s in two["results"].get("scenarios") or []
+            }
+            both = []
+            for scenario in one["results"].get("scenarios") or []:
+                name = f"{scenario.get('skill')}/{scenario.get('id')}"
+                if name in scenarios_two:
+                    both.append((name, scenario, scenarios_two[name]))
+            found.append((one, two, both))
+    return found
+
+
+def compare_cells(
+    layer: str, cells: Sequence[Mapping[str, Any]], axis: str = "model"
+) -> list[LiftDifference]:
+    """Every scenario's difference of lifts between each pair of cells that differ on ``axis``
+    only (the model), in the plan's order. ``cells`` are a matrix file's ``cells`` entries."""
+    found = []
+    for one, two, both in _pairs(cells, axis):
+        values_one, values_two = one["values"], two["values"]
+        for name, scenario, other in both:
+            first, second = arms_of(layer, scenario), arms_of(layer, other)
+            if first is None or second is None:
+                continue
+            difference, level = difference_of_lifts(first, second)
+            if difference.empty:
+                continue
+            assert difference.low is not None and difference.high is not None
+            credible = round(difference.low, DIGITS) > 0 or round(difference.high, DIGITS) < 0
+            found.append(
+                LiftDifference(
+                    name,
+                    axis,
+                    values_one[axis],
+                    values_two[axis],
+                    (one["id"], two["id"]),
+                    difference,
+                    level,
+                    DIFFERS if credible else NOT_SHOWN,
+                    reading(values_one[axis], first.verdict, values_two[axis], second.verdict),
+                )
+            )
+    return found
+
+
+SAME = "same"
+"""A pass rate that credibly did not move: its change lies within the neutral band."""
+
+
+@dataclass(frozen=True)
+class ArmChange:
+    """How one arm's pass rate moved between two CLI versions (the second minus the first)."""
+
+    scenario: str
+    """``skill/id``."""
+    arm: str
+    """``with_skill`` or ``without_skill``."""
+    first: str
+    """The first cell's CLI version."""
+    second: str
+    """The second cell's CLI version."""
+    cells: tuple[str, str]
+    """The two cells' ids."""
+    change: Interval
+    """Pass rate under the second version minus under the first, with its exact interval."""
+    verdict: str
+    """``improved``, ``regressed``, :data:`SAME` or ``inconclusive`` (the rules of a delta)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The change as the results file keeps it."""
+        return {
+            "scenario": self.scenario,
+            "arm": self.arm,
+            "first": self.first,
+            "second": self.second,
+            "cells": list(self.cells),
+            "change": self.change.value,
+            "change_ci": [self.change.low, self.change.high],
+            "verdict": self.verdict,
+        }
+
+
+def compare_versions(
+    layer: str, cells: Sequence[Mapping[str, Any]], axis: str = "claude"
+) -> list[ArmChange]:
+    """For each pair of cells that differ in the CLI version only, each scenario's with-skill
+    and without-skill pass rates under the second version minus under the first: the exact
+    interval at 95% and the verdict a delta gets (the neutral band [-0.05, +0.05] is
+    ``same``). Swapping the versions mirrors each interval and verdict."""
+    from skilltest.decision import MIN_DELTA, Verdict, delta_verdict
+
+    found = []
+    for one, two, both in _pairs(cells, axis):
+        for name, scenario, other in both:
+            first, second = arms_of(layer, scenario), arms_of(layer, other)
+            if first is None or second is None:
+                continue
+            arms = (
+                (
+                    "with_skill",
+                    first.with_passed,
+                    first.with_runs,
+                    second.with_passed,
+                    second.with_runs,
+                ),
+                (
+                    "without_skill",
+                    first.base_passed,
+                    first.base_runs,
+                    second.base_passed,
+                    second.base_runs,
+                ),
+            )
+            for arm, passed_before, runs_before, passed_after, runs_after in arms:
+                change = exact_difference(passed_after, runs_after, passed_before, runs_before)
+                verdict = delta_verdict(change, MIN_DELTA)
+                found.append(
+                    ArmChange(
+                        name,
+                        arm,
+                        one["values"][axis],
+                        two["values"][axis],
+                        (one["id"], two["id"]),
+                        change,
+                        SAME if verdict == Verdict.NEUTRAL else verdict.value,
+                    )
+                )
+    return found
