@@ -78,7 +78,7 @@ def test_results_file_has_the_documented_shape_and_reads_back(verdicts, tmp_path
     data = read_results(path, "scenarios")
     assert data == json.loads(json.dumps(document))
     assert (data["schema_version"], data["layer"], data["claude_version"]) == (
-        3,
+        4,
         "scenarios",
         "2.1.328",
     )

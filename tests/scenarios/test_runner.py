@@ -85,22 +85,22 @@ def test_each_run_gets_a_fresh_home_and_workdir_that_are_removed(runner, suite, 
     assert argv[-2:] == ["--", "echo"]
 
 
-def test_a_timeout_cuts_the_agent_short_and_the_run_is_unscored(runner, suite, tmp_path):
+def test_a_timeout_in_the_agents_own_command_is_a_scored_failing_run(runner, suite, tmp_path):
+    # The limit fell while the agent's own Bash call ran: the hang is the agent's, so the run is
+    # scored (and fails), its reason naming the call.
     outcome = run(runner, suite, "hang", Arm.WITH_SKILL, tmp_path)
-    assert outcome.transcript.error == (
-        "cut short: timed out after 1s after 1 tool calls, before the agent finished "
-        "(score_partial: true scores what it did)"
-    )
+    reason = "cut off after 1 s while its Bash call `sleep` was still running"
+    assert outcome.transcript.error is None
+    assert (outcome.transcript.ended, outcome.transcript.hung) == (reason, reason)
     assert [c.name for c in outcome.transcript.tool_calls] == ["Bash"]
     assert '"tool_use"' in outcome.transcript_path.read_text()
 
 
-def test_score_partial_scores_a_run_cut_short_on_what_it_kept(runner, suite, tmp_path):
+def test_score_partial_does_not_change_a_hang_of_the_agents_own(runner, suite, tmp_path):
     outcome = run(runner, suite, "hang-partial", Arm.WITH_SKILL, tmp_path)
+    reason = "cut off after 1 s while its Bash call `sleep` was still running"
     assert outcome.transcript.error is None
-    assert outcome.transcript.ended == (
-        "timed out after 1s (process group killed; scored on its 1 tool calls)"
-    )
+    assert (outcome.transcript.ended, outcome.transcript.hung) == (reason, reason)
 
 
 def test_a_crash_is_an_unscored_run_with_status_and_stderr(runner, suite, tmp_path):
