@@ -251,3 +251,20 @@ def test_bad_input_exits_2_naming_the_file_and_the_fix(tmp_path, capsys, make, m
     assert status(folder, "--check") == 2
     err = capsys.readouterr().err
     assert err.startswith(message.format(folder=folder)), err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replay"], "usage: skilltest replay [-h] SUBCOMMAND ..."),
+        (
+            ["replay", "status", "cassettes", "--claude-version", "latest"],
+            "skilltest: error: --claude-version: 'latest' is not a Claude Code version\n"
+            "  fix: give a release as npm names it, e.g. 2.1.328",
+        ),
+    ],
+    ids=["no-subcommand", "bad-version"],
+)
+def test_usage_errors_exit_2(scenario_cassettes, capsys, args, message):
+    assert main(args) == 2
+    assert message in capsys.readouterr().err

@@ -118,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(table(statuses)))
     stale = [s for s in statuses if s.stale]
+    if args.json:
+        print(summary(statuses), file=sys.stderr)
     if args.remove_stale and stale:
         for status in stale:
             status.path.unlink(missing_ok=True)
@@ -126,8 +128,6 @@ def run(args: argparse.Namespace) -> int:
             f"again with --replay {directory} --record-missing",
             file=sys.stderr,
         )
-    elif args.json:
-        print(summary(statuses), file=sys.stderr)
     return EXIT_FAILED if args.check and stale else EXIT_OK
 
 
