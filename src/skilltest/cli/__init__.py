@@ -105,6 +105,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "skilltest.cli.gate_cmd",
         "decide whether a skill may ship, from pressure, scenario and trigger results files",
     ),
+    (
+        "replay",
+        "skilltest.cli.replay_cmd",
+        "what a cassette folder holds: when and against what each was recorded, which are stale",
+    ),
     ("show", "skilltest.cli.show_cmd", "a run's trace (.trace.jsonl) as a readable timeline"),
     (
         "setup",

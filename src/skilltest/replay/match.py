@@ -196,9 +196,9 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(parts)
 
 
-def _rules_note(recorded: Sequence[str], now: Sequence[str] | None) -> str:
-    if now is None or list(recorded) == list(now):
-        return ""
+def rule_changes(recorded: Sequence[str], now: Sequence[str]) -> list[str]:
+    """How the rules ``now`` differ from the ``recorded`` ones: ``now also ...``, ``no longer
+    ...``; empty when they hold the same rules (perhaps in another order)."""
     added = [rule for rule in now if rule not in recorded]
     removed = [rule for rule in recorded if rule not in now]
     changes = []
@@ -206,6 +206,13 @@ def _rules_note(recorded: Sequence[str], now: Sequence[str] | None) -> str:
         changes.append(f"now also {', '.join(added)}")
     if removed:
         changes.append(f"no longer {', '.join(removed)}")
+    return changes
+
+
+def _rules_note(recorded: Sequence[str], now: Sequence[str] | None) -> str:
+    if now is None or list(recorded) == list(now):
+        return ""
+    changes = rule_changes(recorded, now)
     return (
         "\n  note: the cassette was recorded under other normalisation rules"
         + (f" ({'; '.join(changes)})" if changes else " (in another order)")
