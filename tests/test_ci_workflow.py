@@ -28,6 +28,7 @@ STEP = {
     "type": "object",
     "properties": {
         "name": {"type": "string"},
+        "id": {"type": "string", "pattern": r"^[a-z][a-z0-9_-]*$"},
         "if": {"type": "string"},
         "uses": {"type": "string", "pattern": r"^[\w.-]+/[\w.-]+@v\d+$"},
         "with": {"type": "object"},
@@ -115,13 +116,33 @@ def test_the_workflow_has_the_shape_the_page_describes():
     upload = next(s for s in shard["steps"] if s.get("uses", "").startswith("actions/upload"))
     assert upload["if"] == "always()"
     assert upload["with"]["name"] == "skilltest-shard-${{ matrix.shard }}"
-    assert merge["needs"] == "shard" and merge["if"] == "always()"
+    assert merge["needs"] == "shard"
+    assert merge["if"] == "always() && github.event_name != 'schedule'"
+    assert shard["if"] == "github.event_name != 'schedule'"
     download = next(s for s in merge["steps"] if s.get("uses", "").startswith("actions/download"))
     assert download["with"]["pattern"] == "skilltest-shard-*"
     runs = [c for s in merge["steps"] if "run" in s for c in commands(s["run"], VALUES)]
     assert [c[1] for c in runs if c[0] == "skilltest"] == ["merge", "report", "gate"]
     report = next(c for c in runs if c[1] == "report")
     assert report[report.index("--markdown") + 1] == VALUES["GITHUB_STEP_SUMMARY"]
+
+
+def test_the_nightly_job_checks_the_cassettes_and_records_the_stale_ones_only_with_a_key():
+    data = workflow()
+    assert [t["cron"] for t in data["on"]["schedule"]] == ["17 3 * * *"]
+    nightly = data["jobs"]["nightly"]
+    assert nightly["if"] == "github.event_name == 'schedule'"
+    steps = {s.get("name"): s for s in nightly["steps"]}
+    status = steps["Which cassettes are stale"]
+    (check,) = [c for c in commands(status["run"], VALUES) if c[0] == "skilltest"]
+    assert check[1:] == ["replay", "status", "tests/cassettes", "--check", "--max-age", "30"]
+    again = steps["Record the stale cassettes again, live"]
+    assert again["if"] == "steps.status.outputs.stale == '1' && env.ANTHROPIC_API_KEY != ''"
+    lines = [c for c in commands(again["run"], VALUES) if c[0] == "skilltest"]
+    assert lines[0][-1] == "--remove-stale"
+    assert ["--replay", "tests/cassettes", "--record-missing"] == lines[1][2:5]
+    fail = steps["Fail while any cassette is stale"]
+    assert fail["if"] == "steps.status.outputs.stale == '1' && env.ANTHROPIC_API_KEY == ''"
 
 
 VALUES = {
@@ -132,6 +153,9 @@ VALUES = {
     "SKILLTEST_INSTALL": "skilltest",
     "GITHUB_STEP_SUMMARY": "summary.md",
     "code": "0",
+    "CASSETTES": "tests/cassettes",
+    "MAX_AGE_DAYS": "30",
+    "env.CASSETTES": "tests/cassettes",
 }
 
 
@@ -139,15 +163,18 @@ def test_every_skilltest_command_line_parses_with_the_real_parser(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     parser = build_parser()
     seen = []
-    for job in workflow()["jobs"].values():
+    for name, job in workflow()["jobs"].items():
         for step in job["steps"]:
             for line in commands(step.get("run", ""), VALUES):
                 args = parser.parse_args(line[1:])  # exits (fails the test) when it does not parse
                 seen.append(args.command)
-                if args.command in ("pressure", "scenarios", "triggers"):
+                if args.command in ("pressure", "scenarios", "triggers") and name != "nightly":
                     assert str(args.shard) == "1/4"
                     assert args.results is not None and args.max_cost_usd > 0
-    assert seen == ["setup", "pressure", "scenarios", "triggers", "merge", "report", "gate"]
+    assert seen == [
+        *("setup", "pressure", "scenarios", "triggers", "merge", "report", "gate"),
+        *("setup", "validate", "replay", "replay", "pressure", "replay"),
+    ]
 
 
 def actionlint(path: Path) -> list[dict[str, Any]]:
