@@ -140,7 +140,7 @@ def test_the_nightly_job_checks_the_cassettes_and_records_the_stale_ones_only_wi
     assert again["if"] == "steps.status.outputs.stale == '1' && env.ANTHROPIC_API_KEY != ''"
     lines = [c for c in commands(again["run"], VALUES) if c[0] == "skilltest"]
     assert lines[0][-1] == "--remove-stale"
-    assert ["--replay", "tests/cassettes", "--record-missing"] == lines[1][2:5]
+    assert lines[1][2:5] == ["--replay", "tests/cassettes", "--record-missing"]
     fail = steps["Fail while any cassette is stale"]
     assert fail["if"] == "steps.status.outputs.stale == '1' && env.ANTHROPIC_API_KEY == ''"
 
