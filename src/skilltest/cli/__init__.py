@@ -110,6 +110,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "skilltest.cli.replay_cmd",
         "what a cassette folder holds: when and against what each was recorded, which are stale",
     ),
+    (
+        "mcp",
+        "skilltest.cli.mcp_cmd",
+        "MCP servers and their mocks: do a plugin's eval mocks still match the real server?",
+    ),
     ("show", "skilltest.cli.show_cmd", "a run's trace (.trace.jsonl) as a readable timeline"),
     (
         "setup",

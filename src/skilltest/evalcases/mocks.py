@@ -83,6 +83,10 @@ class ToolListing:
     input_schema: Mapping[str, Any] = field(
         default_factory=lambda: {"type": "object", "additionalProperties": True}
     )
+    source: Path | None = field(default=None, compare=False)
+    """The ``_tools.json`` it was read from; ``None`` for a tool it does not list."""
+    pointer: str = field(default="", compare=False)
+    """Where in ``source`` the entry is, as a JSON pointer (``/tools/0``)."""
 
 
 @dataclass(frozen=True)
@@ -244,8 +248,10 @@ def _listings(path: Path, server: str) -> dict[str, ToolListing]:
             f"{label}: not valid JSON ({exc})",
             "save the server's tools/list response as JSON",
         ) from exc
+    prefix = ""
     if isinstance(data, dict) and "result" in data:
         data = data["result"]
+        prefix = "/result"
     tools = data.get("tools") if isinstance(data, dict) else None
     shape = (
         f"{label}: expected a saved tools/list response "
@@ -254,7 +260,7 @@ def _listings(path: Path, server: str) -> dict[str, ToolListing]:
     if not isinstance(tools, list):
         raise _fail(path, shape, "save the tools/list result as it came")
     found = {}
-    for tool in tools:
+    for index, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:
             raise _fail(path, shape, "give every tool a name")
         schema = tool.get("inputSchema")
@@ -264,6 +270,8 @@ def _listings(path: Path, server: str) -> dict[str, ToolListing]:
             name=tool["name"],
             description=str(tool.get("description") or ""),
             input_schema={"type": "object", **(schema or {"additionalProperties": True})},
+            source=path,
+            pointer=f"{prefix}/tools/{index}",
         )
     return found
 

@@ -41,6 +41,9 @@ class ServerTools:
     """``serverInfo`` from its ``initialize`` answer (``name``, ``version``, ...)."""
     protocol_version: str = ""
     """The MCP protocol version it agreed to."""
+    listings: tuple[Mapping[str, Any], ...] = field(default=(), hash=False, compare=False)
+    """Each tool as ``tools/list`` gave it (``name``, ``description``, ``inputSchema``, ...),
+    in the same order as ``tools``."""
 
 
 def _command_line(server: McpServer) -> str:
@@ -225,13 +228,16 @@ async def list_tools(
                 ):
                     initialized = await session.initialize()
                     step = "tools/list"
-                    names: list[str] = []
+                    listed: list[dict[str, Any]] = []
                     cursor: str | None = None
                     while True:
                         page = await session.list_tools(
                             params=PaginatedRequestParams(cursor=cursor) if cursor else None
                         )
-                        names += [tool.name for tool in page.tools]
+                        listed += [
+                            tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+                            for tool in page.tools
+                        ]
                         cursor = page.next_cursor
                         if not cursor:
                             break
@@ -265,9 +271,10 @@ async def list_tools(
             raise _error(server, failure, stderr, fix) from None
     return ServerTools(
         server=server.name,
-        tools=tuple(names),
+        tools=tuple(str(tool["name"]) for tool in listed),
         server_info=initialized.server_info.model_dump(mode="json", exclude_none=True),
         protocol_version=initialized.protocol_version,
+        listings=tuple(listed),
     )
 
 
