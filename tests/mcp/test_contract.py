@@ -153,6 +153,35 @@ def test_a_server_that_does_not_start_exits_2_naming_its_declaration_and_the_fix
     )
 
 
+def test_a_failing_server_s_stderr_keeps_the_api_key_out(in_tmp, capsys, monkeypatch):
+    key = "sk-ant-api03-" + "k3y" * 20
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    plugin = write_plugin(in_tmp / "plugin", [QUERY_LOGS], [QUERY_LOGS])
+    (plugin / "server.py").write_text(
+        "import os, sys\nprint('env:', os.environ['ANTHROPIC_API_KEY'], file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    assert main(["mcp", "contract", "plugin"]) == 2
+    err = capsys.readouterr().err
+    assert "    env: " in err
+    assert key not in err
+    assert key[:20] not in err
+
+
+def test_a_mock_of_no_declared_server_is_noted_and_not_compared(in_tmp, capsys):
+    plugin = write_plugin(
+        in_tmp / "plugin", [QUERY_LOGS, SEARCH_TRACES], [QUERY_LOGS, SEARCH_TRACES]
+    )
+    write_files(plugin, {"evals/mocks/weather/get_forecast.md": "sunny\n"})
+    assert main(["mcp", "contract", "plugin"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"skilltest: note: {plugin}/evals/mocks/weather: stands in for no server the plugin "
+        "declares (telemetry): not compared\n"
+    )
+    assert captured.out.endswith("2 tools against 1 mock: 2 same, 0 drifted\n")
+
+
 def test_a_plugin_without_mocks_exits_2_with_the_fix(in_tmp, capsys):
     plugin = write_plugin(in_tmp / "plugin", [QUERY_LOGS], [QUERY_LOGS])
     for path in sorted((plugin / "evals/mocks/telemetry").iterdir()):
@@ -269,3 +298,29 @@ def test_a_changed_description_and_an_unlisted_tool():
             "mocks/telemetry/u.md",
         ),
     ]
+
+
+def test_an_http_server_is_connected_to_as_the_plugin_declares_it(in_tmp, capsys, http_server):
+    forecast = {
+        "name": "get_forecast",
+        "description": "Tomorrow's forecast for `city`.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+    plugin = write_plugin(in_tmp / "plugin", [], [forecast])
+    (plugin / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"weather": {"type": "http", "url": http_server}}})
+    )
+    (plugin / "evals/mocks/telemetry").rename(plugin / "evals/mocks/weather")
+    (plugin / "evals/mocks/weather/get_forecast.md").write_text("sunny\n")
+    for name in ("query_logs.md", "search_traces.md"):
+        (plugin / "evals/mocks/weather" / name).unlink()
+    assert main(["mcp", "contract", "plugin"]) == 0
+    assert capsys.readouterr().out == (
+        "weather (plugin/.mcp.json#/mcpServers/weather) against plugin/evals/mocks/weather/\n"
+        "  same                 get_forecast\n"
+        "1 tool against 1 mock: 1 same, 0 drifted\n"
+    )

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -20,10 +17,10 @@ from skilltest.cli import main
 from skilltest.errors import McpServerError
 from skilltest.mcp import ServerTools, check_servers, list_tools, probe_servers
 from skilltest.plugins import McpServer, load_plugin
+from tests.mcp.conftest import closed_port
 from tests.projects import write_skill
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "observability"
-HTTP_SERVER = Path(__file__).with_name("http_server.py")
 START_S = 5.0
 """The limit given to a server that never answers: time enough, on a busy machine too, for it
 to start and write what the check's message quotes."""
@@ -173,13 +170,6 @@ def test_a_command_that_does_not_exist_cannot_be_started(tmp_path):
     )
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_check_servers_raises_for_the_first_failing_server_in_order(tmp_path, venv_python_first):
     good = load_plugin(FIXTURE).mcp_servers[0]
     bad = McpServer(name="missing", command="no-such-mcp-server-command")
@@ -201,21 +191,6 @@ def test_check_servers_raises_for_the_first_failing_server_in_order(tmp_path, ve
         "  fix: the runs connect to it the same way: make it reachable from this machine (and "
         "its headers valid), or declare a local (stdio) server for the tests instead"
     )
-
-
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[str]:
-    """The URL of a streamable-HTTP MCP server on loopback (tests/mcp/http_server.py)."""
-    port = closed_port()
-    with subprocess.Popen(
-        [sys.executable, str(HTTP_SERVER), str(port)], stdout=subprocess.PIPE, text=True
-    ) as process:
-        try:
-            assert process.stdout is not None and process.stdout.readline() == "ready\n"
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            process.terminate()
-            process.wait(timeout=60)
 
 
 def test_a_remote_http_server_is_connected_to_and_lists_its_tools(http_server):
