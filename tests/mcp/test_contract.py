@@ -324,3 +324,18 @@ def test_an_http_server_is_connected_to_as_the_plugin_declares_it(in_tmp, capsys
         "  same                 get_forecast\n"
         "1 tool against 1 mock: 1 same, 0 drifted\n"
     )
+
+
+def test_a_case_s_own_mock_is_compared_with_the_eval_folder_s_listing_it_adds_to(in_tmp, capsys):
+    plugin = write_plugin(in_tmp / "plugin", [QUERY_LOGS, GET_METRICS], [QUERY_LOGS])
+    (plugin / "evals/mocks/telemetry/search_traces.md").unlink()
+    write_files(plugin, {"evals/error-spike/mocks/telemetry/query_logs.md": "[]\n"})
+    assert main(["mcp", "contract", "plugin/evals/error-spike"]) == 1
+    assert capsys.readouterr().out == (
+        "telemetry (plugin/.mcp.json#/mcpServers/telemetry) against "
+        "plugin/evals/error-spike/mocks/telemetry/\n"
+        "  tool added           get_metrics: the server has it, the mock does not\n"
+        "                         at plugin/evals/mocks/telemetry/_tools.json\n"
+        "  same                 query_logs\n"
+        "2 tools against 1 mock: 1 same, 1 drifted (1 tool added)\n"
+    )

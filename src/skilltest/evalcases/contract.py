@@ -82,8 +82,15 @@ def mocked_plugin(path: Path) -> MockedPlugin:
                 if mock.location not in unmatched:
                     unmatched.append(mock.location)
                 continue
+            listed = [folder / TOOLS_FILE for folder in folders if (folder / TOOLS_FILE).is_file()]
             found.setdefault(
-                (server.name, folders), MockedServer(server, folders[-1], _tools(mock))
+                (server.name, folders),
+                MockedServer(
+                    server,
+                    folders[-1],
+                    _tools(mock),
+                    listed[-1] if listed else folders[-1] / TOOLS_FILE,
+                ),
             )
     declared = ", ".join(server.name for server in plugin.mcp_servers)
     if not found:

@@ -84,6 +84,9 @@ class MockedServer:
     """The mock's folder (``mocks/<server>/``; the last one, when several merge)."""
     tools: tuple[MockedTool, ...]
     """What the mock offers."""
+    tools_file: Path | None = None
+    """Where a tool the mock lacks belongs: its (last) ``_tools.json``; ``folder/_tools.json``
+    when ``None``."""
 
 
 @dataclass(frozen=True)
@@ -360,7 +363,7 @@ def check_contracts(
             compare_tools(
                 mock.tools,
                 listed[mock.server.name].listings,
-                tools_file=mock.folder / "_tools.json",
+                tools_file=mock.tools_file or mock.folder / "_tools.json",
             ),
         )
         for mock in mocks
