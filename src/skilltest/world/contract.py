@@ -136,7 +136,6 @@ def load_description(path: Path, named_at: str | None = None) -> _Description:
     Raises:
         WorldError: unreadable, not OpenAPI 3.0 or 3.1, or not valid as such.
     """
-    from jsonschema.exceptions import best_match
     from jsonschema_path import SchemaPath
     from openapi_spec_validator.shortcuts import get_validator_cls
     from openapi_spec_validator.validation.exceptions import ValidatorDetectError
@@ -158,8 +157,10 @@ def load_description(path: Path, named_at: str | None = None) -> _Description:
         )
     try:
         validator = get_validator_cls(document)(SchemaPath.from_dict(document, base_uri=_BASE))
+        problem = next(iter(validator.iter_errors()), None)
         # The deepest reason inside a oneOf, not "... is not valid under any of the schemas".
-        problem = best_match(validator.iter_errors())
+        while problem is not None and problem.context:
+            problem = max(problem.context, key=lambda error: len(error.absolute_path))
     except (ValidatorDetectError, Unresolvable) as exc:
         raise WorldError(
             f"the API description cannot be read as OpenAPI {short}: {exc!r}{named}",
