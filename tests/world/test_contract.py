@@ -70,7 +70,7 @@ def test_a_drifted_world_fails_with_one_finding_per_difference(project, capsys):
         "(world.yaml#/services/0/data/tickets/1) with 200, and "
         "specs/tickets.yaml#/paths/~1tickets/get/responses/200 refuses it at /tickets/1: "
         "Additional properties are not allowed ('assignee' was unexpected); 'owner' is a "
-        "required property (so do GET /tickets/{id} at (the whole body))\n"
+        "required property (GET /tickets/{id} answers it too, refused at the top)\n"
         "  fix: make the fixture's records look like the provider's (or correct the "
         "description if the provider sends this)",
         "world.yaml#/services/0/profiles/conflict/0: the profile 'conflict' on GET /tickets/{id}: "
@@ -250,7 +250,7 @@ def test_a_null_a_3_0_description_does_not_mark_nullable_is_a_finding(project, c
             '{route: "GET /v2/tickets/INC-1", status: 503}',
             "world.yaml#/services/0/profiles/broken/0: the profile 'broken' on GET "
             "/v2/tickets/{id}: its 503 body breaks the schema of "
-            "specs/small.yaml#/paths/~1tickets~1{key}/get/responses/default at (the whole body): "
+            "specs/small.yaml#/paths/~1tickets~1{key}/get/responses/default at the top: "
             "'message' is a required property",
         ),
         # A fault's body with a value the enum does not have.
@@ -289,3 +289,23 @@ def test_the_validators_are_imported_only_for_a_world_that_names_a_description(t
             [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True
         )
         assert run.stdout.strip() == "[]", (args, run.stdout, run.stderr)
+
+
+def test_a_description_referring_outside_itself_is_refused_before_anything_is_fetched(
+    project, capsys
+):
+    spec = project / "specs/tickets.yaml"
+    spec.write_text(
+        spec.read_text().replace(
+            '$ref: "#/components/schemas/Priority"}}', '$ref: "https://127.0.0.1:9/p.yaml"}}', 1
+        )
+    )
+    (project / "world.yaml").write_text(DRIFTED)
+    assert main(["validate", "world.yaml"]) == 2
+    assert (
+        "skilltest: error: specs/tickets.yaml#/paths/~1tickets/get/parameters/0/schema/$ref: the "
+        "API description refers to 'https://127.0.0.1:9/p.yaml', outside itself (named at "
+        "world.yaml#/services/0/openapi)\n"
+        "  fix: bundle the description into one file (e.g. `redocly bundle`): nothing is "
+        "fetched, so only references inside it (#/components/...) resolve\n"
+    ) in capsys.readouterr().out

@@ -155,6 +155,15 @@ def load_description(path: Path, named_at: str | None = None) -> _Description:
             fix="name an OpenAPI 3.0 or 3.1 document (a Swagger 2.0 one converts with "
             "swagger2openapi)",
         )
+    outside = _external_ref(document, [])
+    if outside is not None:
+        where, ref = outside
+        raise WorldError(
+            f"the API description refers to {ref!r}, outside itself{named}",
+            location=f"{_shown(path)}#{where}",
+            fix="bundle the description into one file (e.g. `redocly bundle`): nothing is "
+            "fetched, so only references inside it (#/components/...) resolve",
+        )
     try:
         validator = get_validator_cls(document)(SchemaPath.from_dict(document, base_uri=_BASE))
         problem = next(iter(validator.iter_errors()), None)
@@ -197,6 +206,24 @@ def _shown(path: Path) -> str:
         return str(path.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+def _external_ref(node: Any, at: list[str]) -> tuple[str, str] | None:
+    """Where the first ``$ref`` that leaves the document is (a URL or another file), and it."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and not ref.startswith("#"):
+            return json_pointer([*at, "$ref"]), ref
+        items: list[tuple[str, Any]] = list(node.items())
+    elif isinstance(node, list):
+        items = [(str(index), item) for index, item in enumerate(node)]
+    else:
+        return None
+    for key, item in items:
+        found = _external_ref(item, [*at, key])
+        if found is not None:
+            return found
+    return None
 
 
 def _string_keys(value: Any) -> Any:
@@ -246,10 +273,11 @@ def _check_service(service: Service, description: _Description) -> list[Finding]
         others = record_findings[key][1:]
         if others:
             also = ", ".join(
-                f"{route.label} at {pointer or '(the whole body)'}" for route, pointer in others
+                f"{route.label} answers it too, refused at {pointer or 'the top'}"
+                for route, pointer in others
             )
             finding = Finding(
-                finding.location, finding.route, f"{finding.problem} (so do {also})", finding.fix
+                finding.location, finding.route, f"{finding.problem} ({also})", finding.fix
             )
         findings.append(finding)
     for name, faults in service.profiles.items():
@@ -434,8 +462,7 @@ def _check_route_answers(
         yield Finding(
             f"{route.location}/body",
             route.label,
-            f"its {status} body breaks the schema of {place} at {pointer or '(the whole body)'}: "
-            f"{message}",
+            f"its {status} body breaks the schema of {place} at {pointer or 'the top'}: {message}",
             "answer the body the provider sends",
         )
 
@@ -488,7 +515,7 @@ def _check_records(
                     route.location,
                     route.label,
                     f"answers {what} with {status}, and {place} refuses it at "
-                    f"{pointer or '(the whole body)'}: {message}",
+                    f"{pointer or 'the top'}: {message}",
                     _RECORD_FIX if index is not None else _LIST_FIX,
                 ),
                 pointer,
@@ -543,7 +570,7 @@ def _check_fault(
                 f"{fault.location}/body" if fault.body is not None else fault.location,
                 label,
                 f"its {status} body breaks the schema of {place} at "
-                f"{pointer or '(the whole body)'}: {message}",
+                f"{pointer or 'the top'}: {message}",
                 "give the fault the body the provider sends (`body:`)",
             )
 
