@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
+from tests.projects import write_skill
 
 from ..conftest import REPO_ROOT
 
@@ -80,6 +81,19 @@ def test_a_drifted_world_fails_with_one_finding_per_difference(project, capsys):
         "to specs/tickets.yaml#/paths/~1tickets~1{ticketId}/get/responses if the provider "
         "answers it\n\n1 of 1 file(s) invalid",
     ]
+
+
+def test_a_scenario_suite_is_invalid_when_its_world_differs_from_its_description(project, capsys):
+    write_skill(project, "---\nname: demo\n---\nbody\n")
+    (project / "world.yaml").write_text(DRIFTED)
+    (project / "suite.yaml").write_text(
+        "skill: demo\nworld: world.yaml\nscenarios:\n"
+        "  - {id: a, prompt: p, expected: {required_patterns: [x]}}\n"
+    )
+    assert main(["validate", "suite.yaml"]) == 2
+    out = capsys.readouterr().out
+    assert "FAIL suite.yaml (3 difference(s) from its API description)" in out
+    assert "world.yaml#/services/0/profiles/conflict/0: the profile 'conflict' on GET" in out
 
 
 def test_a_description_that_is_not_valid_openapi_is_an_error_naming_the_file(project, capsys):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
@@ -95,6 +95,8 @@ class _Description:
     registry: Registry[Any]
     prefixes: tuple[str, ...]
     """The path of each ``servers`` URL (``/v1``), or ``("",)``."""
+    validators: dict[str, Any] = field(default_factory=dict)
+    """The validator of each response schema checked so far, by its pointer."""
 
 
 @dataclass(frozen=True)
@@ -407,9 +409,11 @@ def _errors(body: Any, pointer: str, description: _Description) -> list[tuple[st
     the schema at ``pointer`` (the reasons at one place joined: a renamed field is one)."""
     from openapi_schema_validator import OAS30ReadValidator, OAS31Validator
 
-    cls = OAS30ReadValidator if description.version == "3.0" else OAS31Validator
-    schema = {"$ref": f"{_BASE}#{quote(pointer, safe='/~')}"}
-    validator = cls(schema, registry=description.registry)
+    validator = description.validators.get(pointer)
+    if validator is None:
+        cls = OAS30ReadValidator if description.version == "3.0" else OAS31Validator
+        schema = {"$ref": f"{_BASE}#{quote(pointer, safe='/~')}"}
+        validator = description.validators[pointer] = cls(schema, registry=description.registry)
     found: dict[str, list[str]] = {}
     for error in validator.iter_errors(body):
         messages = found.setdefault(json_pointer(error.absolute_path), [])
