@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=help_line("validate"),
         description=(
             "Validates pressure suites, scenario suites, emulator model scripts, world files "
-            "(fake services: routes, fixtures, profiles) and Claude Code eval cases (a "
+            "(fake services: routes, fixtures, profiles, and the fakes against the provider's "
+            "OpenAPI description a service names with `openapi:`) and Claude Code eval cases (a "
             "plugin's evals/ folder, or one case folder, with its mocks/): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "

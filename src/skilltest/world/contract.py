@@ -85,14 +85,17 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class _Description:
+class Description:
     """A loaded, valid description: the document, its file and how to resolve ``$ref``."""
 
     path: Path
+    """The description file."""
     document: Mapping[str, Any]
+    """Its content (every key text, as OpenAPI's are)."""
     version: str
     """``3.0`` or ``3.1``."""
     registry: Registry[Any]
+    """The document registered under one URI, against which every ``$ref`` resolves."""
     prefixes: tuple[str, ...]
     """The path of each ``servers`` URL (``/v1``), or ``("",)``."""
     validators: dict[str, Any] = field(default_factory=dict)
@@ -108,6 +111,7 @@ class _Operation:
     label: str
     """``GET /tickets/{ticketId}``, as the description writes it."""
     node: Mapping[str, Any]
+    """The operation object (``responses``, ``parameters``...)."""
     parameters: frozenset[tuple[str, str]]
     """``(in, name)`` of every parameter (the path item's and the operation's); header names
     in lower case."""
@@ -128,7 +132,7 @@ def check_contract(world: World) -> list[Finding]:
     return findings
 
 
-def load_description(path: Path, named_at: str | None = None) -> _Description:
+def load_description(path: Path, named_at: str | None = None) -> Description:
     """Reads and validates an OpenAPI 3.0 or 3.1 description.
 
     Args:
@@ -193,7 +197,7 @@ def load_description(path: Path, named_at: str | None = None) -> _Description:
         for name, variable in (server.get("variables") or {}).items():
             url = url.replace(f"{{{name}}}", str(variable.get("default", "")))
         prefixes.append(urlsplit(url).path.rstrip("/"))
-    return _Description(
+    return Description(
         path=path,
         document=document,
         version=short,
@@ -237,7 +241,7 @@ def _string_keys(value: Any) -> Any:
     return value
 
 
-def _deref(node: Any, pointer: str, description: _Description) -> tuple[Any, str]:
+def _deref(node: Any, pointer: str, description: Description) -> tuple[Any, str]:
     """``node`` (at ``pointer`` in the description), its ``$ref`` to a parameter, response or
     path item followed: what it stands for, and where that is."""
     resolver = description.registry.resolver(base_uri=_BASE)
@@ -252,7 +256,7 @@ def _deref(node: Any, pointer: str, description: _Description) -> tuple[Any, str
     return node, pointer
 
 
-def _check_service(service: Service, description: _Description) -> list[Finding]:
+def _check_service(service: Service, description: Description) -> list[Finding]:
     findings: list[Finding] = []
     operations: dict[str, _Operation] = {}
     for route in service.routes:
@@ -293,7 +297,7 @@ def _shape(path: str) -> str:
 
 
 def _operation(
-    route: Route, description: _Description, findings: list[Finding]
+    route: Route, description: Description, findings: list[Finding]
 ) -> _Operation | None:
     paths = description.document.get("paths") or {}
     wanted = _shape(route.path)
@@ -376,7 +380,7 @@ def _check_parameters(route: Route, operation: _Operation) -> Iterator[Finding]:
 
 
 def _response(
-    status: int, operation: _Operation, description: _Description
+    status: int, operation: _Operation, description: Description
 ) -> tuple[Any, str] | None:
     """The operation's response for ``status`` (exact, ``2XX``, ``default``) and where it is
     in the description, or ``None``."""
@@ -404,7 +408,7 @@ def _schema_pointer(response: Any, where: str) -> str | None:
     return None
 
 
-def _errors(body: Any, pointer: str, description: _Description) -> list[tuple[str, str]]:
+def _errors(body: Any, pointer: str, description: Description) -> list[tuple[str, str]]:
     """``(JSON pointer in the body, what is wrong there)`` for each place where ``body`` breaks
     the schema at ``pointer`` (the reasons at one place joined: a renamed field is one)."""
     from openapi_schema_validator import OAS30ReadValidator, OAS31Validator
@@ -426,7 +430,7 @@ def _check_answer(
     status: int,
     body: Any,
     operation: _Operation,
-    description: _Description,
+    description: Description,
 ) -> tuple[str | None, list[tuple[str, str]], str]:
     """Whether an answer is documented, and how its body breaks the schema.
 
@@ -450,7 +454,7 @@ def _check_answer(
 
 
 def _check_route_answers(
-    route: Route, operation: _Operation, description: _Description
+    route: Route, operation: _Operation, description: Description
 ) -> Iterator[Finding]:
     status = (route.status or 200) if route.action == "respond" else SUCCESS[route.action]
     body = route.body if route.action == "respond" else None
@@ -472,7 +476,7 @@ def _check_route_answers(
 
 
 def _check_records(
-    route: Route, service: Service, operation: _Operation, description: _Description
+    route: Route, service: Service, operation: _Operation, description: Description
 ) -> Iterator[tuple[tuple[str, str], Finding, str]]:
     """Each fixture record as the route serves it, against the schema of its answer."""
     collection = str(route.collection)
@@ -543,7 +547,7 @@ def _check_fault(
     fault: Fault,
     service: Service,
     operations: Mapping[str, _Operation],
-    description: _Description,
+    description: Description,
 ) -> Iterator[Finding]:
     if fault.timeout or fault.malformed:
         return
