@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from skilltest.cli import help_line
 from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
-from skilltest.errors import InputError, ModelScriptError
+from skilltest.errors import InputError, ModelScriptError, WorldError
 from skilltest.flow.plan import check_unique_scenarios
 from skilltest.suite.loader import discover_suites, read_yaml
 from skilltest.suite.todo import Todo, todos
+
+if TYPE_CHECKING:
+    from skilltest.world.model import World
 
 DEFAULT_PATHS = (
     Path("tests/skill-pressure"),
@@ -36,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=help_line("validate"),
         description=(
             "Validates pressure suites, scenario suites, emulator model scripts, world files "
-            "(fake services: routes, fixtures, profiles) and Claude Code eval cases (a "
+            "(fake services: routes, fixtures, profiles, and the fakes against the provider's "
+            "OpenAPI description a service names with `openapi:`) and Claude Code eval cases (a "
             "plugin's evals/ folder, or one case folder, with its mocks/): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "
@@ -93,8 +97,9 @@ SCENARIOS_SCENARIO_KEYS = frozenset(
 
 
 def file_kind(data: Any, path: Path | None = None) -> str:
-    """``pressure``, ``scenarios``, ``triggers``, ``model-script`` or ``world``, from a file's
-    content (a trigger suite has ``queries:``; a foreign eval format is its layer's).
+    """``pressure``, ``scenarios``, ``triggers``, ``model-script``, ``world`` or ``openapi`` (an
+    API description a world names), from a file's content (a trigger suite has ``queries:``; a
+    foreign eval format is its layer's).
 
     A suite whose scenarios have no key of one layer only (a pressure scenario that lacks
     ``with_skill``) is taken for a pressure suite when a folder on its path says so, as
@@ -111,6 +116,8 @@ def file_kind(data: Any, path: Path | None = None) -> str:
         return "model-script"
     if isinstance(data, dict) and "scenarios" not in data and "services" in data:
         return "world"
+    if isinstance(data, dict) and "scenarios" not in data and "openapi" in data:
+        return "openapi"
     scenarios = data.get("scenarios") if isinstance(data, dict) else None
     keys: set[str] = set()
     for scenario in scenarios if isinstance(scenarios, list) else []:
@@ -151,6 +158,9 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
         from skilltest.scenarios.tools import check_scenario_tools
 
         check_scenario_tools([s for s in suite.scenarios if not s.skip])
+        # Its world's fakes against their API descriptions (the world, loaded once, is shared).
+        for world in {id(s.world): s.world for s in suite.scenarios if s.world}.values():
+            _check_contract(world)
         return suite
 
     def triggers(path: Path) -> object:
@@ -168,7 +178,15 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     def world(path: Path) -> object:
         from skilltest.world.model import load_world
 
-        return load_world(path)
+        loaded = load_world(path)
+        _check_contract(loaded)
+        return loaded
+
+    def openapi(path: Path) -> object:
+        # An API description a world names, met in a folder of worlds: valid OpenAPI 3.0/3.1.
+        from skilltest.world.contract import load_description
+
+        return load_description(path)
 
     return {
         "pressure": pressure,
@@ -176,7 +194,27 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
         "triggers": triggers,
         "model-script": model_script,
         "world": world,
+        "openapi": openapi,
     }
+
+
+class _ContractBroken(WorldError):
+    """A world whose fakes differ from their API descriptions: one message per difference."""
+
+    def __init__(self, findings: list[str]):
+        self.findings = findings
+        super().__init__("\n".join(findings))
+
+
+def _check_contract(world: World) -> None:
+    """Holds each fake that names an API description (``openapi:``) to it."""
+    if not any(service.openapi is not None for service in world.services):
+        return  # the validators are imported only for a world that needs them
+    from skilltest.world.contract import check_contract
+
+    findings = check_contract(world)
+    if findings:
+        raise _ContractBroken([str(finding) for finding in findings])
 
 
 def _check_model_script(suite: Path, script: Path | None) -> None:
@@ -239,12 +277,14 @@ def run(args: argparse.Namespace) -> int:
     )
     loaders = _loaders(args)
     problems: list[str] = []
+    invalid = 0
     left: list[Todo] = []
     for path in cases:
         try:
             what = _eval_cases(path, args)
         except InputError as exc:
             problems.append(str(exc))
+            invalid += 1
             print(f"FAIL {path}")
             continue
         print(f"ok   {path} ({what})")
@@ -262,8 +302,14 @@ def run(args: argparse.Namespace) -> int:
             if kind in entries:
                 check_unique_scenarios([*entries[kind], *_scenario_entries(suite)])
                 entries[kind].extend(_scenario_entries(suite))
+        except _ContractBroken as exc:
+            problems.extend(exc.findings)
+            invalid += 1
+            print(f"FAIL {path} ({len(exc.findings)} difference(s) from its API description)")
+            continue
         except InputError as exc:
             problems.append(str(exc))
+            invalid += 1
             print(f"FAIL {path}")
             continue
         found = todos(path, path.read_text(encoding="utf-8"))
@@ -280,7 +326,7 @@ def run(args: argparse.Namespace) -> int:
             print(todo)
         counts = []
         if problems:
-            counts.append(f"{len(problems)} of {files_and_cases} file(s) invalid")
+            counts.append(f"{invalid} of {files_and_cases} file(s) invalid")
         if left:
             counts.append(f"{len(left)} TODO(s) left in {len({t.path for t in left})} file(s)")
         print(f"\n{'; '.join(counts)}")

@@ -114,10 +114,11 @@ class _Answer:
 
 
 def _error(status: int, message: str | None = None, **headers: str) -> _Answer:
-    return _Answer(status, {"error": message or _phrase(status)}, dict(headers))
+    return _Answer(status, {"error": message or error_phrase(status)}, dict(headers))
 
 
-def _phrase(status: int) -> str:
+def error_phrase(status: int) -> str:
+    """The reason phrase a fake answers in `{"error": ...}` when nothing better is given."""
     try:
         return HTTPStatus(status).phrase
     except ValueError:
@@ -275,7 +276,7 @@ class FakeService:
     def _control(self, request: HttpRequest, path: str) -> HttpResponse | None:
         if path == "/health":
             if request.method not in ("GET", "HEAD"):
-                return json_response(405, {"error": _phrase(405)}, {"Allow": "GET, HEAD"})
+                return json_response(405, {"error": error_phrase(405)}, {"Allow": "GET, HEAD"})
             return json_response(200, {"service": self.service.name, "mode": "fake"})
         if not (path + "/").startswith(CONTROL_PREFIX):
             return None
@@ -288,9 +289,9 @@ class FakeService:
         routes = {"calls": "GET", "state": "GET", "reset": "POST"}
         name = path[len(CONTROL_PREFIX) :]
         if name not in routes:
-            return json_response(404, {"error": _phrase(404)})
+            return json_response(404, {"error": error_phrase(404)})
         if request.method != routes[name]:
-            return json_response(405, {"error": _phrase(405)}, {"Allow": routes[name]})
+            return json_response(405, {"error": error_phrase(405)}, {"Allow": routes[name]})
         if name == "calls":
             return json_response(200, {"calls": [call.to_dict() for call in self.calls]})
         if name == "state":
@@ -339,7 +340,7 @@ class FakeService:
         if effects.status is not None and not (effects.partial and _writes(route)):
             answer = _Answer(effects.status, effects.body, {})
             if answer.payload is None:
-                answer.payload = {"error": _phrase(effects.status)}
+                answer.payload = {"error": error_phrase(effects.status)}
             if effects.status == 401:
                 answer.headers["WWW-Authenticate"] = self._challenge()
             return answer
@@ -452,7 +453,7 @@ def _finish(request: HttpRequest, answer: _Answer, effects: Fault) -> HttpRespon
         if effects.body is not None:
             payload = effects.body
         elif status >= 300:
-            payload = {"error": _phrase(status)}
+            payload = {"error": error_phrase(status)}
     elif effects.body is not None:
         payload = effects.body
     response = json_response(status, payload, {**answer.headers, **effects.headers})

@@ -200,6 +200,9 @@ class Service:
     """The header that carries the token."""
     auth_scheme: str = "Bearer"
     """The word before the token in that header; ``""`` for the token alone."""
+    openapi: Path | None = None
+    """The provider's API description (``openapi:``), which :mod:`skilltest.world.contract`
+    checks the routes and answers against; ``None``: none named."""
     location: str = ""
     """``file#/services/N``, for messages."""
 
@@ -412,6 +415,7 @@ def _service(
         canary=None,
         auth_header=auth.get("header", "Authorization"),
         auth_scheme=auth.get("scheme", "Bearer"),
+        openapi=_description(raw.get("openapi"), world_path, f"{where}/openapi", repository),
         location=where,
     )
     profiles = {
@@ -552,6 +556,29 @@ def _fixture(
     return data, file, f"{file}#"
 
 
+def _description(
+    raw: str | None, world_path: Path, where: str, repository: Repository
+) -> Path | None:
+    """The API description file ``openapi:`` names, inside the repository; read only when
+    checked (:mod:`skilltest.world.contract`)."""
+    if raw is None:
+        return None
+    file = repository.inside(world_path.parent / raw, written=raw, location=where, error=WorldError)
+    if file.suffix.lower() not in (".json", ".yaml", ".yml"):
+        raise WorldError(
+            f"the API description {raw!r} is neither JSON nor YAML",
+            location=where,
+            fix="name a .json, .yaml or .yml OpenAPI file (relative to the world file)",
+        )
+    if not file.is_file():
+        raise WorldError(
+            f"the API description {raw!r} was not found (looked at {file})",
+            location=where,
+            fix="the path is relative to the world file, e.g. openapi: specs/tickets.yaml",
+        )
+    return file
+
+
 def _read_json(file: Path) -> Any:
     if file.stat().st_size > MAX_YAML_BYTES:
         raise WorldError(
@@ -641,7 +668,7 @@ def _check_collection(route: Route, data: Mapping[str, Any], data_where: str) ->
             )
 
 
-def _resolve_fault_route(text: str, service: Service) -> list[Route]:
+def resolve_fault_route(text: str, service: Service) -> list[Route]:
     """The routes a fault's ``METHOD /path`` names: by template, or by a concrete path."""
     method, _, path = text.partition(" ")
     by_template = [r for r in service.routes if r.method == method and r.path == path]
@@ -668,7 +695,7 @@ def _fault(raw: dict[str, Any], service: Service, where: str) -> Fault:
     )
     routes: list[Route] = []
     if fault.route != "*":
-        routes = _resolve_fault_route(fault.route, service)
+        routes = resolve_fault_route(fault.route, service)
         if not routes:
             labels = [r.label for r in service.routes]
             close = difflib.get_close_matches(fault.route, labels, n=1)
