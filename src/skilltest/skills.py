@@ -195,9 +195,23 @@ def root_skill_name(skill_file: Path, text: str) -> tuple[str, str | None]:
     )
 
 
-def skill_name_from_file(skill_file: str) -> str | None:
+def skill_name_from_file(skill_file: str, suite_path: Path | None = None) -> str | None:
     """The skill a ``skill_file:`` names: the folder holding its SKILL.md, as Claude Code
-    names an installed skill; ``None`` when that folder's name could not be one (``..``)."""
+    names an installed skill; ``None`` when that folder's name could not be one (``..``).
+
+    With ``suite_path``, a ``skill_file:`` that finds (as :func:`find_skill` looks, inside the
+    suite's repository) the SKILL.md at a repository's root names that root skill by its front
+    matter (:func:`root_skill_name`)."""
+    if suite_path is not None:
+        home = repository_of(suite_path).root
+        for candidate in _candidates(Path(skill_file), suite_path):
+            if candidate.is_file() and candidate.resolve().is_relative_to(home):
+                if is_root_skill(candidate.parent):
+                    try:
+                        return root_skill_name(candidate, _read_skill(candidate))[0]
+                    except InputError:
+                        return None  # find_skill reads it again and says why
+                break
     name = Path(skill_file).parent.name
     return name if name_problem(name) is None else None
 

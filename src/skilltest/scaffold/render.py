@@ -212,10 +212,20 @@ def _pressure_suite(target: Target, plan: _Plan) -> GeneratedFile:
     return GeneratedFile(path, "\n".join(lines) + "\n")
 
 
+def _skill_line(skill: Skill) -> str:
+    """A pattern for a line of the skill's SKILL.md, which the system prompt holds only with the
+    skill: its ``name:`` line; for a root skill named after its folder (no usable name in its
+    front matter), its ``description:`` line as written."""
+    if skill.naming is None:
+        return r"(?m)^name:\s*" + re.escape(skill.name) + r"\s*$"
+    found = re.search(r"(?m)^description:.*$", skill.text)
+    return "(?m)^" + re.escape(found.group(0).rstrip()) if found else re.escape(skill.text.strip())
+
+
 def _pressure_script(target: Target, plan: _Plan) -> GeneratedFile:
     path = SCRIPTS_DIR / f"{plan.name}.pressure.yaml"
     suite = PRESSURE_DIR / f"{plan.name}.yaml"
-    name_line = r"(?m)^name:\s*" + re.escape(plan.name) + r"\s*$"
+    name_line = _skill_line(plan.unit.skill)
     lines = [
         *_header(
             [
