@@ -324,7 +324,7 @@ def _confine(skill_file: Path, repository: Repository, written: str | None, loca
         str(skill_file.relative_to(home)) if skill_file.is_relative_to(home) else str(skill_file)
     )
     resolved = repository.inside(skill_file, written=shown, location=location)
-    repository.check_links(resolved.parent, location=location)
+    repository.check_links(resolved.parent, location=location, left_out=left_out(resolved.parent))
 
 
 def load_skill(skill_file: Path, name: str | None = None) -> Skill:
