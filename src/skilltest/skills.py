@@ -26,6 +26,7 @@ from skilltest.suite.repository import NOT_COPIED, Repository, git_work_tree, re
 
 ROOT_SKILL_NOT_COPIED = (
     "tests",
+    "out",
     "output",
     "outputs",
     ".venv",
@@ -40,7 +41,8 @@ ROOT_SKILL_NOT_COPIED = (
     ".gitignore",
 )
 """What a run's copy of a root skill also leaves out, at the repository's top: its tests (the
-suites and their raw output), environments, caches and CI; and anything git ignores."""
+suites and their raw output), results (``out/``, as the docs write them), environments, caches,
+CI and what ``skilltest init`` wrote; and anything git ignores."""
 
 GIT_TIMEOUT_S = 10.0
 """How long asking git what a root skill's repository ignores may take."""

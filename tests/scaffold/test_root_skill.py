@@ -141,3 +141,18 @@ def test_a_run_installs_the_skill_without_the_repositorys_tests_and_ignored_file
     assert installed == ["tidy-commits/SKILL.md", "tidy-commits/reference/subjects.md"]
     # What results record of the skill is what a run copies.
     assert list(tree_files(root)) == ["SKILL.md", "reference/subjects.md"]
+
+
+def test_the_gate_finds_the_skill_fresh_until_a_file_of_it_changes(repo, capsys):
+    assert main(["init", "."]) == 0
+    assert main(["pressure", "--results", "out/pressure.json"]) == 0
+    capsys.readouterr()
+    # The results in out/, the suites' raw output in tests/: neither is the skill's.
+    main(["gate", "out/pressure.json"])
+    out = capsys.readouterr().out
+    assert "PASS   fresh " in out
+    (repo / "reference.md").write_text("More about subjects.\n")
+    main(["gate", "out/pressure.json"])
+    out = capsys.readouterr().out
+    assert "BLOCK  fresh " in out
+    assert "- out/pressure.json: skill .: reference.md added since the run" in out
