@@ -90,13 +90,14 @@ def left_out(folder: Path) -> Callable[[str, list[str]], set[str]]:
     ``ignore``: :data:`~skilltest.suite.repository.NOT_COPIED` everywhere and, for a root skill,
     :data:`ROOT_SKILL_NOT_COPIED` at its top and whatever git ignores."""
     top = os.path.normpath(folder.absolute())
-    ignored = _git_ignored(folder) if is_root_skill(folder) else set()
+    root_skill = is_root_skill(folder)
+    ignored = _git_ignored(folder) if root_skill else set()
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         relative = os.path.relpath(os.path.normpath(os.path.abspath(directory)), top)
         prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
         left = {name for name in names if _not_copied(name)}
-        if is_root_skill(folder):
+        if root_skill:
             if not prefix:
                 left |= {name for name in names if name in ROOT_SKILL_NOT_COPIED}
             left |= {name for name in names if prefix + name in ignored}
