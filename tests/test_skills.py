@@ -161,3 +161,34 @@ def test_a_suite_in_a_repository_finds_the_skill_at_its_root(tmp_path, monkeypat
     suite.write_text("skill: demo\n" + PRESSURE)
     monkeypatch.chdir(tmp_path)
     assert "ROOT-DEMO" in load_pressure_suite(suite).skill.text
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [
+        ("tidy-commits", "tidy-commits"),
+        ("Tidy_Commits", "tidy-commits"),
+        ("my skill v2.0", "my-skill-v2-0"),
+        ("--odd--", "odd"),
+        ("___", "skill"),
+        ("x" * 70, "x" * 64),
+    ],
+)
+def test_a_folder_name_made_a_skill_name(folder, name):
+    from skilltest.skills import safe_name
+
+    assert safe_name(folder) == name
+
+
+def test_a_root_skill_that_names_itself_differently_is_not_found_by_its_folder(tmp_path):
+    repo = tmp_path / "demo"
+    git_init(repo)
+    (repo / "SKILL.md").write_text("---\nname: tidy-commits\ndescription: x\n---\n")
+    suite = repo / "tests" / "skill-pressure" / "demo.yaml"
+    suite.parent.mkdir(parents=True)
+    suite.write_text("skill: demo\n" + PRESSURE)
+    with pytest.raises(SkillNotFoundError, match="skill 'demo' not found"):
+        load_pressure_suite(suite)
+    suite.write_text("skill: tidy-commits\n" + PRESSURE)
+    skill = load_pressure_suite(suite).skill
+    assert (skill.name, skill.skill_file) == ("tidy-commits", repo / "SKILL.md")

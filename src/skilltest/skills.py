@@ -1,12 +1,19 @@
 """Finding a skill on disk: its folder, its SKILL.md, its frontmatter; and what its folder holds,
-file by file, as a run copies it (:func:`tree_files`)."""
+file by file, as a run copies it (:func:`tree_files`).
+
+A repository with SKILL.md at its root is one skill (a *root skill*, :func:`is_root_skill`):
+it is named by its front matter's ``name:`` (its folder, the repository's, says nothing of it),
+and a run's copy of it leaves out the repository's own machinery (:func:`left_out`).
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
 import os
-from collections.abc import Mapping
+import re
+import subprocess
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,17 +24,100 @@ from skilltest.names import check_name, name_problem
 from skilltest.suite.loader import parse_yaml
 from skilltest.suite.repository import NOT_COPIED, Repository, git_work_tree, repository_of
 
+ROOT_SKILL_NOT_COPIED = (
+    "tests",
+    "out",
+    "output",
+    "outputs",
+    ".venv",
+    "venv",
+    "node_modules",
+    ".tox",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".github",
+    "skilltest.mk",
+    ".gitignore",
+)
+"""What a run's copy of a root skill also leaves out, at the repository's top: its tests (the
+suites and their raw output), results (``out/``, as the docs write them), environments, caches,
+CI and what ``skilltest init`` wrote; and anything git ignores."""
+
+GIT_TIMEOUT_S = 10.0
+"""How long asking git what a root skill's repository ignores may take."""
+
+
+def is_root_skill(folder: Path) -> bool:
+    """Whether the skill folder ``folder`` is a git repository's root: SKILL.md at the top of a
+    single-skill repository."""
+    return (folder / ".git").exists()
+
+
+def _git_ignored(folder: Path) -> set[str]:
+    """The paths below ``folder`` git ignores (a folder as ``a/b``, all of it), relative to it;
+    none when git cannot say."""
+    try:
+        done = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(folder),
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+            ],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if done.returncode != 0:
+        return set()
+    return {
+        entry.rstrip("/")
+        for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        if entry
+    }
+
+
+def left_out(folder: Path) -> Callable[[str, list[str]], set[str]]:
+    """What a run's copy of the skill folder ``folder`` leaves out, as ``shutil.copytree``'s
+    ``ignore``: :data:`~skilltest.suite.repository.NOT_COPIED` everywhere and, for a root skill,
+    :data:`ROOT_SKILL_NOT_COPIED` at its top and whatever git ignores."""
+    top = os.path.normpath(folder.absolute())
+    root_skill = is_root_skill(folder)
+    ignored = _git_ignored(folder) if root_skill else set()
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        relative = os.path.relpath(os.path.normpath(os.path.abspath(directory)), top)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        left = {name for name in names if _not_copied(name)}
+        if root_skill:
+            if not prefix:
+                left |= {name for name in names if name in ROOT_SKILL_NOT_COPIED}
+            left |= {name for name in names if prefix + name in ignored}
+        return left
+
+    return ignore
+
 
 def tree_files(folder: Path) -> dict[str, str]:
-    """Every file a run copies from ``folder`` (all but
-    :data:`~skilltest.suite.repository.NOT_COPIED`), by its path inside the folder (``/``
-    between parts), with the ``sha256:<hex>`` of its bytes; sorted by path.
-    A file that cannot be read is listed with ``unreadable``; a missing folder gives ``{}``."""
+    """Every file a run copies from ``folder`` (all but what :func:`left_out` says), by its path
+    inside the folder (``/`` between parts), with the ``sha256:<hex>`` of its bytes; sorted by
+    path. A file that cannot be read is listed with ``unreadable``; a missing folder gives
+    ``{}``."""
     files: dict[str, str] = {}
+    ignore = left_out(folder)
     for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _not_copied(d))
+        dirs[:] = sorted(set(dirs) - ignore(root, dirs))
+        skipped = ignore(root, names)
         for name in names:
-            if _not_copied(name):
+            if name in skipped:
                 continue
             path = Path(root) / name
             relative = path.relative_to(folder).as_posix()
@@ -62,6 +152,9 @@ class Skill:
     """The whole SKILL.md, frontmatter included, as the with-skill arm sees it."""
     description: str | None = None
     """The frontmatter's ``description``, when there is one."""
+    naming: str | None = None
+    """For a root skill named after its folder (its front matter has no usable ``name:``), the
+    sentence that says so."""
 
     @property
     def directory(self) -> Path:
@@ -83,9 +176,45 @@ def _frontmatter(text: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def skill_name_from_file(skill_file: str) -> str | None:
+def safe_name(text: str) -> str:
+    """``text`` made a skill name: lowercase letters, digits and single hyphens, at most 64
+    characters (``My_Skill v2`` gives ``my-skill-v2``); ``skill`` when nothing is left."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:64].strip("-") or "skill"
+
+
+def root_skill_name(skill_file: Path, text: str) -> tuple[str, str | None]:
+    """The name of the root skill whose SKILL.md is ``skill_file``: its front matter's
+    ``name:``; without a usable one, its folder's name made safe (:func:`safe_name`), with the
+    sentence that says so."""
+    written = _frontmatter(text).get("name")
+    if isinstance(written, str) and name_problem(written) is None:
+        return written, None
+    folder = skill_file.absolute().parent.resolve().name
+    name = safe_name(folder)
+    why = "has no name:" if written is None else f"has a name that cannot be one ({written!r})"
+    return name, (
+        f"{skill_file}: the skill at the repository's root {why} in its front matter; "
+        f"named {name!r} after its folder"
+    )
+
+
+def skill_name_from_file(skill_file: str, suite_path: Path | None = None) -> str | None:
     """The skill a ``skill_file:`` names: the folder holding its SKILL.md, as Claude Code
-    names an installed skill; ``None`` when that folder's name could not be one (``..``)."""
+    names an installed skill; ``None`` when that folder's name could not be one (``..``).
+
+    With ``suite_path``, a ``skill_file:`` that finds (as :func:`find_skill` looks, inside the
+    suite's repository) the SKILL.md at a repository's root names that root skill by its front
+    matter (:func:`root_skill_name`)."""
+    if suite_path is not None:
+        home = repository_of(suite_path).root
+        for candidate in _candidates(Path(skill_file), suite_path):
+            if candidate.is_file() and candidate.resolve().is_relative_to(home):
+                if is_root_skill(candidate.parent):
+                    try:
+                        return root_skill_name(candidate, _read_skill(candidate))[0]
+                    except InputError:
+                        return None  # find_skill reads it again and says why
+                break
     name = Path(skill_file).parent.name
     return name if name_problem(name) is None else None
 
@@ -134,7 +263,8 @@ def find_skill(
     ``skill_file`` (as public suites write it, relative to the suite or to the repository root)
     wins; otherwise ``<skills_dir>/<name>/SKILL.md``, where the skills folder is ``--skills-dir``
     or the nearest ``skills/`` (or ``.claude/skills/``) beside the suite or above it, never above
-    the suite's repository root (:func:`search_folders`).
+    the suite's repository root (:func:`search_folders`); last, the SKILL.md at that root when
+    its front matter names it ``name`` (:func:`root_skill_name`).
 
     Raises:
         InputError: ``name`` cannot be a folder name (it becomes the skill's folder in a run).
@@ -150,6 +280,7 @@ def find_skill(
     else:
         tried = _candidates(Path("skills") / name / "SKILL.md", suite_path)
         tried += _candidates(Path(".claude") / "skills" / name / "SKILL.md", suite_path)
+        tried += _root_skill(name, suite_path)
     # A skill the suite names (not one of --skills-dir, the person's own choice) is read, copied
     # into every run and sent to the model: it must lie in the suite's repository.
     repository = None if skills_dir is not None and not skill_file else repository_of(suite_path)
@@ -175,6 +306,19 @@ def find_skill(
     )
 
 
+def _root_skill(name: str, suite_path: Path) -> list[Path]:
+    """The SKILL.md at the root of the suite's git repository, when it is the skill ``name``."""
+    root = git_work_tree(suite_path.resolve().parent)
+    skill_file = root / "SKILL.md" if root is not None else None
+    if skill_file is None or not skill_file.is_file():
+        return []
+    try:
+        found, _ = root_skill_name(skill_file, _read_skill(skill_file))
+    except InputError:
+        return []
+    return [skill_file] if found == name else []
+
+
 def _confine(skill_file: Path, repository: Repository, written: str | None, location: str) -> None:
     """Refuses a skill the suite names whose SKILL.md, or a link in whose folder, leads out of
     the suite's repository."""
@@ -183,18 +327,21 @@ def _confine(skill_file: Path, repository: Repository, written: str | None, loca
         str(skill_file.relative_to(home)) if skill_file.is_relative_to(home) else str(skill_file)
     )
     resolved = repository.inside(skill_file, written=shown, location=location)
-    repository.check_links(resolved.parent, location=location)
+    repository.check_links(resolved.parent, location=location, left_out=left_out(resolved.parent))
 
 
 def load_skill(skill_file: Path, name: str | None = None) -> Skill:
     """Reads one SKILL.md; the skill is named ``name``, else after its folder (as Claude Code
-    names a skill).
+    names a skill), or, at a repository's root, by its front matter (:func:`root_skill_name`).
 
     Raises:
         InputError: the file cannot be read or is not UTF-8, or the name cannot be a folder name.
     """
     text = _read_skill(skill_file)
     description = _frontmatter(text).get("description")
+    naming = None
+    if name is None and is_root_skill(skill_file.absolute().parent):
+        name, naming = root_skill_name(skill_file, text)
     name = check_name(
         name or skill_file.resolve().parent.name, what="the skill name", location=str(skill_file)
     )
@@ -203,6 +350,7 @@ def load_skill(skill_file: Path, name: str | None = None) -> Skill:
         skill_file=skill_file,
         text=text,
         description=str(description) if description is not None else None,
+        naming=naming,
     )
 
 

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from skilltest.errors import InputError
 from skilltest.names import child
 from skilltest.redact import CREDENTIAL_VARIABLES
-from skilltest.skills import Skill
+from skilltest.skills import Skill, left_out
 from skilltest.suite.repository import NOT_COPIED, git_work_tree
 
 if TYPE_CHECKING:
@@ -258,10 +258,12 @@ _IGNORED = shutil.ignore_patterns(*NOT_COPIED)
 
 
 def install_skill(skill: Skill, sandbox: Sandbox) -> Path:
-    """Copies the whole skill folder (SKILL.md, references, scripts) into ``.claude/skills/``."""
+    """Copies the whole skill folder (SKILL.md, references, scripts) into ``.claude/skills/``;
+    a root skill's without its repository's tests, environments and what git ignores
+    (:func:`skilltest.skills.left_out`)."""
     target = child(sandbox.skills_dir, skill.name, what="the skill name")
     with _copying(skill.directory, "the skill"):
-        shutil.copytree(skill.directory, target, ignore=_IGNORED, symlinks=False)
+        shutil.copytree(skill.directory, target, ignore=left_out(skill.directory), symlinks=False)
     return target
 
 

@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     target = read_target(args.skill_dir, cwd)
+    for unit in target.skills:
+        if unit.skill.naming:
+            print(f"note: {unit.skill.naming}")
     answers: dict[str, Answers] = {}
     if not args.no_input and sys.stdin.isatty() and sys.stdout.isatty():
         for unit in target.skills:

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from skilltest.errors import InputError
 from skilltest.lint.findings import Finding
-from skilltest.skills import load_skill
+from skilltest.skills import is_root_skill, load_skill, safe_name
 from skilltest.suite.loader import parse_yaml
 
 # The limits of the Agent Skills format (https://agentskills.io/specification, "Frontmatter":
@@ -103,9 +103,13 @@ def _line_of(lines: list[str], key: str, end: int) -> int:
     return next((i + 1 for i in range(1, end) if pattern.match(lines[i])), 1)
 
 
-def check_front_matter(skill_md: Path, text: str, folder_name: str) -> list[Finding]:
+def check_front_matter(
+    skill_md: Path, text: str, folder_name: str, *, root_skill: bool = False
+) -> list[Finding]:
     """SKILL.md front matter: present, valid YAML, ``name`` and ``description`` within the
-    limits of the Agent Skills format, ``name`` matching the folder."""
+    limits of the Agent Skills format, ``name`` matching the folder, unless the skill is a
+    repository's root (``root_skill``): installed from there, the folder it is installed in is
+    its name, and ``folder_name`` is only the name suggested when there is none."""
     lines = text.splitlines()
     shape = (
         'start SKILL.md with ---, then "name: <folder name>" and "description: <what it does '
@@ -150,22 +154,32 @@ def check_front_matter(skill_md: Path, text: str, folder_name: str) -> list[Find
             )
         ]
     findings: list[Finding] = []
-    findings += _check_name(skill_md, data, lines, end, folder_name)
+    findings += _check_name(skill_md, data, lines, end, folder_name, root_skill)
     findings += _check_description(skill_md, data, lines, end)
     return findings
 
 
 def _check_name(
-    skill_md: Path, data: dict[object, object], lines: list[str], end: int, folder: str
+    skill_md: Path,
+    data: dict[object, object],
+    lines: list[str],
+    end: int,
+    folder: str,
+    root_skill: bool,
 ) -> list[Finding]:
     place = f"{skill_md}:{_line_of(lines, 'name', end)}"
     name = data.get("name")
     if name is None:
+        why = (
+            "the skill's name: it is at the repository's root"
+            if root_skill
+            else "the skill's folder name"
+        )
         return [
             Finding(
                 f"{skill_md}:1",
                 "the front matter has no name",
-                f"add name: {folder} (the skill's folder name)",
+                f"add name: {folder} ({why})",
                 "front-matter",
             )
         ]
@@ -193,7 +207,7 @@ def _check_name(
                 "front-matter",
             )
         )
-    if name != folder:
+    if name != folder and not root_skill:
         findings.append(
             Finding(
                 place,
@@ -518,6 +532,8 @@ def check_skill(folder: Path, plugin_root: Path | None = None) -> tuple[str, lis
         text = load_skill(skill_md).text
     except InputError as exc:
         return "", [Finding.from_error(exc, "front-matter", str(skill_md))]
-    findings = check_front_matter(skill_md, text, folder.name)
+    root_skill = is_root_skill(folder)
+    folder_name = safe_name(folder.resolve().name) if root_skill else folder.name
+    findings = check_front_matter(skill_md, text, folder_name, root_skill=root_skill)
     findings += check_files(skill_md, text, plugin_root)
     return text, findings

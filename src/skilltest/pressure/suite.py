@@ -161,7 +161,9 @@ def load_pressure_suite(
     plugin_skill = _plugin_skill(data, path, overrides, skill_name)
     skill_file = data.get("skill_file")
     # The same rule as scenario suites: `skill_file:` alone names the skill by its folder.
-    name = data.get("skill") or skill_name or (skill_file and skill_name_from_file(skill_file))
+    name = (
+        data.get("skill") or skill_name or (skill_file and skill_name_from_file(skill_file, path))
+    )
     if not name and plugin_skill is None:
         raise SuiteError(
             "the suite names no skill",

@@ -102,6 +102,12 @@ def _rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path, start)).as_posix()
 
 
+def _about(skill: Skill, root: Path) -> str:
+    """What a suite's header says it is for: the skill's folder, or the root skill's name."""
+    folder = _rel(skill.directory.absolute(), root)
+    return f"{skill.name} (SKILL.md at the repository's root)" if folder == "." else folder
+
+
 def _skill_reference(skill: Skill, suite: Path, root: Path) -> tuple[str, str]:
     """``("skill", name)`` when a suite at ``suite`` finds the skill by its name, else
     ``("skill_file", path relative to the project root)``."""
@@ -172,7 +178,7 @@ def _pressure_suite(target: Target, plan: _Plan) -> GeneratedFile:
     else:
         key, value = _skill_reference(plan.unit.skill, suite, target.root)
         reference = [f"{key}: {q(value) if key == 'skill_file' else value}"]
-        about = _rel(plan.unit.skill.directory.absolute(), target.root)
+        about = _about(plan.unit.skill, target.root)
     script = _rel(target.root / SCRIPTS_DIR, suite.parent) + f"/{plan.name}.pressure.yaml"
     lines = [
         *_header(
@@ -206,10 +212,20 @@ def _pressure_suite(target: Target, plan: _Plan) -> GeneratedFile:
     return GeneratedFile(path, "\n".join(lines) + "\n")
 
 
+def _skill_line(skill: Skill) -> str:
+    """A pattern for a line of the skill's SKILL.md, which the system prompt holds only with the
+    skill: its ``name:`` line; for a root skill named after its folder (no usable name in its
+    front matter), its ``description:`` line as written."""
+    if skill.naming is None:
+        return r"(?m)^name:\s*" + re.escape(skill.name) + r"\s*$"
+    found = re.search(r"(?m)^description:.*$", skill.text)
+    return "(?m)^" + re.escape(found.group(0).rstrip()) if found else re.escape(skill.text.strip())
+
+
 def _pressure_script(target: Target, plan: _Plan) -> GeneratedFile:
     path = SCRIPTS_DIR / f"{plan.name}.pressure.yaml"
     suite = PRESSURE_DIR / f"{plan.name}.yaml"
-    name_line = r"(?m)^name:\s*" + re.escape(plan.name) + r"\s*$"
+    name_line = _skill_line(plan.unit.skill)
     lines = [
         *_header(
             [
@@ -247,7 +263,7 @@ def _scenario_suite(target: Target, plans: Sequence[_Plan], stem: str) -> Genera
     else:
         key, value = _skill_reference(plans[0].unit.skill, suite, target.root)
         reference = [f"{key}: {q(value) if key == 'skill_file' else value}"]
-        about = _rel(plans[0].unit.skill.directory.absolute(), target.root)
+        about = _about(plans[0].unit.skill, target.root)
     script = _rel(target.root / SCRIPTS_DIR, suite.parent) + f"/{stem}.scenarios.yaml"
     lines = [
         *_header(
@@ -352,7 +368,7 @@ def _trigger_suite(target: Target, plan: _Plan) -> GeneratedFile:
     for other in plan.unit.neighbours:
         other_key, other_value = _skill_reference(other, suite, target.root)
         distractors.append(other_value if other_key == "skill" else q(other_value))
-    about = _rel(plan.unit.skill.directory.absolute(), target.root)
+    about = _about(plan.unit.skill, target.root)
     lines = [
         *_header(
             [

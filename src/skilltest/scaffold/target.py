@@ -14,7 +14,7 @@ from pathlib import Path
 from skilltest.errors import InputError
 from skilltest.lint.targets import find_targets
 from skilltest.plugins import Plugin, is_plugin, load_plugin
-from skilltest.skills import Skill, load_skill
+from skilltest.skills import Skill, is_root_skill, load_skill
 from skilltest.suite.repository import git_work_tree
 
 MAX_DISTRACTORS = 10
@@ -61,7 +61,10 @@ def _skill(folder: Path) -> Skill:
 
 
 def _neighbours(folder: Path) -> tuple[Skill, ...]:
-    """The other skills beside ``folder`` (its siblings that hold a SKILL.md)."""
+    """The other skills beside ``folder`` (its siblings that hold a SKILL.md); none for a root
+    skill, whose folder's siblings are other repositories."""
+    if is_root_skill(folder):
+        return ()
     found = []
     for sibling in sorted(folder.parent.iterdir()):
         if sibling.resolve() == folder.resolve() or not (sibling / "SKILL.md").is_file():

@@ -773,7 +773,7 @@ def suite_from_document(
         name = raw.get("skill") or data.get("skill") or skill_name
         if not name and skill_file:
             # Public suites name only the file: the skill is the folder holding SKILL.md.
-            name = skill_name_from_file(skill_file)
+            name = skill_name_from_file(skill_file, path)
         # A suite that names no skill (as public scenario suites do) tests the skills each
         # scenario expects: the with-skill arm installs all of them.
         expected_names = () if name else _expected_skill_names(raw)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,11 +94,18 @@ class Repository:
         )
 
     def check_links(
-        self, folder: Path, *, location: str, error: type[InputError] = SuiteError
+        self,
+        folder: Path,
+        *,
+        location: str,
+        error: type[InputError] = SuiteError,
+        left_out: Callable[[str, list[str]], set[str]] | None = None,
     ) -> None:
         """Refuses a symbolic link anywhere below ``folder`` (a folder whose files a run copies
         or reads: a skill's, a plugin's, a workspace, mocks) that points outside the
-        repository. Links to folders inside it are followed, each folder once.
+        repository. Links to folders inside it are followed, each folder once. ``left_out``
+        (as ``shutil.copytree``'s ``ignore``) names what the run's copy leaves out, besides
+        :data:`NOT_COPIED`: a root skill's ``.venv`` is not checked, as it is not copied.
 
         Raises:
             InputError: (of class ``error``) naming the field, the link and where it points.
@@ -114,7 +122,10 @@ class Repository:
                 entries = sorted(os.scandir(current), key=lambda entry: entry.name)
             except OSError:
                 continue  # not a folder, or unreadable: the copy or the reader says so
+            skipped = left_out(str(current), [e.name for e in entries]) if left_out else set()
             for entry in entries:
+                if entry.name in skipped:
+                    continue
                 if any(fnmatch.fnmatch(entry.name, pattern) for pattern in NOT_COPIED):
                     continue
                 link = Path(entry.path)

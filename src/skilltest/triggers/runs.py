@@ -45,7 +45,7 @@ from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import RunConfig, Scenario
 from skilltest.scheduler import Planned as Scheduled
 from skilltest.scheduler import run_rounds
-from skilltest.skills import Skill
+from skilltest.skills import Skill, left_out
 from skilltest.suite.loader import parse_yaml
 from skilltest.transcript import Transcript
 from skilltest.triggers import hook
@@ -107,7 +107,7 @@ def skill_variant(skill: Skill, description: str, folder: Path) -> Skill:
     shutil.copytree(
         skill.directory,
         target,
-        ignore=shutil.ignore_patterns("__pycache__", ".git", "*.pyc"),
+        ignore=left_out(skill.directory),
         symlinks=False,
     )
     text = with_description(skill.text, description)

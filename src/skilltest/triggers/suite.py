@@ -116,7 +116,7 @@ def load_trigger_suite(
             fix="add skill: <name> (skills/<name>/SKILL.md) or skill_file: <path to its SKILL.md>",
         )
     # As in the other layers: `skill_file:` alone names the skill by its folder.
-    name = str(data.get("skill") or skill_name_from_file(str(skill_file)) or "")
+    name = str(data.get("skill") or skill_name_from_file(str(skill_file), path) or "")
     skill = find_skill(
         name,
         suite_path=path,
@@ -130,7 +130,7 @@ def load_trigger_suite(
         where = f"{path}#/distractors/{index}"
         # A name has no /: an entry with one is the path of the distractor's SKILL.md.
         other_file = entry if "/" in entry else None
-        other = (skill_name_from_file(entry) or entry) if other_file else entry
+        other = (skill_name_from_file(entry, path) or entry) if other_file else entry
         if other == name:
             # Two skills of one name in .claude/skills/ are one folder: the distractor would
             # replace (shadow) the skill under test, and every result would be about it instead.
