@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from skilltest.cli import main
-from skilltest.errors import ConfigurationError
+from skilltest.errors import ConfigurationError, WorldError
 from skilltest.world.live_contract import Answer, compare, live_answer, plan, world_policy
 from skilltest.world.model import load_world
 from skilltest.world.tls import CertificateAuthority
@@ -252,3 +252,23 @@ def test_arrays_compare_the_union_of_their_first_items() -> None:
         "content type changed: the fake answers application/json, the service text/html",
         "type changed at /items/0/b: the fake answers string, the service null",
     ]
+
+
+@pytest.mark.parametrize(
+    ("probe", "message"),
+    [
+        (
+            '"DELETE /tickets/INC-1042"',
+            "the contract probe 'DELETE /tickets/INC-1042' would write to the real service",
+        ),
+        ('"GET /tickets/{id}"', "the contract probe 'GET /tickets/{id}' is not one concrete"),
+        ('"GET /orders"', "no GET route of 'tickets' serves the contract probe 'GET /orders'"),
+    ],
+)
+def test_a_probe_the_world_cannot_send_is_refused_at_load(
+    world: Path, probe: str, message: str
+) -> None:
+    world.write_text(WORLD.replace("PROBES", probe))
+    with pytest.raises(WorldError) as caught:
+        load_world(world)
+    assert str(caught.value).startswith(f"{world}#/services/0/contract/probe/0: {message}")
