@@ -272,3 +272,17 @@ def test_a_probe_the_world_cannot_send_is_refused_at_load(
     with pytest.raises(WorldError) as caught:
         load_world(world)
     assert str(caught.value).startswith(f"{world}#/services/0/contract/probe/0: {message}")
+
+
+def test_a_stand_in_whose_certificate_is_not_trusted_is_not_sent_the_probe(
+    world: Path, stand_in: StandIn, capsys: pytest.CaptureFixture[str]
+) -> None:
+    resolve = f"{HOST}=127.0.0.1:{stand_in.port}"
+    assert main(["world", "contract", str(world), "--live", "--resolve", resolve]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"skilltest: error: GET /tickets?status=P1: https://{HOST}/tickets?status=P1 could not "
+        "be reached: [SSL: CERTIFICATE_VERIFY_FAILED]"
+    )
+    assert TOKEN not in err
+    assert stand_in.log == []

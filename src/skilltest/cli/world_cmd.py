@@ -1,4 +1,5 @@
-"""``skilltest world serve``: run a world on its own for other agents and harnesses."""
+"""``skilltest world serve``: run a world on its own for other agents and harnesses;
+``skilltest world contract``: its fakes' answers against the live service's, read-only."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def register(subparsers: Any) -> None:
         subparsers,
         "world",
         description="A controlled world: fake services on the real hostnames a skill uses, "
-        "reached through a proxy that answers them and refuses everything else.",
+        "reached through a proxy that answers them and refuses everything else; `contract` "
+        "compares the fakes' answers with the live service's.",
         serve_help="serve a world file through its proxy until Ctrl-C",
         serve_description="Serves a world file until Ctrl-C: prints the proxy address, the CA "
         "file and the agent and control tokens. Point a client at it with HTTPS_PROXY=<proxy> "
