@@ -139,14 +139,23 @@ def help_line(name: str) -> str:
 
 
 def add_serve_command(
-    subparsers: Any, name: str, *, description: str, serve_help: str, serve_description: str
+    subparsers: Any,
+    name: str,
+    *,
+    description: str,
+    serve_help: str,
+    serve_description: str,
+    more: Callable[[Any], None] | None = None,
 ) -> argparse.ArgumentParser:
-    """Adds command ``name``, whose one subcommand ``serve`` runs a server in the foreground
-    (the emulator, a world), and returns the parser of ``serve`` for its arguments; the command
-    without its subcommand prints its usage and exits with 2."""
+    """Adds command ``name``, whose subcommand ``serve`` runs a server in the foreground
+    (the emulator, a world), and returns the parser of ``serve`` for its arguments; ``more``
+    adds further subcommands to the command's subparsers. The command without its subcommand
+    prints its usage and exits with 2."""
     parser = subparsers.add_parser(name, help=help_line(name), description=description)
     actions = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
     serve = actions.add_parser("serve", help=serve_help, description=serve_description)
+    if more is not None:
+        more(actions)
     parser.set_defaults(handler=lambda args: _usage(parser))
     return serve
 

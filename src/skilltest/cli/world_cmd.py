@@ -1,4 +1,5 @@
-"""``skilltest world serve``: run a world on its own for other agents and harnesses."""
+"""``skilltest world serve``: run a world on its own for other agents and harnesses;
+``skilltest world contract``: its fakes' answers against the live service's, read-only."""
 
 from __future__ import annotations
 
@@ -28,12 +29,14 @@ def register(subparsers: Any) -> None:
         subparsers,
         "world",
         description="A controlled world: fake services on the real hostnames a skill uses, "
-        "reached through a proxy that answers them and refuses everything else.",
+        "reached through a proxy that answers them and refuses everything else; `contract` "
+        "compares the fakes' answers with the live service's.",
         serve_help="serve a world file through its proxy until Ctrl-C",
         serve_description="Serves a world file until Ctrl-C: prints the proxy address, the CA "
         "file and the agent and control tokens. Point a client at it with HTTPS_PROXY=<proxy> "
         "and the CA (CURL_CA_BUNDLE, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS...), or source the "
         "printed variables file.",
+        more=_register_contract,
     )
     serve.add_argument("world", metavar="WORLD.yaml", type=Path, help="the world file")
     serve.add_argument("--profile", metavar="NAME", help="fault profile to apply")
@@ -48,6 +51,113 @@ def register(subparsers: Any) -> None:
         "--quiet", action="store_true", help="do not print a line per request on stderr"
     )
     serve.set_defaults(handler=serve_command)
+
+
+def _register_contract(actions: Any) -> None:
+    contract = actions.add_parser(
+        "contract",
+        help="compare the fake's answers with the live service's, for the reads the world "
+        "marks safe to probe",
+        description="Sends each read a service lists in `contract: {probe: [...]}` (GET or "
+        "HEAD only) to the service's real host over HTTPS, with the credential from its "
+        "`auth: {env: ...}` variable, and compares the status, the content type and the "
+        "body's shape (field names and JSON types) with what the fake answers. Exit 0 when "
+        "every probe is the same, 1 on drift, 2 without --live (it then lists what it would "
+        "send) or on bad input.",
+    )
+    contract.add_argument("world", metavar="WORLD.yaml", type=Path, help="the world file")
+    contract.add_argument(
+        "--live",
+        action="store_true",
+        help="really send the probes to the live service (without it nothing is sent)",
+    )
+    contract.add_argument(
+        "--resolve",
+        metavar="HOST=ADDRESS:PORT",
+        action="append",
+        default=[],
+        help="send a declared host's probes to a loopback address instead (as curl's "
+        "--resolve), e.g. api.tickets.example.com=127.0.0.1:8443; only loopback is accepted",
+    )
+    contract.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        type=Path,
+        help="trust only this CA for the live answers (a stand-in's or a gateway's); "
+        "default: the system's roots",
+    )
+    contract.set_defaults(handler=contract_command)
+
+
+def contract_command(args: argparse.Namespace) -> int:
+    """``skilltest world contract``: the probes' answers, live against the fake's."""
+    import os
+    import ssl
+
+    from skilltest.redact import declare_secrets, known_redactor
+    from skilltest.world.live_contract import (
+        check_probe,
+        credentials,
+        parse_resolve,
+        plan,
+        world_policy,
+    )
+    from skilltest.world.model import load_world
+
+    world = load_world(args.world)
+    planned = plan(world)
+    if not planned:
+        raise ConfigurationError(
+            f"{args.world}: no service declares a probe, so there is nothing to compare\n"
+            '  fix: add contract: {probe: ["GET /tickets?status=P1"]} to a service, naming '
+            "reads that are safe to send to the real service"
+        )
+    policy = world_policy(world)
+    resolve: dict[str, tuple[str, int]] = {}
+    for text in args.resolve:
+        host, address, port = parse_resolve(text, policy)
+        resolve[host] = (address, port)
+    if not args.live:
+        print(f"would send {len(planned)} read(s) to the live service:")
+        for item in planned:
+            pinned = resolve.get(item.service.hosts[0])
+            via = f" via {pinned[0]}:{pinned[1]}" if pinned else ""
+            print(f"  {item.describe()}{via}")
+        raise ConfigurationError(
+            "nothing was sent: world contract reaches the real service only with --live\n"
+            f"  fix: skilltest world contract {args.world} --live"
+        )
+    values = credentials(planned, os.environ)
+    declare_secrets(values.values())
+    redact = known_redactor()
+    try:
+        context = ssl.create_default_context(
+            cafile=str(args.ca_file) if args.ca_file is not None else None
+        )
+    except (OSError, ssl.SSLError) as exc:
+        raise ConfigurationError(
+            f"--ca-file {args.ca_file}: cannot be read as a PEM CA: {exc}\n"
+            "  fix: name a PEM file holding the CA certificate"
+        ) from exc
+    drifted = 0
+    for item in planned:
+        credential = values.get(item.credential) if item.credential else None
+        try:
+            result = check_probe(
+                item, policy=policy, credential=credential, resolve=resolve, context=context
+            )
+        except ConfigurationError as exc:
+            raise ConfigurationError(redact(str(exc))) from None
+        head = f"{item.probe.label} ({item.service.name}, {item.url})"
+        if not result.drifts:
+            print(f"same   {head}")
+            continue
+        drifted += 1
+        print(f"drift  {head}: {len(result.drifts)} difference(s)")
+        for drift in result.drifts:
+            print(redact(f"  {drift}"))
+    print(f"{len(planned)} probe(s): {len(planned) - drifted} same, {drifted} drifted")
+    return 1 if drifted else 0
 
 
 def _log(line: str) -> None:

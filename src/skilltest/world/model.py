@@ -176,6 +176,28 @@ class Fault:
         return fault_path == path or (route is not None and fault_path == route.path)
 
 
+PROBE_METHODS = ("GET", "HEAD")
+"""Methods a contract probe may use: a probe reaches the real service, so it only reads."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One read ``skilltest world contract --live`` may send to the real service
+    (``contract: {probe: ["GET /tickets?status=P1"]}``)."""
+
+    method: str
+    """``GET`` or ``HEAD``."""
+    target: str
+    """The path with its query, as written (``/tickets?status=P1``)."""
+    location: str = ""
+    """``file#/services/N/contract/probe/M``, for messages."""
+
+    @property
+    def label(self) -> str:
+        """``GET /tickets?status=P1``."""
+        return f"{self.method} {self.target}"
+
+
 @dataclass(frozen=True)
 class Service:
     """One service of a world: its hosts, fixture, routes, fault profiles and canary."""
@@ -203,6 +225,8 @@ class Service:
     openapi: Path | None = None
     """The provider's API description (``openapi:``), which :mod:`skilltest.world.contract`
     checks the routes and answers against; ``None``: none named."""
+    probes: tuple[Probe, ...] = ()
+    """The reads ``world contract --live`` may send to the real service (``contract:``)."""
     location: str = ""
     """``file#/services/N``, for messages."""
 
@@ -426,7 +450,41 @@ def _service(
         for name, faults in (raw.get("profiles") or {}).items()
     }
     canary = _canary(raw.get("canary"), service, f"{where}/canary", data_where)
-    return replace(service, profiles=profiles, canary=canary)
+    probes = tuple(
+        _probe(text, service, f"{where}/contract/probe/{index}")
+        for index, text in enumerate((raw.get("contract") or {}).get("probe") or [])
+    )
+    return replace(service, profiles=profiles, canary=canary, probes=probes)
+
+
+def _probe(text: str, service: Service, where: str) -> Probe:
+    method, _, target = text.partition(" ")
+    method = method.upper()
+    if method not in PROBE_METHODS:
+        raise WorldError(
+            f"the contract probe {text!r} would write to the real service: only GET and HEAD "
+            "are sent to it",
+            location=where,
+            fix="probe a read (GET /tickets?status=P1); a write cannot be checked against a "
+            "live service without changing it",
+        )
+    path = target.split("?", 1)[0]
+    if "{" in path or "#" in target:
+        raise WorldError(
+            f"the contract probe {text!r} is not one concrete request",
+            location=where,
+            fix="name a record and the query, e.g. GET /tickets/INC-1042",
+        )
+    if not any(
+        route.method == "GET" and route.match(path.rstrip("/") or "/") is not None
+        for route in service.routes
+    ):
+        raise WorldError(
+            f"no GET route of {service.name!r} serves the contract probe {text!r}",
+            location=where,
+            fix="probe a path a GET route of the service serves, or add the route",
+        )
+    return Probe(method=method, target=target, location=where)
 
 
 def _route(raw: dict[str, Any], where: str) -> Route:
