@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from skilltest.plugins.servers import McpServer
 
@@ -39,17 +39,7 @@ DriftKind = Literal[
     "type changed",
     "required changed",
 ]
-DRIFT_KINDS: tuple[DriftKind, ...] = (
-    "tool added",
-    "tool removed",
-    "unlisted",
-    "description changed",
-    "parameter added",
-    "parameter removed",
-    "parameter renamed",
-    "type changed",
-    "required changed",
-)
+DRIFT_KINDS: tuple[DriftKind, ...] = get_args(DriftKind)
 """Every kind of drift, in the order a tool's drifts are listed."""
 
 

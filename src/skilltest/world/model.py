@@ -590,19 +590,15 @@ def _fixture(
         return {}, None, where
     if isinstance(raw, dict):
         return raw, None, where
-    file = repository.inside(world_path.parent / raw, written=raw, location=where, error=WorldError)
-    if file.suffix.lower() not in (".json", ".yaml", ".yml"):
-        raise WorldError(
-            f"the fixture {raw!r} is neither JSON nor YAML",
-            location=where,
-            fix="name a .json, .yaml or .yml file (relative to the world file)",
-        )
-    if not file.is_file():
-        raise WorldError(
-            f"the fixture {raw!r} was not found (looked at {file})",
-            location=where,
-            fix="the path is relative to the world file",
-        )
+    file = _json_or_yaml_file(
+        raw,
+        world_path,
+        where,
+        repository,
+        "the fixture",
+        "",
+        "the path is relative to the world file",
+    )
     data = _read_json(file) if file.suffix.lower() == ".json" else read_yaml(file, WorldError)
     if not isinstance(data, dict):
         raise WorldError(
@@ -621,18 +617,38 @@ def _description(
     checked (:mod:`skilltest.world.contract`)."""
     if raw is None:
         return None
+    return _json_or_yaml_file(
+        raw,
+        world_path,
+        where,
+        repository,
+        "the API description",
+        " OpenAPI",
+        "the path is relative to the world file, e.g. openapi: specs/tickets.yaml",
+    )
+
+
+def _json_or_yaml_file(
+    raw: str,
+    world_path: Path,
+    where: str,
+    repository: Repository,
+    what: str,
+    kind: str,
+    not_found_fix: str,
+) -> Path:
+    """The JSON or YAML file a world names (``what``, e.g. "the fixture"), relative to the world
+    file and inside the repository, which must exist."""
     file = repository.inside(world_path.parent / raw, written=raw, location=where, error=WorldError)
     if file.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise WorldError(
-            f"the API description {raw!r} is neither JSON nor YAML",
+            f"{what} {raw!r} is neither JSON nor YAML",
             location=where,
-            fix="name a .json, .yaml or .yml OpenAPI file (relative to the world file)",
+            fix=f"name a .json, .yaml or .yml{kind} file (relative to the world file)",
         )
     if not file.is_file():
         raise WorldError(
-            f"the API description {raw!r} was not found (looked at {file})",
-            location=where,
-            fix="the path is relative to the world file, e.g. openapi: specs/tickets.yaml",
+            f"{what} {raw!r} was not found (looked at {file})", location=where, fix=not_found_fix
         )
     return file
 
