@@ -81,6 +81,8 @@ def test_a_drifted_world_fails_with_one_finding_per_difference(project, capsys):
         "to specs/tickets.yaml#/paths/~1tickets~1{ticketId}/get/responses if the provider "
         "answers it\n\n1 of 1 file(s) invalid",
     ]
+    # docs/world.md shows this output as printed.
+    assert out.strip() in (REPO_ROOT / "docs" / "world.md").read_text()
 
 
 def test_a_scenario_suite_is_invalid_when_its_world_differs_from_its_description(project, capsys):

@@ -137,6 +137,10 @@ def test_live_reports_exactly_the_stand_ins_drifts_and_sends_only_the_probes(
         "  status changed: the fake answers 404, the service 410",
         "3 probe(s): 1 same, 2 drifted",
     ]
+    # docs/world.md shows the first two probes' lines of this output as printed.
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "world.md").read_text()
+    shown = docs.split("prints one line per probe", 1)[1].split("```\n", 2)[1].splitlines()
+    assert shown[:-1] == out.splitlines()[:5]
     assert err == ""
     assert stand_in.log == [
         ("GET", "/tickets?status=P1", f"Bearer {TOKEN}"),
