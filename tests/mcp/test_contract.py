@@ -112,6 +112,9 @@ def test_a_tool_added_and_a_parameter_renamed_are_reported_where_to_change_them(
         "  same                 search_traces\n"
         "3 tools against 1 mock: 1 same, 2 drifted (1 tool added, 1 parameter renamed)\n"
     )
+    # docs/plugins.md shows this output as printed for a plugin at plugins/observability.
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text()
+    assert out.replace("plugin/", "plugins/observability/") in docs
 
 
 def test_json_lists_each_tool_and_its_drifts(in_tmp, capsys):
