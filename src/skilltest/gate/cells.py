@@ -234,15 +234,15 @@ def parse_require(texts: Sequence[str], matrices: Sequence[MatrixFile]) -> tuple
                 location=OPTION,
                 fix=f"{example}; the results' axes are {has}",
             )
-        values = tuple((pair[0].strip(), pair[1].strip()) for pair in pairs)
-        for axis, _ in values:
+        named = tuple((pair[0].strip(), pair[1].strip()) for pair in pairs)
+        for axis, _ in named:
             if axis not in axes:
                 raise InputError(
                     f"{OPTION} {text}: the results have no axis {axis!r}",
                     location=OPTION,
                     fix=f"name an axis of the results: {has}",
                 )
-        specs.append(CellSpec(text, values))
+        specs.append(CellSpec(text, named))
     return tuple(specs)
 
 
