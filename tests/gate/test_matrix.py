@@ -403,3 +403,69 @@ def test_an_authority_violation_in_a_cell_not_required_blocks(tmp_path, capsys, 
     ), out
     assert re.search(r"^PASS   cells ", out, re.MULTILINE)
     assert re.search(r"^PASS   consistent ", out, re.MULTILINE)
+
+
+def test_a_single_runs_baseline_is_compared_with_every_cell(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["pressure", "demo.yaml", "--model", "opus", "--results", "opus.json"]) == 0
+    code, out, err = gate(
+        project, capsys, monkeypatch, "out/matrix.json", "--baseline", "opus.json",
+        "--allow-offline", "--require-cell", "model=opus",
+    )  # fmt: skip
+    assert code == 0, out + err
+    lines = out.splitlines()
+    assert (
+        "         demo/aggregate-first (pressure) [model=haiku]: with-skill pass rate 0/11 0% now "
+        "vs 11/11 100% in the baseline: -100% [-100%, -69%], credibly lower (in a cell "
+        "--require-cell does not name: listed, not blocking)"
+    ) in lines
+    assert (
+        "         demo/aggregate-first (pressure) [model=opus]: with-skill pass rate 11/11 100% "
+        "now vs 11/11 100% in the baseline: +0% [-28%, +28%]"
+    ) in lines
+
+
+def test_a_matrix_given_twice_is_gated_once(project, capsys, monkeypatch):
+    code, out, _ = gate(
+        project, capsys, monkeypatch, "out/matrix.json", "out/matrix.json", "--allow-offline",
+        "--allow-failing", "aggregate-first",
+    )  # fmt: skip
+    assert code == 0, out
+    assert out.count("out/matrix.json: required cells model=haiku, model=opus") == 1
+    assert (
+        "         out/matrix.json: given twice among the results files: read once"
+    ) in out.splitlines()
+
+
+def test_require_cell_without_a_matrix_is_bad_input(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    if not (project / "opus.json").exists():
+        assert main(["pressure", "demo.yaml", "--model", "opus", "--results", "opus.json"]) == 0
+    code, out, err = gate(
+        project, capsys, monkeypatch, "opus.json", "--allow-offline", "--require-cell", "model=opus"
+    )
+    assert code == 2, out + err
+    assert "--require-cell model=opus: no matrix's results file among the results" in err
+    assert "fix: pass the results file of a run with --models or --claude-versions" in err
+
+
+def test_spending_that_names_a_cell_its_document_does_not_is_caught(project, capsys, monkeypatch):
+    def claim_a_stop(document: dict[str, Any]) -> None:
+        document["spending"] = {
+            "limit_usd": 1.0,
+            "spent_usd": 0.01,
+            "stopped_cells": ["model=opus"],
+            "reason": "model=opus's share of --max-cost-usd 1.0 ($0.5000) was spent",
+        }
+
+    path = edited(project, "spending.json", claim_a_stop)
+    code, out, _ = gate(
+        project, capsys, monkeypatch, path, "--allow-offline", "--allow-failing", "aggregate-first"
+    )
+    assert code == 1
+    assert (
+        f"         - {path}: matrix: spending names the cells stopped by --max-cost-usd "
+        "model=opus; the cells' documents say none"
+    ) in out.splitlines()

@@ -158,9 +158,24 @@ def decide(
     specs = parse_require(require_cells, matrices)
     given = tuple(f.path for f in results) + tuple(m.path for m in matrices)
     given_baseline = tuple(f.path for f in baseline) + tuple(m.path for m in baseline_matrices)
+    # A matrix given twice is gated once (its cells' files are read once below, too).
+    seen: dict[tuple[str, ...], Path] = {}
+    once, twice = [], []
+    for m in matrices:
+        digests = tuple(cell.digest for cell in m.cells)
+        if digests in seen:
+            first = seen[digests]
+            twice.append(
+                f"{m.path}: given twice among the results files: read once"
+                if m.path == first
+                else f"{m.path}: the same matrix as {first}: read once"
+            )
+            continue
+        seen[digests] = m.path
+        once.append(m)
     matrices = [
         replace(m, cells=tuple(_required(c, required(c.cell, specs)) for c in m.cells))
-        for m in matrices
+        for m in once
     ]
     results = [*results, *(cell for m in matrices for cell in m.cells)]
     baseline = [*baseline, *(cell for m in baseline_matrices for cell in m.cells)]
@@ -168,7 +183,7 @@ def decide(
     old_files, old_notes = files_once(baseline, "baseline")
     entries, run_notes = runs_once(e for f in new_files for e in f.scenarios)
     old, old_run_notes = runs_once(e for f in old_files for e in f.scenarios)
-    notes += old_notes + run_notes + old_run_notes
+    notes = twice + notes + old_notes + run_notes + old_run_notes
     claims = [claim for m in (*matrices, *baseline_matrices) for claim in m.claims]
     cells = (
         (RuleOutcome("cells", CELLS_RULE, *cells_rule(matrices, specs, allow_undecided)),)
