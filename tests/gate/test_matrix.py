@@ -229,17 +229,17 @@ def test_a_required_cell_missing_blocks_and_one_not_required_does_not(project, c
     [
         (
             "model",
-            "--require-cell 'model': expected AXIS=VALUE[,AXIS=VALUE]",
+            "--require-cell: 'model': expected AXIS=VALUE[,AXIS=VALUE]",
             "fix: e.g. --require-cell model=haiku; the results' axes are model: haiku, opus",
         ),
         (
             "model=opus,claude=",
-            "--require-cell 'model=opus,claude=': expected AXIS=VALUE[,AXIS=VALUE]",
+            "--require-cell: 'model=opus,claude=': expected AXIS=VALUE[,AXIS=VALUE]",
             "the results' axes are model: haiku, opus",
         ),
         (
             "claude=2.1.332",
-            "--require-cell claude=2.1.332: the results have no axis 'claude'",
+            "--require-cell: claude=2.1.332: the results have no axis 'claude'",
             "fix: name an axis of the results: model: haiku, opus",
         ),
     ],
@@ -447,7 +447,7 @@ def test_require_cell_without_a_matrix_is_bad_input(project, capsys, monkeypatch
         project, capsys, monkeypatch, "opus.json", "--allow-offline", "--require-cell", "model=opus"
     )
     assert code == 2, out + err
-    assert "--require-cell model=opus: no matrix's results file among the results" in err
+    assert "--require-cell: model=opus: no matrix's results file among the results" in err
     assert "fix: pass the results file of a run with --models or --claude-versions" in err
 
 

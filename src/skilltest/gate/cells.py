@@ -219,7 +219,7 @@ def parse_require(texts: Sequence[str], matrices: Sequence[MatrixFile]) -> tuple
     has = "; ".join(f"{name}: {', '.join(values)}" for name, values in axes.items())
     if not matrices:
         raise InputError(
-            f"{OPTION} {texts[0]}: no matrix's results file among the results",
+            f"{texts[0]}: no matrix's results file among the results",
             location=OPTION,
             fix="pass the results file of a run with --models or --claude-versions, or leave "
             f"{OPTION} out",
@@ -230,7 +230,7 @@ def parse_require(texts: Sequence[str], matrices: Sequence[MatrixFile]) -> tuple
         pairs = [part.strip().split("=", 1) for part in text.split(",")]
         if not all(len(p) == 2 and p[0].strip() and p[1].strip() for p in pairs):
             raise InputError(
-                f"{OPTION} {text!r}: expected AXIS=VALUE[,AXIS=VALUE]",
+                f"{text!r}: expected AXIS=VALUE[,AXIS=VALUE]",
                 location=OPTION,
                 fix=f"{example}; the results' axes are {has}",
             )
@@ -238,7 +238,7 @@ def parse_require(texts: Sequence[str], matrices: Sequence[MatrixFile]) -> tuple
         for axis, _ in named:
             if axis not in axes:
                 raise InputError(
-                    f"{OPTION} {text}: the results have no axis {axis!r}",
+                    f"{text}: the results have no axis {axis!r}",
                     location=OPTION,
                     fix=f"name an axis of the results: {has}",
                 )
