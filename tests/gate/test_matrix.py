@@ -334,7 +334,8 @@ def test_report_on_a_matrix_prints_its_table_and_writes_its_page(project, capsys
     ), out
     assert "- model=haiku: 1 scenarios: 1 no-steer" in out
 
-    assert main(["report", "out/matrix.json", "--html", "page.html", "--markdown", "s.md"]) == 0
+    # --report FILE.html, as the run names it, or --html.
+    assert main(["report", "out/matrix.json", "--report", "page.html", "--markdown", "s.md"]) == 0
     assert capsys.readouterr().out == "wrote page.html\nwrote s.md\n"
     assert "model=haiku" in (project / "page.html").read_text()
     assert (project / "page.cells/model-haiku.html").is_file()

@@ -32,10 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--html",
+        "--report",
+        dest="html",
         type=output_file,
         metavar="FILE",
         help="write the HTML report here (one self-contained file: tables, plots, every run; "
-        "transcript links relative to its folder)",
+        "transcript links relative to its folder; --report, as the layers name it, is the same)",
     )
     parser.set_defaults(handler=run)
 
