@@ -29,6 +29,16 @@ PROJECT = Path(__file__).with_name("pressure-against")
 """The suite (demo.yaml, 11 runs per arm) and the model script the test repository holds."""
 
 
+def noted_commit(repo: Path) -> None:
+    """Two more commits: the noted revision, then the new rule again (HEAD~1: the noted
+    revision; HEAD~3: the old hint)."""
+    skill = repo / "skills" / "demo" / "SKILL.md"
+    skill.write_text(NOTED_SKILL)
+    git(repo, "commit", "-q", "-am", "noted")
+    skill.write_text(NEW_SKILL)
+    git(repo, "commit", "-q", "-am", "new again")
+
+
 @pytest.fixture
 def noted(tmp_path: Path) -> Path:
     """A folder holding the revision with the new rule and a note."""
@@ -160,33 +170,46 @@ def emulator(repo: Path) -> Iterator[EmulatorServer]:
 
 
 def test_a_matrix_runs_the_without_skill_arm_once_per_cell_for_both_revisions(
-    repo, noted, tmp_path, emulator, monkeypatch, capsys
+    repo, tmp_path, emulator, monkeypatch, capsys
 ):
+    noted_commit(repo)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", emulator.base_url)
     results = tmp_path / "matrix.json"
     argv = ["pressure", str(repo / "demo.yaml"), "--backend", "anthropic", "-k", "2"]
     argv += ["--models", "haiku,sonnet", "--results", str(results)]
-    main([*argv, "--against", "HEAD~1", "--against", str(noted)])
+    main([*argv, "--against", "HEAD~1", "--against", "HEAD~3"])
     out = capsys.readouterr().out
     requests = [
         r.body for r in emulator.requests if r.path == "/v1/messages" and r.side_request is None
     ]
-    # Per cell: 3 scenarios x 2 runs x 4 arms (with, without, HEAD~1, noted), not 3 x 2 x 6.
+    # Per cell: 3 scenarios x 2 runs x 4 arms (with, without, HEAD~1, HEAD~3), not 3 x 2 x 6.
     assert len(requests) == 2 * 3 * 2 * 4
     for model in ("haiku", "sonnet"):
         systems = [str(b.get("system") or "") for b in requests if b["model"] == model]
         assert sum(1 for s in systems if not s) == 3 * 2  # one without-skill set per cell
         assert sum(1 for s in systems if "OLD HINT" in s) == 3 * 2
         assert sum(1 for s in systems if "Be brief" in s) == 3 * 2
-    assert (
+    shared = (
         "shared baseline: each cell ran its without-skill arm once; the skill and each "
-        f"--against revision (at HEAD~1, {noted}) were compared with the same baseline runs"
-    ) in out
+        "--against revision (at HEAD~1, HEAD~3) were compared with the same baseline runs"
+    )
+    assert shared in out
+    # docs/matrix.md shows the line as printed.
+    assert shared in (Path(__file__).parents[2] / "docs" / "matrix.md").read_text()
     plan = json.loads(results.read_text())["matrix"]
     assert plan["arms"] == ["with_skill", "without_skill", "previous", "previous-2"]
     assert plan["shared_baseline"] is True
     assert plan["revisions"] == [
         {"arm": "previous", "ref": "HEAD~1"},
-        {"arm": "previous-2", "ref": str(noted)},
+        {"arm": "previous-2", "ref": "HEAD~3"},
     ]
+
+
+def test_docs_revision_md_shows_two_revisions_as_printed(repo, capsys):
+    noted_commit(repo)
+    main(["pressure", str(repo / "demo.yaml"), "-k", "3", "--against", "HEAD~1", "--against",
+          "HEAD~3"])  # fmt: skip
+    out = capsys.readouterr().out
+    docs = (Path(__file__).parents[2] / "docs" / "revision.md").read_text()
+    assert out.strip() in docs, out
