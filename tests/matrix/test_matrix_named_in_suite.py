@@ -32,6 +32,9 @@ rules:
 default: {text: "I would grep the logs."}
 """
 
+DOCS = (Path(__file__).parents[2] / "docs" / "matrix.md").read_text()
+"""docs/matrix.md, which shows the messages these tests hold."""
+
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -72,15 +75,18 @@ def test_the_command_line_overrides_the_suite_s_matrix_and_says_so(project, caps
 
 
 def test_two_suites_naming_different_matrices_are_bad_input(project, capsys):
-    first = suite(project, "a.yaml", "matrix: {models: [haiku, sonnet]}")
-    second = suite(project, "b.yaml", "matrix: {models: [opus]}")
-    assert main(["pressure", str(first), str(second), "--dry-run"]) == 2
+    suite(project, "a.yaml", "matrix: {models: [haiku, sonnet]}")
+    suite(project, "b.yaml", "matrix: {models: [opus]}")
+    assert main(["pressure", "a.yaml", "b.yaml", "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert (
-        f"{second}: {first} names the matrix (models: haiku, sonnet) and {second} names another "
-        "(models: opus): one run runs one matrix"
-    ) in err
-    assert "fix: give both suites the same matrix:" in err
+    said = (
+        "skilltest: error: b.yaml: a.yaml names the matrix (models: haiku, sonnet) and b.yaml "
+        "names another (models: opus): one run runs one matrix\n"
+        "  fix: give both suites the same matrix:, run them apart, or name the matrix for this "
+        "run with --models (and --claude-versions)"
+    )
+    assert said in err
+    assert said in DOCS  # docs/matrix.md shows it as printed
 
 
 def test_a_suite_without_a_matrix_runs_in_the_one_another_names(project, capsys):
