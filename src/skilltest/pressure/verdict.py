@@ -131,6 +131,10 @@ class ArmStats:
     """Baseline only: how often every ``expected_patterns`` entry matched."""
 
 
+_NO_RUNS = ArmStats(runs=0, errors=0, passed=0, rate=EMPTY, expected=EMPTY)
+"""The figures of an arm that has none."""
+
+
 @dataclass(frozen=True)
 class ScenarioResult:
     """One scenario's verdict and the runs behind it."""
@@ -168,6 +172,14 @@ class ScenarioResult:
     revisions: tuple[RevisionResult, ...] = ()
     """Every REF of ``--against`` (the first is also ``previous`` and ``against``), each
     compared with the with-skill arm."""
+
+    def __post_init__(self) -> None:
+        if not self.revisions and self.against is not None:
+            # Built with one REF's previous and against only: that REF is the one revision.
+            first = RevisionResult(
+                PREVIOUS, self.against.ref, self.previous or _NO_RUNS, self.against
+            )
+            object.__setattr__(self, "revisions", (first,))
 
     @property
     def failed(self) -> bool:
