@@ -12,11 +12,12 @@ means), read against the same band as the with-vs-without verdict
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ from skilltest.decision import IMPROVED_ABOVE, MIN_DELTA, delta_verdict
 from skilltest.errors import InputError
 from skilltest.skills import Skill, load_skill
 from skilltest.stats import EMPTY, Interval
+from skilltest.stats.family import against_views as against_views  # for results readers
 
 PREVIOUS = "previous"
-"""The arm that runs the skill as it was at REF."""
+"""The arm that runs the skill as it was at the first REF of ``--against``."""
 ERROR = "error"
 """The against-verdict when an arm has too few judged runs to compare."""
 MOVES = ("improved", "neutral", "regressed", "inconclusive", ERROR)
@@ -71,6 +73,54 @@ def summary_line(ref: str, verdicts: Iterable[str]) -> str:
         counts[verdict] = counts.get(verdict, 0) + 1
     shown = [m for m in MOVES if m in ("improved", "neutral", "regressed") or counts[m]]
     return f"against {ref}: " + ", ".join(f"{counts[m]} {m}" for m in shown)
+
+
+def revision_arm(index: int) -> str:
+    """The arm of the ``index``-th ``--against`` REF (from 0): ``previous``, then
+    ``previous-2``, ``previous-3``... (a name that is also a folder and file name)."""
+    return PREVIOUS if index == 0 else f"{PREVIOUS}-{index + 1}"
+
+
+def revision_arms(refs: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """Each REF of ``--against`` with its arm, in the order given."""
+    return tuple((revision_arm(index), ref) for index, ref in enumerate(refs))
+
+
+def is_revision_arm(arm: str) -> bool:
+    """Whether ``arm`` runs the skill as it was at an ``--against`` REF."""
+    return arm == PREVIOUS or arm.startswith(f"{PREVIOUS}-")
+
+
+def against_refs(against: str | None, also_against: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every REF of ``--against``, in the order given (``against`` first)."""
+    return () if against is None else (against, *also_against)
+
+
+def check_one_against(against: str | None, also_against: Sequence[str], layer: str) -> None:
+    """Refuses ``--against`` given more than once to a layer that compares one revision.
+
+    Raises:
+        InputError: naming the second REF.
+    """
+    if also_against:
+        raise InputError(
+            f"skilltest {layer} compares one revision at a time; --against {against} and "
+            f"--against {also_against[0]} were given",
+            location=f"--against {also_against[0]}",
+            fix=f"run skilltest {layer} once per revision, or give several --against to "
+            "skilltest pressure",
+        )
+
+
+def revisions_of(scenario: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The arms and REFs of a results file's scenario run against several revisions (its
+    ``revisions``); empty for one REF or none (read from ``against``)."""
+    revisions = scenario.get("revisions")
+    if not isinstance(revisions, list):
+        return ()
+    return tuple(
+        (str(r.get("arm")), str(r.get("ref"))) for r in revisions if isinstance(r, Mapping)
+    )
 
 
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -153,6 +203,36 @@ def previous_skills(skills: Iterable[Skill], ref: str, scratch: Path) -> dict[Pa
     return previous
 
 
+def _digest(skill: Skill) -> str:
+    """What a skill's folder holds, as one digest: every file's path and bytes."""
+    hasher = hashlib.sha256()
+    folder = skill.skill_file.parent
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        hasher.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        hasher.update(path.read_bytes() + b"\0")
+    return hasher.hexdigest()
+
+
+def check_distinct(revisions: Mapping[str, Mapping[Path, Skill]]) -> None:
+    """Refuses two REFs of ``--against`` that give the same skills: the same REF twice, or two
+    that resolve to the same files (``HEAD~1`` and its commit id, a tag on it).
+
+    Raises:
+        InputError: naming both REFs.
+    """
+    seen: dict[tuple[str, ...], str] = {}
+    for ref, skills in revisions.items():
+        key = tuple(_digest(skills[path]) for path in sorted(skills))
+        if key in seen:
+            raise InputError(
+                f"--against {seen[key]} and --against {ref} give the same skill files: the two "
+                "arms would run the same revision twice",
+                location=f"--against {ref}",
+                fix=f"give each revision once (drop --against {ref}, or pick another revision)",
+            )
+        seen[key] = ref
+
+
 @contextlib.contextmanager
 def previous_revision(ref: str | None, skills: Iterable[Skill]) -> Iterator[dict[Path, Skill]]:
     """While inside: each skill as it was at ``ref`` (:func:`previous_skills`), read into a
@@ -166,3 +246,34 @@ def previous_revision(ref: str | None, skills: Iterable[Skill]) -> Iterator[dict
         return
     with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
         yield previous_skills(skills, ref, Path(scratch))
+
+
+@contextlib.contextmanager
+def previous_revisions(
+    refs: Sequence[str], skills: Iterable[Skill]
+) -> Iterator[dict[str, dict[Path, Skill]]]:
+    """While inside: for each REF (by its arm, :func:`revision_arm`), each skill as it was
+    there, read into scratch folders removed afterwards; nothing without a REF.
+
+    Raises:
+        InputError: as :func:`previous_skill`; two REFs giving the same skills
+            (:func:`check_distinct`).
+    """
+    if not refs:
+        yield {}
+        return
+    skills = list(skills)
+    with tempfile.TemporaryDirectory(prefix="skilltest-against-") as scratch:
+        by_ref: dict[str, dict[Path, Skill]] = {}
+        for index, ref in enumerate(refs):
+            if ref in by_ref:
+                raise InputError(
+                    f"--against {ref} is given twice",
+                    location=f"--against {ref}",
+                    fix="give each revision once",
+                )
+            folder = Path(scratch) / str(index)
+            folder.mkdir()
+            by_ref[ref] = previous_skills(skills, ref, folder)
+        check_distinct(by_ref)
+        yield {revision_arm(index): by_ref[ref] for index, ref in enumerate(refs)}

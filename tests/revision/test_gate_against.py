@@ -35,3 +35,23 @@ def test_other_moves_against_ref_do_not_block(tmp_path, capsys, move):
     item = {**pscenario("spike", 4, 4, critical=False), "against": {**REGRESSED, "verdict": move}}
     code, out, _ = gate(capsys, write_results(tmp_path / "r.json", pressure_document(item)))
     assert code == 0, out
+
+
+def test_a_regression_against_any_of_several_refs_blocks(tmp_path, capsys):
+    improved = {"ref": "v2", "delta": 0.8, "ci": [0.31, 0.95], "verdict": "improved"}
+    regressed = {**REGRESSED, "ref": "v1"}
+    arm = {"runs": 4, "errors": 0, "passed": 0, "pass_rate": 0.0, "ci_low": 0.0, "ci_high": 0.6}
+    item = {
+        **pscenario("spike", 4, 4, critical=False),
+        "previous": arm,
+        "against": improved,
+        "revisions": [
+            {"ref": "v2", "arm": "previous", "previous": arm, "against": improved},
+            {"ref": "v1", "arm": "previous-2", "previous": arm, "against": regressed},
+        ],
+    }
+    lines = blocked(capsys, write_results(tmp_path / "r.json", pressure_document(item)), reasons=1)
+    assert (
+        "         - demo/spike (pressure): regressed against v1: delta -80% [-95%, -31%]" in lines
+    )
+    assert not any("against v2" in line for line in lines)

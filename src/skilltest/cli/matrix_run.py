@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from skilltest.cli import (
@@ -45,6 +46,55 @@ def add_matrix_option(parser: argparse.ArgumentParser, *, cli: bool = False) -> 
 def matrix_asked(args: argparse.Namespace) -> bool:
     """Whether the command line asks for a matrix (``--models``, ``--claude-versions``)."""
     return args.models is not None or getattr(args, "claude_versions", None) is not None
+
+
+def apply_suite_matrix(
+    args: argparse.Namespace,
+    targets: Sequence[Path],
+    default_dir: Path,
+    *,
+    layer: str,
+    example: str,
+) -> None:
+    """The matrix the suites name (``matrix:``) when the command line names none: it fills
+    ``--models`` and ``--claude-versions``; a command line that names one overrides it, and
+    says so on stderr.
+
+    Raises:
+        InputError: a suite that is not valid, or suites naming different matrices.
+    """
+    from skilltest.matrix.named import suite_matrix
+
+    if layer == "scenarios":
+        from skilltest.evalcases import names_eval_cases
+
+        files = [target for target in targets if not names_eval_cases(target)]
+        if targets and not files:
+            return  # eval cases only: they name no matrix
+        targets = files
+    named = suite_matrix(targets, default_dir, layer=layer, example=example)
+    if named is None:
+        return
+    if matrix_asked(args):
+        given = " and ".join(
+            option
+            for option, value in (
+                ("--models", args.models),
+                ("--claude-versions", getattr(args, "claude_versions", None)),
+            )
+            if value is not None
+        )
+        print(
+            f"skilltest: {given} override the matrix {named.source} names ({named.describe()})"
+            if " and " in given
+            else f"skilltest: {given} overrides the matrix {named.source} names "
+            f"({named.describe()})",
+            file=sys.stderr,
+        )
+        return
+    args.models = ",".join(named.models) if named.models else None
+    if hasattr(args, "claude_versions"):
+        args.claude_versions = ",".join(named.claude_versions) if named.claude_versions else None
 
 
 def refuse_rescore(args: argparse.Namespace) -> None:

@@ -231,12 +231,14 @@ def add_scale_options(parser: argparse.ArgumentParser, *, unit: str) -> None:
 
 
 def add_against_option(parser: argparse.ArgumentParser, *, what: str) -> None:
-    """``--against REF``."""
+    """``--against REF``, which may be given more than once."""
     parser.add_argument(
         "--against",
         metavar="REF",
+        action="append",
         help="also run the skill as it was at REF (a git revision of the skill's repository, or "
-        f"a folder){what}",
+        f"a folder){what}; give it again for more revisions, each an arm of its own sharing "
+        "the one without-skill arm",
     )
 
 
@@ -369,6 +371,9 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
         value = given.get(name)
         if value is not None:  # not given: the field's default
             values[item.name] = tuple(value) if isinstance(value, list) else value
+    refs = given.get("against")
+    if refs:  # --against REF, given once or more: the first, then the others
+        values["against"], values["also_against"] = refs[0], tuple(refs[1:])
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and given.get("markdown") is None:
         from skilltest.report.files import check_output

@@ -16,7 +16,7 @@ from skilltest.cli import (
 )
 from skilltest.cli.display import Display
 from skilltest.cli.layer_run import print_blocks, print_notice
-from skilltest.cli.matrix_run import add_matrix_option, run_matrix
+from skilltest.cli.matrix_run import add_matrix_option, apply_suite_matrix, run_matrix
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -106,6 +106,13 @@ def run(args: argparse.Namespace) -> int:
     )
 
     options = options_from(args, pressure.PressureOptions)
+    apply_suite_matrix(
+        args,
+        options.suites,
+        DEFAULT_SUITE_DIR,
+        layer="pressure",
+        example="tests/skill-pressure/<skill>.yaml",
+    )
     if args.models is not None:
         return run_matrix(options, args, label="pressure", notes=NOTES)
     if args.dry_run:

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 from skilltest.cli import EXIT_FAILED, EXIT_OK, help_line
 from skilltest.cli.layer_run import print_blocks, run_layer, run_line
-from skilltest.cli.matrix_run import add_matrix_option, matrix_asked, refuse_rescore, run_matrix
+from skilltest.cli.matrix_run import (
+    add_matrix_option,
+    apply_suite_matrix,
+    matrix_asked,
+    refuse_rescore,
+    run_matrix,
+)
 from skilltest.cli.options import (
     add_against_option,
     add_backend_options,
@@ -104,6 +110,13 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
+    apply_suite_matrix(
+        args,
+        tuple(args.suites or ()),
+        DEFAULT_SUITE_DIR,
+        layer="triggers",
+        example="tests/triggers/<skill>.yaml",
+    )
     if matrix_asked(args):
         return run_matrix(
             options_from(args, triggers.TriggerOptions),

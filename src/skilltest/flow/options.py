@@ -55,6 +55,10 @@ class RunOptions:
     """Globs: only the scenarios (or queries) whose id matches one run."""
     against: str | None = None
     """A git revision or a folder: the skill as it was there runs as an arm ``previous``."""
+    also_against: tuple[str, ...] = ()
+    """More revisions or folders (``--against`` given again), each an arm of its own
+    (``previous-2``, ``previous-3``...), compared with the with-skill arm as ``against`` is;
+    the without-skill arm runs once for all of them. Only with ``against``."""
     output_dir: Path | None = None
     """Where raw output and traces are kept (default per layer)."""
     outputs: Outputs = field(default_factory=Outputs)

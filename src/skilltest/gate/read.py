@@ -18,6 +18,7 @@ from skilltest.report.provenance import (
     Provenance,
     provenance_of,
 )
+from skilltest.revision import against_views
 from skilltest.stats.family import COMPARED, against_p_value, decision_p_value
 
 PASS = "PASS"
@@ -108,6 +109,16 @@ class ScenarioEntry:
     required: bool = True
     """Whether its cell is required (``--require-cell``; every cell without it): a failing,
     regressed or critical scenario of a cell that is not is listed, not blocked on."""
+    revisions: tuple[tuple[dict[str, Any], float | None], ...] = ()
+    """With several ``--against`` REFs: each REF's ``against`` entry and its p-value (the
+    first is also ``against``); empty otherwise."""
+
+    @property
+    def againsts(self) -> tuple[tuple[dict[str, Any], float | None], ...]:
+        """Every ``against`` entry with its p-value, one per REF of ``--against``."""
+        if self.revisions:
+            return self.revisions
+        return () if self.against is None else ((self.against, self.against_p),)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -411,6 +422,13 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
         compared=layer == "scenarios" and verdict in COMPARED,
         decision_p=decision_p_value(item) if layer == "scenarios" else None,
         against_p=against_p_value(item),
+        revisions=tuple(
+            (dict(view["against"]), against_p_value(view))
+            for view in against_views(item)
+            if isinstance(view.get("against"), dict)
+        )
+        if isinstance(item.get("revisions"), list)
+        else (),
         misses_a_bar=item["misses_a_bar"] if isinstance(item.get("misses_a_bar"), bool) else None,
     )
 

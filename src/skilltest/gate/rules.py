@@ -301,11 +301,11 @@ class _SuiteWide:
     regressed: frozenset[tuple[str, ...]]
     """The scenarios whose with-skill against without-skill regression holds."""
     against: frozenset[tuple[str, ...]]
-    """The scenarios whose regression against the previous revision holds."""
+    """The scenarios, with the REF, whose regression against a previous revision holds."""
     compared: int
     """Scenarios in the with-skill against without-skill family."""
-    compared_against: int
-    """Scenarios in the ``--against`` family."""
+    compared_against: dict[str, int]
+    """Scenarios in the family of each REF of ``--against`` (one family per REF)."""
     per_scenario: bool
     """``--per-scenario``: every per-scenario decision holds."""
 
@@ -313,24 +313,31 @@ class _SuiteWide:
     def of(cls, entries: Sequence[ScenarioEntry], per_scenario: bool) -> _SuiteWide:
         compared = [e for e in entries if e.compared]
         held = held_suite_wide([e.decision_p for e in compared], len(compared))
-        against = [e for e in entries if e.against is not None]
-        held_against = held_suite_wide([e.against_p for e in against], len(against))
+        by_ref: dict[str, list[tuple[ScenarioEntry, float | None]]] = {}
+        for e in entries:
+            for against, p in e.againsts:
+                by_ref.setdefault(str(against.get("ref")), []).append((e, p))
+        held_against = set()
+        for ref, family in by_ref.items():
+            holds = held_suite_wide([p for _, p in family], len(family))
+            held_against |= {
+                (*e.key, ref) for (e, p), h in zip(family, holds, strict=True) if h or p is None
+            }
         return cls(
             regressed=frozenset(
                 e.key for e, h in zip(compared, held, strict=True) if h or e.decision_p is None
             ),
-            against=frozenset(
-                e.key
-                for e, h in zip(against, held_against, strict=True)
-                if h or e.against_p is None
-            ),
+            against=frozenset(held_against),
             compared=len(compared),
-            compared_against=len(against),
+            compared_against={ref: len(family) for ref, family in by_ref.items()},
             per_scenario=per_scenario,
         )
 
-    def holds(self, entry: ScenarioEntry, against: bool = False) -> bool:
-        return self.per_scenario or entry.key in (self.against if against else self.regressed)
+    def holds(self, entry: ScenarioEntry) -> bool:
+        return self.per_scenario or entry.key in self.regressed
+
+    def holds_against(self, entry: ScenarioEntry, ref: str) -> bool:
+        return self.per_scenario or (*entry.key, ref) in self.against
 
     def not_held(self, p: float | None, compared: int) -> str:
         return (
@@ -373,14 +380,17 @@ def _regressions(entries: Sequence[ScenarioEntry], suite: _SuiteWide) -> RuleOut
     rule = "no scenario or trigger query regressed against the previous revision (--against REF)"
     blocks, notes = [], []
     regressed = [
-        e for e in entries if e.against is not None and e.against.get("verdict") == "regressed"
+        (e, against, p)
+        for e in entries
+        for against, p in e.againsts
+        if against.get("verdict") == "regressed"
     ]
-    for e in regressed:
-        assert e.against is not None
-        ci = e.against.get("ci")
+    for e, against, p in regressed:
+        ci = against.get("ci")
+        ref = str(against.get("ref"))
         line = (
-            f"{e.name}: regressed against {e.against.get('ref')}: delta "
-            f"{_pct(e.against.get('delta'), signed=True)}"
+            f"{e.name}: regressed against {ref}: delta "
+            f"{_pct(against.get('delta'), signed=True)}"
             + (
                 f" [{_pct(ci[0], signed=True)}, {_pct(ci[1], signed=True)}]"
                 if isinstance(ci, list) and len(ci) == 2
@@ -391,8 +401,8 @@ def _regressions(entries: Sequence[ScenarioEntry], suite: _SuiteWide) -> RuleOut
             notes.append(f"{line} on the emulator: {WORD_OVERLAP}")
         elif not e.required:
             notes.append(f"{line} ({NOT_REQUIRED})")
-        elif not suite.holds(e, against=True):
-            notes.append(f"{line}: {suite.not_held(e.against_p, suite.compared_against)}")
+        elif not suite.holds_against(e, ref):
+            notes.append(f"{line}: {suite.not_held(p, suite.compared_against.get(ref, 0))}")
         else:
             blocks.append(line)
     compared = sum(1 for e in entries if e.against is not None)

@@ -22,13 +22,12 @@ from skilltest.errors import InputError
 from skilltest.flow.options import RunOptions
 from skilltest.matrix.axes import CLAUDE, MODEL, Axis, Cell, cells_of
 from skilltest.report.outputs import Outputs
+from skilltest.revision import against_refs, revision_arms
 
 WITH_SKILL = "with_skill"
 """The arm with the skill as it is."""
 WITHOUT_SKILL = "without_skill"
 """The baseline arm: no skill; one per cell, shared by every revision arm."""
-PREVIOUS = "previous"
-"""The arm with the skill at ``--against REF``."""
 
 OPTION_OF_AXIS = {MODEL: "model"}
 """The field of a layer's options each axis sets."""
@@ -45,6 +44,8 @@ class MatrixPlan:
     arms: tuple[str, ...]
     """The arms each scenario runs in each cell: the without-skill arm once, whatever the
     revisions compared."""
+    revisions: tuple[tuple[str, str], ...] = ()
+    """Each REF of ``--against`` with its arm (``previous``, ``previous-2``...)."""
 
     @property
     def shared_baseline(self) -> bool:
@@ -58,6 +59,11 @@ class MatrixPlan:
             "cells": [cell.id for cell in self.cells],
             "arms": list(self.arms),
             "shared_baseline": self.shared_baseline,
+            **(
+                {"revisions": [{"arm": arm, "ref": ref} for arm, ref in self.revisions]}
+                if self.revisions
+                else {}
+            ),
         }
 
 
@@ -97,9 +103,9 @@ def plan_matrix(options: RunOptions, axes: Sequence[Axis], *, baseline: bool = T
     arms: tuple[str, ...] = (WITH_SKILL,)
     if baseline and not getattr(options, "skill_only", False):
         arms += (WITHOUT_SKILL,)
-    if options.against is not None:
-        arms += (PREVIOUS,)
-    return MatrixPlan(tuple(axes), cells_of(axes), arms)
+    revisions = revision_arms(against_refs(options.against, options.also_against))
+    arms += tuple(arm for arm, _ in revisions)
+    return MatrixPlan(tuple(axes), cells_of(axes), arms, revisions)
 
 
 _NOT_WITH_A_MATRIX = (

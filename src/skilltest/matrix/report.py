@@ -106,9 +106,11 @@ def count_lines(document: Mapping[str, Any]) -> list[str]:
         )
     plan = document.get("matrix") or {}
     if plan.get("shared_baseline"):
+        refs = [str(r.get("ref")) for r in plan.get("revisions") or () if isinstance(r, dict)]
+        named = f" (at {', '.join(refs)})" if refs else ""
         lines.append(
             "shared baseline: each cell ran its without-skill arm once; the skill and each "
-            "--against revision were compared with the same baseline runs"
+            f"--against revision{named} were compared with the same baseline runs"
         )
     spending = document.get("spending")
     if spending:

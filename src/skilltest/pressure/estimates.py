@@ -26,8 +26,8 @@ def estimate_suites(
     default_model: str,
 ) -> list[SuiteEstimate]:
     """Per suite: its runs (the fewest and the most, with ``-k auto``), their requests, tokens
-    and cost. ``arms``: 1 (with the skill only), 2, or 3 (``--against``; the skill at REF is
-    taken to be as long as the current one)."""
+    and cost. ``arms``: 1 (with the skill only), 2, or one more per ``--against`` REF (the
+    skill at REF is taken to be as long as the current one)."""
     estimates = []
     for suite in suites:
         least = most = Tokens()
@@ -41,7 +41,7 @@ def estimate_suites(
             model = scenario.model or default_model
             if not price_of(model)[1]:
                 unknown.add(model)
-            systems = [suite.skill.text, None, suite.skill.text][:arms]
+            systems = [suite.skill.text, None, *[suite.skill.text] * (arms - 2)][:arms]
             for system in systems:
                 first = one_turn(
                     system,

@@ -30,7 +30,7 @@ from skilltest.flow.tape import Tape, tape_of
 from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_suite
 from skilltest.repetitions import PRESSURE_MAX_K
 from skilltest.report.outputs import Journal
-from skilltest.revision import previous_revision
+from skilltest.revision import against_refs, previous_revisions, revision_arms
 
 if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
@@ -208,7 +208,8 @@ def run(
     options = options or PressureOptions()
     paths, suites, shard = load_suites(options)
     tape = tape_of(options, layer="pressure")
-    with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
+    refs = against_refs(options.against, options.also_against)
+    with previous_revisions(refs, (suite.skill for suite in suites)) as previous:
         return _PressureRun(
             options, observer or Observer(), paths, suites, tape, previous, shard=shard
         ).go()
@@ -226,7 +227,9 @@ def estimate(options: PressureOptions | None = None) -> list[SuiteEstimate]:
 
     options = options or PressureOptions()
     _, suites, _ = load_suites(options)
-    arms = (1 if options.skill_only else 2) + (1 if options.against is not None else 0)
+    arms = (1 if options.skill_only else 2) + len(
+        against_refs(options.against, options.also_against)
+    )
     return estimate_suites(
         suites, repetition_plan(options), arms=arms, default_model=options.model or DEFAULT_MODEL
     )
@@ -242,7 +245,7 @@ class _PressureRun:
         paths: Sequence[Path],
         suites: list[PressureSuite],
         tape: Tape,
-        previous: dict[Path, Skill],
+        previous: dict[str, dict[Path, Skill]],
         *,
         shard: ShardPlan | None = None,
     ) -> None:
@@ -343,7 +346,7 @@ class _PressureRun:
                     suites,
                     options.skill_only,
                     repetition_plan(options),
-                    against=options.against is not None,
+                    against=len(against_refs(options.against, options.also_against)),
                 ),
                 poll_s=options.poll_interval_s,
                 recording=self.recording,
@@ -445,7 +448,12 @@ class _PressureRun:
         if self.batches is not None:
             self.batches.resume.save()  # and so does an unwritable resume file
         self.observer.started(
-            total_runs(self.suites, options.skill_only, plan, against=options.against is not None)
+            total_runs(
+                self.suites,
+                options.skill_only,
+                plan,
+                against=len(against_refs(options.against, options.also_against)),
+            )
         )
 
         def finished(result: ScenarioResult) -> None:
@@ -467,8 +475,8 @@ class _PressureRun:
                 state=self.state,
                 on_result=finished,
                 plan=plan,
-                against=options.against,
-                previous=lambda suite: self.previous[suite.skill.skill_file],
+                revisions=revision_arms(against_refs(options.against, options.also_against)),
+                previous=lambda suite, arm: self.previous[arm][suite.skill.skill_file],
                 trace_dir=None if traces is None else lambda suite: traces / suite.skill.name,
                 provenance=self.provenance,
                 budget=self.budget,

@@ -20,6 +20,7 @@ from skilltest.pressure.report import scenario_document
 from skilltest.pressure.suite import RED_BY_CRITERIA, PressureScenario
 from skilltest.pressure.verdict import SKIPPED, WITHOUT_SKILL, PressureRun, aggregate
 from skilltest.repetitions import Repetitions
+from skilltest.revision import revisions_of
 from skilltest.transcript import Transcript
 
 
@@ -93,5 +94,6 @@ def recomputed(item: Mapping[str, Any], *, skill_only: bool, strict: bool) -> di
         complete=bool(item.get("complete", True)),
         repetitions=Repetitions.from_dict(item.get("repetitions")),
         against=str(against.get("ref")) if isinstance(against, Mapping) else None,
+        revisions=revisions_of(item),
     )
     return scenario_document(result, provenance=None, strict=strict)

@@ -70,9 +70,10 @@ def _lift_cell(result: ScenarioResult) -> str:
     )
 
 
-def _against_cell(result: ScenarioResult) -> str:
-    """``improved +100% [+52%, +100%]``: the verdict against REF and the delta it read."""
-    against = result.against
+def _against_cell(result: ScenarioResult, index: int = 0) -> str:
+    """``improved +100% [+52%, +100%]``: the verdict against the ``index``-th REF and the
+    delta it read."""
+    against = result.revisions[index].against if index < len(result.revisions) else None
     if against is None:
         return "-"
     if against.delta.empty:
@@ -80,6 +81,11 @@ def _against_cell(result: ScenarioResult) -> str:
     delta = against.delta
     shown = f"[{_signed_percent(delta.low)}, {_signed_percent(delta.high)}]"
     return f"{against.verdict} {_signed_percent(delta.value)} {shown}"
+
+
+def _refs(results: Sequence[ScenarioResult]) -> list[str]:
+    """The REFs of ``--against`` the results were compared with, in the order given."""
+    return list(dict.fromkeys(r.ref for result in results for r in result.revisions))
 
 
 def _k_cell(result: ScenarioResult) -> str:
@@ -135,19 +141,27 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
         "detail",
     ]
     legend = TABLE_LEGEND
-    refs = [r.against.ref for r in results if r.against is not None]
-    if refs:
-        # --against REF: the previous revision's pass rate and the edit's delta, before K.
-        for row, result in zip(rows, results, strict=True):
-            previous = result.previous
-            row[5:5] = [
-                "-" if previous is None else _with_cell(previous),
-                _against_cell(result),
+    refs = _refs(results)
+    # --against REF: each revision's pass rate and the edit's delta against it, before K.
+    for row, result in zip(rows, results, strict=True):
+        cells = []
+        for index in range(len(refs)):
+            revision = result.revisions[index] if index < len(result.revisions) else None
+            cells += [
+                "-" if revision is None else _with_cell(revision.stats),
+                _against_cell(result, index),
             ]
-        headers[5:5] = [f"{refs[0]}: pass", f"vs {refs[0]}"]
+        row[5:5] = cells
+    headers[5:5] = [heading for ref in refs for heading in (f"{ref}: pass", f"vs {ref}")]
+    for ref in refs:
         legend += (
-            f"\nvs {refs[0]}: with-skill pass rate minus the pass rate of the skill at {refs[0]} "
+            f"\nvs {ref}: with-skill pass rate minus the pass rate of the skill at {ref} "
             f"[exact unconditional interval], read against the band {BAND}"
+        )
+    if len(refs) > 1:
+        legend += (
+            f"\n{len(refs)} revisions, one without-skill arm: every lift reads the same "
+            "baseline runs"
         )
     table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
     return table + "\n" + legend
@@ -229,9 +243,16 @@ def render_summary(
             f"{usage.output_tokens:,} out, {usage.cache_read_input_tokens:,} read from the "
             f"prompt cache, {usage.cache_creation_input_tokens:,} written to it"
         )
-    against = [r.against for r in results if r.against is not None]
-    if against:
-        line += "\n" + summary_line(against[0].ref, [a.verdict for a in against])
+    for ref in _refs(results):
+        line += "\n" + summary_line(
+            ref,
+            [
+                r.against.verdict
+                for result in results
+                for r in result.revisions
+                if r.ref == ref and r.against is not None
+            ],
+        )
     if counts.get(NOT_RED):
         line += (
             f"\nwarning: {counts[NOT_RED]} scenario(s) not RED: the model already passes "
@@ -340,19 +361,35 @@ def scenario_dict(result: ScenarioResult) -> dict[str, Any]:
             # A baseline run "passes" when it is not RED.
             **consistency(base.runs, base.passed, consistency_k(result)),
         }
-    previous = result.previous
-    if previous is not None:
-        data["previous"] = {
-            "runs": previous.runs,
-            "errors": previous.errors,
-            "passed": previous.passed,
-            "pass_rate": previous.rate.value,
-            **_interval_dict(previous.rate),
-            **consistency(previous.runs, previous.passed, consistency_k(result)),
-        }
+    if result.previous is not None:
+        data["previous"] = _previous_dict(result.previous, result)
     if result.against is not None:
         data["against"] = result.against.to_dict()
+    if len(result.revisions) > 1:
+        # Several --against REFs: every revision's arm and comparison, the first one also as
+        # "previous" and "against" above (what a reader of one revision reads).
+        data["revisions"] = [
+            {
+                "ref": revision.ref,
+                "arm": revision.arm,
+                "previous": _previous_dict(revision.stats, result),
+                "against": None if revision.against is None else revision.against.to_dict(),
+            }
+            for revision in result.revisions
+        ]
     return data
+
+
+def _previous_dict(previous: ArmStats, result: ScenarioResult) -> dict[str, Any]:
+    """The figures of an arm of an ``--against`` REF, as the results file keeps them."""
+    return {
+        "runs": previous.runs,
+        "errors": previous.errors,
+        "passed": previous.passed,
+        "pass_rate": previous.rate.value,
+        **_interval_dict(previous.rate),
+        **consistency(previous.runs, previous.passed, consistency_k(result)),
+    }
 
 
 def results_document(
@@ -413,10 +450,10 @@ def junit_cases(
     for result in results:
         latency = sum((run.transcript.latency_ms or 0.0) for run in result.runs) / 1000
         line = f"{result.verdict}: {result.detail}".rstrip(": ")
-        versus = (
-            ()
-            if result.against is None
-            else ((f"against {result.against.ref}", _against_cell(result)),)
+        versus = tuple(
+            (f"against {revision.ref}", _against_cell(result, index))
+            for index, revision in enumerate(result.revisions)
+            if revision.against is not None
         )
         failing = (
             result.verdict == NO_STEER

@@ -30,7 +30,7 @@ from skilltest.pressure.verdict import (
 )
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.report.provenance import Provenance
-from skilltest.revision import PREVIOUS
+from skilltest.revision import is_revision_arm, revision_arm
 from skilltest.runners.base import DEFAULT_MODEL, TurnRequest, TurnRunner
 from skilltest.scheduler import Planned, run_rounds
 from skilltest.skills import Skill
@@ -94,11 +94,11 @@ class SuiteRunSettings:
     """Handed each scenario as soon as all of its runs have finished."""
     plan: Callable[[PressureScenario], Repetitions] | None = None
     """Each scenario's repetitions (default: the suite's ``repetitions``, else adaptive)."""
-    against: str | None = None
-    """The REF of ``--against``: ``previous`` gives each suite's skill as it was there, run as a
-    third arm ``previous``."""
-    previous: Callable[[PressureSuite], Skill] | None = None
-    """Each suite's skill at ``against``."""
+    revisions: tuple[tuple[str, str], ...] = ()
+    """Each REF of ``--against`` with its arm (``previous``, ``previous-2``...): ``previous``
+    gives each suite's skill as it was there, run as an arm of its own."""
+    previous: Callable[[PressureSuite, str], Skill] | None = None
+    """Each suite's skill at the REF of an arm of ``revisions``."""
     trace_dir: Callable[[PressureSuite], Path] | None = None
     """The folder each suite's run traces are written under (``None``: no traces)."""
     provenance: Provenance | None = None
@@ -117,9 +117,9 @@ class _SuiteRuns:
         arms: tuple[str, ...] = (
             (WITH_SKILL,) if settings.skill_only else (WITH_SKILL, WITHOUT_SKILL)
         )
-        if settings.against is not None:
+        if settings.revisions:
             assert settings.previous is not None
-            arms += (PREVIOUS,)
+            arms += tuple(arm for arm, _ in settings.revisions)
         self.arms = arms
         plan_of = settings.plan or (lambda scenario: plan_for(None, scenario.repetitions))
         self.entries: list[Entry] = [
@@ -206,7 +206,7 @@ class _SuiteRuns:
             runs,
             skill_only=self.settings.skill_only,
             repetitions=repetitions,
-            against=self.settings.against,
+            revisions=self.settings.revisions,
         )
 
     def decided(self, entry: Entry, runs: Sequence[PressureRun], k: int) -> bool:
@@ -353,14 +353,14 @@ async def run_suites_in_rounds(
 
 
 def _system(
-    suite: PressureSuite, arm: str, previous: Callable[[PressureSuite], Skill] | None
+    suite: PressureSuite, arm: str, previous: Callable[[PressureSuite, str], Skill] | None
 ) -> str | None:
-    """The system prompt of an arm: the skill, the previous revision's skill, or none."""
+    """The system prompt of an arm: the skill, a previous revision's skill, or none."""
     if arm == WITH_SKILL:
         return suite.skill.text
-    if arm == PREVIOUS:
+    if is_revision_arm(arm):
         assert previous is not None
-        return previous(suite).text
+        return previous(suite, arm).text
     return None
 
 
@@ -368,10 +368,11 @@ def total_runs(
     suites: Sequence[PressureSuite],
     skill_only: bool,
     plan: Callable[[PressureScenario], Repetitions] | None = None,
-    against: bool = False,
+    against: int = 0,
 ) -> int:
-    """The most model requests the suites can make (adaptive plans may stop sooner)."""
-    arms = (1 if skill_only else 2) + (1 if against else 0)
+    """The most model requests the suites can make (adaptive plans may stop sooner);
+    ``against``: how many REFs of ``--against`` run an arm each."""
+    arms = (1 if skill_only else 2) + int(against)
     plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
     return sum(plan_of(s).most * arms for suite in suites for s in suite.scenarios if not s.skip)
 
@@ -380,13 +381,12 @@ def most_repetitions(
     suites: Sequence[PressureSuite],
     skill_only: bool,
     plan: Callable[[PressureScenario], Repetitions] | None = None,
-    against: bool = False,
+    against: int = 0,
 ) -> dict[str, int]:
     """The most repetitions each run of the suites may take (adaptive plans may stop sooner),
     by ``<skill>/<scenario>:<arm>``; a skipped scenario has no runs."""
     arms: tuple[str, ...] = (WITH_SKILL,) if skill_only else (WITH_SKILL, WITHOUT_SKILL)
-    if against:
-        arms += (PREVIOUS,)
+    arms += tuple(revision_arm(index) for index in range(int(against)))
     plan_of = plan or (lambda scenario: plan_for(None, scenario.repetitions))
     return {
         f"{suite.skill.name}/{scenario.id}:{arm}": plan_of(scenario).most

@@ -131,6 +131,10 @@ class ArmStats:
     """Baseline only: how often every ``expected_patterns`` entry matched."""
 
 
+_NO_RUNS = ArmStats(runs=0, errors=0, passed=0, rate=EMPTY, expected=EMPTY)
+"""The figures of an arm that has none."""
+
+
 @dataclass(frozen=True)
 class ScenarioResult:
     """One scenario's verdict and the runs behind it."""
@@ -165,6 +169,17 @@ class ScenarioResult:
     """Figures of the previous revision's skill (``--against REF``); ``None`` without it."""
     against: Against | None = None
     """With-skill pass rate minus the previous revision's, and its verdict (``--against``)."""
+    revisions: tuple[RevisionResult, ...] = ()
+    """Every REF of ``--against`` (the first is also ``previous`` and ``against``), each
+    compared with the with-skill arm."""
+
+    def __post_init__(self) -> None:
+        if not self.revisions and self.against is not None:
+            # Built with one REF's previous and against only: that REF is the one revision.
+            first = RevisionResult(
+                PREVIOUS, self.against.ref, self.previous or _NO_RUNS, self.against
+            )
+            object.__setattr__(self, "revisions", (first,))
 
     @property
     def failed(self) -> bool:
@@ -176,12 +191,23 @@ class ScenarioResult:
     def k(self) -> int:
         """Runs per arm taken (the most of either arm)."""
         return max(
-            (
-                sum(1 for r in self.runs if r.arm == arm)
-                for arm in (WITH_SKILL, WITHOUT_SKILL, PREVIOUS)
-            ),
+            (sum(1 for r in self.runs if r.arm == arm) for arm in {r.arm for r in self.runs}),
             default=0,
         )
+
+
+@dataclass(frozen=True)
+class RevisionResult:
+    """A scenario's arm of one ``--against`` REF and how the current skill compares with it."""
+
+    arm: str
+    """``previous``, ``previous-2``...: the arm that ran the skill at ``ref``."""
+    ref: str
+    """The revision or folder as the user gave it."""
+    stats: ArmStats
+    """The arm's figures."""
+    against: Against | None
+    """With-skill pass rate minus this revision's, and its verdict; ``None`` when skipped."""
 
 
 def runs_frame(runs: Sequence[PressureRun]) -> pd.DataFrame:
@@ -373,6 +399,7 @@ def aggregate(
     complete: bool = True,
     repetitions: Repetitions | None = None,
     against: str | None = None,
+    revisions: Sequence[tuple[str, str]] = (),
 ) -> ScenarioResult:
     """Turns a scenario's runs into its figures and verdict.
 
@@ -385,10 +412,14 @@ def aggregate(
         repetitions: The plan the scenario ran with: with ``-k auto`` it sets the share of
             the error rate each claim may spend at this look; ``None``: a fixed K, 95%.
         against: The REF of ``--against``: the runs hold a ``previous`` arm to compare with.
+        revisions: Every REF of ``--against`` with its arm (``previous``, ``previous-2``...),
+            when given instead of ``against``.
     """
+    if against is not None and not revisions:
+        revisions = ((PREVIOUS, against),)
     # In arm and repetition order, as the results file keeps them: the detail (the first error,
     # the most common missing pattern) is the same whichever run finished first.
-    runs = sorted(runs, key=lambda r: (_ARM_ORDER.get(r.arm, 3), r.rep))
+    runs = sorted(runs, key=lambda r: (_ARM_ORDER.get(r.arm, 3), r.arm, r.rep))
     frame = runs_frame(runs)
     k = max(
         (sum(1 for r in runs if r.arm == arm) for arm in (WITH_SKILL, WITHOUT_SKILL)), default=0
@@ -461,23 +492,25 @@ def aggregate(
             scenario.baseline_red,
         )
     )
-    previous, moved = None, None
-    if against is not None:
-        previous = _arm_stats(frame, PREVIOUS, (levels.steers, levels.no_steer))
+    compared = []
+    for arm, ref in revisions:
+        previous = _arm_stats(frame, arm, (levels.steers, levels.no_steer))
+        moved: Against | None
         if scenario.skip:
             moved = None
         elif any(
             a.runs == 0 or a.runs < JUDGED_SHARE_NEEDED * (a.runs + a.errors)
             for a in (with_stats, previous)
         ):
-            moved = compare(against, EMPTY)  # too few judged runs to compare: error
+            moved = compare(ref, EMPTY)  # too few judged runs to compare: error
         else:
             moved = compare(
-                against,
+                ref,
                 _lift(
                     with_stats.passed, with_stats.runs, previous.passed, previous.runs, levels.lift
                 ),
             )
+        compared.append(RevisionResult(arm, ref, previous, moved))
     return ScenarioResult(
         scenario=scenario,
         skill=skill,
@@ -491,6 +524,7 @@ def aggregate(
         confidence=levels.lift,
         runs_to_decide=needed,
         repetitions=repetitions,
-        previous=previous,
-        against=moved,
+        previous=compared[0].stats if compared else None,
+        against=compared[0].against if compared else None,
+        revisions=tuple(compared),
     )

@@ -299,7 +299,7 @@ def _layer_section(
     failing = sum(row.failed for row in rows)
     # Shards or layers run against different revisions: one count line per revision, and the
     # column names the revision in each cell.
-    refs = list(dict.fromkeys(row.against.ref for row in rows if row.against))
+    refs = list(dict.fromkeys(a.ref for row in rows for a in row.againsts))
     versus_head = ""
     if refs:
         versus_head = f"<th>{e(f'vs {refs[0]}' if len(refs) == 1 else 'vs previous revision')}</th>"
@@ -323,7 +323,7 @@ def _layer_section(
         )
     table.append("</table></div>")
     against_lines = [
-        summary_line(ref, [r.against.verdict for r in rows if r.against and r.against.ref == ref])
+        summary_line(ref, [a.verdict for r in rows for a in r.againsts if a.ref == ref])
         for ref in refs
     ]
     count_text = ", ".join(f"{number} {verdict}" for verdict, number in sorted(counts.items()))

@@ -161,9 +161,9 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
         lines += ["> **incomplete**: the run stopped before every scenario finished", ""]
     lines += [_counts(layer, rows), ""]
     # Shards or layers run against different revisions: one count per revision.
-    refs = list(dict.fromkeys(row.against.ref for row in rows if row.against))
+    refs = list(dict.fromkeys(a.ref for row in rows for a in row.againsts))
     for ref in refs:
-        moves = [row.against.verdict for row in rows if row.against and row.against.ref == ref]
+        moves = [a.verdict for row in rows for a in row.againsts if a.ref == ref]
         lines += [_cell(summary_line(ref, moves)), ""]
     if layer == "scenarios":
         items = [item for d in documents for item in d.data.get("scenarios") or []]
@@ -181,15 +181,15 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
         lines.append("")
     for ref in refs:
         regressed = [
-            row
+            (row, a)
             for row in rows
-            if row.against and row.against.ref == ref and row.against.verdict == "regressed"
+            for a in row.againsts
+            if a.ref == ref and a.verdict == "regressed"
         ]
         if regressed:
             lines += [f"### Regressed against {_cell(ref)}", ""]
-            for row in regressed:
-                assert row.against is not None
-                delta = figure(row.against.delta, percent=row.percent, signed=True)
+            for row, against in regressed:
+                delta = figure(against.delta, percent=row.percent, signed=True)
                 lines.append(
                     f"- **{_cell(row.name)}** ({_cell(row.verdict)}): {delta} against {_cell(ref)}"
                 )

@@ -21,7 +21,7 @@ from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.report.files import RESULTS_LAYERS
-from skilltest.revision import Against
+from skilltest.revision import Against, against_views
 from skilltest.stats import EMPTY, Interval
 
 LAYERS = RESULTS_LAYERS
@@ -73,6 +73,15 @@ class Row:
     """The with-skill arm's pass^k, when the results file has it."""
     against: Against | None = None
     """How the skill compares with a previous revision (``--against REF``); ``None`` without."""
+    revisions: tuple[Against, ...] = ()
+    """With several ``--against`` REFs: the comparison with each (the first is ``against``)."""
+
+    @property
+    def againsts(self) -> tuple[Against, ...]:
+        """Its comparison with each REF of ``--against`` (none without)."""
+        if self.revisions:
+            return self.revisions
+        return () if self.against is None else (self.against,)
 
 
 def _interval(value: Any, low: Any, high: Any) -> Interval:
@@ -93,6 +102,15 @@ def _against(scenario: Mapping[str, Any]) -> Against | None:
         return None
     return Against(
         str(entry.get("ref")), _pair(entry.get("delta"), entry.get("ci")), str(entry.get("verdict"))
+    )
+
+
+def _revisions(scenario: Mapping[str, Any]) -> tuple[Against, ...]:
+    """Each REF's comparison, for a scenario run against several revisions."""
+    if not isinstance(scenario.get("revisions"), list):
+        return ()
+    return tuple(
+        against for view in against_views(scenario) if (against := _against(view)) is not None
     )
 
 
@@ -121,6 +139,7 @@ def _pressure_rows(data: Mapping[str, Any]) -> list[Row]:
                 k=int(scenario.get("k") or 0),
                 pass_hat_k=with_arm.get("pass_hat_k"),
                 against=_against(scenario),
+                revisions=_revisions(scenario),
             )
         )
     return rows
@@ -163,6 +182,7 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
                 percent=by_pass,
                 pass_hat_k=with_arm.get("pass_hat_k"),
                 against=_against(scenario),
+                revisions=_revisions(scenario),
             )
         )
     return rows
@@ -258,12 +278,15 @@ def figure(interval: Interval, *, percent: bool, signed: bool = False) -> str:
 def versus_cell(row: Row, *, named: bool) -> str:
     """The ``vs REF`` cell: the against-verdict and the delta with its interval; ``-`` for a
     scenario run without ``--against``."""
-    if row.against is None:
+    if not row.againsts:
         return "-"
-    shown = row.against.verdict
-    if not row.against.delta.empty:
-        shown += " " + figure(row.against.delta, percent=row.percent, signed=True)
-    return f"{row.against.ref}: {shown}" if named else shown
+    cells = []
+    for against in row.againsts:
+        shown = against.verdict
+        if not against.delta.empty:
+            shown += " " + figure(against.delta, percent=row.percent, signed=True)
+        cells.append(f"{against.ref}: {shown}" if named else shown)
+    return "; ".join(cells)
 
 
 def _seconds(runs: Any, key: str, scale: float = 1.0) -> float:

@@ -31,7 +31,7 @@ from skilltest.flow.plan import (
 from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
 from skilltest.flow.results import RunResults, run_saving, save_results, saved_when_stopped
 from skilltest.flow.tape import Tape, tape_of
-from skilltest.revision import previous_revision
+from skilltest.revision import check_one_against, previous_revision
 from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.suite import (
     Overrides,
@@ -158,6 +158,7 @@ def load_suites(
     Raises:
         InputError: a suite, a skill, a plugin, a pattern or a name that is not valid.
     """
+    check_one_against(options.against, options.also_against, "scenarios")
     overrides = Overrides(
         min_score=options.min_score,
         min_delta=options.min_delta,

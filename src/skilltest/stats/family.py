@@ -190,6 +190,21 @@ def decision_p_value(scenario: Mapping[str, Any]) -> float | None:
     )
 
 
+def against_views(scenario: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A scenario of a results file as one view per REF of ``--against``: the scenario with
+    that revision's arm as ``previous`` and its comparison as ``against``, so that a reader of
+    one revision reads each. A file of one REF (or older) is its own single view; a scenario
+    run without ``--against`` too (its view has no ``against``)."""
+    revisions = scenario.get("revisions")
+    if not isinstance(revisions, list) or not revisions:
+        return [scenario]
+    return [
+        {**scenario, "previous": revision.get("previous"), "against": revision.get("against")}
+        for revision in revisions
+        if isinstance(revision, Mapping)
+    ]
+
+
 def against_p_value(scenario: Mapping[str, Any]) -> float | None:
     """The p-value of a scenario's ``improved`` or ``regressed`` against the previous revision
     (``--against REF``); ``None`` for other verdicts or when the file lacks the previous arm."""
@@ -258,6 +273,7 @@ def suite_wide_lines(scenarios: Sequence[Mapping[str, Any]]) -> list[str]:
             if p is not None
         ]
         lines.append(family_summary(rows) + f" over {len(compared)} compared scenarios")
+    scenarios = [view for s in scenarios for view in against_views(s)]
     refs = dict.fromkeys(
         str(s["against"].get("ref")) for s in scenarios if isinstance(s.get("against"), Mapping)
     )

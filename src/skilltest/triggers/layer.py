@@ -28,7 +28,7 @@ from skilltest.flow.provenance import finish_provenance, source_trees, start_pro
 from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.repetitions import TRIGGERS_MAX_K
-from skilltest.revision import PREVIOUS, previous_revision
+from skilltest.revision import PREVIOUS, check_one_against, previous_revision
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
@@ -207,6 +207,7 @@ def load_suites(
     Raises:
         InputError: a suite, a skill or a name that is not valid.
     """
+    check_one_against(options.against, options.also_against, "triggers")
     paths, suites = load_all(
         options.suites,
         DEFAULT_SUITE_DIR,
