@@ -221,6 +221,8 @@ def run(
         if suite.source_format is not None:
             read = suite.source_format
             observer.notice(f"{suite.path}: read as a {read.name} ({read.how})")
+        if suite.scoring.announcement is not None:
+            observer.notice(f"{suite.path}: {suite.scoring.announcement}")
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:
@@ -321,7 +323,7 @@ def _run(
         tape=tape,
         output_dir=options.output_dir,
         shard=shard,
-        about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
+        about={(p.scenario.label, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
 
     budget = budget_of(options)

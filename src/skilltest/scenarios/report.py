@@ -19,6 +19,7 @@ from skilltest.report.text import (
 )
 from skilltest.revision import summary_line
 from skilltest.scenarios.outcome import Arm
+from skilltest.scenarios.scoring import DESCRIPTIONS
 from skilltest.scenarios.verdict import (
     DECIDE_BY_MEAN,
     DECIDE_BY_PASS,
@@ -402,6 +403,8 @@ def scenario_about(scenario: Scenario) -> dict[str, Any]:
         "min_delta": scenario.min_delta,
         "expected_skills": list(scenario.expected_skills),
         "require_skills_fired": scenario.require_skills_fired,
+        "scoring": scenario.expected.scoring,
+        "scoring_means": DESCRIPTIONS[scenario.expected.scoring],
     }
 
 

@@ -15,6 +15,7 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -35,6 +36,7 @@ from skilltest.scenarios.rubric import (
     Weights,
     skill_requirement,
 )
+from skilltest.scenarios.scoring import Scoring, SuiteScoring, suite_scoring
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import model_script_path, validate
@@ -46,6 +48,8 @@ from skilltest.world.model import World, load_world
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
 DEFAULT_MIN_SCORE = 0.6
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
 """The with-skill mean a scenario needs to pass."""
 DEFAULT_MIN_DELTA = MIN_DELTA
 """The lower edge of the neutral band: a delta credibly below it is a regression."""
@@ -222,6 +226,9 @@ class ScenarioSuite:
     source_format: Format | None = None
     """The foreign format the file was read from (skill-creator's ``evals.json``, waza's
     ``eval.yaml``); ``None`` for a skilltest scenario suite."""
+    scoring: SuiteScoring = field(default_factory=SuiteScoring)
+    """How its runs' rubric sections add up (``scoring:``, or Honeycomb's from the file's
+    shape)."""
 
     @property
     def output_folder(self) -> Path:
@@ -493,8 +500,10 @@ def _expected(
     timeout_s: float,
     base: Path | None = None,
     repository: Repository | None = None,
+    scoring: Scoring = "skilltest",
 ) -> Expected:
-    """The scenario's rubric, its ``Skill`` requirements moved to the expected skills."""
+    """The scenario's rubric, its ``Skill`` requirements moved to the expected skills (under
+    honeycomb's scoring also kept in the tool lists, where its evaluator scores them)."""
     spec = raw.get("expected") or {}
     weights = _weights(raw, suite)
     skills: list[str] = list(raw.get("expected_skills") or ())
@@ -506,9 +515,9 @@ def _expected(
         kept = []
         for entry in entries or ():
             named = skill_requirement(entry, skill)
-            if named is None:
+            if named is None or scoring == "honeycomb":
                 kept.append(entry)
-            else:
+            if named is not None:
                 indicators.append(named)
         return tuple(kept)
 
@@ -559,7 +568,9 @@ def _expected(
         kept = tools(chain)
         # [Skill, Bash] leaves [Bash]: "Bash was called", already scored when a tool list names
         # it; a chain left empty asked for nothing but the skill.
-        if len(kept) > 1 or (kept and canonical_tool_name(kept[0]) not in listed):
+        if scoring == "honeycomb" or (
+            len(kept) > 1 or (kept and canonical_tool_name(kept[0]) not in listed)
+        ):
             ordering.append(kept)
     expected = Expected(
         required_tools=required_tools,
@@ -575,6 +586,7 @@ def _expected(
         expect_no_action=bool(spec.get("expect_no_action")),
         require_success=bool(_pick("require_success", raw, suite, False)),
         checks=checks,
+        scoring=scoring,
     )
     if not expected.defined and not any(check.scored for check in checks):
         # A scenario with nothing to score can never fail: that is a defect of the suite.
@@ -748,6 +760,7 @@ def suite_from_document(
     base = base if base is not None else path.parent
     repository = repository or repository_of(path)
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
+    scoring = suite_scoring(data)
     plugin = _plugin(data, path, overrides, {}, repository)
     world = _world(data, path, repository)
     skills: dict[tuple[str, str | None], Skill] = {}
@@ -829,6 +842,7 @@ def suite_from_document(
             timeout_s=timeout,
             base=base,
             repository=repository,
+            scoring=scoring.scoring,
         )
         mocks, mock_notes = _mocks(raw, data, base, where, f"{path}#", repository)
         notes += [note for note in mock_notes if note not in notes]
@@ -908,6 +922,7 @@ def suite_from_document(
         model_script=model_script_path(data, path, repository),
         replay=_replay_rules(data, path, world),
         notes=tuple(notes),
+        scoring=scoring,
     )
 
 
@@ -922,8 +937,12 @@ def _replay_rules(data: dict[str, Any], path: Path, world: World | None) -> Rule
 
 
 def _file_label(path: Path) -> str:
-    """A suite file's name without its ``.yaml``/``.yml`` ending."""
-    return path.stem if path.suffix in {".yaml", ".yml"} else path.name
+    """A suite file's name without its ``.yaml``/``.yml`` ending, made a safe folder name (the
+    runs' output is kept under it): each character a folder name cannot hold becomes ``-``, so
+    ``core@9d1d0ce.yml`` is kept under ``core-9d1d0ce``."""
+    stem = path.stem if path.suffix in {".yaml", ".yml"} else path.name
+    safe = _UNSAFE_IN_NAME.sub("-", stem).lstrip("._-")[:128]
+    return safe or "suite"
 
 
 def _skill_location(raw: dict[str, Any], suite: dict[str, Any], where: str, top: str) -> str:
