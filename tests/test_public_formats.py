@@ -9,6 +9,7 @@ holds a skilltest-only key: the emulator's answers come with ``--script``.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,56 @@ def test_a_suite_file_named_with_a_commit_runs_as_it_validates(claude_bin, tmp_p
     [scenario] = read_results(tmp_path / "results.json", "scenarios")["scenarios"]
     assert (scenario["skill"], scenario["verdict"]) == ("core-9d1d0ce", "skill-only")
     assert (tmp_path / "output" / "core-9d1d0ce" / "canary-skill-loads").is_dir()
+
+
+def plugin_repository(root: Path) -> Path:
+    """Honeycomb's layout: the plugin in `honeycomb/`, the suite under `tests/scenarios/`."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    plugin = root / "honeycomb"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "honeycomb"}\n')
+    shutil.copytree(FORMATS / "skills", plugin / "skills")
+    definitions = root / "tests" / "scenarios" / "definitions"
+    definitions.mkdir(parents=True)
+    shutil.copytree(FORMATS / "mocks", definitions / "mocks")
+    suite = definitions / "core_scenarios.yml"
+    shutil.copy(HONEYCOMB, suite)
+    return suite
+
+
+def test_a_suite_that_names_no_skill_tests_the_plugin_it_lives_in(tmp_path):
+    suite = plugin_repository(tmp_path / "agent-skill")
+    loaded = load_scenario_suite(suite)
+    plugin = tmp_path / "agent-skill" / "honeycomb"
+    assert loaded.plugin_found == plugin.resolve()
+    breakdown = loaded.scenarios[1]
+    assert breakdown.plugin is not None and breakdown.plugin.name == "honeycomb"
+    assert [s.name for s in breakdown.skills] == ["honeycomb-investigate", "honeycomb-query"]
+    # --plugin-dir names another; a suite in no plugin tests the skills beside it, as before.
+    assert load_scenario_suite(HONEYCOMB).plugin_found is None
+
+
+@pytest.mark.cli
+def test_the_plugin_found_is_announced_and_loaded_in_the_run(claude_bin, tmp_path, capsys):
+    suite = plugin_repository(tmp_path / "agent-skill")
+    script = SCRIPTS / "honeycomb-scenarios.yaml"
+    options = [
+        "--script",
+        script,
+        "--claude",
+        claude_bin,
+        "-k",
+        "1",
+        "--only",
+        "canary-skill-loads",
+    ]
+    code = run_layer("scenarios", suite, tmp_path, *options)
+    out, err = capsys.readouterr()
+    plugin = (tmp_path / "agent-skill" / "honeycomb").resolve()
+    assert f"testing the plugin it lives in, {plugin} (--plugin-dir names another)" in " ".join(
+        err.split()
+    )
+    assert code == 0, out
+    [scenario] = read_results(tmp_path / "results.json", "scenarios")["scenarios"]
+    [run] = scenario["runs"]
+    assert "honeycomb:honeycomb-investigate" in run["skills_available"], run["skills_available"]

@@ -221,6 +221,11 @@ def run(
         if suite.source_format is not None:
             read = suite.source_format
             observer.notice(f"{suite.path}: read as a {read.name} ({read.how})")
+        if suite.plugin_found is not None:
+            observer.notice(
+                f"{suite.path}: testing the plugin it lives in, {suite.plugin_found} "
+                "(--plugin-dir names another)"
+            )
         if suite.scoring.announcement is not None:
             observer.notice(f"{suite.path}: {suite.scoring.announcement}")
     tape = tape_of(options, layer="scenarios")

@@ -50,6 +50,9 @@ DEFAULT_TIMEOUT_MS = 180_000
 DEFAULT_MIN_SCORE = 0.6
 
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+PLUGIN_MANIFEST = Path(".claude-plugin") / "plugin.json"
+"""What makes a folder a plugin's root."""
 """The with-skill mean a scenario needs to pass."""
 DEFAULT_MIN_DELTA = MIN_DELTA
 """The lower edge of the neutral band: a delta credibly below it is a regression."""
@@ -226,6 +229,9 @@ class ScenarioSuite:
     source_format: Format | None = None
     """The foreign format the file was read from (skill-creator's ``evals.json``, waza's
     ``eval.yaml``); ``None`` for a skilltest scenario suite."""
+    plugin_found: Path | None = None
+    """The plugin under test found from where the suite lives (no ``--plugin-dir``, no
+    ``plugin:``): the run says so."""
     scoring: SuiteScoring = field(default_factory=SuiteScoring)
     """How its runs' rubric sections add up (``scoring:``, or Honeycomb's from the file's
     shape)."""
@@ -432,9 +438,12 @@ def _plugin(
     overrides: Overrides,
     cache: dict[Path, Plugin],
     repository: Repository,
+    *,
+    around: bool = False,
 ) -> Plugin | None:
     """The plugin under test: ``--plugin-dir``, else the suite's ``plugin:`` (relative to it,
-    in the suite's repository)."""
+    in the suite's repository), else, for a suite that names no skill, the plugin it lives in
+    (:func:`plugin_around`)."""
     name = None
     if overrides.plugin_dir is not None:
         folder, location = overrides.plugin_dir.resolve(), "--plugin-dir"
@@ -444,6 +453,8 @@ def _plugin(
         written = str(data["plugin"])
         folder = repository.inside(path.parent / written, written=written, location=location)
         repository.check_links(folder, location=location)
+    elif around and not _names_a_skill(data) and (found := plugin_around(path, repository)):
+        folder, location = found, f"{path} (the plugin it lives in)"
     else:
         return None
     if folder not in cache:
@@ -459,6 +470,34 @@ def _plugin(
         except InputError as exc:
             raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
     return cache[folder]
+
+
+def _names_a_skill(data: dict[str, Any]) -> bool:
+    """Whether the suite names its skill (``skill``, ``skill_file``, on it or a scenario)."""
+    keys = ("skill", "skill_file")
+    return any(data.get(k) for k in keys) or any(
+        raw.get(k) for raw in data.get("scenarios") or () for k in keys
+    )
+
+
+def plugin_around(path: Path, repository: Repository) -> Path | None:
+    """The plugin a suite file lives in: the nearest folder above it (up to the repository's
+    root) holding ``.claude-plugin/plugin.json``, else the one folder at the repository's root
+    that holds one (a marketplace repository keeping its plugin beside its tests, as
+    Honeycomb's agent-skill does); ``None`` when there is none, or several at the root."""
+    folder = path.resolve().parent
+    while repository.holds(folder):
+        if (folder / PLUGIN_MANIFEST).is_file():
+            return folder
+        if folder == repository.root or folder.parent == folder:
+            break
+        folder = folder.parent
+    at_root = sorted(
+        child
+        for child in repository.root.iterdir()
+        if child.is_dir() and (child / PLUGIN_MANIFEST).is_file()
+    )
+    return at_root[0] if len(at_root) == 1 else None
 
 
 def _plugin_skills(plugin: Plugin, names: list[str], where: str) -> tuple[Skill, ...]:
@@ -761,7 +800,8 @@ def suite_from_document(
     repository = repository or repository_of(path)
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
     scoring = suite_scoring(data)
-    plugin = _plugin(data, path, overrides, {}, repository)
+    # --skill names the skill; a suite that names none tests the plugin it lives in, if any.
+    plugin = _plugin(data, path, overrides, {}, repository, around=not skill_name)
     world = _world(data, path, repository)
     skills: dict[tuple[str, str | None], Skill] = {}
     ids = SuiteIds()
@@ -923,6 +963,11 @@ def suite_from_document(
         replay=_replay_rules(data, path, world),
         notes=tuple(notes),
         scoring=scoring,
+        plugin_found=(
+            plugin.root
+            if plugin is not None and overrides.plugin_dir is None and not data.get("plugin")
+            else None
+        ),
     )
 
 
