@@ -223,6 +223,11 @@ def test_the_honeycomb_suite_scores_as_its_own_evaluator_and_as_today_when_asked
         "weights, as honeycomb's evaluator); chosen from the file's shape (Honeycomb's agent-skill"
         " scenarios): write `scoring: skilltest` in the suite to leave empty sections out instead"
     ) in " ".join(err.split())
+    # docs/scenarios.md shows the announcement as printed from the repository's root.
+    docs = " ".join((REPO_ROOT / "docs" / "scenarios.md").read_text().split())
+    shown = " ".join(err.replace(f"{REPO_ROOT}/", "").split())
+    announced = shown[shown.index("tests/public-formats/honeycomb-scenarios.yaml: scoring") :]
+    assert announced[: announced.index(" instead") + len(" instead")] in docs
     results = tmp_path / "honeycomb" / "results.json"
     assert run_scores(results) == HONEYCOMB_SCORES
     about = read_results(results, "scenarios")["scenarios"][0]["scenario"]

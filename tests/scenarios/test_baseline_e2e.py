@@ -47,3 +47,6 @@ def test_a_case_a_bundled_skill_answers_passes_in_the_bundled_baseline_only(
         "`claude plugin eval`'s do: the without-skill arm is its no-plugin arm)"
     )
     assert (announced in " ".join(err.split())) is (baseline == "bundled")
+    # docs/scenarios.md shows the announcement as printed.
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "scenarios.md").read_text()
+    assert f"\n{announced}\n" in docs
