@@ -12,7 +12,7 @@ from tests.layers import run_layer
 
 pytestmark = pytest.mark.cli
 
-SUITE = Path(__file__).parent / "fixtures" / "bundled-baseline" / "review.yaml"
+SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "bundled-baseline" / "review.yaml"
 
 
 @pytest.mark.parametrize(
