@@ -68,16 +68,32 @@ def test_a_skill_entry_is_a_tool_under_honeycomb_s_scoring_and_an_indicator_unde
 @pytest.mark.parametrize(
     ("document", "shaped"),
     [
-        ({"scenarios": [{"id": "a", "prompt": "p", "expected": {"anti_patterns": []}}]}, True),
+        (
+            {
+                "scenarios": [
+                    {"id": "a", "prompt": "p", "expected": {"anti_patterns": []}},
+                    {"id": "b", "prompt": "p", "expected_skills": ["q"]},
+                ]
+            },
+            True,
+        ),
         (
             {
                 "name": "n",
                 "scenarios": [
-                    {"id": "a", "prompt": "p", "config": {"max_turns": 4}, "comparison": True}
+                    {
+                        "id": "a",
+                        "prompt": "p",
+                        "config": {"max_turns": 4},
+                        "comparison": True,
+                        "expected_skills": ["q"],
+                    }
                 ],
             },
             True,
         ),
+        # No scenario names its skills: the skill comes from elsewhere (--skill).
+        ({"scenarios": [{"id": "a", "prompt": "p", "expected": {"anti_patterns": []}}]}, False),
         # skilltest's own keys: a skill, weights, checks, a veto, a config key of its own.
         ({"skill": "x", "scenarios": [{"id": "a", "prompt": "p"}]}, False),
         ({"weights": {}, "scenarios": [{"id": "a", "prompt": "p"}]}, False),
