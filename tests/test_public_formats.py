@@ -215,8 +215,15 @@ def test_the_honeycomb_suite_scores_as_its_own_evaluator_and_as_today_when_asked
         "2",
         "--allow-inconclusive",
     ]
-    code = run_layer("scenarios", HONEYCOMB, tmp_path / "honeycomb", *options)
+    summary = tmp_path / "summary.md"
+    code = run_layer(
+        "scenarios", HONEYCOMB, tmp_path / "honeycomb", *options, "--markdown", summary
+    )
     out, err = capsys.readouterr()
+    assert (
+        "scoring: honeycomb (empty sections count as full credit, fixed weights, as honeycomb's "
+        "evaluator)\n"
+    ) in summary.read_text()
     assert code == 0, out
     assert (
         "honeycomb-scenarios.yaml: scoring: honeycomb (empty sections count as full credit, fixed "

@@ -28,9 +28,12 @@ def test_a_case_a_bundled_skill_answers_passes_in_the_bundled_baseline_only(
     claude_bin, tmp_path, capsys, baseline, without_score, without_invoked
 ):
     options = ["--claude", claude_bin, "-k", "1", "--allow-inconclusive", "--baseline", baseline]
-    code = run_layer("scenarios", SUITE, tmp_path, *options)
+    summary = tmp_path / "summary.md"
+    code = run_layer("scenarios", SUITE, tmp_path, *options, "--markdown", summary)
     out, err = capsys.readouterr()
     assert code == 0, out
+    # The Markdown summary names a baseline other than the default.
+    assert ("\nbaseline: bundled (" in summary.read_text()) is (baseline == "bundled")
     document = read_results(tmp_path / "results.json", "scenarios")
     assert document["baseline"] == baseline
     [scenario] = document["scenarios"]
