@@ -28,6 +28,7 @@ from skilltest.scenarios.verdict import (
     Verdict,
 )
 from skilltest.stats import Interval
+from skilltest.transcript.origin import attribution
 from skilltest.world.score import WorldOutcome
 
 if TYPE_CHECKING:
@@ -347,6 +348,9 @@ def render_failures(results: Sequence[ScenarioVerdict], limit: int = 2) -> str:
             lines += ["      " + line for line in detail.strip().splitlines()[:12]]
             if run.transcript:
                 lines.append(f"      transcript: {run.transcript}")
+            offline = attribution(run.emulator_rules)
+            if offline:
+                lines.append(f"      {offline}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -534,7 +538,12 @@ def junit_cases(
             if result.against is None
             else ((f"against {result.against.ref}", _against_cell(result)),)
         )
-        reasons = "\n".join(result.reasons)
+        offline = attribution(
+            rule for run in result.runs if run.arm == Arm.WITH_SKILL for rule in run.emulator_rules
+        )
+        reasons = "\n".join(
+            [*result.reasons, *([offline] if offline and not result.passed else [])]
+        )
         message = f"{figures}\n{reasons}".strip()
         is_error = result.verdict == Verdict.ERROR
         failing = (
