@@ -111,11 +111,11 @@ class ReplayTurnRunner:
         marks = [emulator_mark(a.response.get("headers")) for a in answers]
         answered = AnsweredBy(CASSETTE, None, next((m for m in marks if m), None))
         transcript = self._transcript(answers[-1].response, started)
-        rules = first_each(
+        answered_rules = first_each(
             (script_rule(a.response.get("headers")) for a in answers[-1:]), os.getcwd()
         )
         return replace(
-            transcript, recorded_with=recorded, answered_by=answered, emulator_rules=rules
+            transcript, recorded_with=recorded, answered_by=answered, emulator_rules=answered_rules
         )
 
     def _transcript(self, response: Mapping[str, object], started: float) -> Transcript:
