@@ -1,0 +1,45 @@
+"""An argument a command does not know: the command's own usage, the nearest option it has,
+exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from skilltest.cli import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "error"),
+    [
+        (
+            ["pressure", "--repat", "3"],
+            "usage: skilltest pressure [-h]",
+            "skilltest pressure: error: unrecognized arguments: --repat (did you mean --repeat?)",
+        ),
+        (
+            ["scenarios", "--html", "report.html"],
+            "usage: skilltest scenarios [-h]",
+            "skilltest scenarios: error: unrecognized arguments: --html (did you mean --report?)",
+        ),
+        (
+            ["gate", "results.json", "--allow-ofline"],
+            "usage: skilltest gate [-h]",
+            "skilltest gate: error: unrecognized arguments: --allow-ofline "
+            "(did you mean --allow-offline?)",
+        ),
+        (
+            ["triggers", "--frobnicate"],
+            "usage: skilltest triggers [-h]",
+            "skilltest triggers: error: unrecognized arguments: --frobnicate",
+        ),
+    ],
+)
+def test_an_unknown_option_shows_the_commands_usage_and_the_nearest_option(
+    argv, usage, error, capsys
+):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(usage)
+    assert captured.err.endswith(f"\n{error}\n")
+    assert "COMMAND ..." not in captured.err  # not the top level's usage
