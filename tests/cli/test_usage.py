@@ -43,3 +43,13 @@ def test_an_unknown_option_shows_the_commands_usage_and_the_nearest_option(
     assert captured.err.startswith(usage)
     assert captured.err.endswith(f"\n{error}\n")
     assert "COMMAND ..." not in captured.err  # not the top level's usage
+
+
+@pytest.mark.parametrize("command", ["pressure", "scenarios", "triggers"])
+def test_the_claude_option_names_the_cache_skilltest_setup_fills(command, capsys):
+    assert main([command, "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--claude CLAUDE claude binary (default: $SKILLTEST_CLAUDE, .tools/, the cache "
+        "`skilltest setup` fills (~/.cache/skilltest, or $SKILLTEST_CACHE_DIR), PATH)"
+    ) in shown
