@@ -124,6 +124,16 @@ def test_edited_scenario_and_trigger_suites_name_the_rules_through_the_real_cli(
         "script says: edit the rule or run with ANTHROPIC_API_KEY set"
     )
     assert f"      {said}\n" in out
+    # The CLI prices the stand-in's tokens; the terminal says, as the reports do, that nothing
+    # was spent.
+    assert (
+        "cost per passing run: with-skill no passing run (nothing spent: the emulator charges "
+        "nothing; $"
+    ) in out
+    assert (
+        "with skill no passing run (nothing spent: the emulator charges nothing; $"
+        in (repo / "s.md").read_text()
+    )
     assert said.replace("_", "\\_") in (repo / "s.md").read_text()
     # A query that should fire for a haiku is missed: the rule that did not fire says so.
     triggers = repo / "tests/triggers/flaky-tests.yaml"

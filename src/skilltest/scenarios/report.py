@@ -238,7 +238,12 @@ def _arm_of(result: ScenarioVerdict, arm: Arm) -> ArmSummary | None:
 
 def cost_line(results: Sequence[ScenarioVerdict]) -> str:
     """What a passing run costs per arm over all scenarios (:func:`cost_per_pass`); empty
-    without runs."""
+    without runs; an offline run's says nothing was spent."""
+    offline = any(
+        run.answered_by is not None and run.answered_by.stand_in
+        for result in results
+        for run in result.runs
+    )
     parts = []
     for arm in Arm:
         summaries = [
@@ -249,7 +254,9 @@ def cost_line(results: Sequence[ScenarioVerdict]) -> str:
         if not summaries:
             continue
         costs = [s.cost_usd for s in summaries if s.cost_usd is not None]
-        parts.append(cost_per_pass(arm.label, costs, sum(s.passes for s in summaries)))
+        parts.append(
+            cost_per_pass(arm.label, costs, sum(s.passes for s in summaries), offline=offline)
+        )
     return ("cost per passing run: " + "; ".join(parts)) if parts else ""
 
 
