@@ -52,8 +52,8 @@ def scenarios(project: Path, claude: Path, *args: str | Path) -> int:
 
 def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[str, Any]:
     """A results file without what differs from run to run: timings, where the transcripts
-    went, the backend, the replay mode and what answered (the cassettes); ``moved`` (from, to)
-    for a copied project."""
+    went, the backend, the replay mode and what answered (the cassettes) and the folder of the
+    model script whose rules did; ``moved`` (from, to) for a copied project."""
     document = moved_results(results, moved)
     document.pop("backend")
     document.pop("replay")
@@ -63,6 +63,9 @@ def comparable(results: Path, moved: tuple[Path, Path] | None = None) -> dict[st
             keys = ("duration_s", "transcript", "trace", "stderr", "id", "recorded_with")
             for key in (*keys, "answered_by"):
                 run.pop(key)
+            # The rules that answered, named in the cassettes where the recording found them.
+            for rule in run["emulator_rules"]:
+                rule["script"] = Path(rule["script"]).name
     return document
 
 

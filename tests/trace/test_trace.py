@@ -212,6 +212,30 @@ def test_cost_per_pass_says_what_is_known(costs, passes, shown):
     assert cost_per_pass("with-skill", costs, passes) == shown
 
 
+@pytest.mark.parametrize(
+    ("costs", "passes", "shown"),
+    [
+        (
+            [0.5, 0.25],
+            0,
+            "with-skill no passing run (nothing spent: the emulator charges nothing; "
+            "$0.7500 at list prices)",
+        ),
+        (
+            [0.5, 0.25],
+            3,
+            "with-skill nothing spent: the emulator charges nothing ($0.2500 at list prices; "
+            "3 passing runs)",
+        ),
+        ([], 2, "with-skill cost unknown (no run reported one)"),
+    ],
+)
+def test_an_offline_runs_cost_says_nothing_was_spent(costs, passes, shown):
+    from skilltest.report.text import cost_per_pass
+
+    assert cost_per_pass("with-skill", costs, passes, offline=True) == shown
+
+
 def test_a_trace_that_cannot_be_written_is_a_warning_on_the_run(
     project, fake_claude, capsys, monkeypatch
 ):

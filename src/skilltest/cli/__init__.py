@@ -212,12 +212,63 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` ran: ``skilltest emulator serve``'s, not the
+    top level's."""
+    key = "command"
+    while True:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, key, None) if actions else None
+        if not actions or name not in actions[0].choices:
+            return parser
+        parser = actions[0].choices[name]
+        key = f"{name}_command"
+
+
+SYNONYMS = {"--html": "--report", "--md": "--markdown"}
+"""Options other tools name so, and what they are called here."""
+
+
+def nearest_option(parser: argparse.ArgumentParser, typed: str) -> str | None:
+    """The option of ``parser`` nearest to a mistyped one (``--repat``: ``--repeat``)."""
+    import difflib
+
+    flag = typed.split("=", 1)[0]
+    options = [
+        o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"
+    ]
+    if SYNONYMS.get(flag) in options:
+        return SYNONYMS[flag]
+    found = difflib.get_close_matches(flag, options, n=1, cutoff=0.7)
+    return found[0] if found else None
+
+
+def _unrecognized(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: Sequence[str]
+) -> int:
+    """What an argument the command does not know gets: the command's own usage and, for a
+    mistyped option, the nearest one; exit 2."""
+    command = _command_parser(parser, args)
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    first = next((arg for arg in unknown if arg.startswith("--")), None)
+    nearest = nearest_option(command, first) if first is not None else None
+    if nearest is not None:
+        message += f" (did you mean {nearest}?)"
+    command.print_usage(sys.stderr)
+    print(f"{command.prog}: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
     except SystemExit as exc:  # usage errors (exit 2) and --help (exit 0), already printed
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if unknown:
+        return _unrecognized(parser, args, unknown)
     # A run records the command that started it in its results (its provenance).
     args.command_line = ("skilltest", *(sys.argv[1:] if argv is None else argv))
     handler = getattr(args, "handler", None)

@@ -153,7 +153,10 @@ def add_backend_options(parser: argparse.ArgumentParser, *, backends: Sequence[s
         "--script", type=Path, help="emulator model script (default: the suite's model_script)"
     )
     parser.add_argument(
-        "--claude", type=Path, help="claude binary (default: $SKILLTEST_CLAUDE, .tools/, PATH)"
+        "--claude",
+        type=Path,
+        help="claude binary (default: $SKILLTEST_CLAUDE, .tools/, the cache `skilltest setup` "
+        "fills (~/.cache/skilltest, or $SKILLTEST_CACHE_DIR), PATH)",
     )
 
 

@@ -9,7 +9,7 @@ is documented for users in ``docs/model-script.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -200,6 +200,9 @@ class Rule:
     succeeded, unless a fault fails them)."""
     location: str = ""
     """``file#/rules/N``."""
+    line: int | None = None
+    """The line (1-based) of the script file where the rule starts; ``None`` for a script not
+    read from a file."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +223,9 @@ class ModelScript:
     """Faults applied to every Messages request."""
     batches: BatchBehaviour = field(default_factory=BatchBehaviour)
     """How Message Batches go: how long they take, whether they expire or are canceled."""
+    default_line: int | None = None
+    """The line (1-based) of the script file where ``default:`` is; ``None`` without it or for
+    a script not read from a file."""
 
     @classmethod
     def load(cls, path: str | Path) -> ModelScript:
@@ -230,7 +236,7 @@ class ModelScript:
         """
         path = Path(path)
         data = read_yaml(path, ModelScriptError)
-        return cls.from_dict(data, source=str(path))
+        return _with_lines(cls.from_dict(data, source=str(path)), path)
 
     @classmethod
     def from_dict(cls, data: object, source: str = "<inline>") -> ModelScript:
@@ -270,6 +276,31 @@ class ModelScript:
             except PatternError as exc:
                 raise ModelScriptError(exc.message, location=exc.location, fix=exc.fix) from exc
         return None
+
+
+def _with_lines(script: ModelScript, path: Path) -> ModelScript:
+    """``script`` with the line of each rule and of its default reply in ``path``, so that an
+    answer can be traced to the line an author edits."""
+    import yaml
+
+    try:
+        # The file was read within bounds already: composing it again only finds the lines.
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeError, yaml.YAMLError):
+        return script
+    if not isinstance(root, yaml.MappingNode) or root.start_mark.line == root.end_mark.line:
+        return script  # a script on one line (JSON, as a program writes it) has no lines to name
+    keys = {k.value: (k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode)}
+    rules = script.rules
+    if "rules" in keys and isinstance(keys["rules"][1], yaml.SequenceNode):
+        items = keys["rules"][1].value
+        if len(items) == len(rules):
+            rules = tuple(
+                replace(rule, line=item.start_mark.line + 1)
+                for rule, item in zip(rules, items, strict=True)
+            )
+    default_line = keys["default"][0].start_mark.line + 1 if "default" in keys else None
+    return replace(script, rules=rules, default_line=default_line)
 
 
 def _error_order(error: jsonschema.ValidationError) -> tuple[int, str]:

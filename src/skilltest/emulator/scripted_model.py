@@ -25,7 +25,7 @@ from skilltest.emulator.side_requests import DEFAULT_ANSWERS, SideRequestKind
 from skilltest.emulator.sse import IdSource, Message, build_message
 from skilltest.emulator.tool_names import as_offered
 from skilltest.model_apis import AgentName, ApiFamily
-from skilltest.transcript.origin import EMULATOR_MODEL
+from skilltest.transcript.origin import EMULATOR_MODEL, ScriptRule
 
 NO_MATCH_TEXT = (
     "[skilltest emulator] No rule of the model script matched this request, and the script "
@@ -48,6 +48,9 @@ class Answer:
     """Which side request this was, or ``None`` for a main request."""
     batch: BatchOutcome | None = None
     """How the request ends when it came in a Message Batch (the rule's ``batch:``)."""
+    script_rule: ScriptRule | None = None
+    """The rule (or the default reply) of which script answered a main request, and where it
+    is written; ``None`` for a side request's built-in answer."""
 
 
 class Responder(Protocol):
@@ -114,6 +117,7 @@ class ScriptedModel:
         if rule is not None:
             reply = self._pick(rule)
             rule_id: str | None = rule.id
+            attributed: ScriptRule | None = ScriptRule(rule.id, self.script.source, rule.line)
             described = rule.when.described_skill(view)
             if described is not None:
                 reply = reply.naming(described.skill)
@@ -123,9 +127,12 @@ class ScriptedModel:
                 stop_reason="max_tokens" if view.side_request == "quota" else "end_turn",
             )
             rule_id = f"side:{view.side_request}"
+            attributed = None
         else:
             reply = self.script.default or Reply(text=NO_MATCH_TEXT)
             rule_id = None
+            line = self.script.default_line if self.script.default is not None else None
+            attributed = ScriptRule(None, self.script.source, line)
         calls = tuple(as_offered(call, view.tool_names) for call in reply.tool_calls)
         if calls != reply.tool_calls:
             reply = dataclasses.replace(reply, tool_calls=calls)
@@ -144,6 +151,7 @@ class ScriptedModel:
             rule_id=rule_id,
             side_request=view.side_request,
             batch=rule.batch if rule is not None else None,
+            script_rule=attributed,
         )
 
     def _pick(self, rule: Rule) -> Reply:

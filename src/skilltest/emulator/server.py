@@ -62,7 +62,7 @@ from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
 from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path
-from skilltest.transcript.origin import EMULATOR_HEADER
+from skilltest.transcript.origin import EMULATOR_HEADER, RULE_HEADER, ScriptRule
 
 BATCHES = "/v1/messages/batches"
 
@@ -106,12 +106,17 @@ class RecordedRequest:
     other request."""
     agent: AgentName | None = None
     """The agent that sent a model request, as its headers say."""
+    script_rule: ScriptRule | None = None
+    """The rule (or default reply) of the model script that answered a main request, and
+    where it is written."""
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: Listener[EmulatorServer]
     server_version = "skilltest-emulator"
+    answering: ScriptRule | None = None
+    """The rule whose answer is being sent, named in :data:`RULE_HEADER`."""
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silences the default stderr log; requests are recorded instead."""
@@ -120,6 +125,8 @@ class _Handler(BaseHTTPRequestHandler):
         """The status line, then the mark every answer of the emulator carries."""
         super().send_response(code, message)
         self.send_header(EMULATOR_HEADER, MARK)
+        if self.answering is not None:
+            self.send_header(RULE_HEADER, self.answering.header())
 
     # --- routing -----------------------------------------------------------------------------
 
@@ -296,12 +303,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(500, _error_of(api, 500, message))
             self._record(path, body, 500, stream=stream, api=api, agent=agent)
             return
+        self.answering = answer.script_rule
+        try:
+            self._answer(path, body, api, stream, agent, answer)
+        finally:
+            self.answering = None
+
+    def _answer(
+        self,
+        path: str,
+        body: dict[str, Any],
+        api: ApiFamily,
+        stream: bool,
+        agent: AgentName | None,
+        answer: Answer,
+    ) -> None:
         fault = answer.fault
         status = self._status_for(fault, stream)
         self._record(
             path,
             body,
             status,
+            script_rule=answer.script_rule,
             rule_id=answer.rule_id,
             fault=fault.label,
             side=answer.side_request,
@@ -498,6 +521,7 @@ class _Handler(BaseHTTPRequestHandler):
         stream: bool = False,
         api: ApiFamily | None = None,
         agent: AgentName | None = None,
+        script_rule: ScriptRule | None = None,
     ) -> None:
         self.server.owner.record(
             RecordedRequest(
@@ -511,6 +535,7 @@ class _Handler(BaseHTTPRequestHandler):
                 stream=stream,
                 api=api,
                 agent=agent,
+                script_rule=script_rule,
             )
         )
 

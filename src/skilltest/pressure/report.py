@@ -27,6 +27,7 @@ from skilltest.report.text import consistency_note, inconclusive_line, k_cell, s
 from skilltest.revision import BAND, summary_line
 from skilltest.stats import DIGITS, Interval, consistency
 from skilltest.transcript import Usage
+from skilltest.transcript.origin import attribution
 
 if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
@@ -181,6 +182,19 @@ def _first_run(result: ScenarioResult, arm: str, passed: bool) -> PressureRun | 
     return None
 
 
+def offline_line(result: ScenarioResult) -> str | None:
+    """Whose answers made the scenario fail, when the emulator gave them: the rule of its model
+    script that answered the failing runs (with-skill runs that did not pass; baseline runs that
+    were not RED)."""
+    if result.verdict == NOT_RED:
+        runs = [r for r in result.runs if r.arm == WITHOUT_SKILL and _not_red(r)]
+    else:
+        runs = [
+            r for r in result.runs if r.arm == WITH_SKILL and r.judgement and not r.judgement.passed
+        ]
+    return attribution(rule for run in runs for rule in run.transcript.emulator_rules)
+
+
 def render_failures(results: Sequence[ScenarioResult]) -> str:
     """For each scenario that did not steer, one answer that shows why."""
     blocks = []
@@ -200,6 +214,7 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
                 f"{name}: with-skill run {run.rep} did not pass\n"
                 + "".join(f"  {line}\n" for line in why)
                 + f"  answer: {shorten(run.transcript.text, 300)}"
+                + _offline_suffix(result)
             )
         elif result.verdict == NOT_RED:
             by_expected = result.scenario.baseline_red == "expected_patterns"
@@ -208,7 +223,7 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
                 shown = "does not match expected_patterns" if by_expected else "passes"
                 blocks.append(
                     f"{name}: baseline run {run.rep} {shown} without the skill\n"
-                    f"  answer: {shorten(run.transcript.text, 300)}"
+                    f"  answer: {shorten(run.transcript.text, 300)}" + _offline_suffix(result)
                 )
         elif result.verdict == INCONCLUSIVE:
             blocks.append(f"{name}: {result.detail}")
@@ -220,6 +235,11 @@ def render_failures(results: Sequence[ScenarioResult]) -> str:
                     f"  {failed[0].arm} run {failed[0].rep}: {failed[0].error}"
                 )
     return "\n\n".join(blocks)
+
+
+def _offline_suffix(result: ScenarioResult) -> str:
+    said = offline_line(result)
+    return f"\n  {said}" if said else ""
 
 
 def render_summary(
@@ -286,6 +306,7 @@ def _run_dict(run: PressureRun) -> dict[str, Any]:
         "model": transcript.model,
         "models": list(transcript.api_models),
         "answered_by": None if transcript.answered_by is None else transcript.answered_by.to_dict(),
+        "emulator_rules": [rule.to_dict() for rule in transcript.emulator_rules],
         "stop_reason": transcript.stop_reason,
         "latency_ms": None if transcript.latency_ms is None else round(transcript.latency_ms, 1),
         "cost_usd": transcript.cost_usd,
@@ -450,6 +471,7 @@ def junit_cases(
     for result in results:
         latency = sum((run.transcript.latency_ms or 0.0) for run in result.runs) / 1000
         line = f"{result.verdict}: {result.detail}".rstrip(": ")
+        offline = offline_line(result)
         versus = tuple(
             (f"against {revision.ref}", _against_cell(result, index))
             for index, revision in enumerate(result.revisions)
@@ -465,7 +487,7 @@ def junit_cases(
                 name=result.scenario.id,
                 classname=f"pressure.{result.skill}",
                 time_s=latency,
-                failure=line if failing else None,
+                failure=f"{line}\n{offline}" if failing and offline else line if failing else None,
                 error=line if result.verdict == ERROR else None,
                 skipped=result.detail or "skipped" if result.verdict == SKIPPED else None,
                 output="\n".join([line, *(f"{name}: {value}" for name, value in versus)]),

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -39,7 +40,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from skilltest.loopback import Listener, LocalServer, read_request_body
-from skilltest.transcript.origin import CASSETTE, EMULATOR_HEADER, AnsweredBy, emulator_mark
+from skilltest.transcript.origin import (
+    CASSETTE,
+    EMULATOR_HEADER,
+    RULE_HEADER,
+    AnsweredBy,
+    ScriptRule,
+    emulator_mark,
+    first_each,
+    script_rule,
+)
 
 RUN_HEADER = "x-skilltest-run"
 """The header naming the run a request belongs to (stripped before forwarding)."""
@@ -54,6 +64,7 @@ KEPT_HEADERS = (
     "request-id",
     "x-should-retry",
     EMULATOR_HEADER,
+    RULE_HEADER,
 )
 """Response headers a cassette keeps (never a credential, never a cookie): the emulator's mark
 among them, so that a replay shows what answered the recording."""
@@ -353,6 +364,7 @@ class RecordingProxy(LocalServer):
         self._on_exchange = on_exchange
         self._exchange_lock = threading.Lock()
         self._marks: set[str] = set()
+        self._rules: list[ScriptRule] = []
         if upstream is not None:
             # The anthropic SDK's own HTTP client (httpx2); imported only when a request goes out.
             import httpx2
@@ -379,6 +391,9 @@ class RecordingProxy(LocalServer):
         with self._exchange_lock:
             if mark is not None:
                 self._marks.add(mark)
+            rule = script_rule(exchange.response.get("headers"))
+            if rule is not None:
+                self._rules.append(rule)
             self._on_exchange(exchange)
 
     def answered_by(self) -> AnsweredBy:
@@ -389,6 +404,12 @@ class RecordingProxy(LocalServer):
         if self.upstream is None or (self.player is not None and not self.live):
             return AnsweredBy(CASSETTE, None, mark)
         return AnsweredBy.at(self.upstream, mark)
+
+    def emulator_rules(self) -> tuple[ScriptRule, ...]:
+        """The rules of an emulator's model script that answered through this proxy so far,
+        each once, as the emulator named them in its answers."""
+        with self._exchange_lock:
+            return first_each(self._rules, os.getcwd())
 
     def normalise(self, body: Any, path: str) -> Mapping[str, Any]:
         """The identity of a request body (sent to ``path``) for the player."""

@@ -116,6 +116,7 @@ def cost_line(documents: Sequence[Document]) -> str:
     """Per arm, over every scenario of the documents: the cost per passing run; empty when no
     run reported a cost (results files of older versions, backends without one)."""
     parts, known = [], False
+    offline = any(provenance_of(d.data).offline for d in documents)
     for arm, label in (("with_skill", "with skill"), ("without_skill", "without skill")):
         arms = [
             scenario[arm]
@@ -126,7 +127,8 @@ def cost_line(documents: Sequence[Document]) -> str:
         if arms:
             costs = [float(a["cost_usd"]) for a in arms if a.get("cost_usd") is not None]
             known = known or bool(costs)
-            parts.append(cost_per_pass(label, costs, sum(int(a.get("passes") or 0) for a in arms)))
+            passes = sum(int(a.get("passes") or 0) for a in arms)
+            parts.append(cost_per_pass(label, costs, passes, offline=offline))
     return "cost per passing run: " + "; ".join(parts) if known else ""
 
 

@@ -306,7 +306,9 @@ def _pass_hat_k(items: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
     return f"pass^{k}", text
 
 
-def _costs_per_pass(layer: str, items: Sequence[Mapping[str, Any]]) -> str | None:
+def _costs_per_pass(
+    layer: str, items: Sequence[Mapping[str, Any]], *, offline: bool = False
+) -> str | None:
     parts, known = [], False
     for arm, label in ARMS:
         if layer == "pressure":
@@ -324,7 +326,7 @@ def _costs_per_pass(layer: str, items: Sequence[Mapping[str, Any]]) -> str | Non
             costs = [float(a["cost_usd"]) for a in arms if a.get("cost_usd") is not None]
             passes = sum(int(_number(a.get("passes"))) for a in arms)
         known = known or bool(costs)
-        parts.append(cost_per_pass(label, costs, passes))
+        parts.append(cost_per_pass(label, costs, passes, offline=offline))
     if not parts:
         return None
     return "; ".join(parts) if known else "unknown (no run reported a cost)"
@@ -361,7 +363,8 @@ def card(layer: str, documents: Sequence[Document], rows: Sequence[Row]) -> Card
             figures.append(("lift, all runs", figure(lift, percent=True, signed=True)))
         if (consistency := _pass_hat_k(items)) is not None:
             figures.append(consistency)
-        if (cost := _costs_per_pass(layer, items)) is not None:
+        offline = any(provenance_of(d.data).offline for d in documents)
+        if (cost := _costs_per_pass(layer, items, offline=offline)) is not None:
             figures.append(("cost per passing run", cost))
         if layer == "scenarios" and len(items) > 1:
             figures += [("suite-wide", held) for held in suite_wide_lines(items)]

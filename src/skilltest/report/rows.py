@@ -23,6 +23,7 @@ from skilltest.errors import InputError
 from skilltest.report.files import RESULTS_LAYERS
 from skilltest.revision import Against, against_views
 from skilltest.stats import EMPTY, Interval
+from skilltest.transcript.origin import attribution, rules_of
 
 LAYERS = RESULTS_LAYERS
 """Layers in the order reports show them."""
@@ -114,6 +115,25 @@ def _revisions(scenario: Mapping[str, Any]) -> tuple[Against, ...]:
     )
 
 
+def _offline(runs: Any, failing: Any = None) -> tuple[str, ...]:
+    """Whose answers the failing runs gave, when the emulator answered them: the rules of the
+    runs ``failing`` picks (all runs when it picks none, or is not given)."""
+    kept = [run for run in runs or () if isinstance(run, Mapping)]
+    picked = [run for run in kept if failing(run)] if failing is not None else []
+    said = attribution(
+        rule for run in picked or kept for rule in rules_of(run.get("emulator_rules"))
+    )
+    return (said,) if said else ()
+
+
+def _pressure_failing(verdict: str) -> Any:
+    if verdict == "no-steer":
+        return lambda run: run.get("arm") == "with_skill" and run.get("passed") is False
+    if verdict == "not-red":
+        return lambda run: run.get("arm") == "without_skill" and run.get("red") is False
+    return None
+
+
 def _pressure_rows(data: Mapping[str, Any]) -> list[Row]:
     rows = []
     for scenario in data.get("scenarios") or []:
@@ -135,7 +155,12 @@ def _pressure_rows(data: Mapping[str, Any]) -> list[Row]:
                 ),
                 without_skill=baseline,
                 delta=_pair(scenario.get("lift"), scenario.get("lift_ci")),
-                reasons=(scenario["detail"],) if scenario.get("detail") else (),
+                reasons=((scenario["detail"],) if scenario.get("detail") else ())
+                + (
+                    _offline(scenario.get("runs"), _pressure_failing(verdict))
+                    if verdict in PRESSURE_FAILING or verdict == "not-red"
+                    else ()
+                ),
                 k=int(scenario.get("k") or 0),
                 pass_hat_k=with_arm.get("pass_hat_k"),
                 against=_against(scenario),
@@ -172,7 +197,12 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
                 delta=_pair(scenario.get("pass_delta"), scenario.get("pass_delta_ci"))
                 if by_pass
                 else _pair(scenario.get("delta"), scenario.get("delta_ci")),
-                reasons=tuple(scenario.get("reasons") or ()),
+                reasons=tuple(scenario.get("reasons") or ())
+                + (
+                    ()
+                    if scenario.get("passed")
+                    else _offline(scenario.get("runs"), lambda run: run.get("arm") == "with_skill")
+                ),
                 transcripts=tuple(
                     Transcript(f"{_arm_label(run.get('arm'))} #{run.get('rep')}", run["transcript"])
                     for run in scenario.get("runs") or []
@@ -210,7 +240,9 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
                     ),
                     without_skill=EMPTY,
                     delta=EMPTY,
-                    reasons=() if query.get("passed") else (why,),
+                    reasons=()
+                    if query.get("passed")
+                    else (why, *_offline(query.get("runs"), _missed(query))),
                     transcripts=tuple(
                         Transcript(f"run #{run.get('rep')}", run["transcript"])
                         for run in query.get("runs") or []
@@ -221,6 +253,12 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
                 )
             )
     return rows
+
+
+def _missed(query: Mapping[str, Any]) -> Any:
+    # The runs that ended against the query's expectation: fired when it should not, or not.
+    wrong = "not-fired" if query.get("should_trigger") else "fired"
+    return lambda run: run.get("ended") == wrong
 
 
 READERS = {"pressure": _pressure_rows, "scenarios": _scenario_rows, "triggers": _trigger_rows}

@@ -40,12 +40,26 @@ def k_cell(k: int, plan: Repetitions | None) -> str:
     return str(k)
 
 
-def cost_per_pass(label: str, costs: list[float], passes: int) -> str:
+OFFLINE_COST = "nothing spent: the emulator charges nothing"
+"""What an offline run's cost is: the CLI prices the stand-in's tokens at list prices, but no
+one was charged."""
+
+
+def cost_per_pass(label: str, costs: list[float], passes: int, *, offline: bool = False) -> str:
     """One arm's cost per passing run: its runs' whole cost (failing runs included) over its
     passes; says so when no run reported a cost, none passed, or the cost was 0 (the backend
-    charged nothing)."""
+    charged nothing). ``offline``: the emulator answered, so the cost is only what the tokens
+    would cost at list prices, and nothing was spent."""
     if not costs:
         return f"{label} cost unknown (no run reported one)"
+    if offline:
+        if passes == 0:
+            return f"{label} no passing run ({OFFLINE_COST}; ${sum(costs):.4f} at list prices)"
+        runs = "run" if passes == 1 else "runs"
+        return (
+            f"{label} {OFFLINE_COST} (${sum(costs) / passes:.4f} at list prices; "
+            f"{passes} passing {runs})"
+        )
     if passes == 0:
         return f"{label} no passing run (${sum(costs):.4f} spent)"
     if sum(costs) == 0:

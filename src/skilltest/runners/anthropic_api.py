@@ -16,7 +16,7 @@ from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.runners.base import TurnRequest
 from skilltest.runners.messages import api_error, wire_body
 from skilltest.transcript import Transcript, Usage
-from skilltest.transcript.origin import AnsweredBy, emulator_mark
+from skilltest.transcript.origin import AnsweredBy, ScriptRule, emulator_mark, script_rule
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
@@ -163,6 +163,12 @@ class SdkClient:
         """What answered a request, from the headers of its answer (``None``: no answer)."""
         return AnsweredBy.at(self.answers_from, emulator_mark(headers))
 
+    @staticmethod
+    def emulator_rules(headers: Mapping[str, str] | None) -> tuple[ScriptRule, ...]:
+        """The emulator's rule that gave an answer, from its headers; empty when none says."""
+        found = script_rule(headers)
+        return () if found is None else (found.seen_from(os.getcwd()),)
+
     def _body(self, request: TurnRequest) -> dict[str, Any]:
         """The Messages request of one run, the run named in its metadata with ``name_runs``."""
         body = wire_body(request)
@@ -244,6 +250,7 @@ class AnthropicRunner(SdkClient):
                 stop_reason=message.stop_reason,
                 latency_ms=(time.monotonic() - started) * 1000,
                 answered_by=self.answered_by(raw.headers),
+                emulator_rules=self.emulator_rules(raw.headers),
             )
         except ValueError as exc:  # json.JSONDecodeError among them: the body is not JSON
             return await self._unreadable(started, raw, str(exc))
@@ -274,6 +281,7 @@ class AnthropicRunner(SdkClient):
             error=self._redact(error),
             latency_ms=(time.monotonic() - started) * 1000,
             answered_by=self.answered_by(headers),
+            emulator_rules=self.emulator_rules(headers),
         )
 
 

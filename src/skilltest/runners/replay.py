@@ -14,6 +14,7 @@ which writes it into the cassette).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -26,7 +27,13 @@ from skilltest.replay.recorder import MODEL, CassetteKey
 from skilltest.runners.base import TurnRequest, TurnRunner
 from skilltest.runners.messages import api_error, retried, transcript_from_message, wire_body
 from skilltest.transcript import Transcript
-from skilltest.transcript.origin import CASSETTE, AnsweredBy, emulator_mark
+from skilltest.transcript.origin import (
+    CASSETTE,
+    AnsweredBy,
+    emulator_mark,
+    first_each,
+    script_rule,
+)
 
 BACKEND = "replay"
 
@@ -104,7 +111,12 @@ class ReplayTurnRunner:
         marks = [emulator_mark(a.response.get("headers")) for a in answers]
         answered = AnsweredBy(CASSETTE, None, next((m for m in marks if m), None))
         transcript = self._transcript(answers[-1].response, started)
-        return replace(transcript, recorded_with=recorded, answered_by=answered)
+        answered_rules = first_each(
+            (script_rule(a.response.get("headers")) for a in answers[-1:]), os.getcwd()
+        )
+        return replace(
+            transcript, recorded_with=recorded, answered_by=answered, emulator_rules=answered_rules
+        )
 
     def _transcript(self, response: Mapping[str, object], started: float) -> Transcript:
         latency = (time.monotonic() - started) * 1000

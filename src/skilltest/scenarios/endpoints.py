@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from skilltest.redact import CREDENTIAL_VARIABLES
 from skilltest.replay.proxy import upstream_of
 from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
 from skilltest.transcript import AnsweredBy
+from skilltest.transcript.origin import first_each
 
 if TYPE_CHECKING:
     from skilltest.claude.binary import ClaudeBinary
@@ -76,7 +78,10 @@ class LiveEndpoint:
             # The point sees every answer: the emulator's mark on one is noted, whatever the
             # caller's ANTHROPIC_BASE_URL claims to be.
             yield EndpointSession(
-                env=point.env(), secrets=point.secrets(), answered_by=point.answered_by
+                env=point.env(),
+                secrets=point.secrets(),
+                answered_by=point.answered_by,
+                emulator_rules=point.emulator_rules,
             )
 
 
@@ -147,6 +152,9 @@ class EmulatorEndpoint:
                 },
                 # The server is the emulator, and it marks every answer it gives.
                 answered_by=lambda: AnsweredBy.at(server.base_url, MARK),
+                emulator_rules=lambda: first_each(
+                    (seen.script_rule for seen in server.requests), os.getcwd()
+                ),
             )
             try:
                 yield session

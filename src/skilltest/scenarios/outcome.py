@@ -9,6 +9,7 @@ from typing import Any
 
 from skilltest.scenarios.rubric import COMPONENTS
 from skilltest.transcript import AnsweredBy, ToolCall
+from skilltest.transcript.origin import ScriptRule, rules_of
 
 
 class Arm(StrEnum):
@@ -105,6 +106,8 @@ class RunRecord:
     answered_by: AnsweredBy | None = None
     """What answered its model requests (where they went, the emulator's mark); ``None`` when
     the run could not tell."""
+    emulator_rules: tuple[ScriptRule, ...] = ()
+    """Offline: the rules of the emulator's model script that answered the run's requests."""
     warnings: tuple[str, ...] = ()
     """Isolation problems seen in this run (a skill from outside the sandbox, a plugin...)."""
     explanation: str | None = None
@@ -204,6 +207,7 @@ class RunRecord:
             models=texts("models"),
             recorded_with=text("recorded_with"),
             answered_by=AnsweredBy.from_dict(data.get("answered_by")),
+            emulator_rules=rules_of(data.get("emulator_rules")),
             warnings=texts("warnings"),
             loaded={key: texts_of(value) for key, value in loaded.items()}
             if isinstance(loaded, Mapping)
@@ -238,6 +242,7 @@ class RunRecord:
             "models": list(self.models),
             "recorded_with": self.recorded_with,
             "answered_by": None if self.answered_by is None else self.answered_by.to_dict(),
+            "emulator_rules": [rule.to_dict() for rule in self.emulator_rules],
             "warnings": list(self.warnings),
             "loaded": {key: list(value) for key, value in self.loaded.items()},
             "world": dict(self.world) if self.world is not None else None,

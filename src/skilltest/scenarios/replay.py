@@ -328,6 +328,7 @@ class ReplayEndpoint:
                 # The cassette's answers (with the emulator's mark when it answered the
                 # recording), or the upstream's once a miss went live.
                 answered_by=proxy.answered_by,
+                emulator_rules=proxy.emulator_rules,
                 env={
                     **{k: v for k, v in inner_env.items() if k != "ANTHROPIC_BASE_URL"},
                     "ANTHROPIC_BASE_URL": proxy.base_url,

@@ -30,6 +30,7 @@ from skilltest.scenarios.verdict import (
     Verdict,
 )
 from skilltest.stats import Interval
+from skilltest.transcript.origin import attribution
 from skilltest.world.score import WorldOutcome
 
 if TYPE_CHECKING:
@@ -241,7 +242,12 @@ def _arm_of(result: ScenarioVerdict, arm: Arm) -> ArmSummary | None:
 
 def cost_line(results: Sequence[ScenarioVerdict]) -> str:
     """What a passing run costs per arm over all scenarios (:func:`cost_per_pass`); empty
-    without runs."""
+    without runs; an offline run's says nothing was spent."""
+    offline = any(
+        run.answered_by is not None and run.answered_by.stand_in
+        for result in results
+        for run in result.runs
+    )
     parts = []
     for arm in Arm:
         summaries = [
@@ -252,7 +258,9 @@ def cost_line(results: Sequence[ScenarioVerdict]) -> str:
         if not summaries:
             continue
         costs = [s.cost_usd for s in summaries if s.cost_usd is not None]
-        parts.append(cost_per_pass(arm.label, costs, sum(s.passes for s in summaries)))
+        parts.append(
+            cost_per_pass(arm.label, costs, sum(s.passes for s in summaries), offline=offline)
+        )
     return ("cost per passing run: " + "; ".join(parts)) if parts else ""
 
 
@@ -351,6 +359,9 @@ def render_failures(results: Sequence[ScenarioVerdict], limit: int = 2) -> str:
             lines += ["      " + line for line in detail.strip().splitlines()[:12]]
             if run.transcript:
                 lines.append(f"      transcript: {run.transcript}")
+            offline = attribution(run.emulator_rules)
+            if offline:
+                lines.append(f"      {offline}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -542,7 +553,12 @@ def junit_cases(
             if result.against is None
             else ((f"against {result.against.ref}", _against_cell(result)),)
         )
-        reasons = "\n".join(result.reasons)
+        offline = attribution(
+            rule for run in result.runs if run.arm == Arm.WITH_SKILL for rule in run.emulator_rules
+        )
+        reasons = "\n".join(
+            [*result.reasons, *([offline] if offline and not result.passed else [])]
+        )
         message = f"{figures}\n{reasons}".strip()
         is_error = result.verdict == Verdict.ERROR
         failing = (

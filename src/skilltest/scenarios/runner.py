@@ -67,6 +67,7 @@ from skilltest.scheduler import Turn, Turns
 from skilltest.skills import Skill
 from skilltest.transcript import AnsweredBy, Transcript
 from skilltest.transcript.model import ApiRetry, call_argument
+from skilltest.transcript.origin import ScriptRule
 from skilltest.transcript.stream_json import parse_stream_json, stream_events
 from skilltest.world.calls import mock_call_lines
 from skilltest.world.instance import WorldInstance
@@ -424,6 +425,9 @@ class EndpointSession:
     answered_by: Callable[[], AnsweredBy | None] = field(default=lambda: None)
     """What answered the run's model requests (where they went, the emulator's mark), asked
     once the session has ended; ``None`` when the endpoint cannot tell."""
+    emulator_rules: Callable[[], tuple[ScriptRule, ...]] = field(default=lambda: ())
+    """Offline: the rules of the emulator's model script that answered the run's model
+    requests, asked once the session has ended; empty when no emulator said."""
 
 
 class Endpoint(Protocol):
@@ -673,7 +677,11 @@ class ClaudeCliRunner:
                 transcript = replace(transcript, error=session.misses[0].message, ended=None)
             if session.recorded_with is not None:
                 transcript = replace(transcript, recorded_with=session.recorded_with)
-            transcript = replace(transcript, answered_by=session.answered_by())
+            transcript = replace(
+                transcript,
+                answered_by=session.answered_by(),
+                emulator_rules=session.emulator_rules(),
+            )
             outcome = await asyncio.to_thread(
                 self._outcome,
                 request,

@@ -165,6 +165,7 @@ def score_outcome(request: RunRequest, outcome: RunOutcome) -> RunRecord:
         models=transcript.api_models,
         recorded_with=transcript.recorded_with,
         answered_by=transcript.answered_by,
+        emulator_rules=transcript.emulator_rules,
         warnings=outcome.warnings,
         explanation=card.explain(),
         bad_input=bad_input,

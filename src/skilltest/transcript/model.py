@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from skilltest.fields import field_dict, field_sum
-from skilltest.transcript.origin import AnsweredBy
+from skilltest.transcript.origin import AnsweredBy, ScriptRule
 
 # Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``.
 TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
@@ -265,6 +265,10 @@ class Transcript:
     answered_by: AnsweredBy | None = None
     """What answered the run's model requests, as its answers showed it (where they went, the
     emulator's mark); ``None`` when the runner cannot tell."""
+    emulator_rules: tuple[ScriptRule, ...] = ()
+    """Offline: the rules of the emulator's model script (or its default reply) that answered
+    the run's model requests, each once, in the order they first answered; empty when no
+    emulator said."""
     cli_version: str | None = None
     """The ``claude`` version, when the run went through the CLI."""
     session_id: str | None = None

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 EMULATOR_HEADER = "x-skilltest-emulator"
 """The response header the skilltest emulator sets on every answer: its version."""
@@ -126,3 +127,120 @@ def distinct(observed: Iterable[AnsweredBy | None]) -> tuple[AnsweredBy, ...]:
     """Each observation once, sorted."""
     found = {seen for seen in observed if seen is not None}
     return tuple(sorted(found, key=lambda s: (s.endpoint, s.base_url or "", s.emulator or "")))
+
+
+RULE_HEADER = "x-skilltest-emulator-rule"
+"""The response header by which the emulator says which rule of its model script answered a
+model request: ``rule=ID; at=FILE:LINE`` (each part percent-encoded), or ``default; at=FILE``
+when no rule matched. Runs read it, so an answer is attributed wherever the emulator runs."""
+
+KEY_HINT = "run with ANTHROPIC_API_KEY set"
+"""How an author leaves the stand-in behind."""
+
+
+@dataclass(frozen=True)
+class ScriptRule:
+    """The rule of a model script that gave an answer: whose answer it is, offline."""
+
+    rule: str | None
+    """The rule's id; ``None``: no rule matched and the script's default reply answered (or,
+    without one, the emulator's own no-match reply)."""
+    script: str
+    """The model script's file, as the emulator loaded it."""
+    line: int | None = None
+    """The line (1-based) where the rule, or the default reply, starts; ``None`` when the
+    script has neither (the emulator's no-match reply) or the line is unknown."""
+
+    @property
+    def place(self) -> str:
+        """``tests/model-scripts/x.yaml:12``, or the file alone without a line."""
+        return self.script if self.line is None else f"{self.script}:{self.line}"
+
+    @property
+    def named(self) -> str:
+        """``rule 'with-x' (tests/model-scripts/x.yaml:12)`` or the default reply, in words."""
+        if self.rule is not None:
+            return f"rule {self.rule!r} ({self.place})"
+        if self.line is not None:
+            return f"default reply ({self.place}; no rule matched)"
+        return f"no-match reply (no rule of {self.script} matched, and it has no default)"
+
+    def seen_from(self, cwd: str) -> ScriptRule:
+        """The same rule with its script's path relative to ``cwd`` when the file is inside it
+        (as an author types it), else as it was."""
+        script = Path(self.script)
+        if not script.is_absolute():
+            return self
+        try:
+            return replace(self, script=script.relative_to(cwd).as_posix())
+        except ValueError:
+            return self
+
+    def header(self) -> str:
+        """The value of :data:`RULE_HEADER` that carries this attribution."""
+        head = "default" if self.rule is None else f"rule={quote(self.rule, safe='')}"
+        return f"{head}; at={quote(self.place, safe='/:')}"
+
+    @classmethod
+    def from_header(cls, value: str) -> ScriptRule | None:
+        """What :meth:`header` wrote; ``None`` for anything else."""
+        head, sep, at = value.partition("; at=")
+        if not sep or not (head == "default" or head.startswith("rule=")):
+            return None
+        place = unquote(at)
+        script, colon, line = place.rpartition(":")
+        if not (colon and line.isdigit()):
+            script, line = place, ""
+        rule = unquote(head.removeprefix("rule=")) if head != "default" else None
+        return cls(rule, script, int(line) if line else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As results files store it."""
+        return {"rule": self.rule, "script": self.script, "line": self.line}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ScriptRule | None:
+        """What :meth:`to_dict` wrote; ``None`` for anything else."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("script"), str):
+            return None
+        rule, line = data.get("rule"), data.get("line")
+        return cls(
+            rule if isinstance(rule, str) else None,
+            data["script"],
+            line if isinstance(line, int) and not isinstance(line, bool) else None,
+        )
+
+
+def script_rule(headers: Mapping[str, Any] | None) -> ScriptRule | None:
+    """The rule the emulator named among an answer's headers (any case); ``None`` without it."""
+    for key, value in (headers or {}).items():
+        if str(key).lower() == RULE_HEADER:
+            return ScriptRule.from_header(str(value))
+    return None
+
+
+def first_each(rules: Iterable[ScriptRule | None], cwd: str) -> tuple[ScriptRule, ...]:
+    """Each rule once, in the order it first answered, its script's path as seen from
+    ``cwd``."""
+    return tuple(dict.fromkeys(rule.seen_from(cwd) for rule in rules if rule is not None))
+
+
+def rules_of(value: Any) -> tuple[ScriptRule, ...]:
+    """The ``emulator_rules`` a results file's run records, read back (old files: none)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(rule for rule in map(ScriptRule.from_dict, value) if rule is not None)
+
+
+def attribution(rules: Iterable[ScriptRule]) -> str | None:
+    """Whose answer a failing run gave, offline, and what the author can do about it; ``None``
+    when no emulator rule answered (a real model did)."""
+    found = list(dict.fromkeys(rules))
+    if not found:
+        return None
+    named = ", ".join(rule.named for rule in found)
+    edit = "edit the rule" if any(rule.rule is not None for rule in found) else "add a rule"
+    return (
+        f"answered by the emulator's {named}; offline, the model says what its script says: "
+        f"{edit} or {KEY_HINT}"
+    )

@@ -13,6 +13,7 @@ from skilltest.report.provenance import Provenance, with_ids
 from skilltest.report.text import inconclusive_line, k_cell, shorten
 from skilltest.revision import BAND, PREVIOUS, summary_line
 from skilltest.stats import Interval
+from skilltest.transcript.origin import attribution
 from skilltest.triggers.verdict import QueryResult, SuiteResult, compare
 from skilltest.triggers.watch import ENDINGS
 
@@ -126,6 +127,9 @@ def _example_run(query: QueryResult) -> str:
     line = f"  run {run.rep + 1} ({run.ended}): {calls}"
     if run.ended == "error" and run.reason:
         line += f"\n    {shorten(run.reason, 160)}"
+    offline = attribution(run.emulator_rules)
+    if offline:
+        line += f"\n    {offline}"
     return line
 
 
@@ -367,6 +371,12 @@ def junit_cases(
             failing = query.result in ("miss", "false-trigger") or (
                 query.inconclusive and not allow_inconclusive
             )
+            wrong = "not-fired" if query.query.should_trigger else "fired"
+            offline = attribution(
+                rule for run in query.runs if run.ended == wrong for rule in run.emulator_rules
+            )
+            if failing and offline:
+                figures += f"\n{offline}"
             cases.append(
                 JUnitCase(
                     name=query.query.id,

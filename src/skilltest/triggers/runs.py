@@ -242,6 +242,7 @@ def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRu
         warnings=(*outcome.warnings, *((OVERRAN,) if watch.overran else ())),
         models=transcript.api_models,
         answered_by=transcript.answered_by,
+        emulator_rules=transcript.emulator_rules,
     )
 
 

@@ -56,6 +56,7 @@ from skilltest.stats import (
     wilson,
 )
 from skilltest.transcript import AnsweredBy
+from skilltest.transcript.origin import ScriptRule
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.watch import ENDINGS, Ended, SeenCall
 
@@ -94,6 +95,8 @@ class TriggerRun:
     answered_by: AnsweredBy | None = None
     """What answered its model requests (where they went, the emulator's mark); ``None`` when
     the run could not tell."""
+    emulator_rules: tuple[ScriptRule, ...] = ()
+    """Offline: the rules of the emulator's model script that answered the run's requests."""
 
     @property
     def scored(self) -> bool:
@@ -118,6 +121,7 @@ class TriggerRun:
             "warnings": list(self.warnings),
             "models": list(self.models),
             "answered_by": None if self.answered_by is None else self.answered_by.to_dict(),
+            "emulator_rules": [rule.to_dict() for rule in self.emulator_rules],
         }
 
 
