@@ -31,6 +31,11 @@ SEED_KEYS = (
 )
 
 
+def honeycomb_options(claude_bin: Path, *more: str) -> list[str | Path]:
+    """The scenario options of a Honeycomb run through the real CLI on its model script."""
+    return ["--script", SCRIPTS / "honeycomb-scenarios.yaml", "--claude", claude_bin, *more]
+
+
 def verdicts(results: Path, layer: str) -> dict[str, dict]:
     return {s["id"]: s for s in read_results(results, layer)["scenarios"]}
 
@@ -125,18 +130,7 @@ def test_the_honeycomb_suite_loads_unchanged():
 @pytest.mark.cli
 def test_the_honeycomb_suite_runs_unchanged_through_the_cli(claude_bin, tmp_path, capsys):
     """Its core subset and canary, through the real claude CLI against the emulator."""
-    script = SCRIPTS / "honeycomb-scenarios.yaml"
-    options = [
-        "--script",
-        script,
-        "--claude",
-        claude_bin,
-        "--comparison-only",
-        "-k",
-        "3",
-        "-j",
-        "2",
-    ]
+    options = honeycomb_options(claude_bin, "--comparison-only", "-k", "3", "-j", "2")
     code = run_layer("scenarios", HONEYCOMB, tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
@@ -203,18 +197,7 @@ def test_the_honeycomb_suite_scores_as_its_own_evaluator_and_as_today_when_asked
 ):
     """The file's shape picks Honeycomb's scoring, announced; `scoring: skilltest` gives today's
     renormalised scores. Every run through the real claude CLI against the emulator."""
-    script = SCRIPTS / "honeycomb-scenarios.yaml"
-    options = [
-        "--script",
-        script,
-        "--claude",
-        claude_bin,
-        "-k",
-        "1",
-        "-j",
-        "2",
-        "--allow-inconclusive",
-    ]
+    options = honeycomb_options(claude_bin, "-k", "1", "-j", "2", "--allow-inconclusive")
     summary = tmp_path / "summary.md"
     code = run_layer(
         "scenarios", HONEYCOMB, tmp_path / "honeycomb", *options, "--markdown", summary
@@ -270,17 +253,7 @@ def test_a_suite_file_named_with_a_commit_runs_as_it_validates(claude_bin, tmp_p
     (copy / "honeycomb-scenarios.yaml").rename(suite)
     assert main(["validate", str(suite)]) == 0
     assert f"ok   {suite} (scenarios)" in capsys.readouterr().out
-    script = SCRIPTS / "honeycomb-scenarios.yaml"
-    options = [
-        "--script",
-        script,
-        "--claude",
-        claude_bin,
-        "-k",
-        "1",
-        "--only",
-        "canary-skill-loads",
-    ]
+    options = honeycomb_options(claude_bin, "-k", "1", "--only", "canary-skill-loads")
     code = run_layer("scenarios", suite, tmp_path, *options)
     out = capsys.readouterr().out
     assert code == 0, out
@@ -319,17 +292,7 @@ def test_a_suite_that_names_no_skill_tests_the_plugin_it_lives_in(tmp_path):
 @pytest.mark.cli
 def test_the_plugin_found_is_announced_and_loaded_in_the_run(claude_bin, tmp_path, capsys):
     suite = plugin_repository(tmp_path / "agent-skill")
-    script = SCRIPTS / "honeycomb-scenarios.yaml"
-    options = [
-        "--script",
-        script,
-        "--claude",
-        claude_bin,
-        "-k",
-        "1",
-        "--only",
-        "canary-skill-loads",
-    ]
+    options = honeycomb_options(claude_bin, "-k", "1", "--only", "canary-skill-loads")
     code = run_layer("scenarios", suite, tmp_path, *options)
     out, err = capsys.readouterr()
     plugin = (tmp_path / "agent-skill" / "honeycomb").resolve()

@@ -15,17 +15,7 @@ from skilltest.cli import main
 from tests.projects import write_demo_project
 
 from ..conftest import REPO_ROOT
-
-SUITE = """\
-skill: demo
-model_script: model.yaml
-repetitions: 11
-scenarios:
-  - id: aggregate-first
-    critical: true
-    prompt: "Error spike in checkout. How do you investigate?"
-    with_skill: {required_patterns: ["(?i)aggregate"]}
-"""
+from .test_gate import SUITE
 
 # A scripted stand-in: opus aggregates with any version of the skill; haiku only with the
 # release's wording, and greps with the edited one.
