@@ -62,7 +62,7 @@ from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
 from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path
-from skilltest.transcript.origin import EMULATOR_HEADER, RULE_HEADER, ScriptRule
+from skilltest.transcript.origin import BATCH_RULE_KEY, EMULATOR_HEADER, RULE_HEADER, ScriptRule
 
 BATCHES = "/v1/messages/batches"
 
@@ -245,10 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, error_body(400, problem))
             self._record(path, body, 400)
             return
-        results = [
-            {"custom_id": item["custom_id"], "result": owner.batch_result(item["params"])}
-            for item in body["requests"]
-        ]
+        results = [owner.batch_line(item["custom_id"], item["params"]) for item in body["requests"]]
         batch = owner.batches.create(results, owner.batch_behaviour, self._base_url())
         self._json(200, batch)
         self._record(path, body, 200)
@@ -605,16 +602,26 @@ class EmulatorServer(LocalServer):
         if self._on_request is not None:
             self._on_request(request)
 
-    def batch_result(self, params: Any) -> dict[str, Any]:
-        """How one request of a Message Batch ends: answered as ``POST /v1/messages`` would
-        answer it (a fault that fails it makes it ``errored``), unless its rule ends it
-        otherwise."""
+    def batch_line(self, custom_id: str, params: Any) -> dict[str, Any]:
+        """One line of a Message Batch's results: how its request ends, answered as ``POST
+        /v1/messages`` would answer it (a fault that fails it makes it ``errored``) unless its
+        rule ends it otherwise, and under :data:`BATCH_RULE_KEY` the model script's rule that
+        answered it (what :data:`RULE_HEADER` says of a direct answer)."""
         if not isinstance(params, dict) or not isinstance(params.get("messages"), list):
-            return _errored(400, "params must be a Messages request with 'messages'")
+            result = _errored(400, "params must be a Messages request with 'messages'")
+            return {"custom_id": custom_id, "result": result}
         try:
             answer = self.responder.answer(params)
         except ModelScriptError as exc:
-            return _errored(500, f"skilltest emulator: {exc}")
+            result = _errored(500, f"skilltest emulator: {exc}")
+            return {"custom_id": custom_id, "result": result}
+        line: dict[str, Any] = {"custom_id": custom_id, "result": self._batch_result(answer)}
+        if answer.script_rule is not None:
+            line[BATCH_RULE_KEY] = answer.script_rule.header()
+        return line
+
+    @staticmethod
+    def _batch_result(answer: Answer) -> dict[str, Any]:
         outcome = answer.batch
         if outcome is not None and outcome.result != "errored":
             return {"type": outcome.result}

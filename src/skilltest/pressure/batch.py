@@ -549,7 +549,9 @@ class PressureBatches:
         if self.recording is not None and answer.message is not None:
             answered_by = answer.transcript.answered_by
             mark = answered_by.emulator if answered_by is not None else None
-            self.recording.answered(run.request, run.item.params, answer.message, mark=mark)
+            self.recording.answered(
+                run.request, run.item.params, answer.message, mark=mark, rule=answer.emulator_rule
+            )
 
     def _fail(self, runs: Sequence[_Pending], runner: BatchRunner, problem: str) -> None:
         for run in runs:

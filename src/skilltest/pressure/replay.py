@@ -21,7 +21,7 @@ from skilltest.replay.proxy import RecordedExchange, RecordingProxy
 from skilltest.replay.recorder import CassetteKey, Recorder
 from skilltest.runners.base import TurnRequest, TurnRunner
 from skilltest.transcript import Transcript
-from skilltest.transcript.origin import EMULATOR_HEADER
+from skilltest.transcript.origin import EMULATOR_HEADER, RULE_HEADER
 
 
 def run_name(suite: PressureSuite, scenario_id: str, arm: str) -> str:
@@ -97,11 +97,13 @@ class PressureRecording:
         message: Mapping[str, Any],
         *,
         mark: str | None = None,
+        rule: str | None = None,
     ) -> None:
         """A run answered through a Message Batch: its request and message written into its
         cassette as the exchange of the same request sent directly would be, so that a replay
         (which sends nothing) finds it; ``mark``: the emulator's, when the batch's results
-        carried it."""
+        carried it; ``rule``: the emulator's naming of the rule that answered (its
+        :data:`RULE_HEADER`)."""
         run = request.run or ""
         key = self.cassettes.keys.get(run)
         if key is None:
@@ -116,6 +118,7 @@ class PressureRecording:
                 # In the order the emulator sends them: a direct recording keeps the same.
                 "headers": {
                     **({EMULATOR_HEADER: mark} if mark is not None else {}),
+                    **({RULE_HEADER: rule} if rule is not None else {}),
                     "content-type": "application/json",
                 },
                 "body": dict(message),

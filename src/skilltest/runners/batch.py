@@ -17,6 +17,7 @@ per batch (a request with a temperature needs the version that still reads it).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +29,7 @@ from skilltest.runners.anthropic_api import SAMPLING_API_VERSION, SdkClient, _co
 from skilltest.runners.base import TurnRequest
 from skilltest.runners.messages import api_error, error_message, transcript_from_message
 from skilltest.transcript import Transcript
+from skilltest.transcript.origin import BATCH_RULE_KEY, AnsweredBy, ScriptRule
 
 MAX_BATCH_REQUESTS = 100_000
 """The most requests the API takes in one batch."""
@@ -131,6 +133,9 @@ class BatchAnswer:
     """The answer as a transcript; ``error`` set unless it succeeded."""
     message: Mapping[str, Any] | None = None
     """The Messages API message, as JSON (succeeded only): what a cassette records."""
+    emulator_rule: str | None = None
+    """The emulator's naming of the model script's rule that answered, as its results line
+    carried it (the value a direct answer's rule header has); ``None`` from anything else."""
 
 
 class BatchRunner(SdkClient):
@@ -209,14 +214,32 @@ class BatchRunner(SdkClient):
                 answered_by = self.answered_by(response.headers)
                 async for text in response.iter_lines():
                     if text.strip():
-                        custom_id, answer = self._answer(json.loads(text))
-                        transcript = replace(answer.transcript, answered_by=answered_by)
-                        answers[custom_id] = replace(answer, transcript=transcript)
+                        line = json.loads(text)
+                        custom_id, answer = self._answer(line)
+                        named = self._rule(line, answered_by)
+                        found = ScriptRule.from_header(named) if named is not None else None
+                        transcript = replace(
+                            answer.transcript,
+                            answered_by=answered_by,
+                            emulator_rules=() if found is None else (found.seen_from(os.getcwd()),),
+                        )
+                        answers[custom_id] = replace(
+                            answer, transcript=transcript, emulator_rule=named
+                        )
         except anthropic.APIError as exc:
             raise BatchError(self._problem(exc)) from exc
         except (ValueError, TypeError, AttributeError) as exc:
             raise BatchError(f"unreadable results of batch {batch_id}: {exc}") from exc
         return answers
+
+    @staticmethod
+    def _rule(line: Any, answered_by: AnsweredBy) -> str | None:
+        """The model script's rule the emulator named on a results line; none from anything
+        that is not the emulator."""
+        value = line.get(BATCH_RULE_KEY) if isinstance(line, Mapping) else None
+        if answered_by.emulator is None or not isinstance(value, str):
+            return None
+        return value
 
     def _answer(self, line: Any) -> tuple[str, BatchAnswer]:
         if not isinstance(line, Mapping) or not isinstance(line.get("custom_id"), str):

@@ -134,6 +134,11 @@ RULE_HEADER = "x-skilltest-emulator-rule"
 model request: ``rule=ID; at=FILE:LINE`` (each part percent-encoded), or ``default; at=FILE``
 when no rule matched. Runs read it, so an answer is attributed wherever the emulator runs."""
 
+BATCH_RULE_KEY = "skilltest_emulator_rule"
+"""The key by which the emulator names, on each line of a Message Batch's results, the rule
+that answered that request (the line's own :data:`RULE_HEADER`: one results response carries
+many answers). Read only from results the emulator marked as its own."""
+
 KEY_HINT = "run with ANTHROPIC_API_KEY set"
 """How an author leaves the stand-in behind."""
 
