@@ -75,6 +75,26 @@ def summary_line(ref: str, verdicts: Iterable[str]) -> str:
     return f"against {ref}: " + ", ".join(f"{counts[m]} {m}" for m in shown)
 
 
+MAX_REVISIONS = 9
+"""How many ``--against`` REFs one run compares: arms ``previous`` to ``previous-9``, the
+names results files may give an arm."""
+
+
+def check_revision_count(refs: Sequence[str]) -> None:
+    """Refuses more ``--against`` REFs than one run compares.
+
+    Raises:
+        InputError: naming the first REF past the limit.
+    """
+    if len(refs) > MAX_REVISIONS:
+        raise InputError(
+            f"--against was given {len(refs)} times; one run compares at most {MAX_REVISIONS} "
+            "revisions",
+            location=f"--against {refs[MAX_REVISIONS]}",
+            fix=f"split the revisions over runs of at most {MAX_REVISIONS} --against each",
+        )
+
+
 def revision_arm(index: int) -> str:
     """The arm of the ``index``-th ``--against`` REF (from 0): ``previous``, then
     ``previous-2``, ``previous-3``... (a name that is also a folder and file name)."""

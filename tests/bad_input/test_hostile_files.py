@@ -370,7 +370,8 @@ RUNS = {
     "pressure with an arm of no layer": (
         '{"arm": "both", "rep": 0, "passed": true}',
         "scenarios/0/runs/0/arm: 'both' is not valid here: 'both' is not one of "
-        "['with_skill', 'without_skill', 'previous']",
+        "['with_skill', 'without_skill', 'previous', 'previous-2', 'previous-3', 'previous-4', "
+        "'previous-5', 'previous-6', 'previous-7', 'previous-8', 'previous-9']",
     ),
 }
 """A layer's file (its name's first word), the run each of its scenarios has, what is said."""

@@ -38,16 +38,18 @@ def test_other_moves_against_ref_do_not_block(tmp_path, capsys, move):
 
 
 def test_a_regression_against_any_of_several_refs_blocks(tmp_path, capsys):
-    improved = {"ref": "v2", "delta": 0.8, "ci": [0.31, 0.95], "verdict": "improved"}
+    # The skill now passes 0 of 4 runs; at v2 it passed 0 of 4 too, at v1 4 of 4.
+    neutral = {"ref": "v2", "delta": 0.0, "ci": [-0.6, 0.6], "verdict": "neutral"}
     regressed = {**REGRESSED, "ref": "v1"}
-    arm = {"runs": 4, "errors": 0, "passed": 0, "pass_rate": 0.0, "ci_low": 0.0, "ci_high": 0.6}
+    at_v2 = {"runs": 4, "errors": 0, "passed": 0, "pass_rate": 0.0, "ci_low": 0.0, "ci_high": 0.6}
+    at_v1 = {"runs": 4, "errors": 0, "passed": 4, "pass_rate": 1.0, "ci_low": 0.4, "ci_high": 1.0}
     item = {
-        **pscenario("spike", 4, 4, critical=False),
-        "previous": arm,
-        "against": improved,
+        **pscenario("spike", 0, 4, critical=False),
+        "previous": at_v2,
+        "against": neutral,
         "revisions": [
-            {"ref": "v2", "arm": "previous", "previous": arm, "against": improved},
-            {"ref": "v1", "arm": "previous-2", "previous": arm, "against": regressed},
+            {"ref": "v2", "arm": "previous", "previous": at_v2, "against": neutral},
+            {"ref": "v1", "arm": "previous-2", "previous": at_v1, "against": regressed},
         ],
     }
     lines = blocked(capsys, write_results(tmp_path / "r.json", pressure_document(item)), reasons=1)

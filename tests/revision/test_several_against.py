@@ -206,8 +206,9 @@ def test_a_matrix_runs_the_without_skill_arm_once_per_cell_for_both_revisions(
     ]
 
 
-def test_docs_revision_md_shows_two_revisions_as_printed(repo, capsys):
+def test_docs_revision_md_shows_two_revisions_as_printed(repo, capsys, monkeypatch):
     noted_commit(repo)
+    monkeypatch.chdir(repo)  # the model script named as an author there sees it
     main(["pressure", str(repo / "demo.yaml"), "-k", "3", "--against", "HEAD~1", "--against",
           "HEAD~3"])  # fmt: skip
     out = capsys.readouterr().out

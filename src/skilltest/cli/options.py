@@ -364,6 +364,7 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
     as typed (:func:`skilltest.cli.main` keeps it) ``command_line``.
     """
     from skilltest.report.outputs import Outputs
+    from skilltest.revision import check_revision_count
 
     check_plugin_choice(args)
     given = vars(args)
@@ -376,6 +377,7 @@ def options_from(args: argparse.Namespace, kind: type[OptionsT]) -> OptionsT:
             values[item.name] = tuple(value) if isinstance(value, list) else value
     refs = given.get("against")
     if refs:  # --against REF, given once or more: the first, then the others
+        check_revision_count(refs)
         values["against"], values["also_against"] = refs[0], tuple(refs[1:])
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and given.get("markdown") is None:

@@ -114,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
+    from skilltest.revision import check_one_against
+
+    # What the command line names is checked before the suites are read for their matrix.
+    given = options_from(args, scenarios.ScenarioOptions)
+    check_one_against(given.against, given.also_against, "scenarios")
     apply_suite_matrix(
         args,
         tuple(args.suites or ()),

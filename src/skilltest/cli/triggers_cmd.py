@@ -110,6 +110,13 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
+    from skilltest.revision import check_one_against
+    from skilltest.triggers.layer import candidate_description
+
+    # What the command line names is checked before the suites are read for their matrix.
+    given = options_from(args, triggers.TriggerOptions)
+    check_one_against(given.against, given.also_against, "triggers")
+    candidate_description(given)
     apply_suite_matrix(
         args,
         tuple(args.suites or ()),
