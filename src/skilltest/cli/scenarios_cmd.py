@@ -64,6 +64,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where raw transcripts and stderr are kept (default: output/ beside each suite)",
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="the agent the scenarios run in: claude-code (default) or opencode "
+        "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
+        "in the cache `skilltest setup --agent opencode` fills",
+    )
     add_matrix_option(parser, cli=True)
     parser.add_argument(
         "--judge-model",

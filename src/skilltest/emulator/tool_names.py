@@ -55,6 +55,11 @@ def _opencode_bash(given: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in given.items() if key in ("command", "timeout")}
 
 
+def _opencode_webfetch(given: Mapping[str, Any]) -> dict[str, Any]:
+    # webfetch takes url and format; WebFetch's prompt has no place there.
+    return {"url": given.get("url", ""), "format": "markdown"}
+
+
 EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
     "Bash": (
         Equivalent("exec_command", _codex_exec),  # Codex 0.171.0
@@ -71,6 +76,7 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
     "Glob": (Equivalent("glob", _renamed()),),
     "Grep": (Equivalent("grep", _renamed()),),
     "Skill": (Equivalent("skill", _renamed(skill="name")),),
+    "WebFetch": (Equivalent("webfetch", _opencode_webfetch),),
 }
 """Per suite tool, the agents' equivalents, tried in order."""
 

@@ -32,6 +32,7 @@ from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest
 from skilltest.transcript import AnsweredBy
 
 if TYPE_CHECKING:
+    from skilltest.agents.base import AgentBinary
     from skilltest.claude.binary import ClaudeBinary
     from skilltest.emulator import EmulatorServer, ModelScript
     from skilltest.replay.normalise import Rules
@@ -228,10 +229,10 @@ def taped(
 
 @dataclass(frozen=True)
 class CliBackend:
-    """Where a layer that runs the ``claude`` CLI gets its answers from."""
+    """Where a layer that runs an agent's CLI gets its answers from."""
 
-    binary: ClaudeBinary
-    """The ``claude`` binary every run uses."""
+    binary: ClaudeBinary | AgentBinary
+    """The ``claude`` binary every run uses (another agent's executable with ``--agent``)."""
     backend: str
     """``claude`` (the live API), ``emulator`` or ``replay``."""
     endpoint: Endpoint
@@ -245,10 +246,11 @@ def cli_backend(
     tape: Tape | None = None,
     rules: Mapping[Path, Rules] | None = None,
     layer: str = "scenarios",
+    agent: str = "claude-code",
 ) -> CliBackend:
-    """Finds ``claude``, chooses the backend (the cassettes alone when the tape replays without
-    recording), opens its endpoint behind the tape (its cassettes of ``layer``), and tells the
-    observer what it chose.
+    """Finds ``claude`` (or the executable of ``agent``), chooses the backend (the cassettes
+    alone when the tape replays without recording), opens its endpoint behind the tape (its
+    cassettes of ``layer``), and tells the observer what it chose.
 
     Raises:
         ClaudeNotFoundError: no usable ``claude``.
@@ -259,11 +261,20 @@ def cli_backend(
     from skilltest.runners.backends import BackendChoice, choose_backend
 
     tape = tape or Tape()
-    binary = find_claude(options.claude)
+    binary: ClaudeBinary | AgentBinary
+    notice = EMULATOR_NOTICE
+    if agent == "claude-code":
+        binary = find_claude(options.claude)
+    else:
+        from skilltest.agents import agent as agent_named
+
+        chosen = agent_named(agent)
+        binary = chosen.find()
+        notice = notice.replace("the real claude CLI", f"the real {chosen.title} CLI", 1)
     if tape.replay_only:
         choice = BackendChoice("replay")
     else:
-        choice = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
+        choice = choose_backend(options.backend, live="claude", emulator_notice=notice)
     endpoint = taped(
         open_endpoint(choice.name, options.script, suites) if choice.name != "replay" else None,
         tape,
