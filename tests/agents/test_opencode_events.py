@@ -128,3 +128,17 @@ def test_reading_a_skills_file_is_not_the_skill_firing_in_opencode():
     ]
     assert transcript.skills_invoked == ()
     assert transcript.final_answer == "The greeting printed: hello from skilltest."
+
+
+def test_the_emulator_sees_the_skill_opencode_lists_in_a_messages_api_request():
+    # OpenCode's Anthropic provider speaks the Messages API, and lists skills its own way.
+    from skilltest.emulator import RequestView
+
+    body = json.loads(_read("messages-request.json"))
+
+    seen = RequestView.from_body(body, api="anthropic", agent="opencode")
+    as_claude = RequestView.from_body(body, api="anthropic", agent="claude-code")
+
+    assert "lgtm" in seen.skills_listed
+    assert {"bash", "skill", "read"} <= set(seen.tool_names)
+    assert "lgtm" not in as_claude.skills_listed  # Claude Code's requests list skills otherwise
