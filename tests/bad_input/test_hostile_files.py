@@ -173,7 +173,7 @@ OUTPUT_CASES = [
          "argument --markdown: " + device_refused("null"), still_device("null")),
     Case("report --html a link to /dev/null",
          lambda r: ["report", str(results(r)), "--html", str(null_link(r, "r.html"))], 2,
-         "argument --html: " + device_refused("r.html"), still_null_link("r.html")),
+         "argument --html/--report: " + device_refused("r.html"), still_null_link("r.html")),
     Case("GITHUB_STEP_SUMMARY a FIFO", lambda r: (fifo(r, "summary"), ["pressure", str(demo(r))])[1],
          2, "GITHUB_STEP_SUMMARY={dir}/summary: cannot write the file: it is a named pipe (FIFO)",
          still_fifo("summary"), env={"GITHUB_STEP_SUMMARY": "{dir}/summary"}),

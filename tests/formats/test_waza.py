@@ -12,6 +12,7 @@ import pytest
 
 from skilltest.cli import main
 from skilltest.report.files import read_results
+from skilltest.scenarios.suite import load_scenario_suite
 
 from ..layers import run_layer
 
@@ -118,13 +119,13 @@ def test_validate_names_the_format_and_a_code_grader_is_refused_by_name(
     assert main(["scenarios", "evals/eval.yaml"]) == 2
     assert capsys.readouterr().err == (
         "skilltest: error: evals/eval.yaml#/graders/0/type: grader 'has_output' is of type "
-        "'code', which skilltest does not run (it reads text, file, llm)\n"
-        "  fix: remove the grader or rewrite it as one of those types; skilltest runs no grader "
-        "code of its own\n"
+        "'code': it would run the eval's own code, which skilltest does not run\n"
+        "  fix: rewrite it as a text, file, llm or action_sequence grader (or a skilltest "
+        "`command` check), or remove it\n"
     )
 
 
-def test_an_llm_grader_is_a_judge_and_an_action_sequence_is_refused_by_name(
+def test_an_llm_grader_is_a_judge_and_an_action_sequence_is_the_tool_ordering(
     showcase, monkeypatch, capsys
 ):
     from skilltest.formats.waza import eval_document
@@ -149,11 +150,33 @@ def test_an_llm_grader_is_a_judge_and_an_action_sequence_is_refused_by_name(
     assert main(["validate", str(eval_file)]) == 0
     capsys.readouterr()
     task.write_text(
+        text + "  - name: workflow\n    type: action_sequence\n    weight: 2\n"
+        "    config: {matching_mode: in_order_match, expected_actions: [Read, Edit]}\n"
+    )
+    [scenario, *_] = eval_document(read_yaml(eval_file), eval_file)["scenarios"]
+    assert scenario["expected"] == {"tool_ordering": [["Read", "Edit"]]}
+    # The ordering weighs the grader's 2 beside the checks' own weights.
+    assert scenario["weights"]["tool_ordering"] == 2.0
+    assert scenario["weights"]["checks"] == sum(
+        next(iter(check.values())).get("weight", 1.0) for check in scenario["checks"]
+    )
+    [loaded, *_] = load_scenario_suite(eval_file).scenarios
+    assert loaded.expected.tool_ordering == (("Read", "Edit"),)
+    task.write_text(
         text + "  - name: workflow\n    type: action_sequence\n"
-        "    config: {matching_mode: in_order_match, expected_actions: [view, edit]}\n"
+        "    config: {matching_mode: any_order_match, expected_actions: [Read, Read, Edit]}\n"
+    )
+    [scenario, *_] = eval_document(read_yaml(eval_file), eval_file)["scenarios"]
+    assert [c for c in scenario["checks"] if "tool_used" in c] == [
+        {"tool_used": {"tool": "Read", "min": 2, "name": "workflow 1", "weight": 0.5}},
+        {"tool_used": {"tool": "Edit", "min": 1, "name": "workflow 2", "weight": 0.5}},
+    ]
+    task.write_text(
+        text + "  - name: workflow\n    type: action_sequence\n"
+        "    config: {matching_mode: exact_match, expected_actions: [Read]}\n"
     )
     assert main(["scenarios", str(eval_file)]) == 2
     assert (
-        "evals/tasks/regex-task.yaml#/graders/1/type: grader 'workflow' is of type "
-        "'action_sequence', which skilltest does not run (it reads text, file, llm)"
-    ) in capsys.readouterr().err
+        "evals/tasks/regex-task.yaml#/graders/1/config/matching_mode: action_sequence grader "
+        "'workflow' asks for matching_mode 'exact_match', which skilltest has no check for"
+    ) in " ".join(capsys.readouterr().err.split())

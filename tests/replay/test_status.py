@@ -268,3 +268,45 @@ def test_bad_input_exits_2_naming_the_file_and_the_fix(tmp_path, capsys, make, m
 def test_usage_errors_exit_2(scenario_cassettes, capsys, args, message):
     assert main(args) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_docs_example_is_what_the_command_prints(tmp_path, monkeypatch, capsys):
+    """docs/replay.md shows the table ``replay status`` prints for three cassettes of one suite:
+    one recorded with another claude version, one older than ``--max-age``, one fresh."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "s.yaml").write_text("skill: safe-migrations\nscenarios: []\n")
+    folder = tmp_path / "tests" / "cassettes"
+    for scenario, arm, cli_version, days in (
+        ("add-index", "with_skill", "2.1.300", 0),
+        ("rename-column", "with_skill", PINNED, 126),
+        ("rename-column", "without_skill", PINNED, 4),
+    ):
+        request = {"model": "claude-opus-5-5", "messages": [{"role": "user", "content": "p"}]}
+        message = {
+            "id": "msg_1", "type": "message", "role": "assistant",
+            "model": "claude-opus-5-5-20261101", "content": [{"type": "text", "text": "done"}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 1},
+        }  # fmt: skip
+        answer = {"status": 200, "headers": {}, "body": message, "events": None}
+        cassette = Cassette(
+            path=Cassette.path_for(folder, "safe-migrations", scenario, arm),
+            layer="scenarios",
+            suite="s.yaml",
+            skill="safe-migrations",
+            scenario=scenario,
+            arm=arm,
+            backend="anthropic",
+            cli_version=cli_version,
+            rules=rules_in_force(),
+        )
+        cassette.add(0, Exchange(0, "model", fingerprint(request), request, answer, kind="main"))
+        cassette.save()
+        age(cassette.path, days)
+    code = status("tests/cassettes", "--check", "--max-age", "90", "--claude-version", PINNED)
+    out = capsys.readouterr().out
+    assert code == 1
+    shown = f"$ skilltest replay status tests/cassettes --check --max-age 90 --claude-version {PINNED}\n{out}"
+    day = re.compile(r"\d{4}-\d{2}-\d{2}")
+    docs = (Path(__file__).parents[2] / "docs" / "replay.md").read_text()
+    assert day.sub("YYYY-MM-DD", shown) in day.sub("YYYY-MM-DD", docs), shown

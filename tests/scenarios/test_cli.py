@@ -107,6 +107,8 @@ def test_a_suite_run_prints_the_table_and_writes_results_and_junit(project, fake
         "min_delta": -0.05,
         "expected_skills": [],
         "require_skills_fired": True,
+        "scoring": "skilltest",
+        "scoring_means": "empty sections left out, the others' weights renormalised",
     }
     assert first["with_skill"]["scores"] == [1.0, 1.0]
     run = first["runs"][0]

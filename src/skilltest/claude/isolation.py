@@ -48,7 +48,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from skilltest.errors import InputError
 from skilltest.names import child
@@ -69,6 +69,19 @@ BUILTIN_PLUGINS: dict[str, tuple[str, ...]] = {
     ),
 }
 LATEST_KNOWN = "2.1.328"
+
+Baseline = Literal["clean", "bundled"]
+"""What both arms keep of the CLI itself (``--baseline``): ``clean`` removes its bundled skills
+and built-in plugins, ``bundled`` keeps them, as ``claude plugin eval``'s arms do."""
+
+BASELINES: dict[str, str] = {
+    "clean": "both arms without Claude Code's bundled skills and built-in plugins",
+    "bundled": (
+        "both arms keep Claude Code's bundled skills and built-in plugins, as `claude plugin "
+        "eval`'s do: the without-skill arm is its no-plugin arm"
+    ),
+}
+"""What each baseline means, in the words the output uses."""
 
 ALWAYS_PRESENT_SKILLS = frozenset({"doctor"})
 """Skills Claude Code lists in both arms even when bundled skills are disabled."""
@@ -419,8 +432,12 @@ def ancestor_leaks(path: Path) -> list[Path]:
     return found
 
 
-def isolation_settings(cli_version: str | None) -> dict[str, object]:
-    """The ``--settings`` JSON: no bundled skills, every built-in plugin disabled."""
+def isolation_settings(cli_version: str | None, *, bundled: bool = False) -> dict[str, object]:
+    """The ``--settings`` JSON: no bundled skills, every built-in plugin disabled; with
+    ``bundled`` (``--baseline bundled``), nothing: the CLI's bundled skills and built-in plugins
+    stay, as they do in both arms of ``claude plugin eval``."""
+    if bundled:
+        return {}
     plugins = BUILTIN_PLUGINS.get(cli_version or "", BUILTIN_PLUGINS[LATEST_KNOWN])
     return {
         "disableBundledSkills": True,
@@ -434,6 +451,7 @@ def isolation_flags(
     sandbox: Sandbox | None = None,
     protected: Iterable[Path] = (),
     extra: Mapping[str, object] | None = None,
+    bundled: bool = False,
 ) -> list[str]:
     """The CLI flags shared by both arms that keep outside configuration out.
 
@@ -444,8 +462,9 @@ def isolation_flags(
         protected: Folders or files whose repository (or folder) a shell command must not
             name either: the skill's source, the suite.
         extra: More settings for the run (a controlled world's ``sandbox`` section).
+        bundled: Keep the CLI's bundled skills and built-in plugins (``--baseline bundled``).
     """
-    settings = isolation_settings(cli_version)
+    settings = isolation_settings(cli_version, bundled=bundled)
     if sandbox is not None:
         settings["permissions"] = read_confinement(sandbox, protected)
     settings.update(extra or {})
@@ -672,6 +691,7 @@ def init_warnings(
     *,
     requests: Sequence[Mapping[str, Any]] | None = None,
     plugins: Sequence[str] = (),
+    bundled: bool = False,
 ) -> list[str]:
     """The installed skill the model was not shown, and what it was shown or given besides.
 
@@ -689,6 +709,9 @@ def init_warnings(
             ``side_request`` and ``body``; ``None`` or empty when it recorded none.
         plugins: The plugins the run loads on purpose (the plugin under test in its with-skill
             arm); any other plugin is a warning, and so is one of these the CLI did not load.
+        bundled: The run keeps the CLI's bundled skills and built-in plugins on purpose
+            (``--baseline bundled``): skills beside the installed ones and built-in plugins are
+            expected, not a warning.
     """
     listed = _listed_to_model(requests or ())
     if init is None and listed is None:
@@ -707,10 +730,12 @@ def init_warnings(
             for s in skills_available(init)
             if s not in ALWAYS_PRESENT_SKILLS and not any(skill_name_matches(s, n) for n in names)
         ]
-    if extra:
+    if extra and not bundled:
         warnings.append("skills from outside the sandbox were loaded: " + ", ".join(extra))
     loaded_plugins = loaded(init)["plugins"]
-    others = [name for name in loaded_plugins if name not in plugins]
+    others = [
+        name for name in loaded_plugins if name not in plugins and not (bundled and _built_in(name))
+    ]
     if others:
         warnings.append("plugins were loaded: " + ", ".join(others))
     if init is not None:
@@ -728,6 +753,12 @@ def init_warnings(
                 f"(status {server.get('status')}): its tools were missing"
             )
     return warnings
+
+
+def _built_in(name: str) -> bool:
+    """Whether a plugin the init event names is one of the CLI's built-in plugins."""
+    known = {p for version in BUILTIN_PLUGINS.values() for p in version}
+    return name.endswith("@builtin") or f"{name}@builtin" in known
 
 
 def loaded(init: Mapping[str, object] | None) -> dict[str, list[str]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from skilltest.cli import help_line
 from skilltest.gate import decide, load_results, render
+from skilltest.gate.cells import load_matrix
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,8 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "credibly less often than in the baseline, the results are incomplete, the suite or "
             "skill files changed since the run, or a figure of the file does not follow from the "
             "runs it holds. Each run counts once, known by its content: a file or run given "
-            "twice, or copied under new ids, is read once. Every rule is printed with PASS or "
-            "BLOCK and its evidence. Exit 0 pass, 1 block, 2 bad input."
+            "twice, or copied under new ids, is read once. A matrix's results file (--models, "
+            "--claude-versions) is gated cell by cell, each line naming its cell; "
+            "--require-cell names the cells a release needs (default: every cell). Every rule is "
+            "printed with PASS or BLOCK and its evidence. Exit 0 pass, 1 block, 2 bad input."
         ),
     )
     parser.add_argument(
@@ -72,18 +75,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not compare the suite files and the skills' files the runs read with the files "
         "on disk (a gate in another checkout); the output says they were not checked",
     )
+    parser.add_argument(
+        "--require-cell",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUE[,AXIS=VALUE]",
+        help="a matrix's cell the release needs (repeatable; model=opus requires every cell "
+        "with that model): it must be there, complete and decided, and a failing, regressed or "
+        "critical scenario blocks in it; in a cell not required they are listed, not blocking "
+        "(an authority violation blocks in any cell). Default: every cell is required",
+    )
     parser.add_argument("--json", action="store_true", help="print the decision as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from skilltest.matrix.results import is_matrix_file
+
     stale_check = not args.no_stale_check
-    results = [load_results(path, stale_check=stale_check) for path in args.results]
+    given = [(path, is_matrix_file(path)) for path in args.results]
+    results = [load_results(p, stale_check=stale_check) for p, matrix in given if not matrix]
+    matrices = [load_matrix(p, stale_check=stale_check) for p, matrix in given if matrix]
     # The baseline ran another release's files: only its figures are checked.
-    baseline = [load_results(path, stale_check=False) for path in args.baseline]
+    old = [(path, is_matrix_file(path)) for path in args.baseline]
+    baseline = [load_results(p, stale_check=False) for p, matrix in old if not matrix]
+    baseline_matrices = [load_matrix(p, stale_check=False) for p, matrix in old if matrix]
     decision = decide(
         results,
         baseline,
+        matrices=matrices,
+        baseline_matrices=baseline_matrices,
+        require_cells=tuple(args.require_cell),
         allow_offline=args.allow_offline,
         allow_failing=tuple(args.allow_failing),
         allow_undecided=args.allow_undecided,

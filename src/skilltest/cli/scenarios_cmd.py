@@ -95,6 +95,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the lower edge of the neutral band: a with-minus-without delta credibly below it "
         "is regressed (default: the suite's, else -0.05)",
     )
+    parser.add_argument(
+        "--baseline",
+        choices=("clean", "bundled"),
+        help="clean (default): both arms without Claude Code's bundled skills and built-in "
+        "plugins; bundled: both arms keep them, as `claude plugin eval`'s arms do, so the "
+        "without-skill arm is its no-plugin arm",
+    )
     add_against_option(
         parser, what=" as an arm 'previous', and say per scenario whether the edit improved it"
     )

@@ -12,12 +12,17 @@ graders then the task's:
 * ``file``: ``must_exist`` and ``must_not_exist`` are ``file_exists`` checks,
   ``content_patterns`` (``path``, ``must_match``, ``must_not_match``) ``file_matches`` checks;
 * ``llm``: its ``rubric`` is a ``judge`` check's criteria;
+* ``action_sequence`` (``expected_actions``, ``matching_mode``): ``in_order_match`` is the
+  scenario's ``tool_ordering`` (the actions in order, other calls between them allowed),
+  ``any_order_match`` a ``tool_used`` check per action (``min``: how often it is listed);
+  ``exact_match`` is refused (no check asks for nothing but those calls);
 * a task's ``expected.output_contains`` and ``output_not_contains`` are ``final_answer``
   checks, as the ``text`` grader's ``contains`` and ``not_contains``.
 
 Each grader weighs its ``weight`` (default 1), shared among the checks it becomes, as waza scores
-a grader by the share of its checks that pass. Any other grader type (``code``, ``script``,
-``program``, ``action_sequence``, ``behavior``, ...) is refused, naming the grader.
+a grader by the share of its checks that pass; the ``tool_ordering`` of the in-order sequences
+weighs theirs (the scenario's ``weights``). Any other grader type (``code``, ``script``,
+``program``, ``behavior``, ...) is refused, naming the grader.
 """
 
 from __future__ import annotations
@@ -34,8 +39,13 @@ from skilltest.suite.loader import read_yaml
 FIXTURES = "fixtures"
 """Where a task's ``inputs.files`` are, beside the eval file (``waza run``'s default
 ``--context-dir``)."""
-SUPPORTED = ("text", "file", "llm")
+SUPPORTED = ("text", "file", "llm", "action_sequence")
 """The grader types read; every other is refused by name."""
+SEQUENCE = "__sequence__"
+"""The key an ``in_order_match`` action sequence is carried under, on its way to the
+scenario's ``tool_ordering``."""
+CODE_GRADERS = ("code", "script", "program", "inline_script")
+"""Grader types that would run the eval's own code."""
 
 
 def is_eval_file(data: Any) -> bool:
@@ -110,6 +120,14 @@ def _grader_checks(grader: Any, at: str) -> list[dict[str, Any]]:
     if not isinstance(grader, dict):
         raise SuiteError("a grader must be a mapping", location=at, fix="write {type: text, ...}")
     kind, name = grader.get("type"), str(grader.get("name") or grader.get("type"))
+    if kind in CODE_GRADERS:
+        raise SuiteError(
+            f"grader {name!r} is of type {kind!r}: it would run the eval's own code, which "
+            "skilltest does not run",
+            location=f"{at}/type",
+            fix="rewrite it as a text, file, llm or action_sequence grader (or a skilltest "
+            "`command` check), or remove it",
+        )
     if kind not in SUPPORTED:
         raise SuiteError(
             f"grader {name!r} is of type {kind!r}, which skilltest does not run (it reads "
@@ -121,6 +139,9 @@ def _grader_checks(grader: Any, at: str) -> list[dict[str, Any]]:
     config = grader.get("config") or {}
     if not isinstance(config, dict):
         raise SuiteError("config must be a mapping", location=f"{at}/config", fix="see waza's docs")
+    weight = float(grader.get("weight") or 1.0)
+    if kind == "action_sequence":
+        return _sequence_checks(config, name, weight, at)
     if kind == "text":
         checks = _text_checks(config, at)
     elif kind == "file":
@@ -140,12 +161,51 @@ def _grader_checks(grader: Any, at: str) -> list[dict[str, Any]]:
             location=f"{at}/config",
             fix="give it at least one pattern, file or rubric",
         )
-    weight = float(grader.get("weight") or 1.0) / len(checks)
+    weight /= len(checks)
     named = [name] if len(checks) == 1 else [f"{name} {n}" for n in range(1, len(checks) + 1)]
     return [
         {kind_: {**spec, "name": label, "weight": weight}}
         for (kind_, spec), label in zip(checks, named, strict=True)
     ]
+
+
+def _sequence_checks(
+    config: dict[str, Any], name: str, weight: float, at: str
+) -> list[dict[str, Any]]:
+    """An ``action_sequence`` grader: the ordering it asks for, or a check per action."""
+    actions = _strings(
+        config.get("expected_actions"), f"{at}/config/expected_actions", "expected_actions"
+    )
+    if not actions:
+        raise SuiteError(
+            f"action_sequence grader {name!r} has no expected_actions",
+            location=f"{at}/config/expected_actions",
+            fix="list the tool calls in order: expected_actions: [Read, Edit]",
+        )
+    mode = config.get("matching_mode")
+    if mode == "in_order_match":
+        return [{SEQUENCE: actions, "weight": weight}]
+    if mode == "any_order_match":
+        counts = {action: actions.count(action) for action in dict.fromkeys(actions)}
+        named = [name] if len(counts) == 1 else [f"{name} {n}" for n in range(1, len(counts) + 1)]
+        return [
+            {
+                "tool_used": {
+                    "tool": tool,
+                    "min": least,
+                    "name": label,
+                    "weight": weight / len(counts),
+                }
+            }
+            for (tool, least), label in zip(counts.items(), named, strict=True)
+        ]
+    raise SuiteError(
+        f"action_sequence grader {name!r} asks for matching_mode {mode!r}, which skilltest has "
+        "no check for (it reads in_order_match and any_order_match)",
+        location=f"{at}/config/matching_mode",
+        fix="use in_order_match (these calls in this order, others between allowed) or "
+        "any_order_match",
+    )
 
 
 def _task_scenario(
@@ -173,7 +233,16 @@ def _task_scenario(
             spec = _final_answer("(?i)" + re.escape(text), absent)
             label = f"expected {key} {text!r}"
             checks.append({"final_answer": {**spec, "name": label}})
+    sequences = [check for check in checks if SEQUENCE in check]
+    checks = [check for check in checks if SEQUENCE not in check]
     scenario: dict[str, Any] = {"id": task_id, "prompt": prompt, "checks": checks}
+    if sequences:
+        # The ordering weighs what its graders weigh beside the checks' own weights.
+        scenario["expected"] = {"tool_ordering": [entry[SEQUENCE] for entry in sequences]}
+        scenario["weights"] = {
+            "tool_ordering": sum(entry["weight"] for entry in sequences),
+            "checks": sum(next(iter(check.values())).get("weight", 1.0) for check in checks) or 1.0,
+        }
     if isinstance(task.get("name"), str):
         scenario["name"] = task["name"]
     if isinstance(task.get("description"), str):

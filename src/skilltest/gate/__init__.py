@@ -1,11 +1,11 @@
 """The release gate: from results files already written, may this skill ship?
 
 ``skilltest gate NEW.json... [--baseline OLD.json...]`` reads pressure, scenario and trigger
-results files and applies eight rules. Each rule gives PASS or BLOCK with its evidence; the gate
-blocks when any rule does, and every BLOCK line is one reason. What a file says about itself is
-a claim: its origin is taken from what answered its runs, its figures are recomputed from its
-runs, and the suite and skill files it ran are compared with the disk (the only I/O besides
-reading the files, done as they are read).
+results files and applies eight rules (nine with a matrix: ``cells``, below). Each rule gives
+PASS or BLOCK with its evidence; the gate blocks when any rule does, and every BLOCK line is
+one reason. What a file says about itself is a claim: its origin is taken from what answered
+its runs, its figures are recomputed from its runs, and the suite and skill files it ran are
+compared with the disk (the only I/O besides reading the files, done as they are read).
 
 ``offline``      Every file comes from a real model, as what answered its runs shows it, never
                  as its ``--backend`` says: an answer carrying the emulator's mark (served
@@ -72,6 +72,22 @@ with-skill against without-skill decisions are one family, the ``--against`` dec
 A regression that does not hold is listed, not blocked on; ``per_scenario``
 (``--per-scenario``) blocks on every one. Files written before the scenario layer recorded
 ``misses_a_bar`` block on every ``regressed`` scenario, as before.
+
+A matrix's results file (``--models``, ``--claude-versions``) is gated cell by cell
+(:mod:`skilltest.gate.cells`): each cell's document goes through every rule as a results file
+of its own, each line naming its cell (``out/matrix.json [model=opus]``); a baseline matrix is
+compared cell by cell, a single run's baseline with every cell. What the matrix's file says of
+itself (the cells its axes make and it holds, their values and the model and CLI version each
+ran, ``complete``, the comparisons across cells, the cells ``spending`` says were stopped) is
+checked against its cells under ``consistent``. ``require_cells`` (``--require-cell
+AXIS=VALUE[,AXIS=VALUE]``; none: every cell) names the cells a release needs:
+
+``cells``        Every required cell is there (named by the plan and held by the file; a spec
+                 some cell matches), complete (not interrupted, not stopped by
+                 ``--max-cost-usd``), and has a decided scenario (unless ``allow_undecided``).
+                 In a cell not required, a failing, regressed or critical scenario, an
+                 ``error`` verdict or a failed canary is listed, not blocked on; an authority
+                 violation blocks in any cell.
 
 Each run is counted once, known by its content (all it holds but its id and timings), not by
 its id. A file given twice (or a copy of one) is read once; a scenario whose runs are all in

@@ -103,16 +103,22 @@ class ScenarioEntry:
     against_p: float | None = None
     """The p-value of its ``improved`` or ``regressed`` against the previous revision;
     ``None`` for other verdicts or without ``--against``."""
+    cell: str = ""
+    """The matrix cell it ran in (``model=opus``); empty for a single run's file."""
+    required: bool = True
+    """Whether its cell is required (``--require-cell``; every cell without it): a failing,
+    regressed or critical scenario of a cell that is not is listed, not blocked on."""
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        """What identifies the scenario across files: layer, skill, id."""
-        return (self.layer, self.skill, self.id)
+    def key(self) -> tuple[str, str, str, str]:
+        """What identifies the scenario across files: layer, skill, id, and its matrix cell
+        (a scenario in two cells is two scenarios; shards of one cell pool)."""
+        return (self.layer, self.skill, self.id, self.cell)
 
     @property
     def name(self) -> str:
-        """``skill/id (layer)``, as the gate prints it."""
-        return f"{self.skill}/{self.id} ({self.layer})"
+        """``skill/id (layer)``, with ``[cell]`` in a matrix, as the gate prints it."""
+        return f"{self.skill}/{self.id} ({self.layer})" + (f" [{self.cell}]" if self.cell else "")
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,15 @@ class ResultsFile:
     """When another skilltest wrote the file: its verdicts may follow other rules."""
     runs: int = 0
     """The runs it holds."""
+    cell: str = ""
+    """The matrix cell whose document it is (``model=opus``); empty for a single run's file."""
+    required: bool = True
+    """Whether its cell is required (``--require-cell``; every cell without it)."""
+
+    @property
+    def name(self) -> str:
+        """How the gate names it: its path, and ``[cell]`` for a matrix's cell."""
+        return f"{self.path} [{self.cell}]" if self.cell else str(self.path)
 
 
 def load_results(path: Path, *, stale_check: bool = True, claims: bool = True) -> ResultsFile:
@@ -162,19 +177,40 @@ def load_results(path: Path, *, stale_check: bool = True, claims: bool = True) -
         InputError: unreadable, not JSON, another layer, another schema version, or a
             scenario without the fields the gate reads; the message names the place and fix.
     """
-    data = read_any_results(path)
+    return results_file(read_any_results(path), path, stale_check=stale_check, claims=claims)
+
+
+def results_file(
+    data: dict[str, Any],
+    path: Path,
+    *,
+    cell: str = "",
+    pointer: str = "",
+    stale_check: bool = True,
+    claims: bool = True,
+) -> ResultsFile:
+    """One run's results document read for the gate and checked (:func:`load_results`): a
+    file's, or a matrix cell's (``cell`` its id, ``pointer`` where its document is in the file,
+    ``/cells/1/results``).
+
+    Raises:
+        InputError: a scenario without the fields the gate reads, naming its place.
+    """
     layer = data["layer"]
     # What answered as the runs record it, whatever the provenance says.
     provenance = observed(data) if claims else provenance_of(data)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
     if layer == "triggers":
-        entries = _trigger_entries(path, data)
+        entries = _trigger_entries(f"{path}#{pointer}", data)
     else:
         raw = data.get("scenarios")
         if not isinstance(raw, list):
-            raise InputError("no list of scenarios", location=f"{path}#/scenarios", fix=RERUN)
+            raise InputError(
+                "no list of scenarios", location=f"{path}#{pointer}/scenarios", fix=RERUN
+            )
         entries = [
-            _entry(item, str(layer), f"{path}#/scenarios/{index}") for index, item in enumerate(raw)
+            _entry(item, str(layer), f"{path}#{pointer}/scenarios/{index}")
+            for index, item in enumerate(raw)
         ]
     canary = data.get("canary") if layer == "scenarios" else None
     failed = tuple(str(s) for s in (canary or {}).get("failed") or ()) if canary else ()
@@ -184,7 +220,8 @@ def load_results(path: Path, *, stale_check: bool = True, claims: bool = True) -
         complete=bool(data.get("complete")) and not data.get("interrupted"),
         canary_failed=failed,
         scenarios=tuple(
-            replace(entry, source=path, offline=provenance.origin == OFFLINE) for entry in entries
+            replace(entry, source=path, offline=provenance.origin == OFFLINE, cell=cell)
+            for entry in entries
         ),
         provenance=provenance,
         digest=digest,
@@ -193,6 +230,7 @@ def load_results(path: Path, *, stale_check: bool = True, claims: bool = True) -
         mismatches=check(data) if claims else None,
         version_note=version_note(data),
         runs=sum(1 for _ in every_run(data)),
+        cell=cell,
     )
 
 
@@ -216,7 +254,7 @@ def _run_digests(runs: Any) -> frozenset[str]:
     return frozenset(run_digest(run) for run in runs if isinstance(run, dict))
 
 
-def _trigger_entries(path: Path, data: dict[str, Any]) -> list[ScenarioEntry]:
+def _trigger_entries(path: str, data: dict[str, Any]) -> list[ScenarioEntry]:
     """One entry per query of the current skill (the ``previous`` suite of ``--against REF`` is
     the yardstick, read in each query's ``against``). Its verdict is the interval verdict the
     file gives, or, in files written before queries had one, the one their counts give."""
@@ -234,7 +272,7 @@ def _trigger_entries(path: Path, data: dict[str, Any]) -> list[ScenarioEntry]:
             continue
         threshold = suite.get("threshold")
         for q, query in enumerate(suite.get("queries") or []):
-            where = f"{path}#/suites/{s}/queries/{q}"
+            where = f"{path}/suites/{s}/queries/{q}"
             if not isinstance(query, dict) or not isinstance(query.get("id"), str):
                 raise InputError("expected a query with an id", location=where, fix=RERUN)
             scored, total = int(query.get("scored") or 0), int(query.get("total") or 0)
@@ -384,18 +422,18 @@ def _renamed(copy: ScenarioEntry, original: ScenarioEntry) -> str:
 
 def files_once(files: Sequence[ResultsFile], role: str) -> tuple[list[ResultsFile], list[str]]:
     """The files with each content once, and a note per file left out."""
-    seen: dict[str, Path] = {}
+    seen: dict[str, str] = {}
     kept, notes = [], []
     for file in files:
         if file.digest in seen:
             first = seen[file.digest]
             notes.append(
-                f"{file.path}: given twice among the {role} files: read once"
-                if file.path == first
-                else f"{file.path}: the same results as {first}: read once"
+                f"{file.name}: given twice among the {role} files: read once"
+                if file.name == first
+                else f"{file.name}: the same results as {first}: read once"
             )
             continue
-        seen[file.digest] = file.path
+        seen[file.digest] = file.name
         kept.append(file)
     return kept, notes
 

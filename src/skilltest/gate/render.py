@@ -24,7 +24,7 @@ def render(decision: Decision) -> str:
         headline += f" ({len(rescored)} file(s) rescored from kept transcripts, not run)"
     lines = [headline]
     lines += [
-        f"{role}: {file.path} ({file.layer}): {summary(file.provenance)}"
+        f"{role}: {file.name} ({file.layer}): {summary(file.provenance)}"
         + (
             f"; rescored, nothing run: {rescored_text(file.provenance.rescored_from)}"
             if file.provenance.rescored_from

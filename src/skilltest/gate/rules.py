@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skilltest.gate.cells import (
+    CELLS_RULE,
+    MatrixFile,
+    cells_rule,
+    parse_require,
+    required,
+)
 from skilltest.gate.read import (
     BLOCK,
     NOT_FAILING,
@@ -44,7 +51,7 @@ class RuleOutcome:
 
     name: str
     """``offline``, ``authority``, ``failing``, ``regressions``, ``critical``, ``evidence``,
-    ``fresh`` or ``consistent``."""
+    ``cells`` (a matrix among the results), ``fresh`` or ``consistent``."""
     rule: str
     """What the rule requires, in one line."""
     blocks: tuple[str, ...]
@@ -105,6 +112,7 @@ class Decision:
                 {
                     "role": role,
                     "path": str(file.path),
+                    "cell": file.cell or None,
                     "layer": file.layer,
                     "provenance": file.provenance.to_dict(),
                 }
@@ -122,11 +130,14 @@ def decide(
     allow_failing: Sequence[str] = (),
     allow_undecided: bool = False,
     per_scenario: bool = False,
+    matrices: Sequence[MatrixFile] = (),
+    baseline_matrices: Sequence[MatrixFile] = (),
+    require_cells: Sequence[str] = (),
 ) -> Decision:
     """Applies every rule to the new results (and the baseline, when given).
 
     Args:
-        results: The new results files.
+        results: The new results files (single runs').
         baseline: The results files of the release to compare with.
         allow_offline: Results of the scripted stand-in (or of unknown origin) do not block.
         allow_failing: Globs on scenario ids (``id`` or ``skill/id``) whose failing does not
@@ -135,32 +146,83 @@ def decide(
             error or skipped) do not block for that alone.
         per_scenario: Every per-scenario ``regressed`` blocks, not only those that hold
             suite-wide (Holm at 5% family-wise over the scenarios read).
+        matrices: The new results that are matrices' files: each cell goes through every
+            rule as a results file of its own, and the ``cells`` rule is added.
+        baseline_matrices: Baseline matrices: compared cell by cell.
+        require_cells: ``--require-cell`` values (``model=opus``); none: every cell.
 
     Raises:
-        InputError: two files hold some runs of a scenario in common and others not.
+        InputError: two files hold some runs of a scenario in common and others not; a
+            ``--require-cell`` value that is malformed or names an axis no matrix has.
     """
+    specs = parse_require(require_cells, matrices)
+    given = tuple(f.path for f in results) + tuple(m.path for m in matrices)
+    given_baseline = tuple(f.path for f in baseline) + tuple(m.path for m in baseline_matrices)
+    # A matrix given twice is gated once (its cells' files are read once below, too).
+    seen: dict[tuple[str, ...], Path] = {}
+    once, twice = [], []
+    for m in matrices:
+        digests = tuple(cell.digest for cell in m.cells)
+        if digests in seen:
+            first = seen[digests]
+            twice.append(
+                f"{m.path}: given twice among the results files: read once"
+                if m.path == first
+                else f"{m.path}: the same matrix as {first}: read once"
+            )
+            continue
+        seen[digests] = m.path
+        once.append(m)
+    matrices = [
+        replace(m, cells=tuple(_required(c, required(c.cell, specs)) for c in m.cells))
+        for m in once
+    ]
+    results = [*results, *(cell for m in matrices for cell in m.cells)]
+    baseline = [*baseline, *(cell for m in baseline_matrices for cell in m.cells)]
     new_files, notes = files_once(results, "results")
     old_files, old_notes = files_once(baseline, "baseline")
     entries, run_notes = runs_once(e for f in new_files for e in f.scenarios)
     old, old_run_notes = runs_once(e for f in old_files for e in f.scenarios)
-    notes += old_notes + run_notes + old_run_notes
+    notes = twice + notes + old_notes + run_notes + old_run_notes
+    claims = [claim for m in (*matrices, *baseline_matrices) for claim in m.claims]
+    cells = (
+        (RuleOutcome("cells", CELLS_RULE, *cells_rule(matrices, specs, allow_undecided)),)
+        if matrices
+        else ()
+    )
     return Decision(
         rules=(
             _offline(new_files, old_files, allow_offline),
             _authority(entries),
             _failing(entries, allow_failing, _SuiteWide.of(entries, per_scenario)),
             _regressions(entries, _SuiteWide.of(entries, per_scenario)),
-            _critical(entries, old, bool(baseline)),
+            _critical(entries, old, bool(baseline), lambda cell: required(cell, specs)),
             _evidence(new_files, entries, notes, allow_undecided),
+            *cells,
             # The baseline is another release's: its files are not today's, by design.
             RuleOutcome("fresh", FRESH, *fresh_rule(new_files)),
-            RuleOutcome("consistent", CONSISTENT, *consistent_rule([*new_files, *old_files])),
+            RuleOutcome(
+                "consistent", CONSISTENT, *consistent_rule([*new_files, *old_files], claims)
+            ),
         ),
-        results=tuple(f.path for f in results),
-        baseline=tuple(f.path for f in baseline),
+        results=given,
+        baseline=given_baseline,
         files=tuple([("results", f) for f in new_files] + [("baseline", f) for f in old_files]),
         offline_allowed=allow_offline and any(_origin_problem(f) for f in (*new_files, *old_files)),
     )
+
+
+def _required(file: ResultsFile, is_required: bool) -> ResultsFile:
+    """A matrix cell's file, and its scenarios, marked required or not."""
+    return replace(
+        file,
+        required=is_required,
+        scenarios=tuple(replace(e, required=is_required) for e in file.scenarios),
+    )
+
+
+NOT_REQUIRED = "in a cell --require-cell does not name: listed, not blocking"
+"""What a failing, regressed or critical scenario of a cell not required says."""
 
 
 def _origin_problem(file: ResultsFile) -> str | None:
@@ -174,9 +236,9 @@ def _origin_problem(file: ResultsFile) -> str | None:
             source = "replayed from cassettes recorded against the emulator, a scripted stand-in"
         else:
             source = f"answered by {stand_in_source(provenance)}"
-        return f"{file.path}: {source}: its numbers say nothing about a real model"
+        return f"{file.name}: {source}: its numbers say nothing about a real model"
     if provenance.origin == UNKNOWN:
-        return f"{file.path}: {unknown_text(provenance)}: it may be a scripted stand-in's"
+        return f"{file.name}: {unknown_text(provenance)}: it may be a scripted stand-in's"
     return None
 
 
@@ -236,9 +298,9 @@ class _SuiteWide:
     claims per compared scenario, one family for with-skill against without-skill and one for
     ``--against``. A decision made without its p-value (an older file) holds."""
 
-    regressed: frozenset[tuple[str, str, str]]
+    regressed: frozenset[tuple[str, ...]]
     """The scenarios whose with-skill against without-skill regression holds."""
-    against: frozenset[tuple[str, str, str]]
+    against: frozenset[tuple[str, ...]]
     """The scenarios whose regression against the previous revision holds."""
     compared: int
     """Scenarios in the with-skill against without-skill family."""
@@ -294,6 +356,8 @@ def _failing(
         glob = _allowed_by(e, allow)
         if glob is not None:
             evidence.append(f"{line} (allowed to fail: --allow-failing {glob})")
+        elif not e.required:
+            evidence.append(f"{line} ({NOT_REQUIRED})")
         elif e.layer == "triggers" and e.offline:
             evidence.append(f"{line} on the emulator: {WORD_OVERLAP}")
         else:
@@ -325,6 +389,8 @@ def _regressions(entries: Sequence[ScenarioEntry], suite: _SuiteWide) -> RuleOut
         )
         if e.layer == "triggers" and e.offline:
             notes.append(f"{line} on the emulator: {WORD_OVERLAP}")
+        elif not e.required:
+            notes.append(f"{line} ({NOT_REQUIRED})")
         elif not suite.holds(e, against=True):
             notes.append(f"{line}: {suite.not_held(e.against_p, suite.compared_against)}")
         else:
@@ -340,8 +406,8 @@ def _regressions(entries: Sequence[ScenarioEntry], suite: _SuiteWide) -> RuleOut
     return RuleOutcome("regressions", rule, tuple(blocks), tuple(notes))
 
 
-def _pooled(entries: Iterable[ScenarioEntry]) -> dict[tuple[str, str, str], list[ScenarioEntry]]:
-    pooled: dict[tuple[str, str, str], list[ScenarioEntry]] = {}
+def _pooled(entries: Iterable[ScenarioEntry]) -> dict[tuple[str, ...], list[ScenarioEntry]]:
+    pooled: dict[tuple[str, ...], list[ScenarioEntry]] = {}
     for entry in entries:
         pooled.setdefault(entry.key, []).append(entry)
     return pooled
@@ -386,67 +452,102 @@ def _more_evidence(entries: Sequence[ScenarioEntry]) -> str:
 
 
 def _critical(
-    entries: Sequence[ScenarioEntry], old: Sequence[ScenarioEntry], has_baseline: bool
+    entries: Sequence[ScenarioEntry],
+    old: Sequence[ScenarioEntry],
+    has_baseline: bool,
+    required_cell: Callable[[str], bool] = lambda _: True,
 ) -> RuleOutcome:
+    """A matrix's cells are compared cell by cell with a baseline matrix's (a single run's
+    baseline with every cell); in a cell not required, what would block is listed."""
     rule = (
         "critical scenarios are there, decided, with-skill pass rate not credibly below the "
         f"baseline's (the {level(CONFIDENCE)} interval of now - baseline)"
     )
-    now, before = _pooled(entries), _pooled(old)
+    now, pooled_before = _pooled(entries), _pooled(old)
+    # A single run's baseline stands for every cell of the new results.
+    before = dict(pooled_before)
+    for key in now:
+        single = (*key[:3], "")
+        if key not in before and key[3] and single in pooled_before:
+            before[key] = pooled_before[single]
+    covered = {key[:3] for key in now}
     keys = [k for k, es in now.items() if any(e.critical for e in es)]
-    keys += [k for k, es in before.items() if any(e.critical for e in es) and k not in now]
+    keys += [
+        k
+        for k, es in pooled_before.items()
+        if any(e.critical for e in es) and k not in now and not (k[3] == "" and k[:3] in covered)
+    ]
     blocks: list[str] = []
     evidence: list[str] = []
     for key in keys:
-        name = (now.get(key) or before[key])[0].name
-        if key not in now:
-            blocks.append(f"{name}: critical in the baseline, missing from the new results")
-            continue
-        if all(e.verdict == "skipped" for e in now[key]):
-            blocks.append(f"{name}: critical, but skipped in the new results")
-            continue
-        if any(e.inconclusive for e in now[key]):
-            blocks.append(f"{name}: critical, but inconclusive: {_more_evidence(now[key])}")
-            continue
-        by_passes = all(e.passes is not None for e in (*now[key], *before.get(key, ())))
-        rate = _rate(now[key], by_passes)
-        if rate.interval.empty:
-            blocks.append(f"{name}: critical, but no with-skill run was judged in the new results")
-            continue
-        if key not in before:
-            evidence.append(
-                f"{name}: {rate.shown} now; not in the baseline"
-                if has_baseline
-                else f"{name}: {rate.shown} now; no --baseline to compare with"
-            )
-            continue
-        now_ids = frozenset().union(*(e.run_ids for e in now[key]))
-        if now_ids and now_ids == frozenset().union(*(e.run_ids for e in before[key])):
-            evidence.append(
-                f"{name}: {rate.shown} now; the baseline holds the same runs: nothing to compare"
-            )
-            continue
-        base = _rate(before[key], by_passes)
-        if base.interval.empty:
-            evidence.append(f"{name}: {rate.shown} now; no judged with-skill run in the baseline")
-            continue
-        diff = (
-            exact_difference(int(rate.successes), rate.judged, int(base.successes), base.judged)
-            if by_passes
-            else newcombe(rate.interval, base.interval)
-        )
-        assert diff.high is not None
-        line = (
-            f"{name}: with-skill pass rate {rate.shown} now vs {base.shown} in the baseline: "
-            f"{_pct(diff.value, True)} [{_pct(diff.low, True)}, {_pct(diff.high, True)}]"
-        )
-        if round(diff.high, DIGITS) < 0:
-            blocks.append(line + ", credibly lower")
+        blocking, said = _critical_one(key, now, before, pooled_before, has_baseline)
+        evidence += said
+        if not key[3] or required_cell(key[3]):
+            blocks += blocking
         else:
-            evidence.append(line + (", within noise" if (diff.value or 0) < 0 else ""))
+            evidence += [f"{line} ({NOT_REQUIRED})" for line in blocking]
     if not keys:
         evidence.append("no scenario is marked critical")
     return RuleOutcome("critical", rule, tuple(blocks), tuple(evidence))
+
+
+def _critical_one(
+    key: tuple[str, ...],
+    now: dict[tuple[str, ...], list[ScenarioEntry]],
+    before: dict[tuple[str, ...], list[ScenarioEntry]],
+    pooled_before: dict[tuple[str, ...], list[ScenarioEntry]],
+    has_baseline: bool,
+) -> tuple[list[str], list[str]]:
+    """One critical scenario: its reasons to block and its evidence."""
+    name = (now.get(key) or pooled_before[key])[0].name
+    blocking: list[str] = []
+    evidence: list[str] = []
+    if key not in now:
+        blocking.append(f"{name}: critical in the baseline, missing from the new results")
+        return blocking, evidence
+    if all(e.verdict == "skipped" for e in now[key]):
+        blocking.append(f"{name}: critical, but skipped in the new results")
+        return blocking, evidence
+    if any(e.inconclusive for e in now[key]):
+        blocking.append(f"{name}: critical, but inconclusive: {_more_evidence(now[key])}")
+        return blocking, evidence
+    by_passes = all(e.passes is not None for e in (*now[key], *before.get(key, ())))
+    rate = _rate(now[key], by_passes)
+    if rate.interval.empty:
+        blocking.append(f"{name}: critical, but no with-skill run was judged in the new results")
+        return blocking, evidence
+    if key not in before:
+        evidence.append(
+            f"{name}: {rate.shown} now; not in the baseline"
+            if has_baseline
+            else f"{name}: {rate.shown} now; no --baseline to compare with"
+        )
+        return blocking, evidence
+    now_ids = frozenset().union(*(e.run_ids for e in now[key]))
+    if now_ids and now_ids == frozenset().union(*(e.run_ids for e in before[key])):
+        evidence.append(
+            f"{name}: {rate.shown} now; the baseline holds the same runs: nothing to compare"
+        )
+        return blocking, evidence
+    base = _rate(before[key], by_passes)
+    if base.interval.empty:
+        evidence.append(f"{name}: {rate.shown} now; no judged with-skill run in the baseline")
+        return blocking, evidence
+    diff = (
+        exact_difference(int(rate.successes), rate.judged, int(base.successes), base.judged)
+        if by_passes
+        else newcombe(rate.interval, base.interval)
+    )
+    assert diff.high is not None
+    line = (
+        f"{name}: with-skill pass rate {rate.shown} now vs {base.shown} in the baseline: "
+        f"{_pct(diff.value, True)} [{_pct(diff.low, True)}, {_pct(diff.high, True)}]"
+    )
+    if round(diff.high, DIGITS) < 0:
+        blocking.append(line + ", credibly lower")
+    else:
+        evidence.append(line + (", within noise" if (diff.value or 0) < 0 else ""))
+    return blocking, evidence
 
 
 def _evidence(
@@ -457,39 +558,59 @@ def _evidence(
 ) -> RuleOutcome:
     rule = "the results are complete: no run interrupted, no canary failed, no verdict error"
     blocks: list[str] = []
+    listed: list[str] = []
     for file in results:
-        if file.stopped is not None:
+        # A matrix cell's completeness is the ``cells`` rule's.
+        if file.cell:
+            pass
+        elif file.stopped is not None:
             blocks.append(f"{file.path}: incomplete (stopped: {file.stopped})")
         elif not file.complete:
             blocks.append(f"{file.path}: incomplete (the run was interrupted or is still running)")
         if file.canary_failed:
-            blocks.append(
-                f"{file.path}: canary failed ({', '.join(file.canary_failed)}): the comparison "
-                "results are not meaningful"
+            (blocks if file.required else listed).append(
+                f"{file.name}: canary failed ({', '.join(file.canary_failed)}): the comparison "
+                "results are not meaningful" + ("" if file.required else f" ({NOT_REQUIRED})")
             )
-    blocks += [
-        f"{e.name}: error" + (f": {e.reason}" if e.reason else "")
-        for e in entries
-        if e.verdict == "error"
-    ]
+    for e in entries:
+        if e.verdict == "error":
+            line = f"{e.name}: error" + (f": {e.reason}" if e.reason else "")
+            if e.required:
+                blocks.append(line)
+            else:
+                listed.append(f"{line} ({NOT_REQUIRED})")
     if not entries:
         blocks.append("no scenario in the new results: there is nothing to vouch for")
-    decided = [e for e in entries if not e.inconclusive and e.verdict not in UNDECIDED]
+    # A matrix's cells are each decided or not under the ``cells`` rule.
+    single = [e for e in entries if not e.cell]
+    decided = [e for e in single if not e.inconclusive and e.verdict not in UNDECIDED]
     # Said only when the results are otherwise complete: an error or a failed canary is the
     # reason already.
-    if entries and not decided and not blocks and not allow_undecided:
+    if single and not decided and not blocks and not allow_undecided:
         blocks.append(
-            f"no scenario decided: 0 of {len(entries)} have a verdict other than inconclusive, "
+            f"no scenario decided: 0 of {len(single)} have a verdict other than inconclusive, "
             "error or skipped; run more runs (-k auto) or pass --allow-undecided"
         )
     unscored = sum(e.unscored for e in entries if e.verdict != "error")
     runs = sum(len(e.run_digests) for e in entries)
+    cells = sum(1 for file in results if file.cell)
+    read = " and ".join(
+        part
+        for part in (
+            f"{len(results) - cells} results files" if len(results) > cells else "",
+            f"{cells} matrix cells" if cells else "",
+        )
+        if part
+    )
     evidence = [
-        f"{len(results)} results files complete, {len(entries)} scenarios with a verdict"
+        f"{read or '0 results files'} complete, {len(entries)} scenarios with a verdict"
         + (f", {runs} runs each counted once" if runs else "")
         + (f"; {unscored} unscored runs, already counted in their verdicts" if unscored else "")
     ]
     # A file or a run given twice is said whatever the rule decides.
     return RuleOutcome(
-        "evidence", rule, tuple(blocks), tuple(notes) + (() if blocks else tuple(evidence))
+        "evidence",
+        rule,
+        tuple(blocks),
+        tuple(notes) + tuple(listed) + (() if blocks else tuple(evidence)),
     )

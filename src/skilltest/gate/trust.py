@@ -103,7 +103,7 @@ def _tree_changes(tree: SourceTree, folder: Path) -> list[str]:
 def fresh_rule(files: Sequence[ResultsFile]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The ``fresh`` rule's reasons to block and its evidence."""
     checked = [file for file in files if file.stale is not None]
-    blocks = tuple(f"{file.path}: {change}" for file in checked for change in file.stale or ())
+    blocks = tuple(f"{file.name}: {change}" for file in checked for change in file.stale or ())
     if blocks:
         unknown = any("freshness unknown" in line for line in blocks)
         return blocks, (
@@ -127,10 +127,13 @@ def fresh_rule(files: Sequence[ResultsFile]) -> tuple[tuple[str, ...], tuple[str
     return (), tuple(evidence)
 
 
-def consistent_rule(files: Sequence[ResultsFile]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def consistent_rule(
+    files: Sequence[ResultsFile], claims: Sequence[str] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The ``consistent`` rule's reasons to block and its evidence: one line per unit (its
-    first field written otherwise, and how many more)."""
-    blocks: list[str] = []
+    first field written otherwise, and how many more), and each claim of a matrix's file about
+    itself that its cells do not give (:func:`skilltest.gate.cells.matrix_claims`)."""
+    blocks: list[str] = list(claims)
     notes: list[str] = []
     for file in files:
         by_unit: dict[str, list[Mismatch]] = {}
@@ -144,9 +147,9 @@ def consistent_rule(files: Sequence[ResultsFile]) -> tuple[tuple[str, ...], tupl
                 if more
                 else ""
             )
-            blocks.append(f"{file.path}: {first}{extra}")
+            blocks.append(f"{file.name}: {first}{extra}")
         if file.mismatches and file.version_note:
-            notes.append(f"{file.path}: {file.version_note}")
+            notes.append(f"{file.name}: {file.version_note}")
     if blocks:
         return tuple(blocks), tuple(notes)
     checked = [file for file in files if file.mismatches is not None]
@@ -161,7 +164,7 @@ def consistent_rule(files: Sequence[ResultsFile]) -> tuple[tuple[str, ...], tupl
         else []
     )
     evidence += [
-        f"{file.path}: not checked: its figures are taken as written"
+        f"{file.name}: not checked: its figures are taken as written"
         for file in files
         if file.mismatches is None
     ]

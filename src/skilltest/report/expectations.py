@@ -182,6 +182,15 @@ def _scenario_bar(item: Mapping[str, Any]) -> str:
     return bar
 
 
+def _scoring(about: Mapping[str, Any]) -> str:
+    """How the runs' sections added up, e.g. ``honeycomb (empty sections count as full credit,
+    ...)``; empty for files written before the block kept it."""
+    scoring, means = about.get("scoring"), about.get("scoring_means")
+    if not isinstance(scoring, str):
+        return ""
+    return f"{scoring} ({means})" if isinstance(means, str) else scoring
+
+
 def _scenario_expected(item: Mapping[str, Any]) -> str:
     about = about_of(item)
     expected = about.get("expected") or {}
@@ -210,6 +219,7 @@ def _scenario_expected(item: Mapping[str, Any]) -> str:
             "evidence",
             "only calls that ran without an error count" if expected.get("require_success") else "",
         ),
+        ("scoring", e(_scoring(about))),
         ("a run passes when", e(run_bar)),
         ("the verdict reads", e(_verdict_bar(item))),
         ("the scenario passes when", e(_scenario_bar(item))),

@@ -151,8 +151,8 @@ def results_of_layer(path: str, data: Any, layer: str) -> dict[str, Any]:
             "a matrix's results file (one run per cell, under `cells`), not a single run's",
             location=f"{path}#/cells",
             fix="pass a single run's results file (a run without --models, or one cell alone "
-            "with --model M); skilltest compare and skilltest merge read matrices' files, and "
-            "skilltest.matrix.read_matrix in Python",
+            "with --model M); skilltest gate, report, compare and merge read matrices' files, "
+            "and skilltest.matrix.read_matrix in Python",
         )
     # Every figure a report, a comparison or the gate reads has the type and range skilltest
     # writes: a hand-edited or foreign file is refused here, at its place, not met part way.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,6 +150,23 @@ def provenance_lines(documents: Sequence[Document]) -> list[str]:
     return lines
 
 
+def how_scored(documents: Sequence[Document]) -> list[str]:
+    """What a scenario run did other than by default, each said once: its baseline
+    (``--baseline bundled``) and its scorings (``scoring: honeycomb``)."""
+    said: list[str] = []
+    for document in documents:
+        baseline, means = document.data.get("baseline"), document.data.get("baseline_means")
+        if isinstance(baseline, str) and baseline != "clean":
+            said.append(f"baseline: {baseline}" + (f" ({means})" if means else ""))
+        for item in document.data.get("scenarios") or []:
+            about = item.get("scenario") if isinstance(item, Mapping) else None
+            scoring = about.get("scoring") if isinstance(about, Mapping) else None
+            if isinstance(scoring, str) and scoring != "skilltest":
+                means = about.get("scoring_means") if isinstance(about, Mapping) else None
+                said.append(f"scoring: {scoring}" + (f" ({means})" if means else ""))
+    return list(dict.fromkeys(said))
+
+
 def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd: Path) -> str:
     rows = merge([row for d in documents for row in rows_of(d.data, d.source)])
     lines = [f"## skilltest {TITLES[layer]}", ""]
@@ -169,6 +186,8 @@ def _section(layer: str, documents: Sequence[Document], *, link_from: Path, cwd:
         items = [item for d in documents for item in d.data.get("scenarios") or []]
         if len(items) > 1:
             lines += [line for held in suite_wide_lines(items) for line in (_cell(held), "")]
+    if layer == "scenarios":
+        lines += [line for said in how_scored(documents) for line in (_cell(said), "")]
     cost = cost_line(documents) if layer == "scenarios" else ""
     if cost:
         lines += [cost, ""]

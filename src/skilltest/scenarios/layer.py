@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from skilltest.agents.registry import DEFAULT_AGENT
+from skilltest.claude.isolation import BASELINES, Baseline
 from skilltest.errors import InputError
 from skilltest.evalcases import names_eval_cases
 from skilltest.flow.loop import run_async
@@ -68,6 +69,10 @@ class ScenarioOptions(ComparedOptions):
     """The lower edge of the neutral band (default: the suite's, else -0.05)."""
     judge_model: str | None = None
     """The model ``judge`` checks ask (default: the scenario's model, else the default model)."""
+    baseline: Baseline = "clean"
+    """``clean``: both arms without the CLI's bundled skills and built-in plugins; ``bundled``:
+    both arms with them, the without-skill arm then being ``claude plugin eval``'s no-plugin
+    arm."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +228,15 @@ def run(
         if suite.source_format is not None:
             read = suite.source_format
             observer.notice(f"{suite.path}: read as a {read.name} ({read.how})")
+        if options.baseline != "clean":
+            observer.notice(f"baseline: {options.baseline} ({BASELINES[options.baseline]})")
+        if suite.plugin_found is not None:
+            observer.notice(
+                f"{suite.path}: testing the plugin it lives in, {suite.plugin_found} "
+                "(--plugin-dir names another)"
+            )
+        if suite.scoring.announcement is not None:
+            observer.notice(f"{suite.path}: {suite.scoring.announcement}")
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
     if options.against is not None:
@@ -294,6 +308,12 @@ def _run(
         from skilltest.agents import agent as agent_named
         from skilltest.scenarios.agent_runner import check_agent_scenarios
 
+        if options.baseline != "clean":
+            raise InputError(
+                f"--baseline {options.baseline} keeps what Claude Code bundles; "
+                f"--agent {options.agent} has nothing of it to keep",
+                fix="leave out --baseline, or run with --agent claude-code",
+            )
         turn_agent = cast("TurnAgent", agent_named(options.agent))
         check_agent_scenarios(turn_agent, [s for suite in suites for s in suite.scenarios])
     chosen = cli_backend(
@@ -330,6 +350,7 @@ def _run(
             suites=tuple(str(p) for p in paths),
             jobs=options.jobs,
             skill_only=options.skill_only,
+            baseline=options.baseline,
         ),
         planned=len(planned),
         canaries=frozenset((p.scenario.label, p.scenario.id) for p in planned if p.scenario.canary),
@@ -337,7 +358,7 @@ def _run(
         tape=tape,
         output_dir=options.output_dir,
         shard=shard,
-        about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
+        about={(p.scenario.label, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
 
     budget = budget_of(options)
@@ -390,6 +411,7 @@ def _run(
                 judge_model=options.judge_model,
                 processes=options.jobs,
                 on_first_start=preload_beside_the_runs,
+                baseline=options.baseline,
             )
         # Before anything could write to a controlled world: one read-only run proves the
         # agent's requests reach the fake (exit 2 with how they escaped when they do not).

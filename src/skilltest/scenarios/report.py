@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from skilltest.checks.model import describe
+from skilltest.claude.isolation import BASELINES
 from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.provenance import Provenance, with_ids
@@ -19,6 +20,7 @@ from skilltest.report.text import (
 )
 from skilltest.revision import summary_line
 from skilltest.scenarios.outcome import Arm
+from skilltest.scenarios.scoring import DESCRIPTIONS
 from skilltest.scenarios.verdict import (
     DECIDE_BY_MEAN,
     DECIDE_BY_PASS,
@@ -58,6 +60,8 @@ class RunContext:
     """The agent the runs went through (``--agent``)."""
     agent_version: str | None = None
     """The version that agent reported."""
+    baseline: str = "clean"
+    """What both arms kept of the CLI itself: ``clean`` or ``bundled`` (``--baseline``)."""
 
 
 TABLE_LEGEND = (
@@ -406,6 +410,8 @@ def scenario_about(scenario: Scenario) -> dict[str, Any]:
         "min_delta": scenario.min_delta,
         "expected_skills": list(scenario.expected_skills),
         "require_skills_fired": scenario.require_skills_fired,
+        "scoring": scenario.expected.scoring,
+        "scoring_means": DESCRIPTIONS[scenario.expected.scoring],
     }
 
 
@@ -494,6 +500,8 @@ def results_document(
         "backend": context.backend,
         "jobs": context.jobs,
         "skill_only": context.skill_only,
+        "baseline": context.baseline,
+        "baseline_means": BASELINES.get(context.baseline, ""),
         "complete": complete,
         "interrupted": interrupted,
         "suites": list(context.suites),

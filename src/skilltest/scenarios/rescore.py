@@ -159,7 +159,7 @@ def rescore(
         allow_inconclusive=options.allow_inconclusive,
         output_dir=directory,
         shard=shard,
-        about={(p.scenario.skill.name, p.scenario.id): scenario_about(p.scenario) for p in planned},
+        about={(p.scenario.label, p.scenario.id): scenario_about(p.scenario) for p in planned},
     )
     return save_results(
         base,

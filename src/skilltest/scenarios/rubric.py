@@ -70,6 +70,14 @@ others are renormalised to sum to 1. A run is *unscored* (``score`` is ``None`` 
 was cut short by a time-out: see ``score_partial``), when a check could not be evaluated (a
 judge whose every call failed), when no component is defined for its arm, or when every defined
 component weighs 0. An unscored run is never a silent 0 or 1; reducers skip it.
+
+**Honeycomb's scoring.** With ``scoring: honeycomb`` (:mod:`skilltest.scenarios.scoring`) the
+five sections are always counted at their weights, a section left empty as full credit
+(:data:`EMPTY_CREDIT`), nothing renormalised (the checks, when a scenario has some, count beside
+them with their weight, and the sum is divided by the weights' total, 1 by default); a run with
+no action earns the anti-patterns' share, and ``Skill`` entries stay in the tool lists and are
+scored as tools. Evidence, vetoes and unscored runs are as above: Honeycomb's evaluator scores a
+run that failed 0, skilltest leaves it unscored.
 """
 
 from __future__ import annotations
@@ -85,6 +93,7 @@ from typing import Any, Literal
 from skilltest.checks.model import Check, CheckResult
 from skilltest.errors import SuiteError, check_schema_version
 from skilltest.patterns import Pattern, snippet
+from skilltest.scenarios.scoring import Scoring
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
 from skilltest.transcript.evidence import actions
@@ -116,6 +125,9 @@ NOTHING_DONE = "no tool call: nothing to credit"
 
 NOTHING_SAID = "no text: nothing to credit"
 """Why a run with no text gets no anti-pattern credit when the patterns look at the text."""
+
+EMPTY_CREDIT = "empty: full credit"
+"""The note on a section a scenario leaves empty, under honeycomb's scoring."""
 
 ANY_ACTION = "(any action)"
 """The anti-pattern ``expect_no_action: true`` adds: any action at all, and a veto."""
@@ -195,6 +207,9 @@ class Expected:
     """Only calls that ran without an error count as evidence (a failed call then does not)."""
     checks: tuple[Check, ...] = ()
     """The outcome checks, evaluated after each run (their results are passed to :func:`score`)."""
+    scoring: Scoring = "skilltest"
+    """How the sections add up: ``skilltest`` renormalises over the defined ones, ``honeycomb``
+    counts an empty one as full credit (:mod:`skilltest.scenarios.scoring`)."""
 
     @property
     def defined(self) -> tuple[str, ...]:
@@ -399,8 +414,11 @@ def score(
     """
     # Indicators (``scored: false``) are shown with the run, never part of its score.
     counted = [check for check in checks if check.scored]
+    honeycomb = expected.scoring == "honeycomb"
     defined = tuple(
-        name for name in COMPONENTS if (counted if name == "checks" else name in expected.defined)
+        name
+        for name in COMPONENTS
+        if (counted if name == "checks" else honeycomb or name in expected.defined)
     )
     total_weight = sum(expected.weights.of(name) for name in defined)
     failed_check = next((check for check in counted if check.error is not None), None)
@@ -434,6 +452,10 @@ def score(
         weight = expected.weights.of(name) / total_weight
         if name == "checks":
             card = _checks_component(counted, round(weight, DIGITS))
+        elif name not in expected.defined:
+            card = ComponentScore(
+                value=1.0, weight=round(weight, DIGITS), matched=(), missing=(), note=EMPTY_CREDIT
+            )
         else:
             seen = attempts if name == "anti_patterns" else evidence
             card = _SCORERS[name](transcript, expected, seen, round(weight, DIGITS))
@@ -679,7 +701,7 @@ def _anti_patterns(
     # a refusal avoids every anti-pattern without having done any of it. A scenario that
     # requires nothing (a prompt that needs no action) credits inaction.
     note = None
-    if expected.requires_something:
+    if expected.requires_something and expected.scoring != "honeycomb":
         if expected.pattern_scope == "text":
             note = None if evidence.text else NOTHING_SAID
         else:
@@ -792,6 +814,8 @@ def _closest_text(source: str, evidence: Sequence[str]) -> str | None:
 
 
 def _explain_component(name: str, card: ComponentScore) -> str:
+    if card.note == EMPTY_CREDIT:
+        return f"{name} 1 ({card.note})"
     if card.note:
         return f"{name} 0 ({card.note})"
     total = len(card.matched) + len(card.missing)

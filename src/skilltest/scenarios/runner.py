@@ -33,6 +33,7 @@ from skilltest.checks.evaluate import Snapshot, snapshot
 from skilltest.checks.model import CheckResult
 from skilltest.claude.binary import ClaudeBinary
 from skilltest.claude.isolation import (
+    Baseline,
     Sandbox,
     ancestor_leaks,
     confinement_warnings,
@@ -451,6 +452,7 @@ class ClaudeCliRunner:
         judge_model: str | None = None,
         processes: int | None = None,
         on_first_start: Callable[[], object] | None = None,
+        baseline: Baseline = "clean",
     ) -> None:
         """
         Args:
@@ -467,7 +469,10 @@ class ClaudeCliRunner:
             on_first_start: Called once the first run's process has started: what the command
                 does beside its runs (importing what its judges and verdicts need) then leaves
                 the command's own start to itself.
+            baseline: ``clean`` (both arms without the CLI's bundled skills and built-in
+                plugins) or ``bundled`` (both arms with them, as ``claude plugin eval``'s).
         """
+        self.baseline = baseline
         self.binary = binary
         self.endpoint = endpoint
         self.backend = endpoint.name
@@ -618,6 +623,7 @@ class ClaudeCliRunner:
                             **(world.settings() if world is not None else {}),
                             **(request.settings or {}),
                         },
+                        bundled=self.baseline == "bundled",
                     ),
                     plugin_dirs=prepared.plugin_dirs,
                     mcp_config=write_mcp_config(servers, sandbox),
@@ -924,6 +930,7 @@ class ClaudeCliRunner:
                 installed,
                 requests=session.requests,
                 plugins=(plugin.name,) if with_skill and plugin is not None else (),
+                bundled=self.baseline == "bundled",
             ),
             *confinement_warnings(),
         ]

@@ -15,6 +15,7 @@ instead of the score (see :mod:`skilltest.scenarios.rubric`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -35,6 +36,7 @@ from skilltest.scenarios.rubric import (
     Weights,
     skill_requirement,
 )
+from skilltest.scenarios.scoring import Scoring, SuiteScoring, suite_scoring
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import model_script_path, validate
@@ -46,6 +48,11 @@ from skilltest.world.model import World, load_world
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
 DEFAULT_MIN_SCORE = 0.6
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+PLUGIN_MANIFEST = Path(".claude-plugin") / "plugin.json"
+"""What makes a folder a plugin's root."""
 """The with-skill mean a scenario needs to pass."""
 DEFAULT_MIN_DELTA = MIN_DELTA
 """The lower edge of the neutral band: a delta credibly below it is a regression."""
@@ -222,6 +229,12 @@ class ScenarioSuite:
     source_format: Format | None = None
     """The foreign format the file was read from (skill-creator's ``evals.json``, waza's
     ``eval.yaml``); ``None`` for a skilltest scenario suite."""
+    plugin_found: Path | None = None
+    """The plugin under test found from where the suite lives (no ``--plugin-dir``, no
+    ``plugin:``): the run says so."""
+    scoring: SuiteScoring = field(default_factory=SuiteScoring)
+    """How its runs' rubric sections add up (``scoring:``, or Honeycomb's from the file's
+    shape)."""
 
     @property
     def output_folder(self) -> Path:
@@ -425,9 +438,12 @@ def _plugin(
     overrides: Overrides,
     cache: dict[Path, Plugin],
     repository: Repository,
+    *,
+    around: bool = False,
 ) -> Plugin | None:
     """The plugin under test: ``--plugin-dir``, else the suite's ``plugin:`` (relative to it,
-    in the suite's repository)."""
+    in the suite's repository), else, for a suite that names no skill, the plugin it lives in
+    (:func:`plugin_around`)."""
     name = None
     if overrides.plugin_dir is not None:
         folder, location = overrides.plugin_dir.resolve(), "--plugin-dir"
@@ -437,6 +453,8 @@ def _plugin(
         written = str(data["plugin"])
         folder = repository.inside(path.parent / written, written=written, location=location)
         repository.check_links(folder, location=location)
+    elif around and not _names_a_skill(data) and (found := plugin_around(path, repository)):
+        folder, location = found, f"{path} (the plugin it lives in)"
     else:
         return None
     if folder not in cache:
@@ -452,6 +470,34 @@ def _plugin(
         except InputError as exc:
             raise SuiteError(exc.message, location=exc.location, fix=exc.fix) from exc
     return cache[folder]
+
+
+def _names_a_skill(data: dict[str, Any]) -> bool:
+    """Whether the suite names its skill (``skill``, ``skill_file``, on it or a scenario)."""
+    keys = ("skill", "skill_file")
+    return any(data.get(k) for k in keys) or any(
+        raw.get(k) for raw in data.get("scenarios") or () for k in keys
+    )
+
+
+def plugin_around(path: Path, repository: Repository) -> Path | None:
+    """The plugin a suite file lives in: the nearest folder above it (up to the repository's
+    root) holding ``.claude-plugin/plugin.json``, else the one folder at the repository's root
+    that holds one (a marketplace repository keeping its plugin beside its tests, as
+    Honeycomb's agent-skill does); ``None`` when there is none, or several at the root."""
+    folder = path.resolve().parent
+    while repository.holds(folder):
+        if (folder / PLUGIN_MANIFEST).is_file():
+            return folder
+        if folder == repository.root or folder.parent == folder:
+            break
+        folder = folder.parent
+    at_root = sorted(
+        child
+        for child in repository.root.iterdir()
+        if child.is_dir() and (child / PLUGIN_MANIFEST).is_file()
+    )
+    return at_root[0] if len(at_root) == 1 else None
 
 
 def _plugin_skills(plugin: Plugin, names: list[str], where: str) -> tuple[Skill, ...]:
@@ -493,8 +539,10 @@ def _expected(
     timeout_s: float,
     base: Path | None = None,
     repository: Repository | None = None,
+    scoring: Scoring = "skilltest",
 ) -> Expected:
-    """The scenario's rubric, its ``Skill`` requirements moved to the expected skills."""
+    """The scenario's rubric, its ``Skill`` requirements moved to the expected skills (under
+    honeycomb's scoring also kept in the tool lists, where its evaluator scores them)."""
     spec = raw.get("expected") or {}
     weights = _weights(raw, suite)
     skills: list[str] = list(raw.get("expected_skills") or ())
@@ -506,9 +554,9 @@ def _expected(
         kept = []
         for entry in entries or ():
             named = skill_requirement(entry, skill)
-            if named is None:
+            if named is None or scoring == "honeycomb":
                 kept.append(entry)
-            else:
+            if named is not None:
                 indicators.append(named)
         return tuple(kept)
 
@@ -559,7 +607,9 @@ def _expected(
         kept = tools(chain)
         # [Skill, Bash] leaves [Bash]: "Bash was called", already scored when a tool list names
         # it; a chain left empty asked for nothing but the skill.
-        if len(kept) > 1 or (kept and canonical_tool_name(kept[0]) not in listed):
+        if scoring == "honeycomb" or (
+            len(kept) > 1 or (kept and canonical_tool_name(kept[0]) not in listed)
+        ):
             ordering.append(kept)
     expected = Expected(
         required_tools=required_tools,
@@ -575,6 +625,7 @@ def _expected(
         expect_no_action=bool(spec.get("expect_no_action")),
         require_success=bool(_pick("require_success", raw, suite, False)),
         checks=checks,
+        scoring=scoring,
     )
     if not expected.defined and not any(check.scored for check in checks):
         # A scenario with nothing to score can never fail: that is a defect of the suite.
@@ -748,7 +799,9 @@ def suite_from_document(
     base = base if base is not None else path.parent
     repository = repository or repository_of(path)
     timeout = float(data.get("match_timeout_s", DEFAULT_TIMEOUT_S))
-    plugin = _plugin(data, path, overrides, {}, repository)
+    scoring = suite_scoring(data)
+    # --skill names the skill; a suite that names none tests the plugin it lives in, if any.
+    plugin = _plugin(data, path, overrides, {}, repository, around=not skill_name)
     world = _world(data, path, repository)
     skills: dict[tuple[str, str | None], Skill] = {}
     ids = SuiteIds()
@@ -829,6 +882,7 @@ def suite_from_document(
             timeout_s=timeout,
             base=base,
             repository=repository,
+            scoring=scoring.scoring,
         )
         mocks, mock_notes = _mocks(raw, data, base, where, f"{path}#", repository)
         notes += [note for note in mock_notes if note not in notes]
@@ -908,6 +962,12 @@ def suite_from_document(
         model_script=model_script_path(data, path, repository),
         replay=_replay_rules(data, path, world),
         notes=tuple(notes),
+        scoring=scoring,
+        plugin_found=(
+            plugin.root
+            if plugin is not None and overrides.plugin_dir is None and not data.get("plugin")
+            else None
+        ),
     )
 
 
@@ -922,8 +982,12 @@ def _replay_rules(data: dict[str, Any], path: Path, world: World | None) -> Rule
 
 
 def _file_label(path: Path) -> str:
-    """A suite file's name without its ``.yaml``/``.yml`` ending."""
-    return path.stem if path.suffix in {".yaml", ".yml"} else path.name
+    """A suite file's name without its ``.yaml``/``.yml`` ending, made a safe folder name (the
+    runs' output is kept under it): each character a folder name cannot hold becomes ``-``, so
+    ``core@9d1d0ce.yml`` is kept under ``core-9d1d0ce``."""
+    stem = path.stem if path.suffix in {".yaml", ".yml"} else path.name
+    safe = _UNSAFE_IN_NAME.sub("-", stem).lstrip("._-")[:128]
+    return safe or "suite"
 
 
 def _skill_location(raw: dict[str, Any], suite: dict[str, Any], where: str, top: str) -> str:
