@@ -1,0 +1,1 @@
+"""Agents skilltest drives: each installs, isolates, runs and reads one agent CLI."""
