@@ -1,0 +1,157 @@
+"""The real Codex CLI, run offline against the emulator on loopback in a home of its own.
+
+Codex is a platform binary of some 424 MB: ``make codex`` installs it into
+``.tools-agents/codex-0.171.0`` (``make test`` does it first), or name a ``codex`` in
+``SKILLTEST_CODEX``. Without it this test fails naming the command, never skips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from skilltest.agents.codex import (
+    CODEX_VERSION,
+    codex_command,
+    codex_env,
+    codex_version,
+    parse_codex_events,
+    prepare_codex_run,
+    skill_fired,
+)
+from skilltest.emulator import EmulatorServer, ModelScript
+from skilltest.skills import load_skill
+
+ROOT = Path(__file__).resolve().parents[3]
+SKILL = ROOT / "tests" / "fixtures" / "agents" / "codex" / "skill" / "greeting" / "SKILL.md"
+INSTALLED = ROOT / ".tools-agents" / f"codex-{CODEX_VERSION}" / "node_modules" / ".bin" / "codex"
+
+# One script for both arms: read the skill, run its command (which also writes a file, so the
+# test sees that the command really ran in the workspace), answer with what it printed.
+SCRIPT = {
+    "schema_version": 1,
+    "model": "skilltest-stand-in",
+    "rules": [
+        {
+            "id": "read-skill",
+            "when": {"turn": 1},
+            "reply": {
+                "text": "Reading the skill.",
+                "tool_calls": [
+                    {"name": "Bash", "input": {"command": "cat .agents/skills/greeting/SKILL.md"}}
+                ],
+            },
+        },
+        {
+            "id": "run",
+            "when": {"turn": 2},
+            "reply": {
+                "tool_calls": [
+                    {
+                        "name": "Bash",
+                        "input": {"command": "echo hello from skilltest | tee greeted.txt"},
+                    }
+                ]
+            },
+        },
+        {
+            "id": "answer",
+            "when": {"tool_result": "hello from skilltest"},
+            "reply": {"text": "It printed: hello from skilltest."},
+        },
+    ],
+    "default": {"text": "Nothing more to do."},
+}
+
+
+@pytest.fixture(scope="module")
+def codex() -> Path:
+    given = os.environ.get("SKILLTEST_CODEX")
+    binary = Path(given) if given else INSTALLED
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        pytest.fail(
+            f"Codex {CODEX_VERSION} is not installed at {binary}: run `make codex` "
+            "(or set SKILLTEST_CODEX to a codex binary)"
+        )
+    assert codex_version(binary) == CODEX_VERSION
+    return binary
+
+
+def run_codex(binary: Path, *, with_skill: bool):
+    parent = Path.home() / ".cache" / "skilltest-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent) as folder:
+        root = Path(folder)
+        with EmulatorServer(ModelScript.from_dict(SCRIPT)) as server:
+            run = prepare_codex_run(
+                root,
+                root / "workspace",
+                base_url=server.base_url,
+                model="gpt-5.1-codex",
+                skill=load_skill(SKILL) if with_skill else None,
+            )
+            subprocess.run(["git", "init", "-q", str(run.workspace)], check=True)
+            started = time.monotonic()
+            done = subprocess.run(
+                codex_command(binary, "Greet the team."),
+                cwd=run.workspace,
+                env=codex_env(run),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=240,
+                check=False,
+            )
+            transcript = parse_codex_events(
+                done.stdout.splitlines(),
+                exit_code=done.returncode,
+                stderr=done.stderr,
+                cli_version=CODEX_VERSION,
+                latency_ms=(time.monotonic() - started) * 1000,
+            )
+            requests = server.requests
+            greeted = run.workspace / "greeted.txt"
+            written = greeted.read_text() if greeted.exists() else None
+    return transcript, requests, written
+
+
+@pytest.mark.slow
+def test_codex_runs_the_scripted_command_and_its_events_read_as_a_transcript(codex):
+    transcript, requests, written = run_codex(codex, with_skill=True)
+    assert transcript.error is None, transcript.error
+    assert transcript.exit_code == 0
+    assert [(call.name, call.input["command"], call.status) for call in transcript.tool_calls] == [
+        ("Bash", "cat .agents/skills/greeting/SKILL.md", "ran"),
+        ("Bash", "echo hello from skilltest | tee greeted.txt", "ran"),
+    ]
+    assert "Run `echo hello from skilltest`" in (transcript.tool_calls[0].result or "")
+    assert transcript.final_answer == "It printed: hello from skilltest."
+    assert skill_fired(transcript, "greeting")
+    # The command ran in the workspace, and its output went back to the model.
+    assert written == "hello from skilltest\n"
+    assert [request.rule_id for request in requests] == ["read-skill", "run", "answer"]
+    assert {(request.path, request.api) for request in requests} == {("/v1/responses", "responses")}
+    last = requests[-1].body["input"][-1]
+    assert last["type"] == "function_call_output"
+    assert "hello from skilltest" in last["output"]
+    # The skill was listed to the model, from the workspace's .agents/skills.
+    first = json.dumps(requests[0].body)
+    assert "- greeting: Greets the team with the house greeting." in first
+
+
+@pytest.mark.slow
+def test_without_the_skill_codex_is_not_shown_it_and_the_read_fails_without_firing(codex):
+    transcript, requests, written = run_codex(codex, with_skill=False)
+    assert transcript.error is None, transcript.error
+    read = transcript.tool_calls[0]
+    assert (read.name, read.status) == ("Bash", "failed")
+    assert "No such file or directory" in (read.result or "")
+    assert not skill_fired(transcript, "greeting")
+    assert "- greeting:" not in json.dumps(requests[0].body)
+    assert written == "hello from skilltest\n"
