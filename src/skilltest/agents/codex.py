@@ -11,7 +11,8 @@ What an agent adapter needs, as plain functions and frozen dataclasses, verified
   commands in the ``workspace-write`` sandbox; a HOME of its own (Codex also reads
   ``~/.agents/skills``); and the skill under test at ``.agents/skills/<name>/`` in the
   workspace, where Codex lists skills to the model. The baseline arm gets no skill at all.
-* **run**: :func:`codex_command` (``codex exec --json --skip-git-repo-check ... PROMPT``, run
+* **run**: :func:`codex_command` (``codex exec --json --skip-git-repo-check --strict-config
+  ... PROMPT``, run
   with stdin from ``/dev/null``: Codex otherwise waits to read more of the prompt from it) and
   :func:`codex_env` (an allowlist of the caller's environment, the run's folders, the
   placeholder key in :data:`KEY_VARIABLE`).
@@ -270,8 +271,11 @@ def codex_env(run: CodexRun, base: Mapping[str, str] | None = None) -> dict[str,
 
 def codex_command(binary: Path | str, prompt: str, *, extra: Sequence[str] = ()) -> list[str]:
     """``codex exec --json`` for one prompt; run it with stdin from ``/dev/null`` and the
-    workspace as its working directory."""
-    return [str(binary), "exec", "--json", "--skip-git-repo-check", *extra, prompt]
+    workspace as its working directory. ``--strict-config`` makes a ``config.toml`` key this
+    version does not know an error (exit 1, naming the key) instead of a setting silently
+    ignored."""
+    command = [str(binary), "exec", "--json", "--skip-git-repo-check", "--strict-config"]
+    return [*command, *extra, prompt]
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -426,6 +430,17 @@ def _events(lines: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
     return events, malformed
 
 
+_NOT_SAID = re.compile(r"^\s*(\d+\s*)?\|.*$|^Reading additional input from stdin")
+"""Lines of Codex's stderr that say nothing on their own: the source excerpt and carets under
+a config error (``23 | key = 1``, ``   | ^^^``), and the note that it reads stdin."""
+
+
+def _stderr_tail(stderr: str) -> list[str]:
+    """The last three lines of ``stderr`` that say something (not :data:`_NOT_SAID`)."""
+    said = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return [line for line in said if not _NOT_SAID.match(line)][-3:]
+
+
 def parse_codex_events(
     lines: Iterable[str],
     *,
@@ -493,7 +508,7 @@ def parse_codex_events(
         if api_errors:
             failure = f"Codex reported an error and did not finish its turn: {api_errors[-1]}"
         else:
-            tail = (stderr or "").strip().splitlines()[-3:]
+            tail = _stderr_tail(stderr or "")
             failure = f"Codex ended without finishing its turn (exit {exit_code})" + (
                 ": " + " / ".join(tail) if tail else ""
             )

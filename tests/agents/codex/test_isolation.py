@@ -128,6 +128,7 @@ def test_the_command_is_codex_exec_json_with_the_prompt_last():
         "exec",
         "--json",
         "--skip-git-repo-check",
+        "--strict-config",
         "Say hi.",
     ]
     assert codex_command("codex", "p", extra=["-m", "o3"])[-3:] == ["-m", "o3", "p"]

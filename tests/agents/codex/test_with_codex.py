@@ -155,3 +155,36 @@ def test_without_the_skill_codex_is_not_shown_it_and_the_read_fails_without_firi
     assert not skill_fired(transcript, "greeting")
     assert "- greeting:" not in json.dumps(requests[0].body)
     assert written == "hello from skilltest\n"
+
+
+@pytest.mark.slow
+def test_a_config_key_codex_does_not_know_fails_the_run_naming_it(codex):
+    parent = Path.home() / ".cache" / "skilltest-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent) as folder:
+        root = Path(folder)
+        run = prepare_codex_run(
+            root, root / "workspace", base_url="http://127.0.0.1:9", model="m", skill=None
+        )
+        config = run.codex_home / "config.toml"
+        config.write_text(config.read_text() + "not_a_codex_setting = true\n")
+        done = subprocess.run(
+            codex_command(codex, "Greet the team."),
+            cwd=run.workspace,
+            env=codex_env(run),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    transcript = parse_codex_events(
+        done.stdout.splitlines(), exit_code=done.returncode, stderr=done.stderr
+    )
+    assert transcript.exit_code == 1
+    assert transcript.error is not None
+    assert transcript.error.startswith("Codex ended without finishing its turn (exit 1): ")
+    assert transcript.error.endswith(
+        "config.toml:23:1: unknown configuration field "
+        "`model_providers.skilltest.not_a_codex_setting`"
+    )
