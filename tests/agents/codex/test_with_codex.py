@@ -188,3 +188,74 @@ def test_a_config_key_codex_does_not_know_fails_the_run_naming_it(codex):
         "config.toml:23:1: unknown configuration field "
         "`model_providers.skilltest.not_a_codex_setting`"
     )
+
+
+FILE_SCRIPT = {
+    "schema_version": 1,
+    "model": "skilltest-stand-in",
+    "rules": [
+        {
+            "id": "write",
+            "when": {"turn": 1},
+            "reply": {
+                "tool_calls": [
+                    {"name": "Write", "input": {"file_path": "notes.txt", "content": "one\ntwo\n"}}
+                ]
+            },
+        },
+        {
+            "id": "edit",
+            "when": {"turn": 2},
+            "reply": {
+                "tool_calls": [
+                    {
+                        "name": "Edit",
+                        "input": {"file_path": "notes.txt", "old_string": "two", "new_string": "2"},
+                    }
+                ]
+            },
+        },
+        {
+            "id": "read",
+            "when": {"turn": 3},
+            "reply": {"tool_calls": [{"name": "Read", "input": {"file_path": "notes.txt"}}]},
+        },
+        {"id": "answer", "when": {"turn": 4}, "reply": {"text": "notes.txt is written."}},
+    ],
+}
+
+
+@pytest.mark.slow
+def test_a_scripts_write_edit_and_read_reach_codex_and_come_back_as_those_tools(codex):
+    parent = Path.home() / ".cache" / "skilltest-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent) as folder:
+        root = Path(folder)
+        with EmulatorServer(ModelScript.from_dict(FILE_SCRIPT)) as server:
+            run = prepare_codex_run(
+                root, root / "workspace", base_url=server.base_url, model="m", skill=None
+            )
+            done = subprocess.run(
+                codex_command(codex, "Write the notes."),
+                cwd=run.workspace,
+                env=codex_env(run),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=240,
+                check=False,
+            )
+            requests = server.requests
+        notes = (run.workspace / "notes.txt").read_text()
+    transcript = parse_codex_events(done.stdout.splitlines(), exit_code=done.returncode)
+    assert transcript.error is None, transcript.error
+    assert [request.rule_id for request in requests] == ["write", "edit", "read", "answer"]
+    assert [(call.name, call.status) for call in transcript.tool_calls] == [
+        ("Write", "ran"),
+        ("Edit", "ran"),
+        ("Bash", "ran"),
+    ]
+    write, edit, read = transcript.tool_calls
+    assert write.input["file_path"] == edit.input["file_path"] == str(run.workspace / "notes.txt")
+    assert (read.input["command"], read.result) == ("cat notes.txt", "one\n2\n")
+    assert notes == "one\n2\n"
