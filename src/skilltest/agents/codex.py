@@ -15,7 +15,9 @@ What an agent adapter needs, as plain functions and frozen dataclasses, verified
   ... PROMPT``, run
   with stdin from ``/dev/null``: Codex otherwise waits to read more of the prompt from it) and
   :func:`codex_env` (an allowlist of the caller's environment, the run's folders, the
-  placeholder key in :data:`KEY_VARIABLE`).
+  placeholder key in :data:`KEY_VARIABLE`); a later message of the same run resumes the
+  conversation by the id :func:`session_of` reads (``codex exec resume ID``). Codex has no turn
+  limit of its own: the run's time limit bounds it.
 * **parse**: :func:`parse_codex_events` reads its JSONL events into the one
   :class:`~skilltest.transcript.Transcript`, tools named as suites name them
   (:data:`TOOL_NAMES`).
@@ -269,13 +271,24 @@ def codex_env(run: CodexRun, base: Mapping[str, str] | None = None) -> dict[str,
     return env
 
 
-def codex_command(binary: Path | str, prompt: str, *, extra: Sequence[str] = ()) -> list[str]:
-    """``codex exec --json`` for one prompt; run it with stdin from ``/dev/null`` and the
-    workspace as its working directory. ``--strict-config`` makes a ``config.toml`` key this
-    version does not know an error (exit 1, naming the key) instead of a setting silently
-    ignored."""
-    command = [str(binary), "exec", "--json", "--skip-git-repo-check", "--strict-config"]
-    return [*command, *extra, prompt]
+def codex_command(
+    binary: Path | str, prompt: str, *, session: str | None = None, extra: Sequence[str] = ()
+) -> list[str]:
+    """``codex exec --json`` for one user message; run it with stdin from ``/dev/null`` and the
+    workspace as its working directory. ``session`` (the ``thread_id`` of the run's first
+    message, :func:`session_of`) continues that conversation: ``codex exec resume SESSION``,
+    one process per message. ``--strict-config`` makes a ``config.toml`` key this version does
+    not know an error (exit 1, naming the key) instead of a setting silently ignored."""
+    resume = ["resume"] if session else []
+    flags = ["--json", "--skip-git-repo-check", "--strict-config", *extra]
+    return [str(binary), "exec", *resume, *flags, *([session] if session else []), prompt]
+
+
+def session_of(lines: Iterable[str]) -> str | None:
+    """The conversation's id (``thread.started``'s ``thread_id``), for the next message."""
+    events, _ = _events(lines)
+    found = [e.get("thread_id") for e in events if e.get("type") == "thread.started"]
+    return str(found[0]) if found and found[0] else None
 
 
 # -- events ----------------------------------------------------------------------------------

@@ -26,6 +26,9 @@ def test_the_command_shown_is_the_command_run():
     block = re.search(r"### Run\n\n```sh\n(.*?)\n```", codex_section(), re.DOTALL)
     assert block is not None
     assert block[1] == " ".join(codex_command("codex", '"PROMPT"')) + " < /dev/null"
+    resume = re.findall(r"```sh\n(codex exec resume .*?)\n```", codex_section())
+    command = codex_command("codex", '"NEXT MESSAGE"', session="THREAD_ID")
+    assert resume == [" ".join(command) + " < /dev/null"]
 
 
 def test_the_tool_table_is_the_parsers_table():

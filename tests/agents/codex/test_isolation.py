@@ -132,3 +132,16 @@ def test_the_command_is_codex_exec_json_with_the_prompt_last():
         "Say hi.",
     ]
     assert codex_command("codex", "p", extra=["-m", "o3"])[-3:] == ["-m", "o3", "p"]
+
+
+def test_a_later_message_resumes_the_runs_conversation():
+    assert codex_command("codex", "And now?", session="01a2-thread") == [
+        "codex",
+        "exec",
+        "resume",
+        "--json",
+        "--skip-git-repo-check",
+        "--strict-config",
+        "01a2-thread",
+        "And now?",
+    ]

@@ -23,6 +23,7 @@ from skilltest.agents.codex import (
     codex_version,
     parse_codex_events,
     prepare_codex_run,
+    session_of,
     skill_fired,
 )
 from skilltest.emulator import EmulatorServer, ModelScript
@@ -259,3 +260,56 @@ def test_a_scripts_write_edit_and_read_reach_codex_and_come_back_as_those_tools(
     assert write.input["file_path"] == edit.input["file_path"] == str(run.workspace / "notes.txt")
     assert (read.input["command"], read.result) == ("cat notes.txt", "one\n2\n")
     assert notes == "one\n2\n"
+
+
+TWO_MESSAGES = {
+    "schema_version": 1,
+    "model": "skilltest-stand-in",
+    "rules": [
+        {"id": "after-command", "when": {"tool_result": "one"}, "reply": {"text": "Ran it."}},
+        {
+            "id": "first",
+            "when": {"user": "first"},
+            "reply": {"tool_calls": [{"name": "Bash", "input": {"command": "echo one"}}]},
+        },
+        {"id": "second", "when": {"user": "second"}, "reply": {"text": "Second answered."}},
+    ],
+    "default": {"text": "No rule matched."},
+}
+
+
+@pytest.mark.slow
+def test_a_second_message_continues_the_same_conversation(codex):
+    parent = Path.home() / ".cache" / "skilltest-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent) as folder:
+        root = Path(folder)
+        with EmulatorServer(ModelScript.from_dict(TWO_MESSAGES)) as server:
+            run = prepare_codex_run(
+                root, root / "workspace", base_url=server.base_url, model="m", skill=None
+            )
+            outputs = []
+            session = None
+            for message in ("Do the first thing.", "Now the second thing."):
+                done = subprocess.run(
+                    codex_command(codex, message, session=session),
+                    cwd=run.workspace,
+                    env=codex_env(run),
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=False,
+                )
+                outputs.append(done.stdout)
+                session = session or session_of(done.stdout.splitlines())
+            requests = server.requests
+    first, second = (parse_codex_events(out.splitlines()) for out in outputs)
+    assert session is not None
+    assert first.session_id == second.session_id == session
+    assert first.final_answer == "Ran it."
+    assert (second.final_answer, second.tool_calls) == ("Second answered.", ())
+    assert [request.rule_id for request in requests] == ["first", "after-command", "second"]
+    # The second message's request carries the first one's conversation.
+    kinds = [item.get("type") for item in requests[-1].body["input"]]
+    assert "function_call_output" in kinds
