@@ -9,8 +9,10 @@ What an agent adapter needs, as plain functions and frozen dataclasses, verified
   (:func:`codex_config`) points Codex at the run's endpoint through the Responses API, never
   retries, checks for no updates, sends no analytics, approves nothing interactively and runs
   commands in the ``workspace-write`` sandbox; a HOME of its own (Codex also reads
-  ``~/.agents/skills``); and the skill under test at ``.agents/skills/<name>/`` in the
-  workspace, where Codex lists skills to the model. The baseline arm gets no skill at all.
+  ``~/.agents/skills``); the workspace made a project root of its own (Codex reads skills and
+  ``AGENTS.md`` from every folder up to the project root); and the skill under test at
+  ``.agents/skills/<name>/`` in the workspace, where Codex lists skills to the model. The
+  baseline arm gets no skill at all.
 * **run**: :func:`codex_command` (``codex exec --json --skip-git-repo-check --strict-config
   ... PROMPT``, run
   with stdin from ``/dev/null``: Codex otherwise waits to read more of the prompt from it) and
@@ -237,6 +239,7 @@ def prepare_codex_run(
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(codex_config(base_url, model=model))
     workspace.mkdir(parents=True, exist_ok=True)
+    make_project_root(workspace)
     installed = None
     if skill is not None:
         skills = workspace.joinpath(*SKILLS_FOLDER)
@@ -244,6 +247,26 @@ def prepare_codex_run(
         installed = child(skills, skill.name, what="the skill name")
         shutil.copytree(skill.directory, installed, ignore=left_out(skill.directory))
     return CodexRun(workspace, home, codex_home, installed)
+
+
+def make_project_root(workspace: Path) -> None:
+    """Makes ``workspace`` a project root of its own (an empty git repository), unless it is one.
+
+    Codex reads ``.agents/skills`` and ``AGENTS.md`` in every folder from the working directory
+    up to the project root (the nearest folder holding ``.git``): a workspace inside someone's
+    repository would otherwise be shown that repository's skills and instructions. Without
+    ``git``, an empty ``.git`` folder marks the root for Codex just as well.
+    """
+    if (workspace / ".git").exists():
+        return
+    git = shutil.which("git")
+    if git is not None:
+        done = subprocess.run(
+            [git, "init", "-q", str(workspace)], capture_output=True, timeout=60, check=False
+        )
+        if done.returncode == 0:
+            return
+    (workspace / ".git").mkdir(exist_ok=True)
 
 
 _PASSTHROUGH = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL")

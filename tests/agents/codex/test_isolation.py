@@ -83,7 +83,18 @@ def test_the_baseline_arm_gets_no_skill_at_all(root):
     )
     assert run.skill is None
     assert not (root / "work" / ".agents").exists()
-    assert [p.name for p in (root / "work").iterdir()] == []
+    assert [p.name for p in (root / "work").iterdir()] == [".git"]
+
+
+def test_the_workspace_becomes_a_project_root_of_its_own_unless_it_is_one(root):
+    run = prepare_codex_run(
+        root, root / "new", base_url="http://127.0.0.1:9", model="m", skill=None
+    )
+    assert (run.workspace / ".git" / "HEAD").is_file()
+    (root / "own" / ".git").mkdir(parents=True)
+    (root / "own" / ".git" / "marker").write_text("kept")
+    prepare_codex_run(root, root / "own", base_url="http://127.0.0.1:9", model="m", skill=None)
+    assert [p.name for p in (root / "own" / ".git").iterdir()] == ["marker"]
 
 
 def test_a_run_under_tmp_is_refused_naming_the_reason_and_the_fix(tmp_path):

@@ -97,7 +97,6 @@ def run_codex(binary: Path, *, with_skill: bool):
                 model="gpt-5.1-codex",
                 skill=load_skill(SKILL) if with_skill else None,
             )
-            subprocess.run(["git", "init", "-q", str(run.workspace)], check=True)
             started = time.monotonic()
             done = subprocess.run(
                 codex_command(binary, "Greet the team."),
@@ -313,3 +312,37 @@ def test_a_second_message_continues_the_same_conversation(codex):
     # The second message's request carries the first one's conversation.
     kinds = [item.get("type") for item in requests[-1].body["input"]]
     assert "function_call_output" in kinds
+
+
+@pytest.mark.slow
+def test_a_workspace_inside_a_repository_is_not_shown_that_repositorys_skills(codex):
+    parent = Path.home() / ".cache" / "skilltest-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent) as folder:
+        root = Path(folder)
+        repository = root / "repository"
+        (repository / ".agents" / "skills" / "outsider").mkdir(parents=True)
+        (repository / ".agents" / "skills" / "outsider" / "SKILL.md").write_text(
+            "---\nname: outsider\ndescription: A skill of the repository around the run.\n---\n"
+        )
+        (repository / "AGENTS.md").write_text("Instructions of the repository around the run.\n")
+        subprocess.run(["git", "init", "-q", str(repository)], check=True)
+        script = {"schema_version": 1, "rules": [], "default": {"text": "Hello."}}
+        with EmulatorServer(ModelScript.from_dict(script)) as server:
+            run = prepare_codex_run(
+                root, repository / "workspace", base_url=server.base_url, model="m", skill=None
+            )
+            done = subprocess.run(
+                codex_command(codex, "Say hello."),
+                cwd=run.workspace,
+                env=codex_env(run),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            first = json.dumps(server.requests[0].body)
+    assert parse_codex_events(done.stdout.splitlines()).final_answer == "Hello."
+    assert "A skill of the repository around the run." not in first
+    assert "Instructions of the repository around the run." not in first
