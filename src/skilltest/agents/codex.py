@@ -197,6 +197,20 @@ def codex_config(base_url: str, *, model: str) -> str:
     return "\n".join(lines)
 
 
+def codex_mcp_server(name: str, command: str, args: Sequence[str] = ()) -> str:
+    """A ``config.toml`` table starting the stdio MCP server ``name``, to append to the run's
+    config. Its tools run without asking (``default_tools_approval_mode = "approve"``): under
+    ``approval_policy = "never"`` Codex otherwise fails every call of them ("MCP tool call
+    requires approval"). The model sees them in a ``namespace`` tool ``mcp__<name>``."""
+    listed = ", ".join(_toml_string(arg) for arg in args)
+    return (
+        f"\n[mcp_servers.{name}]\n"
+        f"command = {_toml_string(command)}\n"
+        f"args = [{listed}]\n"
+        'default_tools_approval_mode = "approve"\n'
+    )
+
+
 @dataclass(frozen=True)
 class CodexRun:
     """The folders of one isolated Codex run."""

@@ -42,6 +42,13 @@ def calls(case: str) -> list[tuple[str, str, str]]:
         ),
         ("api-error", []),
         ("turn-failed", [("Bash", "echo first", "ran")]),
+        (
+            "mcp",
+            [
+                ("mcp__tracker__create_issue", None, "ran"),
+                ("mcp__tracker__close_issue", None, "failed"),
+            ],
+        ),
     ],
 )
 def test_each_stream_gives_the_tool_calls_in_the_suites_vocabulary(case, expected):
@@ -56,6 +63,7 @@ def test_each_stream_gives_the_tool_calls_in_the_suites_vocabulary(case, expecte
         ("shell-fail", "The command failed."),
         ("patch", "notes.txt now says: second line."),
         ("skill-read", "The greeting printed: hello from skilltest."),
+        ("mcp", "Opened #7; #9 could not be closed."),
     ],
 )
 def test_a_finished_run_is_scored_with_its_final_answer_and_usage(case, answer):
@@ -123,6 +131,16 @@ def test_a_command_still_running_has_no_result():
     lines = (STREAMS / "shell-ok.jsonl").read_text().splitlines()[:5]
     (call,) = parse_codex_events(lines).tool_calls
     assert call.status == "no-result"
+
+
+def test_the_captured_mcp_calls_keep_their_arguments_and_the_servers_answers():
+    made, refused = parsed("mcp").tool_calls
+    assert (made.input, made.result) == (
+        {"title": "Broken build", "codex_item": "mcp_tool_call"},
+        "created #7",
+    )
+    assert (refused.input["id"], refused.result, refused.is_error) == (9, "no issue 9", True)
+    assert made.answers_to("create_issue")
 
 
 def test_an_mcp_call_is_named_mcp_server_tool_with_its_arguments_and_result():

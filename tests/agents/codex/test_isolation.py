@@ -14,6 +14,7 @@ from skilltest.agents.codex import (
     codex_command,
     codex_config,
     codex_env,
+    codex_mcp_server,
     prepare_codex_run,
 )
 from skilltest.errors import ConfigurationError
@@ -53,6 +54,18 @@ def test_the_config_points_codex_at_the_endpoint_through_the_responses_api():
                 "stream_max_retries": 0,
             }
         },
+    }
+
+
+def test_an_mcp_server_appended_to_the_config_starts_by_its_command_and_runs_unasked():
+    text = codex_config("http://127.0.0.1:4321", model="m")
+    text += codex_mcp_server("tracker", "/usr/bin/python3", ["server.py", 'say "hi"'])
+    assert tomllib.loads(text)["mcp_servers"] == {
+        "tracker": {
+            "command": "/usr/bin/python3",
+            "args": ["server.py", 'say "hi"'],
+            "default_tools_approval_mode": "approve",
+        }
     }
 
 

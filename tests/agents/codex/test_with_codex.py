@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from skilltest.agents.codex import (
     CODEX_VERSION,
     codex_command,
     codex_env,
+    codex_mcp_server,
     codex_version,
     parse_codex_events,
     prepare_codex_run,
@@ -30,7 +32,8 @@ from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.skills import load_skill
 
 ROOT = Path(__file__).resolve().parents[3]
-SKILL = ROOT / "tests" / "fixtures" / "agents" / "codex" / "skill" / "greeting" / "SKILL.md"
+FIXTURES = ROOT / "tests" / "fixtures" / "agents" / "codex"
+SKILL = FIXTURES / "skill" / "greeting" / "SKILL.md"
 INSTALLED = ROOT / ".tools-agents" / f"codex-{CODEX_VERSION}" / "node_modules" / ".bin" / "codex"
 
 # One script for both arms: read the skill, run its command (which also writes a file, so the
@@ -346,3 +349,37 @@ def test_a_workspace_inside_a_repository_is_not_shown_that_repositorys_skills(co
     assert parse_codex_events(done.stdout.splitlines()).final_answer == "Hello."
     assert "A skill of the repository around the run." not in first
     assert "Instructions of the repository around the run." not in first
+
+
+@pytest.mark.slow
+def test_a_script_calls_an_mcp_servers_tools_by_their_qualified_names(codex):
+    parent = Path.home() / ".cache" / "skilltest-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=parent) as folder:
+        root = Path(folder)
+        with EmulatorServer(ModelScript.load(FIXTURES / "cases" / "mcp.yaml")) as server:
+            run = prepare_codex_run(
+                root, root / "workspace", base_url=server.base_url, model="m", skill=None
+            )
+            with (run.codex_home / "config.toml").open("a") as config:
+                server_file = str(FIXTURES / "tracker_server.py")
+                config.write(codex_mcp_server("tracker", sys.executable, [server_file]))
+            done = subprocess.run(
+                codex_command(codex, "File the build issue."),
+                cwd=run.workspace,
+                env=codex_env(run),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=180,
+                check=False,
+            )
+            requests = server.requests
+    transcript = parse_codex_events(done.stdout.splitlines(), exit_code=done.returncode)
+    assert transcript.error is None, transcript.error
+    assert [request.rule_id for request in requests] == ["create", "close", "answer"]
+    assert [(call.name, call.result, call.status) for call in transcript.tool_calls] == [
+        ("mcp__tracker__create_issue", "created #7", "ran"),
+        ("mcp__tracker__close_issue", "no issue 9", "failed"),
+    ]
+    assert transcript.final_answer == "Opened #7; #9 could not be closed."
