@@ -5,53 +5,25 @@ and what only Claude Code runs refused before any run."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from skilltest.agents import agent
 from skilltest.cli import main
-from skilltest.errors import ConfigurationError
 
-from ..conftest import REPO_ROOT
+from .conftest import installed_agent
 
 
 @pytest.fixture
-def opencode_bin(monkeypatch: pytest.MonkeyPatch) -> Path:
-    """OpenCode, found as ``--agent opencode`` finds it (``$SKILLTEST_OPENCODE``, the cache of
-    ``skilltest setup --agent opencode``, ``PATH``); skips with the reason when none."""
-    try:
-        return agent("opencode").find().path
-    except ConfigurationError as exc:
-        pytest.skip(f"no opencode: {exc}")
-
-
-def _project(tmp_path: Path) -> Path:
-    """A repository holding the lgtm skill and its scenarios' model script, as this one does."""
-    project = tmp_path / "project"
-    shutil.copytree(REPO_ROOT / "skills" / "lgtm", project / "skills" / "lgtm")
-    (project / "tests" / "model-scripts").mkdir(parents=True)
-    shutil.copyfile(
-        REPO_ROOT / "tests" / "model-scripts" / "lgtm.scenarios.yaml",
-        project / "tests" / "model-scripts" / "lgtm.scenarios.yaml",
-    )
-    (project / "tests" / "scenarios").mkdir()
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    return project
+def opencode_bin() -> Path:
+    return installed_agent("opencode")
 
 
 @pytest.mark.slow
 def test_the_lgtm_suite_runs_in_opencode_with_the_skill_firing_only_in_its_arm(
-    opencode_bin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    opencode_bin: Path, lgtm_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):
-    # The example suite as it is, but for a time limit that a loaded machine's two OpenCode
-    # starts per run (one per user message) cannot reach.
-    project = _project(tmp_path)
-    suite = project / "tests" / "scenarios" / "lgtm.yaml"
-    example = (REPO_ROOT / "tests" / "scenarios" / "lgtm.yaml").read_text()
-    suite.write_text(example.replace("timeout_ms: 120000", "timeout_ms: 900000"))
+    suite, project = lgtm_suite, lgtm_suite.parents[2]
     results = tmp_path / "results.json"
     code = main(
         [
@@ -96,9 +68,9 @@ def test_the_lgtm_suite_runs_in_opencode_with_the_skill_firing_only_in_its_arm(
 
 
 def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    lgtm_suite: Path, capsys: pytest.CaptureFixture[str]
 ):
-    project = _project(tmp_path)
+    project = lgtm_suite.parents[2]
     suite = project / "tests" / "scenarios" / "checks.yaml"
     suite.write_text(
         "skill: lgtm\n"

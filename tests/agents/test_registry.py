@@ -23,12 +23,22 @@ def test_claude_code_and_opencode_are_agents_of_one_protocol():
     assert {"claude-code", "opencode"} <= set(agent_names())
 
 
+def test_codex_is_an_agent_of_the_same_protocol_speaking_the_responses_api():
+    codex = agent("codex")
+
+    assert (codex.name, codex.title, codex.pinned_version) == ("codex", "Codex", "0.171.0")
+    assert (codex.skills_folder, codex.skill_tool) == (".agents/skills", "command_execution")
+    assert (codex.model_api, agent("opencode").model_api) == ("responses", "anthropic")
+    assert codex.tools["command_execution"] == "Bash"
+    assert agent_names() == ("claude-code", "opencode", "codex")
+
+
 def test_an_unknown_agent_is_bad_input_naming_the_agents_there_are():
     with pytest.raises(InputError) as raised:
         agent("gemini")
 
     assert str(raised.value).startswith("--agent: no agent named 'gemini'\n  fix: name one of: ")
-    assert "claude-code, opencode" in str(raised.value)
+    assert "claude-code, opencode, codex" in str(raised.value)
 
 
 def test_no_agent_module_is_imported_until_it_is_asked_for():
@@ -41,7 +51,7 @@ def test_no_agent_module_is_imported_until_it_is_asked_for():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
 
     before, after = done.stdout.splitlines()
-    assert "opencode" not in before and "claude_code" not in before
+    assert "opencode" not in before and "claude_code" not in before and "codex" not in before
     assert after == "True"
 
 

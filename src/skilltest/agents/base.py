@@ -14,6 +14,10 @@ from typing import Literal, Protocol
 
 from skilltest.transcript import Transcript
 
+ModelApi = Literal["anthropic", "responses"]
+"""The model API an agent's requests speak: Anthropic's Messages API, or OpenAI's Responses API
+(which only the emulator answers offline)."""
+
 Confinement = Literal["os", "proxy-env"]
 """How a controlled world keeps an agent's commands in: ``os``, the agent's own sandbox sends
 every connection to the world's proxy (Claude Code with bubblewrap and socat); ``proxy-env``,
@@ -95,7 +99,9 @@ class Agent(Protocol):
     """Its own tool names, each with the suite's name for it (``bash`` is ``Bash``)."""
     skill_tool: str
     """The tool whose call says the skill fired (Claude Code's ``Skill``, OpenCode's
-    ``skill``)."""
+    ``skill``; Codex has none: its ``command_execution`` reading the skill's ``SKILL.md``)."""
+    model_api: ModelApi
+    """The model API its requests speak."""
 
     def install(
         self, *, version: str, force: bool, progress: Callable[[str], None] | None
@@ -116,9 +122,13 @@ class Agent(Protocol):
 
 class TurnAgent(Agent, Protocol):
     """An agent run one process per user message, each continuing the conversation of the
-    turn before (OpenCode's ``run --session ID``). Claude Code takes every turn of a run on one
-    process's stdin instead (``--input-format stream-json``), with settings, plugins and hooks
-    of its own: the scenario layer's Claude Code runner drives it."""
+    turn before (OpenCode's ``run --session ID``, Codex's ``exec resume ID``). Claude Code takes
+    every turn of a run on one process's stdin instead (``--input-format stream-json``), with
+    settings, plugins and hooks of its own: the scenario layer's Claude Code runner drives it."""
+
+    def sandbox_base(self) -> Path | None:
+        """Where a run's folders must be made; ``None``: the system temp folder."""
+        ...
 
     def isolate(
         self, folders: RunFolders, endpoint: Mapping[str, str], *, model: str | None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from skilltest.agents.base import AgentBinary, Confinement, Installed
+from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi
 from skilltest.agents.registry import register
 from skilltest.claude.binary import PACKAGE, PINNED_VERSION
 from skilltest.transcript import Transcript
@@ -32,6 +32,7 @@ class ClaudeCode:
     tools: Mapping[str, str] = MappingProxyType({})
     """Its tools are the suite's vocabulary."""
     skill_tool = "Skill"
+    model_api: ModelApi = "anthropic"
 
     def install(
         self,

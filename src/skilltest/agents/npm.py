@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from skilltest.agents.base import Installed
+from skilltest.agents.base import AgentBinary, Installed
 from skilltest.claude.binary import cache_dir
 from skilltest.errors import ConfigurationError
 
@@ -154,3 +154,37 @@ def npm_install(
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     return Installed(executable, found, installed=True)
+
+
+def find_installed(
+    agent: str,
+    pinned: str,
+    command: str,
+    *,
+    variable: str,
+    hint: str,
+    explicit: Path | None = None,
+) -> AgentBinary:
+    """``explicit``, the executable ``$variable`` names, the cache ``skilltest setup --agent
+    AGENT`` fills, then ``command`` on ``PATH``.
+
+    Raises:
+        ConfigurationError: none of them is an executable that runs; ``hint`` is the fix.
+    """
+    given = explicit or os.environ.get(variable)
+    if given:
+        candidates = [(Path(given).expanduser(), "--agent-path" if explicit else variable)]
+    else:
+        on_path = shutil.which(command)
+        candidates = [(cached_executable(agent, pinned, command), "cache")]
+        if on_path is not None:
+            candidates.append((Path(on_path), "PATH"))
+    for path, where in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            version = reported_version(path.absolute())
+            return AgentBinary(agent, path.absolute(), version, pinned)
+        if given:
+            raise ConfigurationError(
+                f"{where} names {path}, which is not an executable file\n  fix: {hint}"
+            )
+    raise ConfigurationError(f"no {command} executable was found\n  fix: {hint}")

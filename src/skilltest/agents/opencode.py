@@ -18,18 +18,16 @@ Verified with OpenCode 1.18.33, offline against the model emulator:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from skilltest.agents.base import AgentBinary, Confinement, Installed, RunFolders
-from skilltest.agents.npm import cached_executable, npm_install, reported_version
+from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi, RunFolders
+from skilltest.agents.npm import find_installed, npm_install
 from skilltest.agents.opencode_events import parse_opencode, session_of
 from skilltest.agents.registry import register
 from skilltest.agents.tools import SUITE_NAMES
 from skilltest.claude.isolation import isolated_env
-from skilltest.errors import ConfigurationError
 from skilltest.transcript import Transcript
 
 PINNED_VERSION = "1.18.33"
@@ -82,6 +80,7 @@ class OpenCode:
     confinement: Confinement = "proxy-env"
     tools = SUITE_NAMES["opencode"]
     skill_tool = "skill"
+    model_api: ModelApi = "anthropic"
 
     def install(
         self,
@@ -99,23 +98,17 @@ class OpenCode:
         Raises:
             ConfigurationError: none of them is an executable that runs.
         """
-        given = explicit or os.environ.get(ENV_VARIABLE)
-        if given:
-            candidates = [(Path(given).expanduser(), "--agent-path" if explicit else ENV_VARIABLE)]
-        else:
-            on_path = shutil.which(COMMAND)
-            candidates = [(cached_executable(self.name, PINNED_VERSION, COMMAND), "cache")]
-            if on_path is not None:
-                candidates.append((Path(on_path), "PATH"))
-        for path, where in candidates:
-            if path.is_file() and os.access(path, os.X_OK):
-                version = reported_version(path.absolute())
-                return AgentBinary(self.name, path.absolute(), version, PINNED_VERSION)
-            if given:
-                raise ConfigurationError(
-                    f"{where} names {path}, which is not an executable file\n  fix: {INSTALL_HINT}"
-                )
-        raise ConfigurationError(f"no opencode executable was found\n  fix: {INSTALL_HINT}")
+        return find_installed(
+            self.name,
+            PINNED_VERSION,
+            COMMAND,
+            variable=ENV_VARIABLE,
+            hint=INSTALL_HINT,
+            explicit=explicit,
+        )
+
+    def sandbox_base(self) -> Path | None:
+        return None
 
     def isolate(
         self, folders: RunFolders, endpoint: Mapping[str, str], *, model: str | None

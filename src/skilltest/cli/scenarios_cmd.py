@@ -67,9 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--agent",
         metavar="NAME",
-        help="the agent the scenarios run in: claude-code (default) or opencode "
+        help="the agent the scenarios run in: claude-code (default), opencode or codex "
         "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
-        "in the cache `skilltest setup --agent opencode` fills",
+        "$SKILLTEST_CODEX, or in the cache `skilltest setup --agent NAME` fills",
     )
     add_matrix_option(parser, cli=True)
     parser.add_argument(

@@ -38,8 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         metavar="NAME",
         help="install this agent's pinned version instead (repeatable): opencode installs "
-        "opencode-ai into <cache>/opencode-<version>, where --agent opencode finds it; "
-        "claude-code is the default install (docs/agents.md)",
+        "opencode-ai into <cache>/opencode-<version>, codex @openai/codex into "
+        "<cache>/codex-<version>, where --agent NAME finds them; claude-code is the default "
+        "install (docs/agents.md)",
     )
     parser.set_defaults(handler=run)
 

@@ -140,7 +140,7 @@ class AgentCliRunner:
                 skills=request.installed,
                 workspace=scenario.workspace,
                 workspace_files=scenario.workspace_files,
-                base=self.sandbox_base,
+                base=self.sandbox_base or self.agent.sandbox_base(),
             ),
             abandoned=Sandbox.remove,
         )

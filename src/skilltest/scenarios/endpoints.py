@@ -275,6 +275,15 @@ def cli_backend(
         choice = BackendChoice("replay")
     else:
         choice = choose_backend(options.backend, live="claude", emulator_notice=notice)
+    taped_run = tape.recording or tape.replaying
+    speaks = None if agent == "claude-code" else chosen.model_api
+    if speaks not in (None, "anthropic") and (choice.name != "emulator" or taped_run):
+        how = "--record/--replay" if choice.name == "emulator" else f"--backend {choice.name}"
+        raise InputError(
+            f"--agent {agent} speaks the {speaks} API, which only the emulator answers "
+            f"offline; {how} cannot serve it",
+            fix="run it with --backend emulator, without --record or --replay",
+        )
     endpoint = taped(
         open_endpoint(choice.name, options.script, suites) if choice.name != "replay" else None,
         tape,
