@@ -50,6 +50,9 @@ def test_the_lgtm_suite_runs_in_opencode_with_the_skill_firing_only_in_its_arm(
 
     assert code == 0, printed.out + printed.err
     assert "the real OpenCode CLI runs against the offline model emulator" in printed.err
+    assert "opencode 1.18.33, emulator backend (scripted stand-in model), 1 scenarios" in (
+        printed.out
+    )
     document = json.loads(results.read_text())
     assert document["agent"] == {"name": "opencode", "version": "1.18.33"}
     assert document["claude_version"] is None

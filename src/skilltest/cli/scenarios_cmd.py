@@ -166,9 +166,11 @@ def _finished(results: ScenarioResults, options: ScenarioOptions, *, line: bool 
 
     context, verdicts = results.context, results.verdicts
     if line:
+        claude = context.agent == "claude-code"
         print(
             run_line(
-                claude_version=context.claude_version,
+                agent="claude" if claude else context.agent,
+                version=context.claude_version if claude else context.agent_version,
                 backend=context.backend,
                 counted=f"{len(verdicts)} scenarios",
                 jobs=context.jobs,
