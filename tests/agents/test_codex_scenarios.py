@@ -1,6 +1,7 @@
 """``skilltest scenarios --agent codex``: the example suite through the real Codex CLI on the
 emulator's Responses wire, one model script driving it as it drives Claude Code, with the
-verdicts a user reads; and what Codex cannot be served refused before any run."""
+verdicts a user reads; and what Codex cannot be served, or another agent than Claude Code
+cannot keep, refused before any run."""
 
 from __future__ import annotations
 
@@ -103,3 +104,32 @@ def test_a_backend_that_cannot_answer_codex_is_refused_before_any_run(
         f"{how} cannot serve it\n  fix: run it with --backend emulator, without --record or "
         "--replay"
     ) in err
+
+
+@pytest.mark.parametrize("name", ["opencode", "codex"])
+def test_a_bundled_baseline_is_refused_for_an_agent_that_bundles_nothing_of_claude_code(
+    name: str, lgtm_suite: Path, capsys: pytest.CaptureFixture[str]
+):
+    installed_agent(name)
+    project = lgtm_suite.parents[2]
+
+    code = main(
+        [
+            "scenarios",
+            str(lgtm_suite),
+            "--skills-dir",
+            str(project / "skills"),
+            "--agent",
+            name,
+            "--backend",
+            "emulator",
+            "--baseline",
+            "bundled",
+        ]
+    )
+
+    assert code == 2
+    assert (
+        f"--baseline bundled keeps what Claude Code bundles; --agent {name} has nothing of it "
+        "to keep\n  fix: leave out --baseline, or run with --agent claude-code"
+    ) in capsys.readouterr().err
