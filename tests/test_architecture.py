@@ -51,6 +51,8 @@ ORDER: tuple[str, ...] = (
     # machinery: processes and servers
     "emulator",
     "claude",
+    # the agents a skill is tested in, behind one protocol (Claude Code one of them)
+    "agents",
     "world",
     "replay",
     "credentials",

@@ -98,15 +98,22 @@ def print_notice(provenance: Any) -> None:
 
 
 def run_line(
-    *, claude_version: str | None, backend: str, counted: str, jobs: int, output_dir: Path | None
+    *,
+    version: str | None,
+    backend: str,
+    counted: str,
+    jobs: int,
+    output_dir: Path | None,
+    agent: str = "claude",
 ) -> str:
-    """The line after the notice: which claude, which backend, how much, where transcripts go."""
+    """The line after the notice: which agent at which version (``claude 2.1.328``, ``codex
+    0.171.0``), which backend, how much, where transcripts go."""
     model = {"emulator": "scripted stand-in model", "replay": "recorded answers"}.get(
         backend, "real model"
     )
     return (
-        f"claude {claude_version}, {backend} backend ({model}), {counted}, -j {jobs}; "
-        f"raw transcripts in {output_dir or 'output/ beside each suite'}"
+        f"{agent} {version or 'of unknown version'}, {backend} backend ({model}), {counted}, "
+        f"-j {jobs}; raw transcripts in {output_dir or 'output/ beside each suite'}"
     )
 
 

@@ -70,6 +70,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where raw transcripts and stderr are kept (default: output/ beside each suite)",
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="the agent the scenarios run in: claude-code (default), opencode or codex "
+        "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
+        "$SKILLTEST_CODEX, or in the cache `skilltest setup --agent NAME` fills",
+    )
     add_matrix_option(parser, cli=True)
     parser.add_argument(
         "--judge-model",
@@ -177,9 +184,11 @@ def _finished(results: ScenarioResults, options: ScenarioOptions, *, line: bool 
 
     context, verdicts = results.context, results.verdicts
     if line:
+        claude = context.agent == "claude-code"
         print(
             run_line(
-                claude_version=context.claude_version,
+                agent="claude" if claude else context.agent,
+                version=context.claude_version if claude else context.agent_version,
                 backend=context.backend,
                 counted=f"{len(verdicts)} scenarios",
                 jobs=context.jobs,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from skilltest.claude.binary import PINNED_VERSION
 from skilltest.cli import EXIT_OK, help_line
@@ -32,6 +33,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"install this version instead of the pinned {PINNED_VERSION}, beside any other "
         "(repeatable: each in a folder of its own, for --claude-versions A,B)",
     )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="install this agent's pinned version instead (repeatable): opencode installs "
+        "opencode-ai into <cache>/opencode-<version>, codex @openai/codex into "
+        "<cache>/codex-<version>, where --agent NAME finds them; claude-code is the default "
+        "install (docs/agents.md)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -41,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
+
+    if args.agent:
+        return _install_agents(args.agent, force=args.force, progress=progress)
 
     versions = args.claude_version or [PINNED_VERSION]
     for version in versions:  # every version checked before the first install
@@ -53,4 +66,16 @@ def run(args: argparse.Namespace) -> int:
         print("skilltest finds it there (--claude PATH and $SKILLTEST_CLAUDE still win)")
     else:
         print(f"--claude-versions {','.join(dict.fromkeys(versions))} finds them there")
+    return EXIT_OK
+
+
+def _install_agents(names: list[str], *, force: bool, progress: Callable[[str], None]) -> int:
+    """Each named agent's pinned version, installed into skilltest's cache."""
+    from skilltest.agents import agent
+
+    chosen = [agent(name, location="--agent") for name in dict.fromkeys(names)]
+    for each in chosen:  # every name checked before the first install
+        done = each.install(version=each.pinned_version, force=force, progress=progress)
+        state = "installed" if done.installed else "already installed"
+        print(f"{each.name} {done.version} {state} at {done.path}")
     return EXIT_OK

@@ -184,7 +184,7 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
     plans = {q.repetitions.describe() for s in flat for q in s.queries if q.repetitions}
     print(
         run_line(
-            claude_version=context["claude_version"],
+            version=context["claude_version"],
             backend=context["backend"],
             counted=f"{queries} queries" + (f", {', '.join(sorted(plans))}" if plans else ""),
             jobs=context["jobs"],

@@ -104,8 +104,13 @@ class RequestView:
             if isinstance(tool, Mapping) and tool.get("name")
         )
         listing = dict(_listed_skills(system_parts, messages))
-        # Claude Code's requests keep their one listing format; the others may list by file.
-        by_file = dict(_skills_listed_by_file(system_parts)) if api != "anthropic" else {}
+        # Claude Code's requests keep their one listing format; the other agents (OpenCode
+        # speaks the Messages API too, and says who it is) may list by file.
+        by_file = (
+            dict(_skills_listed_by_file(system_parts))
+            if api != "anthropic" or agent not in (None, "claude-code")
+            else {}
+        )
         listing.update(by_file)
         loaded = set(_loaded_skills(messages)) | set(_skills_read(messages, by_file))
         return cls(

@@ -34,8 +34,35 @@ def _suffix(anthropic_id: str) -> str:
     return anthropic_id.split("_", 1)[-1]
 
 
-def _items(message: Message) -> list[dict[str, Any]]:
-    """The response's output items, complete."""
+def namespaced_tools(request: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """The functions the request declares inside a ``namespace`` tool (Codex 0.171.0 declares
+    an MCP server's tools so: namespace ``mcp__tracker``, function ``create_issue``), each under
+    the name a script may call it by: ``mcp__tracker__create_issue``, and its bare name when no
+    other namespace has it. A call is answered with its ``namespace`` and bare ``name``."""
+    found: dict[str, tuple[str, str]] = {}
+    bare: dict[str, list[str]] = {}
+    tools = request.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, Mapping) or tool.get("type") != "namespace":
+            continue
+        namespace = str(tool.get("name") or "")
+        inner = tool.get("tools")
+        for function in inner if isinstance(inner, list) else []:
+            name = function.get("name") if isinstance(function, Mapping) else None
+            if namespace and isinstance(name, str):
+                found[f"{namespace}__{name}"] = (namespace, name)
+                bare.setdefault(name, []).append(namespace)
+    for name, namespaces in bare.items():
+        if len(namespaces) == 1:
+            found.setdefault(name, (namespaces[0], name))
+    return found
+
+
+def _items(
+    message: Message, namespaced: Mapping[str, tuple[str, str]] | None = None
+) -> list[dict[str, Any]]:
+    """The response's output items, complete; a call of a namespaced function names its
+    namespace (:func:`namespaced_tools`)."""
     suffix = _suffix(message.data["id"])
     items: list[dict[str, Any]] = []
     for index, block in enumerate(message.data["content"]):
@@ -60,16 +87,17 @@ def _items(message: Message) -> list[dict[str, Any]]:
                 }
             )
         elif kind == "tool_use":
-            items.append(
-                {
-                    "id": f"fc_{_suffix(block['id'])}",
-                    "type": "function_call",
-                    "status": "completed",
-                    "call_id": f"call_{_suffix(block['id'])}",
-                    "name": block["name"],
-                    "arguments": json.dumps(block["input"], ensure_ascii=False),
-                }
-            )
+            call = {
+                "id": f"fc_{_suffix(block['id'])}",
+                "type": "function_call",
+                "status": "completed",
+                "call_id": f"call_{_suffix(block['id'])}",
+                "name": block["name"],
+                "arguments": json.dumps(block["input"], ensure_ascii=False),
+            }
+            if namespaced and block["name"] in namespaced:
+                call["namespace"], call["name"] = namespaced[block["name"]]
+            items.append(call)
     return items
 
 
@@ -104,7 +132,7 @@ def build_response(
         "instructions": request.get("instructions"),
         "max_output_tokens": request.get("max_output_tokens"),
         "model": message.data["model"],
-        "output": _items(message),
+        "output": _items(message, namespaced_tools(request)),
         "parallel_tool_calls": bool(request.get("parallel_tool_calls", True)),
         "previous_response_id": request.get("previous_response_id"),
         "reasoning": {"effort": None, "summary": None},

@@ -3,8 +3,12 @@
 Model scripts name tools as Claude Code does (``Bash`` with ``{command}``, ``Read`` with
 ``{file_path}``, ``Skill`` with ``{skill}``). Other agents offer the same abilities under other
 names and inputs: Codex 0.171.0 runs a command with ``exec_command`` (``{cmd}``), OpenCode
-1.18.33 with ``bash`` (``{command, timeout, workdir}``). :func:`as_offered` rewrites a scripted call
-into the tool the request offers, so one script drives every agent:
+1.18.33 with ``bash`` (``{command, timeout, workdir}``). Codex has no file tools: a scripted
+``Read`` reaches it as ``cat`` through ``exec_command``, ``Write`` and ``Edit`` as an
+``apply_patch`` it runs there (an ``Edit``'s ``old_string`` must then be whole lines), and a
+``Skill`` as the ``cat`` of the skill's ``SKILL.md`` that loads a skill in Codex.
+:func:`as_offered` rewrites a scripted call into the tool the request offers, so one script
+drives every agent:
 
 * a call whose name the request offers is sent as written (Claude Code's requests, and any
   script that names an agent's own tool);
@@ -17,6 +21,7 @@ toolkit adds its names here, one :class:`Equivalent` per tool.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,9 +55,45 @@ def _codex_exec(given: Mapping[str, Any]) -> dict[str, Any]:
     return {"cmd": str(given.get("command", ""))}
 
 
+def _codex_read(given: Mapping[str, Any]) -> dict[str, Any]:
+    return {"cmd": f"cat {shlex.quote(str(given.get('file_path', '')))}"}
+
+
+def _codex_skill(given: Mapping[str, Any]) -> dict[str, Any]:
+    # Codex lists each skill's SKILL.md under .agents/skills and the model reads it to load it.
+    path = f".agents/skills/{given.get('skill', '')}/SKILL.md"
+    return {"cmd": f"cat {shlex.quote(path)}"}
+
+
+def _patch_command(body: list[str]) -> dict[str, Any]:
+    # apply_patch reads its patch from a here-document: every line of a patch starts with
+    # `+`, `-`, `@@` or `***`, so none of them can be the bare end marker.
+    lines = ["*** Begin Patch", *body, "*** End Patch"]
+    return {"cmd": "apply_patch <<'PATCH'\n" + "\n".join(lines) + "\nPATCH\n"}
+
+
+def _codex_write(given: Mapping[str, Any]) -> dict[str, Any]:
+    content = str(given.get("content", ""))
+    added = [f"+{line}" for line in content.splitlines()]
+    return _patch_command([f"*** Add File: {given.get('file_path', '')}", *added])
+
+
+def _codex_edit(given: Mapping[str, Any]) -> dict[str, Any]:
+    removed = [f"-{line}" for line in str(given.get("old_string", "")).splitlines()]
+    added = [f"+{line}" for line in str(given.get("new_string", "")).splitlines()]
+    return _patch_command(
+        [f"*** Update File: {given.get('file_path', '')}", "@@", *removed, *added]
+    )
+
+
 def _opencode_bash(given: Mapping[str, Any]) -> dict[str, Any]:
     # bash takes command, timeout (ms) and workdir; Bash's description is not among them.
     return {key: value for key, value in given.items() if key in ("command", "timeout")}
+
+
+def _opencode_webfetch(given: Mapping[str, Any]) -> dict[str, Any]:
+    # webfetch takes url and format; WebFetch's prompt has no place there.
+    return {"url": given.get("url", ""), "format": "markdown"}
 
 
 EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
@@ -60,17 +101,28 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
         Equivalent("exec_command", _codex_exec),  # Codex 0.171.0
         Equivalent("bash", _opencode_bash),  # OpenCode 1.18.33
     ),
-    "Read": (Equivalent("read", _renamed(file_path="filePath")),),
-    "Write": (Equivalent("write", _renamed(file_path="filePath")),),
+    "Read": (
+        Equivalent("read", _renamed(file_path="filePath")),
+        Equivalent("exec_command", _codex_read),  # Codex 0.171.0: no file tools
+    ),
+    "Write": (
+        Equivalent("write", _renamed(file_path="filePath")),
+        Equivalent("exec_command", _codex_write),
+    ),
     "Edit": (
         Equivalent(
             "edit",
             _renamed(file_path="filePath", old_string="oldString", new_string="newString"),
         ),
+        Equivalent("exec_command", _codex_edit),
     ),
     "Glob": (Equivalent("glob", _renamed()),),
     "Grep": (Equivalent("grep", _renamed()),),
-    "Skill": (Equivalent("skill", _renamed(skill="name")),),
+    "Skill": (
+        Equivalent("skill", _renamed(skill="name")),
+        Equivalent("exec_command", _codex_skill),  # Codex: a skill is loaded by reading it
+    ),
+    "WebFetch": (Equivalent("webfetch", _opencode_webfetch),),
 }
 """Per suite tool, the agents' equivalents, tried in order."""
 

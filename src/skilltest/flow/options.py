@@ -38,6 +38,8 @@ class RunOptions:
     """An emulator model script for every suite (default: each suite's ``model_script``)."""
     claude: Path | None = None
     """The ``claude`` binary (default: ``$SKILLTEST_CLAUDE``, ``.tools/``, ``PATH``)."""
+    agent: str = "claude-code"
+    """The agent the CLI runs go through (``claude-code``, ``opencode``; the scenario layer)."""
     model: str | None = None
     """The model (default: the suite's)."""
     repeat: int | str | None = None

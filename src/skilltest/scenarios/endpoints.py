@@ -34,6 +34,7 @@ from skilltest.transcript import AnsweredBy
 from skilltest.transcript.origin import first_each
 
 if TYPE_CHECKING:
+    from skilltest.agents.base import AgentBinary
     from skilltest.claude.binary import ClaudeBinary
     from skilltest.emulator import EmulatorServer, ModelScript
     from skilltest.replay.normalise import Rules
@@ -236,10 +237,10 @@ def taped(
 
 @dataclass(frozen=True)
 class CliBackend:
-    """Where a layer that runs the ``claude`` CLI gets its answers from."""
+    """Where a layer that runs an agent's CLI gets its answers from."""
 
-    binary: ClaudeBinary
-    """The ``claude`` binary every run uses."""
+    binary: ClaudeBinary | AgentBinary
+    """The ``claude`` binary every run uses (another agent's executable with ``--agent``)."""
     backend: str
     """``claude`` (the live API), ``emulator`` or ``replay``."""
     endpoint: Endpoint
@@ -253,10 +254,11 @@ def cli_backend(
     tape: Tape | None = None,
     rules: Mapping[Path, Rules] | None = None,
     layer: str = "scenarios",
+    agent: str = "claude-code",
 ) -> CliBackend:
-    """Finds ``claude``, chooses the backend (the cassettes alone when the tape replays without
-    recording), opens its endpoint behind the tape (its cassettes of ``layer``), and tells the
-    observer what it chose.
+    """Finds ``claude`` (or the executable of ``agent``), chooses the backend (the cassettes
+    alone when the tape replays without recording), opens its endpoint behind the tape (its
+    cassettes of ``layer``), and tells the observer what it chose.
 
     Raises:
         ClaudeNotFoundError: no usable ``claude``.
@@ -267,11 +269,29 @@ def cli_backend(
     from skilltest.runners.backends import BackendChoice, choose_backend
 
     tape = tape or Tape()
-    binary = find_claude(options.claude)
+    binary: ClaudeBinary | AgentBinary
+    notice = EMULATOR_NOTICE
+    if agent == "claude-code":
+        binary = find_claude(options.claude)
+    else:
+        from skilltest.agents import agent as agent_named
+
+        chosen = agent_named(agent)
+        binary = chosen.find()
+        notice = notice.replace("the real claude CLI", f"the real {chosen.title} CLI", 1)
     if tape.replay_only:
         choice = BackendChoice("replay")
     else:
-        choice = choose_backend(options.backend, live="claude", emulator_notice=EMULATOR_NOTICE)
+        choice = choose_backend(options.backend, live="claude", emulator_notice=notice)
+    taped_run = tape.recording or tape.replaying
+    speaks = None if agent == "claude-code" else chosen.model_api
+    if speaks not in (None, "anthropic") and (choice.name != "emulator" or taped_run):
+        how = "--record/--replay" if choice.name == "emulator" else f"--backend {choice.name}"
+        raise InputError(
+            f"--agent {agent} speaks the {speaks} API, which only the emulator answers "
+            f"offline; {how} cannot serve it",
+            fix="run it with --backend emulator, without --record or --replay",
+        )
     endpoint = taped(
         open_endpoint(choice.name, options.script, suites) if choice.name != "replay" else None,
         tape,

@@ -15,8 +15,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from skilltest.agents.registry import DEFAULT_AGENT
 from skilltest.claude.isolation import BASELINES, Baseline
 from skilltest.errors import InputError
 from skilltest.evalcases import names_eval_cases
@@ -42,6 +43,7 @@ from skilltest.scenarios.suite import (
 )
 
 if TYPE_CHECKING:
+    from skilltest.agents.base import TurnAgent
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
@@ -280,7 +282,10 @@ def _run(
     shard: ShardPlan | None,
 ) -> ScenarioResults:
     from skilltest import preload
+    from skilltest.agents.base import AgentBinary
+    from skilltest.claude.binary import ClaudeBinary
     from skilltest.claude.isolation import unconfined_bash
+    from skilltest.scenarios.agent_runner import AgentCliRunner
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.scenarios.runs import asks_a_model, plan, run_suites
@@ -299,14 +304,29 @@ def _run(
             start_import()
         preload.start(LIBRARIES, name="skilltest-stats-import")
 
-    chosen = cli_backend(options, suites, observer, tape, {s.path: s.replay for s in suites})
+    turn_agent = None
+    if options.agent != DEFAULT_AGENT:
+        from skilltest.agents import agent as agent_named
+        from skilltest.scenarios.agent_runner import check_agent_scenarios
+
+        if options.baseline != "clean":
+            raise InputError(
+                f"--baseline {options.baseline} keeps what Claude Code bundles; "
+                f"--agent {options.agent} has nothing of it to keep",
+                fix="leave out --baseline, or run with --agent claude-code",
+            )
+        turn_agent = cast("TurnAgent", agent_named(options.agent))
+        check_agent_scenarios(turn_agent, [s for suite in suites for s in suite.scenarios])
+    chosen = cli_backend(
+        options, suites, observer, tape, {s.path: s.replay for s in suites}, agent=options.agent
+    )
     binary, endpoint = chosen.binary, chosen.endpoint
     provenance = start_provenance(
         options,
         entry="skilltest.scenarios.run",
         backend=chosen.backend,
         suites=paths,
-        claude_version=binary.version,
+        claude_version=binary.version if turn_agent is None else None,
         trees=scenario_trees(suites),
     )
     notice = unconfined_bash(
@@ -323,9 +343,11 @@ def _run(
         verdicts=(),
         context=RunContext(
             backend=chosen.backend,
-            claude_version=binary.version,
-            claude_path=str(binary.path),
+            claude_version=binary.version if turn_agent is None else None,
+            claude_path=str(binary.path) if turn_agent is None else None,
             known_version=binary.known,
+            agent=options.agent,
+            agent_version=binary.version,
             suites=tuple(str(p) for p in paths),
             jobs=options.jobs,
             skill_only=options.skill_only,
@@ -372,14 +394,26 @@ def _run(
         # stderr.
         if not tape.replaying:  # replayed servers are not started: their cassettes answer
             check_scenario_tools([s for suite in suites for s in suite.scenarios if not s.skip])
-        runner = ClaudeCliRunner(
-            binary,
-            endpoint,
-            judge_model=options.judge_model,
-            processes=options.jobs,
-            on_first_start=preload_beside_the_runs,
-            baseline=options.baseline,
-        )
+        runner: ClaudeCliRunner | AgentCliRunner
+        if turn_agent is not None:
+            assert isinstance(binary, AgentBinary)
+            runner = AgentCliRunner(
+                turn_agent,
+                binary,
+                endpoint,
+                processes=options.jobs,
+                on_first_start=preload_beside_the_runs,
+            )
+        else:
+            assert isinstance(binary, ClaudeBinary)
+            runner = ClaudeCliRunner(
+                binary,
+                endpoint,
+                judge_model=options.judge_model,
+                processes=options.jobs,
+                on_first_start=preload_beside_the_runs,
+                baseline=options.baseline,
+            )
         # Before anything could write to a controlled world: one read-only run proves the
         # agent's requests reach the fake (exit 2 with how they escaped when they do not).
         for line in run_async(check_wiring(suites, runner, options.output_dir)):

@@ -57,6 +57,10 @@ class RunContext:
     """Runs in flight at once."""
     skill_only: bool = False
     """Whether only the with-skill arm ran."""
+    agent: str = "claude-code"
+    """The agent the runs went through (``--agent``)."""
+    agent_version: str | None = None
+    """The version that agent reported."""
     baseline: str = "clean"
     """What both arms kept of the CLI itself: ``clean`` or ``bundled`` (``--baseline``)."""
 
@@ -503,6 +507,7 @@ def results_document(
         "claude_version": context.claude_version,
         "claude_path": context.claude_path,
         "known_claude_version": context.known_version,
+        "agent": {"name": context.agent, "version": context.agent_version},
         "backend": context.backend,
         "jobs": context.jobs,
         "skill_only": context.skill_only,

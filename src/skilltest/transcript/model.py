@@ -131,6 +131,9 @@ class ToolCall:
     """For a command run in the background (``run_in_background``), how it ended as the
     harness reported it (``completed``, ``failed``, ``killed``); ``None`` when no end was
     reported or the call was not a background one."""
+    agent_name: str | None = None
+    """The tool's own name in the agent that ran it, when the agent names it otherwise than
+    the suite's vocabulary (OpenCode's ``bash`` for ``Bash``); ``None`` for Claude Code's."""
 
     @property
     def in_background(self) -> bool:
@@ -163,8 +166,9 @@ class ToolCall:
         return canonical_tool_name(self.name)
 
     def answers_to(self, expected: str) -> bool:
-        """Whether this call counts as a call of the tool named ``expected``."""
-        return tool_name_matches(self.name, expected)
+        """Whether this call counts as a call of the tool named ``expected`` (in the suite's
+        vocabulary, or by the agent's own name for it)."""
+        return tool_name_matches(self.name, expected) or self.agent_name == expected
 
 
 @dataclass(frozen=True)

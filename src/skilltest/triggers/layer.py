@@ -335,6 +335,7 @@ def _run(
     tape: Tape,
     shard: ShardPlan | None,
 ) -> TriggerResults:
+    from skilltest.claude.binary import ClaudeBinary
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.triggers.runs import assemble, run_triggers
@@ -343,6 +344,7 @@ def _run(
     rules = {suite.path: suite.replay for suite in suites}
     chosen = cli_backend(options, suites, observer, tape, rules, layer="triggers")
     binary = chosen.binary
+    assert isinstance(binary, ClaudeBinary)  # trigger runs stop at a Claude Code hook
     runner = ClaudeCliRunner(binary, chosen.endpoint)
     provenance = start_provenance(
         options,

@@ -1,0 +1,260 @@
+"""One conversation of one arm through an agent other than Claude Code, in a fresh sandbox.
+
+The agent (:class:`skilltest.agents.base.TurnAgent`) says how it is isolated, started and
+read; this runner does what every agent's run needs alike: a sandbox with the skills where the
+agent reads them (none in the without-skill arm), the scenario's setup, the endpoint (whose key
+is a placeholder: the real one never enters the sandbox), one process per user message in a
+process group of its own (stopped, with everything it started, when the run ends or its time is
+up), the transcript, and the raw output kept as the Claude Code runner keeps it::
+
+    <output>/<skill>/<scenario>/<arm>-<rep>.jsonl          what the agent printed, every turn
+    <output>/<skill>/<scenario>/<arm>-<rep>.stderr.txt     what it printed on stderr
+    <output>/<skill>/<scenario>/<arm>-<rep>.requests.json  the model requests (emulator only)
+
+What only Claude Code has (plugins, MCP servers and mocks, controlled worlds, a resumed session,
+outcome checks) is refused before any run by :func:`check_agent_scenarios`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from skilltest.agents.base import AgentBinary, RunFolders, TurnAgent
+from skilltest.claude.isolation import Sandbox, create_sandbox
+from skilltest.claude.process import Invocation, ProcessOutput, run_conversation
+from skilltest.errors import InputError
+from skilltest.names import child
+from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
+from skilltest.report.files import write_json_atomic, write_text_atomic
+from skilltest.scenarios.runner import (
+    Endpoint,
+    RunOutcome,
+    RunRequest,
+    finished_in_thread,
+    run_setup,
+)
+from skilltest.scenarios.suite import Scenario
+from skilltest.scheduler import Turns
+from skilltest.transcript import Transcript
+
+
+def check_agent_scenarios(agent: TurnAgent, scenarios: Sequence[Scenario]) -> None:
+    """Refuses, before any run, a scenario that asks for what only Claude Code runs.
+
+    Raises:
+        InputError: naming the scenario, what it asks for, and the fix.
+    """
+    for scenario in scenarios:
+        if scenario.skip:
+            continue
+        asks = [
+            what
+            for what, present in (
+                ("a plugin", scenario.plugin is not None),
+                ("a controlled world", scenario.world is not None),
+                ("MCP servers or mocks", bool(scenario.config.mcp_servers or scenario.mocks)),
+                ("a resumed session", scenario.resume is not None),
+                ("outcome checks", bool(scenario.expected.checks)),
+                ("add_dirs", bool(scenario.config.add_dirs)),
+            )
+            if present
+        ]
+        if asks:
+            raise InputError(
+                f"scenario {scenario.id!r} asks for {', '.join(asks)}, which skilltest runs "
+                f"through Claude Code only; --agent {agent.name} cannot run it",
+                location=scenario.location,
+                fix=f"run it with --agent claude-code, or leave it out with --only (or skip: "
+                f"in the suite) when running --agent {agent.name}",
+            )
+
+
+class AgentCliRunner:
+    """Runs scenarios through a :class:`TurnAgent`'s CLI against an endpoint."""
+
+    def __init__(
+        self,
+        agent: TurnAgent,
+        binary: AgentBinary,
+        endpoint: Endpoint,
+        *,
+        sandbox_base: Path | None = None,
+        processes: int | None = None,
+        on_first_start: Callable[[], object] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.binary = binary
+        self.endpoint = endpoint
+        self.backend = endpoint.name
+        self.cli_version: str | None = binary.version
+        self.sandbox_base = sandbox_base
+        self.processes = processes
+        self.on_first_start = on_first_start
+        self._turns: dict[object, Turns] = {}
+
+    async def aclose(self) -> None:
+        """Nothing to close: the runner asks no model itself."""
+
+    def _first_start(self) -> None:
+        started, self.on_first_start = self.on_first_start, None
+        if started is not None:
+            started()
+
+    def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
+        if request.output_dir is None:
+            return None
+        skill_folder = child(request.output_dir, request.scenario.label, what="the skill name")
+        folder = child(skill_folder, request.scenario.id, what="the scenario id")
+        stem = f"{request.arm.label}-{request.rep}"
+        return (
+            folder / f"{stem}.jsonl",
+            folder / f"{stem}.stderr.txt",
+            folder / f"{stem}.requests.json",
+        )
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        turn = None
+        if self.processes is not None:
+            loop = asyncio.get_running_loop()
+            if loop not in self._turns:
+                self._turns = {loop: Turns(self.processes)}
+            turn = self._turns[loop].queue()
+        try:
+            if turn is not None:
+                async with turn:
+                    return await self._run(request)
+            return await self._run(request)
+        finally:
+            if turn is not None:
+                turn.release()
+
+    async def _run(self, request: RunRequest) -> RunOutcome:
+        scenario = request.scenario
+        sandbox = await finished_in_thread(
+            lambda: create_sandbox(
+                skills=request.installed,
+                workspace=scenario.workspace,
+                workspace_files=scenario.workspace_files,
+                base=self.sandbox_base or self.agent.sandbox_base(),
+            ),
+            abandoned=Sandbox.remove,
+        )
+        try:
+            if scenario.setup is not None:
+                failed = await run_setup(scenario.setup, sandbox)
+                if failed is not None:
+                    return RunOutcome(Transcript(source=self.agent.name, error=failed))
+            async with self.endpoint.session(request, sandbox) as session:
+                folders = RunFolders(sandbox.root, sandbox.workdir, sandbox.home, sandbox.tmp)
+                env = await asyncio.to_thread(
+                    self.agent.isolate, folders, session.env, model=scenario.config.model
+                )
+                outputs = await self._conversation(scenario, env, sandbox.workdir)
+            secrets = {
+                name: session.env[name] for name in CREDENTIAL_VARIABLES if session.env.get(name)
+            }
+            redact = Redactor({**secrets, **session.secrets})
+            stdout = redact("".join(output.stdout for output in outputs))
+            stderr = redact("".join(output.stderr for output in outputs))
+            transcript = self._transcript(scenario, outputs, stdout, stderr)
+            if session.misses:
+                transcript = replace(transcript, error=session.misses[0].message, ended=None)
+            if session.recorded_with is not None:
+                transcript = replace(transcript, recorded_with=session.recorded_with)
+            transcript = replace(
+                transcript, answered_by=session.answered_by(), cli_version=self.binary.version
+            )
+            paths = self._paths(request)
+            requests_path = None
+            if paths is not None:
+                write_text_atomic(paths[0], stdout)
+                write_text_atomic(paths[1], stderr)
+                if session.requests:
+                    requests_path = paths[2]
+                    write_json_atomic(
+                        requests_path, json.loads(redact(json.dumps(session.requests)))
+                    )
+            return RunOutcome(
+                transcript=transcript,
+                transcript_path=paths[0] if paths else None,
+                stderr_path=paths[1] if paths else None,
+                requests_path=requests_path,
+                duration_s=sum(output.duration_s for output in outputs),
+                warnings=self.agent.warnings(env),
+                redact=redact,
+            )
+        finally:
+            await finished_in_thread(sandbox.remove)
+
+    async def _conversation(
+        self, scenario: Scenario, env: dict[str, str], workdir: Path
+    ) -> list[ProcessOutput]:
+        """Each user message as a process of its own, continuing the conversation; the turns
+        share the scenario's time limit, and a turn that fails ends the run."""
+        outputs: list[ProcessOutput] = []
+        session: str | None = None
+        deadline = time.monotonic() + scenario.config.timeout_s
+        for message in (scenario.prompt, *scenario.turns):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            output = await run_conversation(
+                Invocation(
+                    argv=self.agent.turn_argv(self.binary, message, session=session),
+                    cwd=workdir,
+                    env=env,
+                    timeout_s=left,
+                    on_start=self._first_start,
+                )
+            )
+            outputs.append(output)
+            if output.timed_out or output.start_error or output.exit_code not in (0, None):
+                break
+            session = session or self.agent.session_of(output.stdout)
+            if session is None:
+                break
+        return outputs
+
+    def _transcript(
+        self, scenario: Scenario, outputs: list[ProcessOutput], stdout: str, stderr: str
+    ) -> Transcript:
+        """The run's transcript, with why it did not execute or was cut short."""
+        last = outputs[-1] if outputs else None
+        transcript = self.agent.parse(
+            stdout,
+            exit_code=last.exit_code if last is not None else None,
+            stderr=stderr,
+            prompt=scenario.prompt,
+        )
+        if last is None:
+            return replace(transcript, error="the time limit fell before the first turn")
+        if last.start_error is not None:
+            return replace(transcript, error=f"{self.agent.name} did not start: {last.start_error}")
+        limit = f"timed out after {scenario.config.timeout_s:g}s"
+        if last.timed_out:
+            running = transcript.running_call
+            if running is not None:
+                reason = (
+                    f"cut off after {scenario.config.timeout_s:g} s while its {running.name} "
+                    "call was still running"
+                )
+                return replace(transcript, error=None, ended=reason, hung=reason)
+            if not scenario.score_partial:
+                return replace(
+                    transcript,
+                    error=f"cut short: {limit} after {len(transcript.tool_calls)} tool calls, "
+                    "before the agent finished (score_partial: true scores what it did)",
+                )
+            return replace(transcript, error=None, ended=limit)
+        if transcript.error is None and len(outputs) < 1 + len(scenario.turns):
+            return replace(
+                transcript,
+                error=f"{self.agent.name} printed no session id, so the scenario's follow-up "
+                "turns could not be sent",
+            )
+        return transcript
