@@ -22,7 +22,13 @@ from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.names import check_name, name_problem
 from skilltest.suite.loader import parse_yaml
-from skilltest.suite.repository import NOT_COPIED, Repository, git_work_tree, repository_of
+from skilltest.suite.repository import (
+    NOT_COPIED,
+    Repository,
+    git_work_tree,
+    holds_git,
+    repository_of,
+)
 
 ROOT_SKILL_NOT_COPIED = (
     "tests",
@@ -51,7 +57,7 @@ GIT_TIMEOUT_S = 10.0
 def is_root_skill(folder: Path) -> bool:
     """Whether the skill folder ``folder`` is a git repository's root: SKILL.md at the top of a
     single-skill repository."""
-    return (folder / ".git").exists()
+    return holds_git(folder)
 
 
 def _git_ignored(folder: Path) -> set[str]:

@@ -618,3 +618,23 @@ def test_the_readme_shows_the_message_as_it_is_printed():
             location="tests/skill-pressure/lgtm.yaml#/skill_file",
         )
     assert shown == f"skilltest: error: {caught.value}"
+
+
+def test_a_git_folder_without_head_above_a_suite_is_no_repository(tmp_path, monkeypatch, capsys):
+    """A ``.git`` folder holding no ``HEAD`` (what a sandbox leaves in the temporary directory
+    as mount points for the hooks it protects) does not make the folder a repository: the
+    suite's own folder is, and a path leaving it is refused as outside it."""
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    project = tmp_path.resolve() / "project"
+    (project / "model.yaml").parent.mkdir(parents=True)
+    (project / "model.yaml").write_text("schema_version: 1\ndefault: {text: lgtm}\n")
+    suite = project / "tests" / "suite.yaml"
+    (suite.parent / "skills" / "demo").mkdir(parents=True)
+    (suite.parent / "skills" / "demo" / "SKILL.md").write_text(SKILL)
+    suite.write_text(PRESSURE.format(field="model_script: ../model.yaml"))
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    code, shown = run(["validate", str(suite)], capsys)
+    assert code == 2, shown
+    assert f"outside the suite's repository {project / 'tests'}" in shown
+    assert "(the suite's folder: it is in no git work tree)" in shown

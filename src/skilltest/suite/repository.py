@@ -37,11 +37,20 @@ MOVE_IT = "a suite reads only its own repository"
 """Why a path is refused, said in every fix."""
 
 
+def holds_git(folder: Path) -> bool:
+    """Whether ``folder`` is the top of a git work tree: its ``.git`` is the file a worktree or
+    submodule has, or a folder with a ``HEAD`` as git requires. A ``.git`` folder without one is
+    not a repository: sandboxes leave such folders behind in the temporary directory (mount
+    points for the ``.git/hooks`` they protect), and git itself ignores them."""
+    git = folder / ".git"
+    return git.is_file() or (git / "HEAD").is_file()
+
+
 def git_work_tree(path: Path) -> Path | None:
-    """The nearest folder at or above ``path`` that holds ``.git`` (a folder, or the file of a
-    worktree or submodule), or ``None`` when ``path`` is in no git work tree."""
+    """The nearest folder at or above ``path`` that is the top of a git work tree
+    (:func:`holds_git`), or ``None`` when ``path`` is in no git work tree."""
     for folder in (path, *path.parents):
-        if (folder / ".git").exists():
+        if holds_git(folder):
             return folder
     return None
 
