@@ -332,7 +332,7 @@ def test_on_a_terminal_init_asks_and_enter_keeps_the_example(repo, capsys, monke
         "A request where flaky-tests should change what the agent does?\n"
         "  [Enter keeps: Quarantine and fix flaky tests: rerun the failing test in isolation, "
         "bisect its ordering, then fix the shared state.]\n"
-        "Words an answer that follows flaky-tests contains?\n"
+        "Words an answer that follows flaky-tests contains? (commas between several)\n"
         "  [Enter keeps: flaky-tests skill (a placeholder)]\n"
     )
     pressure = (repo / "tests/skill-pressure/flaky-tests.yaml").read_text()
@@ -342,3 +342,32 @@ def test_on_a_terminal_init_asks_and_enter_keeps_the_example(repo, capsys, monke
     # --no-input asks nothing, terminal or not.
     monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("asked"))
     assert main(["init", "skills/sql-review", "--no-input"]) == 0
+
+
+def test_on_a_terminal_comma_separated_words_are_one_pattern_each_and_the_prompt_keeps_its_stop(
+    repo, capsys, monkeypatch
+):
+    typed = iter(["CI fails now and then on test_checkout", "context, outline"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(typed))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["init", "skills/flaky-tests"]) == 0
+    capsys.readouterr()
+    pressure = (repo / "tests/skill-pressure/flaky-tests.yaml").read_text()
+    assert 'required_patterns: ["(?i)context", "(?i)outline"]' in pressure
+    assert "# TODO:" not in pressure
+    scenarios = (repo / "tests/scenarios/flaky-tests.yaml").read_text()
+    assert (
+        'prompt: "CI fails now and then on test_checkout. Write your plan to NOTES.md."'
+        in scenarios
+    )
+    assert 'required_patterns: ["(?i)context", "(?i)outline"]' in scenarios
+    assert (
+        '      - file_matches: {name: "the plan follows flaky-tests (context)", path: NOTES.md, '
+        'pattern: "(?i)context"}\n'
+        '      - file_matches: {name: "the plan follows flaky-tests (outline)", path: NOTES.md, '
+        'pattern: "(?i)outline"}\n'
+    ) in scenarios
+    # The model script's answer holds both words: the suite runs green.
+    assert main(["pressure"]) == 0
+    assert "flaky-tests/example-request  steers" in capsys.readouterr().out
