@@ -1041,3 +1041,50 @@ def test_the_first_run_is_number_1_in_every_layer(tmp_path):
         )
         assert firsts[0] == "1", name
         assert "run #0" not in text(page), name
+
+
+def test_the_trigger_page_has_its_own_columns_and_how_to_read_it(tmp_path):
+    page = render_html([Document("t.json", triggers_document())], cwd=tmp_path)
+    table = page.split('<table class="verdicts">', 1)[1].split("</table>", 1)[0]
+    heads = re.findall(r"<th>(.*?)</th>", table)
+    assert heads == [
+        "query",
+        "verdict",
+        "expected",
+        "fired",
+        "firing rate [interval]",
+        "threshold",
+        "K",
+        "reasons",
+    ]
+    cells = [
+        [text(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in verdict_rows(page)
+    ]
+    assert [row[:7] for row in cells] == [
+        ["lgtm/loki-error-spike", "pass", "fire", "6/6", "100% [54%–100%]", "50%", "6"],
+        [
+            "lgtm/capital-of-france",
+            "false-trigger",
+            "no fire",
+            "6/6",
+            "100% [54%–100%]",
+            "50%",
+            "6",
+        ],
+    ]
+    assert "without skill" not in table and "delta" not in table and "pass^k" not in table
+    howto = text(section(page, "panel howto"))
+    assert howto.startswith(
+        "How to read this Triggers: each query runs K times with the skill installed beside "
+        "the suite's other skills, and no run without it"
+    )
+    assert "Lift (delta)" not in howto and "pass^k is the chance" not in howto
+    assert "false-trigger a should-not query's firing rate interval" in howto
+    # Beside another layer, each keeps its own reading.
+    pressure = pressure_document(pressure_scenario("aggregate", "steers", 3, 3, 3, (1.0,) * 3))
+    both = render_html(
+        [Document("p.json", pressure), Document("t.json", triggers_document())], cwd=tmp_path
+    )
+    howto = text(section(both, "panel howto"))
+    assert "Lift (delta)" in howto and "Triggers: each query runs K times" in howto
