@@ -106,8 +106,8 @@ def test_what_init_wrote_runs_green_and_validate_lists_each_todo(repo, capsys):
         "TODO tests/skill-pressure/flaky-tests.yaml (pressure): 2 to fill in",
         "TODO tests/scenarios/flaky-tests.yaml (scenarios): 3 to fill in",
         "TODO tests/triggers/flaky-tests.yaml (triggers): 2 to fill in",
-        "ok   tests/model-scripts/flaky-tests.pressure.yaml (model-script)",
-        "ok   tests/model-scripts/flaky-tests.scenarios.yaml (model-script)",
+        "TODO tests/model-scripts/flaky-tests.pressure.yaml (model-script): 1 to fill in",
+        "TODO tests/model-scripts/flaky-tests.scenarios.yaml (model-script): 1 to fill in",
         "ok   tests/model-scripts/flaky-tests.triggers.yaml (model-script)",
         "",
     ]
@@ -117,13 +117,35 @@ def test_what_init_wrote_runs_green_and_validate_lists_each_todo(repo, capsys):
         "tests/skill-pressure/flaky-tests.yaml:12: TODO: what an answer that follows flaky-tests says, as regexes (this one only finds the skill's name)",
         '  fix: fill in `required_patterns: ["(?i)flaky-tests\\\\s+skill"]` below it, then delete the TODO line',
     ]
-    assert lines[-1] == "7 TODO(s) left in 3 file(s)"
+    # The model script's answer is the suite's example too: offline it is what the run reads.
+    assert (
+        "tests/model-scripts/flaky-tests.pressure.yaml:10: TODO: what a model that follows "
+        "flaky-tests answers: offline this stand-in says it, so make it say what the suite's "
+        "required_patterns look for"
+    ) in lines
+    assert lines[-1] == "9 TODO(s) left in 5 file(s)"
     # Filled in (the TODO lines deleted), the suites are valid.
     for path in repo.glob("tests/*/*.yaml"):
         text = "".join(line for line in path.read_text().splitlines(True) if "# TODO:" not in line)
         path.write_text(text)
     assert main(["validate"]) == 0
     assert capsys.readouterr().out.endswith("\n6 file(s) valid\n")
+
+
+def test_validate_of_one_suite_lists_the_todos_of_the_model_script_it_runs_on(repo, capsys):
+    assert main(["init", "skills/flaky-tests"]) == 0
+    capsys.readouterr()
+    assert main(["validate", "tests/skill-pressure/flaky-tests.yaml"]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [
+        "TODO tests/skill-pressure/flaky-tests.yaml (pressure): 2 to fill in",
+        "TODO tests/model-scripts/flaky-tests.pressure.yaml (model-script of "
+        "tests/skill-pressure/flaky-tests.yaml): 1 to fill in",
+    ]
+    assert lines[-1] == "3 TODO(s) left in 2 file(s)"
+    # Named with its suite, the script's TODOs are listed once.
+    assert main(["validate", "tests/skill-pressure/flaky-tests.yaml", "tests/model-scripts"]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == "4 TODO(s) left in 3 file(s)"
 
 
 def test_what_the_author_answers_replaces_the_examples_and_their_todos(repo, capsys):

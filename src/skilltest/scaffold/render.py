@@ -257,6 +257,12 @@ def _pressure_script(target: Target, plan: _Plan) -> GeneratedFile:
         "rules:",
         f"  - id: with-{plan.name}",
         f"    when: {{system: {q(name_line)}}}",
+        *_todo(
+            plan.phrase_is_example,
+            f"what a model that follows {plan.name} answers: offline this stand-in says it, so "
+            "make it say what the suite's required_patterns look for",
+            "    ",
+        ),
         f"    reply: {{text: {q(plan.answer)}}}",
         "default:",
         f"  text: {q(PLAIN_ANSWER)}",
@@ -380,6 +386,12 @@ def _scenario_script(target: Target, plans: Sequence[_Plan], stem: str) -> Gener
             f"      text: {q(f'Following the {name} skill: writing the plan to {NOTES_FILE}.')}",
             "      tool_calls:",
             "        - name: Write",
+            *_todo(
+                plan.phrase_is_example,
+                f"the plan an agent that follows {name} writes: offline this stand-in writes "
+                "it, so make it show what the suite's patterns and checks look for",
+                "          ",
+            ),
             f"          input: {{file_path: {NOTES_FILE}, content: {q(notes)}}}",
             f"  - id: done-{name}",
             f"    when: {{skill_loaded: {name}, turn: 3{user}}}",
