@@ -326,16 +326,18 @@ def run(args: argparse.Namespace) -> int:
         # The model script a suite runs on offline is unfinished work too, also when it is not
         # among the files validated: its TODOs are listed once, after the suite.
         script = getattr(suite, "model_script", None)
+        shown_script: Path | None = None
         script_todos: list[Todo] = []
         if isinstance(script, Path) and script.resolve() not in validated | scripts_seen:
             scripts_seen.add(script.resolve())
-            script_todos = todos(_shown(script), script.read_text(encoding="utf-8"))
+            shown_script = _shown(script)
+            script_todos = todos(shown_script, script.read_text(encoding="utf-8"))
         left += found + script_todos
         print(
             f"TODO {path} ({label}): {len(found)} to fill in" if found else f"ok   {path} ({label})"
         )
         if script_todos:
-            print(f"TODO {_shown(script)} (model-script of {path}): {len(script_todos)} to fill in")
+            print(f"TODO {shown_script} (model-script of {path}): {len(script_todos)} to fill in")
     if problems or left:
         print()
         for problem in problems:
