@@ -60,6 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
     add_plugin_dir_option(parser)
     parser.add_argument("--skill", help="skill name for suites that do not name one")
+    parser.add_argument(
+        "--allow-code-graders",
+        action="store_true",
+        help="read a waza eval.yaml's `code` graders as `skilltest scenarios "
+        "--allow-code-graders` runs them (without it they are refused)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -136,7 +142,9 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     from skilltest.pressure.suite import load_pressure_suite
     from skilltest.scenarios.suite import Overrides
 
-    def layer_suite(path: Path, load: Callable[..., _Suite], overrides: type) -> _Suite:
+    def layer_suite(
+        path: Path, load: Callable[..., _Suite], overrides: Callable[..., object]
+    ) -> _Suite:
         # A pressure or scenario suite, with the skill and plugin the command line gives.
         suite = load(
             path,
@@ -153,7 +161,12 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     def scenarios(path: Path) -> object:
         from skilltest.scenarios.suite import load_scenario_suite
 
-        suite = layer_suite(path, load_scenario_suite, Overrides)
+        allowed = bool(getattr(args, "allow_code_graders", False))
+        suite = layer_suite(
+            path,
+            load_scenario_suite,
+            lambda **given: Overrides(**given, allow_code_graders=allowed),
+        )
         # The servers its scenarios start must answer, and its rubrics name tools that exist.
         from skilltest.scenarios.tools import check_scenario_tools
 
