@@ -44,7 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "plugin's evals/ folder, or one case folder, with its mocks/): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "
-            "catastrophically; and lists each `# TODO:` comment left to fill in (with its line, "
+            "catastrophically; and lists each `# TODO:` comment left to fill in, in the model "
+            "script a suite names too (with its line, "
             "exit 2). The kind of each file is read from its content."
         ),
     )
