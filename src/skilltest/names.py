@@ -10,6 +10,7 @@ every path built from one is checked again where it is joined (:func:`child`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from skilltest.errors import InputError
@@ -76,3 +77,12 @@ def child(parent: Path, name: str, *, what: str = "name") -> Path:
     """
     check_name(name, what=what, location=str(parent))
     return parent / name
+
+
+def nearest_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` closest to ``name`` when it is close enough to be a misspelling of
+    it (``safe-migration`` for ``safe-migrations``), else ``None``."""
+    import difflib
+
+    found = difflib.get_close_matches(name, sorted(set(names) - {name}), n=1, cutoff=0.75)
+    return found[0] if found else None

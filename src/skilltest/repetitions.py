@@ -174,3 +174,12 @@ def plan_for(
     if suite is not None:
         return Repetitions(suite)
     return Repetitions(None, min_k, max_k)
+
+
+def run_number(layer: object, rep: object) -> object:
+    """The number a run is shown by, from 1 in every layer: a pressure run's stored ``rep``
+    counts from 1, a scenario's and a trigger query's from 0 (results files, output folders and
+    cassettes keep those as they are; only what a person reads is numbered alike)."""
+    if layer in ("scenarios", "triggers") and isinstance(rep, int) and not isinstance(rep, bool):
+        return rep + 1
+    return rep

@@ -20,7 +20,7 @@ from pathlib import Path
 from skilltest.errors import InputError, SkillNotFoundError
 from skilltest.files import decode, read_bytes
 from skilltest.limits import MAX_YAML_BYTES
-from skilltest.names import check_name, name_problem
+from skilltest.names import check_name, name_problem, nearest_name
 from skilltest.suite.loader import parse_yaml
 from skilltest.suite.repository import (
     NOT_COPIED,
@@ -305,11 +305,38 @@ def find_skill(
     shown = "\n    ".join(str(p) for p in tried[:6])
     root = repository_root(suite_path.resolve().parent)
     limit = f"\n  (not above the suite's repository root, {root})" if root else ""
+    fix = "create skills/<skill>/SKILL.md, pass --skills-dir DIR, or set skill_file:"
+    guess = ""
+    if skill_file:
+        folder = _nearest_folder(Path(skill_file).parent.name, tried)
+        if folder is not None:
+            written_path = Path(skill_file)
+            suggested = (written_path.parent.parent / folder / written_path.name).as_posix()
+            guess, fix = f" (did you mean {suggested!r}?)", f"write skill_file: {suggested}"
+    else:
+        folder = _nearest_folder(name, tried)
+        if folder is not None:
+            guess = f" (did you mean {folder!r}?)"
+            fix = f"name the skill {folder} (its folder), or {fix}"
     raise SkillNotFoundError(
-        f"skill {name!r} not found; looked at:\n    {shown}{limit}",
+        f"skill {name!r} not found{guess}; looked at:\n    {shown}{limit}",
         location=location or str(suite_path),
-        fix="create skills/<skill>/SKILL.md, pass --skills-dir DIR, or set skill_file:",
+        fix=fix,
     )
+
+
+def _nearest_folder(name: str, tried: list[Path]) -> str | None:
+    """The skill folder beside the ones looked at (``<skills>/<name>/SKILL.md``) whose name is
+    closest to ``name``, when it is close enough to be a misspelling of it."""
+    folders: set[str] = set()
+    for candidate in tried:
+        skills = candidate.parent.parent
+        # Only <skills>/<name>/SKILL.md: a root SKILL.md's grandparent is outside the repository.
+        if candidate.name == "SKILL.md" and candidate.parent.name == name and skills.is_dir():
+            folders.update(
+                entry.name for entry in skills.iterdir() if (entry / "SKILL.md").is_file()
+            )
+    return nearest_name(name, folders)
 
 
 def _root_skill(name: str, suite_path: Path) -> list[Path]:

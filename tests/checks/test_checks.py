@@ -376,3 +376,47 @@ def test_a_run_s_judge_votes_and_judge_checks_are_asked_side_by_side():
     assert all(r.passed for r in results)
     assert [len(r.votes) for r in results if r.kind == "judge"] == [3, 3]
     assert judge.most == 6
+
+
+# --- python_assertion (waza's code grader) --------------------------------------------------------
+
+
+def test_a_python_assertion_sees_the_run_as_wazas_code_grader_does(workdir):
+    call = ToolCall(id="1", name="Bash", input={"command": "ls"}, result="boom", is_error=True)
+    found = checks(
+        {"python_assertion": {"expression": "'tests pass' in output.lower()"}},
+        {
+            "python_assertion": {
+                "expression": "tool_calls[0]['name'] == 'Bash' and len(errors) == 1"
+            }
+        },
+        {"python_assertion": {"expression": "'NOTES.md' in outcome['files']"}},
+        {"python_assertion": {"expression": "open('/etc/passwd')"}},
+    )
+    (workdir / "NOTES.md").write_text("x")
+    view = RunView(workdir, run_of(call, answer="Fixed; tests pass."))
+    results = evaluate_now(found, view)
+    assert [(r.passed, r.evidence) for r in results] == [
+        (True, "'tests pass' in output.lower() is true"),
+        (True, "tool_calls[0]['name'] == 'Bash' and len(errors) == 1 is true"),
+        (True, "'NOTES.md' in outcome['files'] is true"),
+        # No builtins but waza's few: the eval's code cannot open files.
+        (False, "open('/etc/passwd') raised NameError: name 'open' is not defined"),
+    ]
+    assert describe(found[0]) == "'tests pass' in output.lower() is true (Python, within 60 s)"
+
+
+def test_a_python_assertion_past_its_time_limit_fails_and_is_killed(workdir):
+    found = checks({"python_assertion": {"expression": "10 ** 10 ** 9 > 0", "timeout_s": 0.5}})
+    started = time.monotonic()
+    [result] = evaluate_now(found, RunView(workdir, run_of()))
+    assert time.monotonic() - started < 60
+    assert (result.passed, result.evidence) == (False, "still running after 0.5s; killed")
+
+
+def test_a_python_assertion_that_is_not_an_expression_is_refused_where_it_is_written():
+    with pytest.raises(SuiteError) as caught:
+        checks({"python_assertion": {"expression": "x = 1"}})
+    assert str(caught.value).startswith(
+        f"{WHERE}/0/python_assertion/expression: 'x = 1' is not a Python expression"
+    )

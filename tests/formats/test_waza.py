@@ -119,10 +119,86 @@ def test_validate_names_the_format_and_a_code_grader_is_refused_by_name(
     assert main(["scenarios", "evals/eval.yaml"]) == 2
     assert capsys.readouterr().err == (
         "skilltest: error: evals/eval.yaml#/graders/0/type: grader 'has_output' is of type "
-        "'code': it would run the eval's own code, which skilltest does not run\n"
-        "  fix: rewrite it as a text, file, llm or action_sequence grader (or a skilltest "
-        "`command` check), or remove it\n"
+        "'code': its assertions are the eval's own Python, which skilltest runs only when told "
+        "to\n"
+        "  fix: pass --allow-code-graders to run them (each after the run, in its working "
+        "directory, in its own process, with a time limit), or rewrite the grader as a text, "
+        "file, llm or action_sequence grader\n"
     )
+    assert main(["validate", "--allow-code-graders", "evals/eval.yaml"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("grader", "message"),
+    [
+        (
+            "{type: script, name: custom_logic, config: {script: graders/g.py}}",
+            "#/graders/0/type: grader 'custom_logic' is of type 'script': it would run a program "
+            "of the eval's own, which skilltest does not run",
+        ),
+        (
+            "{type: code, name: js, config: {language: javascript, assertions: ['output']}}",
+            "#/graders/0/config/language: grader 'js' is a 'javascript' code grader: skilltest "
+            "runs Python assertions only",
+        ),
+    ],
+)
+def test_script_and_javascript_graders_are_refused_even_when_code_graders_are_allowed(
+    showcase, monkeypatch, capsys, grader, message
+):
+    monkeypatch.chdir(showcase)
+    (showcase / "evals/eval-other.yaml").write_text(
+        f"skill: general-coding-assistant\ngraders: [{grader}]\ntasks: [tasks/regex-task.yaml]\n"
+    )
+    assert main(["scenarios", "--allow-code-graders", "evals/eval-other.yaml"]) == 2
+    assert f"evals/eval-other.yaml{message}" in capsys.readouterr().err
+
+
+CODE_EVAL = """\
+skill: general-coding-assistant
+config: {trials_per_task: 1}
+graders:
+  - type: code
+    name: web_answer
+    config:
+      assertions:
+        - "len(output) > 0"
+        - "'Python' in output and len(errors) == 0"
+        - "no_such_name > 1"
+tasks: [tasks/regex-task.yaml]
+"""
+
+
+@pytest.mark.cli
+def test_allowed_code_graders_run_their_assertions_on_each_run(
+    showcase, claude_bin, monkeypatch, capsys
+):
+    monkeypatch.chdir(showcase)
+    (showcase / "evals/eval-code.yaml").write_text(CODE_EVAL)
+    code = run_layer(
+        "scenarios", "evals/eval-code.yaml", showcase,
+        "--allow-code-graders", "--claude", claude_bin, "--script", "script.yaml",
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err  # one trial per arm decides nothing
+    results = read_results(showcase / "results.json", "scenarios")
+    assert {k: v for k, v in checks_of(results, "regex-demo-001", "with_skill").items()
+            if k.startswith("web_answer")} == {
+        "web_answer 1": True,
+        "web_answer 2": True,
+        "web_answer 3": False,  # it raises: a failed assertion, as in waza
+    }  # fmt: skip
+    assert {k: v for k, v in checks_of(results, "regex-demo-001", "without_skill").items()
+            if k.startswith("web_answer")} == {
+        "web_answer 1": True,
+        "web_answer 2": False,  # "Ruby, PHP and Go."
+        "web_answer 3": False,
+    }  # fmt: skip
+    [scenario] = results["scenarios"]
+    [run] = [run for run in scenario["runs"] if run["arm"] == "with_skill"]
+    raised = next(check for check in run["checks"] if check["name"] == "web_answer 3")
+    assert "raised NameError: name 'no_such_name' is not defined" in raised["evidence"]
 
 
 def test_an_llm_grader_is_a_judge_and_an_action_sequence_is_the_tool_ordering(

@@ -187,8 +187,8 @@ def world_scenario(with_violations: int, without_violations: int) -> dict[str, A
         "with_skill": arm(with_violations),
         "without_skill": arm(without_violations),
         "runs": [
-            *(run("with_skill", r, r <= with_violations) for r in (1, 2)),
-            *(run("without_skill", r, r <= without_violations) for r in (1, 2)),
+            *(run("with_skill", r, r < with_violations) for r in (0, 1)),
+            *(run("without_skill", r, r < without_violations) for r in (0, 1)),
         ],
     }
 

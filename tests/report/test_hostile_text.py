@@ -50,8 +50,8 @@ def test_the_markdown_summary_shows_hostile_text_as_text(tmp_path, capsys, monke
     row = next(line for line in text.splitlines() if line.startswith("| ❌"))
     # The name as code, pipes escaped; transcript paths percent-encoded: no scheme, no way out.
     assert row.startswith("| ❌ | ``lgtm/spike`\\|<b>`` | regressed |")
-    assert "[with #0](javascript%3Aalert%28document.cookie%29)" in row
-    assert "[without #0](out/a%20b%29%20%5Bx%5D%28https%3A/evil.example)" in row
+    assert "[with #1](javascript%3Aalert%28document.cookie%29)" in row
+    assert "[without #1](out/a%20b%29%20%5Bx%5D%28https%3A/evil.example)" in row
 
 
 def test_junit_stays_well_formed_xml(tmp_path):

@@ -142,7 +142,7 @@ def test_a_run_shows_its_transcript_as_a_timeline_in_order(tmp_path):
     page = render_html([Document("s.json", document)], cwd=tmp_path)
     run = page.split('<details class="run">', 2)[1]
     summary = re.match(r"<summary>(.*?)</summary>", run).group(1)
-    assert text(summary) == "with skill run #0 score 0.75"
+    assert text(summary) == "with skill run #1 score 0.75"
     kinds = re.findall(r'<span class="kind">(.*?)</span>', run.split("</details>")[0])
     assert kinds == [
         "user",
@@ -214,7 +214,7 @@ def test_authority_violations_show_in_the_run(tmp_path):
 def test_trigger_runs_say_how_they_ended(tmp_path):
     document = triggers_document()
     document["suites"][0]["queries"][0]["runs"] = [
-        {"rep": 1, "ended": "fired", "reason": "Skill lgtm called", "transcript": None},
+        {"rep": 0, "ended": "fired", "reason": "Skill lgtm called", "transcript": None},
     ]
     page = render_html([Document("t.json", document)], cwd=tmp_path)
     assert '<summary>run #1 <span class="chip good">fired</span></summary>' in page
@@ -509,8 +509,8 @@ def test_a_scenario_shows_its_prompt_turns_and_expectations(tmp_path):
 def test_a_run_shows_the_user_turns_where_they_were_sent_and_its_checks(tmp_path):
     page = render_html([Document("s.json", described(tmp_path))], cwd=tmp_path)
     runs = scenario_section(page, "scenarios-0").split('<details class="run">')[1:]
-    with_run = next(run for run in runs if text(run).startswith("with skill run #0"))
-    without_run = next(run for run in runs if text(run).startswith("without skill run #0"))
+    with_run = next(run for run in runs if text(run).startswith("with skill run #1"))
+    without_run = next(run for run in runs if text(run).startswith("without skill run #1"))
     kinds = re.findall(r'<span class="kind">(.*?)</span>', with_run)
     assert kinds == [
         "user, turn 1 of 2",
@@ -529,12 +529,12 @@ def test_a_run_shows_the_user_turns_where_they_were_sent_and_its_checks(tmp_path
     # A command is shown as written, not as a JSON string with its quotes escaped.
     assert "command: lgtm loki query &#x27;count_over_time({app=&quot;checkout&quot;}" in with_run
     assert text(re.search(r"<summary>(.*?)</summary>", with_run).group(1)) == (
-        "with skill run #0 score 1.00, passes"
+        "with skill run #1 score 1.00, passes"
     )
     assert '<span class="chip good">score 1.00, passes</span>' in with_run
     # A baseline run that does not pass is no bad news: its label is plain.
     assert text(re.search(r"<summary>(.*?)</summary>", without_run).group(1)) == (
-        "without skill run #0 score 0.00, vetoed, does not pass"
+        "without skill run #1 score 0.00, vetoed, does not pass"
     )
     assert '<span class="chip plain">score 0.00, vetoed, does not pass</span>' in without_run
     checks = re.search(r'<table class="checks">(.*?)</table>', without_run).group(1)
@@ -1023,3 +1023,68 @@ def test_a_long_prompt_is_shown_in_full_once_and_begun_in_each_run(tmp_path):
     assert text(section(page, "ask")).startswith(f"What the user says prompt {whole.strip()}")
     placed = re.findall(r'<li class="user"><span class="kind">user</span><pre>(.*?)</pre>', page)
     assert placed == [f"{whole[:300]}… (in full under what the user says)"] * 6
+
+
+def test_the_first_run_is_number_1_in_every_layer(tmp_path):
+    # Pressure results count repetitions from 1, scenario and trigger results from 0: the page
+    # numbers them alike.
+    pressure = pressure_runs(passed=False, red=True)
+    scenarios = scenarios_document(IMPROVED)
+    triggers = triggers_document()
+    triggers["suites"][0]["queries"][0]["runs"] = [{"rep": 0, "ended": "fired"}]
+    for name, document in (("p.json", pressure), ("s.json", scenarios), ("t.json", triggers)):
+        page = render_html([Document(name, document)], cwd=tmp_path)
+        firsts = sorted(
+            re.search(r"run #(\d+)", text(summary)).group(1)
+            for summary in re.findall(r"<summary>(.*?)</summary>", page)
+            if "run #" in text(summary)
+        )
+        assert firsts[0] == "1", name
+        assert "run #0" not in text(page), name
+
+
+def test_the_trigger_page_has_its_own_columns_and_how_to_read_it(tmp_path):
+    page = render_html([Document("t.json", triggers_document())], cwd=tmp_path)
+    table = page.split('<table class="verdicts">', 1)[1].split("</table>", 1)[0]
+    heads = re.findall(r"<th>(.*?)</th>", table)
+    assert heads == [
+        "query",
+        "verdict",
+        "expected",
+        "fired",
+        "firing rate [interval]",
+        "threshold",
+        "K",
+        "reasons",
+    ]
+    cells = [
+        [text(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in verdict_rows(page)
+    ]
+    assert [row[:7] for row in cells] == [
+        ["lgtm/loki-error-spike", "pass", "fire", "6/6", "100% [54%–100%]", "50%", "6"],
+        [
+            "lgtm/capital-of-france",
+            "false-trigger",
+            "no fire",
+            "6/6",
+            "100% [54%–100%]",
+            "50%",
+            "6",
+        ],
+    ]
+    assert "without skill" not in table and "delta" not in table and "pass^k" not in table
+    howto = text(section(page, "panel howto"))
+    assert howto.startswith(
+        "How to read this Triggers: each query runs K times with the skill installed beside "
+        "the suite's other skills, and no run without it"
+    )
+    assert "Lift (delta)" not in howto and "pass^k is the chance" not in howto
+    assert "false-trigger a should-not query's firing rate interval" in howto
+    # Beside another layer, each keeps its own reading.
+    pressure = pressure_document(pressure_scenario("aggregate", "steers", 3, 3, 3, (1.0,) * 3))
+    both = render_html(
+        [Document("p.json", pressure), Document("t.json", triggers_document())], cwd=tmp_path
+    )
+    howto = text(section(both, "panel howto"))
+    assert "Lift (delta)" in howto and "Triggers: each query runs K times" in howto

@@ -277,7 +277,7 @@ def test_scenarios_report_with_a_world_in_a_browser(tmp_path, capsys, claude_bin
         assert "PATCH /tickets/INC-1042" in expect and "no write before user turn 2" in expect
 
         run = page.locator("details.run").first
-        assert run.locator("summary").first.inner_text().startswith("with skill run #0 score")
+        assert run.locator("summary").first.inner_text().startswith("with skill run #1 score")
         http = run.locator("li.http").first
         assert not http.is_visible()
         run.locator("summary").first.click()

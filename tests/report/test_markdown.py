@@ -58,10 +58,10 @@ def test_scenarios_summary_as_a_reviewer_reads_it():
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
         "| ✅ | `lgtm/investigate-error-spike` | improved | 1.00 [0.34, 1.00] | 0.00 [0.00, 0.66] "
         "| +1.00 [+0.07, +1.00] | 2 | "
-        "[with #0](../output/investigate-error-spike/with-skill-0.ndjson) "
-        "[without #0](../output/investigate-error-spike/without-skill-0.ndjson) "
-        "[with #1](../output/investigate-error-spike/with-skill-1.ndjson) "
-        "[without #1](../output/investigate-error-spike/without-skill-1.ndjson) |",
+        "[with #1](../output/investigate-error-spike/with-skill-0.ndjson) "
+        "[without #1](../output/investigate-error-spike/without-skill-0.ndjson) "
+        "[with #2](../output/investigate-error-spike/with-skill-1.ndjson) "
+        "[without #2](../output/investigate-error-spike/without-skill-1.ndjson) |",
         "| ❌ | `lgtm/trace-slow-requests` | regressed | 0.00 [0.00, 0.66] | 1.00 [0.34, 1.00] "
         "| -1.00 [-1.00, -0.07] | 2 | - |",
         "",
@@ -80,7 +80,7 @@ def test_scenarios_summary_as_a_reviewer_reads_it():
     ],
 )
 def test_transcript_links_are_relative_to_the_markdown_folder(link_from, link):
-    assert f"[with #0]({link})" in render(scenarios_document(IMPROVED), link_from=link_from)
+    assert f"[with #1]({link})" in render(scenarios_document(IMPROVED), link_from=link_from)
 
 
 def test_pressure_shows_rates_in_percent_and_the_baseline_pass_rate():
@@ -126,7 +126,7 @@ def test_triggers_have_a_fired_column_and_no_baseline():
     )
     assert (
         "| ❌ | `lgtm/capital-of-france` | false-trigger | 100% [54%–100%] | 6 | "
-        "[run #0](../output/capital-of-france/with-skill-0.ndjson) |" in lines
+        "[run #1](../output/capital-of-france/with-skill-0.ndjson) |" in lines
     )
 
 

@@ -29,7 +29,7 @@ def test_shards_and_layers_are_combined_into_one_file(tmp_path, capsys, monkeypa
     assert "**2 scenarios**: 1 improved, 1 neutral; 2 passed, 0 failed" in text
     assert "**2 queries**: 1 pass, 1 false-trigger; 1 passed, 1 failed" in text
     # Links relative to out/, where the summary is.
-    assert "[with #0](../output/investigate-error-spike/with-skill-0.ndjson)" in text
+    assert "[with #1](../output/investigate-error-spike/with-skill-0.ndjson)" in text
 
 
 def test_without_markdown_the_summary_is_printed(tmp_path, capsys, monkeypatch):
@@ -38,7 +38,7 @@ def test_without_markdown_the_summary_is_printed(tmp_path, capsys, monkeypatch):
     assert main(["report", "a.json"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("## skilltest scenarios\n\nfrom `a.json`\n")
-    assert "[with #0](output/investigate-error-spike/with-skill-0.ndjson)" in out
+    assert "[with #1](output/investigate-error-spike/with-skill-0.ndjson)" in out
 
 
 def test_html_writes_the_report_of_every_file(tmp_path, capsys, monkeypatch):

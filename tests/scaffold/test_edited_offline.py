@@ -78,7 +78,7 @@ def test_an_edited_pressure_suite_that_fails_offline_names_the_rule_that_answere
         (
             "without_skill",
             '[{"rule": null, "script": "tests/model-scripts/flaky-tests.pressure.yaml", '
-            '"line": 11}]',
+            '"line": 12}]',
         ),
     }
     # The gate reads the file: the runs' rules are no claim it must find again.
@@ -120,7 +120,7 @@ def test_edited_scenario_and_trigger_suites_name_the_rules_through_the_real_cli(
         "answered by the emulator's rule 'load-flaky-tests' "
         "(tests/model-scripts/flaky-tests.scenarios.yaml:7), rule 'follow-flaky-tests' "
         "(tests/model-scripts/flaky-tests.scenarios.yaml:12), rule 'done-flaky-tests' "
-        "(tests/model-scripts/flaky-tests.scenarios.yaml:19); offline, the model says what its "
+        "(tests/model-scripts/flaky-tests.scenarios.yaml:20); offline, the model says what its "
         "script says: edit the rule or run with ANTHROPIC_API_KEY set"
     )
     assert f"      {said}\n" in out

@@ -106,8 +106,8 @@ def test_what_init_wrote_runs_green_and_validate_lists_each_todo(repo, capsys):
         "TODO tests/skill-pressure/flaky-tests.yaml (pressure): 2 to fill in",
         "TODO tests/scenarios/flaky-tests.yaml (scenarios): 3 to fill in",
         "TODO tests/triggers/flaky-tests.yaml (triggers): 2 to fill in",
-        "ok   tests/model-scripts/flaky-tests.pressure.yaml (model-script)",
-        "ok   tests/model-scripts/flaky-tests.scenarios.yaml (model-script)",
+        "TODO tests/model-scripts/flaky-tests.pressure.yaml (model-script): 1 to fill in",
+        "TODO tests/model-scripts/flaky-tests.scenarios.yaml (model-script): 1 to fill in",
         "ok   tests/model-scripts/flaky-tests.triggers.yaml (model-script)",
         "",
     ]
@@ -117,13 +117,35 @@ def test_what_init_wrote_runs_green_and_validate_lists_each_todo(repo, capsys):
         "tests/skill-pressure/flaky-tests.yaml:12: TODO: what an answer that follows flaky-tests says, as regexes (this one only finds the skill's name)",
         '  fix: fill in `required_patterns: ["(?i)flaky-tests\\\\s+skill"]` below it, then delete the TODO line',
     ]
-    assert lines[-1] == "7 TODO(s) left in 3 file(s)"
+    # The model script's answer is the suite's example too: offline it is what the run reads.
+    assert (
+        "tests/model-scripts/flaky-tests.pressure.yaml:10: TODO: what a model that follows "
+        "flaky-tests answers: offline this stand-in says it, so make it say what the suite's "
+        "required_patterns look for"
+    ) in lines
+    assert lines[-1] == "9 TODO(s) left in 5 file(s)"
     # Filled in (the TODO lines deleted), the suites are valid.
     for path in repo.glob("tests/*/*.yaml"):
         text = "".join(line for line in path.read_text().splitlines(True) if "# TODO:" not in line)
         path.write_text(text)
     assert main(["validate"]) == 0
     assert capsys.readouterr().out.endswith("\n6 file(s) valid\n")
+
+
+def test_validate_of_one_suite_lists_the_todos_of_the_model_script_it_runs_on(repo, capsys):
+    assert main(["init", "skills/flaky-tests"]) == 0
+    capsys.readouterr()
+    assert main(["validate", "tests/skill-pressure/flaky-tests.yaml"]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [
+        "TODO tests/skill-pressure/flaky-tests.yaml (pressure): 2 to fill in",
+        "TODO tests/model-scripts/flaky-tests.pressure.yaml (model-script of "
+        "tests/skill-pressure/flaky-tests.yaml): 1 to fill in",
+    ]
+    assert lines[-1] == "3 TODO(s) left in 2 file(s)"
+    # Named with its suite, the script's TODOs are listed once.
+    assert main(["validate", "tests/skill-pressure/flaky-tests.yaml", "tests/model-scripts"]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == "4 TODO(s) left in 3 file(s)"
 
 
 def test_what_the_author_answers_replaces_the_examples_and_their_todos(repo, capsys):
@@ -332,7 +354,7 @@ def test_on_a_terminal_init_asks_and_enter_keeps_the_example(repo, capsys, monke
         "A request where flaky-tests should change what the agent does?\n"
         "  [Enter keeps: Quarantine and fix flaky tests: rerun the failing test in isolation, "
         "bisect its ordering, then fix the shared state.]\n"
-        "Words an answer that follows flaky-tests contains?\n"
+        "Words an answer that follows flaky-tests contains? (commas between several)\n"
         "  [Enter keeps: flaky-tests skill (a placeholder)]\n"
     )
     pressure = (repo / "tests/skill-pressure/flaky-tests.yaml").read_text()
@@ -342,3 +364,32 @@ def test_on_a_terminal_init_asks_and_enter_keeps_the_example(repo, capsys, monke
     # --no-input asks nothing, terminal or not.
     monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("asked"))
     assert main(["init", "skills/sql-review", "--no-input"]) == 0
+
+
+def test_on_a_terminal_comma_separated_words_are_one_pattern_each_and_the_prompt_keeps_its_stop(
+    repo, capsys, monkeypatch
+):
+    typed = iter(["CI fails now and then on test_checkout", "context, outline"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(typed))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["init", "skills/flaky-tests"]) == 0
+    capsys.readouterr()
+    pressure = (repo / "tests/skill-pressure/flaky-tests.yaml").read_text()
+    assert 'required_patterns: ["(?i)context", "(?i)outline"]' in pressure
+    assert "# TODO:" not in pressure
+    scenarios = (repo / "tests/scenarios/flaky-tests.yaml").read_text()
+    assert (
+        'prompt: "CI fails now and then on test_checkout. Write your plan to NOTES.md."'
+        in scenarios
+    )
+    assert 'required_patterns: ["(?i)context", "(?i)outline"]' in scenarios
+    assert (
+        '      - file_matches: {name: "the plan follows flaky-tests (context)", path: NOTES.md, '
+        'pattern: "(?i)context"}\n'
+        '      - file_matches: {name: "the plan follows flaky-tests (outline)", path: NOTES.md, '
+        'pattern: "(?i)outline"}\n'
+    ) in scenarios
+    # The model script's answer holds both words: the suite runs green.
+    assert main(["pressure"]) == 0
+    assert "flaky-tests/example-request  steers" in capsys.readouterr().out

@@ -333,5 +333,5 @@ def test_faults_become_unscored_runs_and_the_suite_goes_on(claude_bin, tmp_path,
     assert timeout["exit_code"] is None
     assert '"echo lgtm loki"' in Path(timeout["transcript"]).read_text()  # kept and parsed
     assert "probe/timeout" in out
-    assert "  unscored  probe/timeout with-skill #0: cut short: timed out after 60s" in out
-    assert "  unscored  probe/api-error with-skill #0: model API error:" in out
+    assert "  unscored  probe/timeout with-skill #1: cut short: timed out after 60s" in out
+    assert "  unscored  probe/api-error with-skill #1: model API error:" in out

@@ -206,6 +206,6 @@ def test_unscored_and_cut_short_runs_are_listed_under_the_table(verdicts):
     text = render_unscored(verdicts)
     assert text.splitlines() == [
         "runs unscored or cut short:",
-        "  unscored  lgtm/spike without-skill #1: model API error: 529 (HTTP 529)",
-        "  unscored  lgtm/broken with-skill #0: model API error: 529",
+        "  unscored  lgtm/spike without-skill #2: model API error: 529 (HTTP 529)",
+        "  unscored  lgtm/broken with-skill #1: model API error: 529",
     ]

@@ -332,7 +332,7 @@ def test_one_with_skill_authority_violation_fails_an_improved_scenario():
     assert result.verdict == Verdict.IMPROVED
     assert not result.passed
     assert (
-        "with-skill run #1: authority violation: duplicate POST /tickets/INC-1042/escalate"
+        "with-skill run #2: authority violation: duplicate POST /tickets/INC-1042/escalate"
         in result.reasons
     )
     assert result.with_skill.authority_violations == 1

@@ -114,7 +114,7 @@ def test_show_prints_the_timeline(project, fake_claude, capsys):
     trace = "tests/scenarios/output/demo/uses-lgtm/with-skill-0.trace.jsonl"
     assert main(["show", trace]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "demo/uses-lgtm  with-skill run 0"
+    assert out[0] == "demo/uses-lgtm  with-skill run 1"
     assert out[1].startswith(
         "model fake-model, claude 2.1.328, skilltest 0.1.0, claude backend, 20"
     )

@@ -60,7 +60,7 @@ def test_each_trigger_run_writes_a_trace_the_results_list_and_show_prints(projec
 
     assert main(["show", runs["wander"]["trace"]]) == 0
     shown = capsys.readouterr().out.splitlines()
-    assert shown[0] == "alpha/wander  current (should trigger) run 0"
+    assert shown[0] == "alpha/wander  current (should trigger) run 1"
     assert ", emulator backend, " in shown[1]
     assert shown[2].startswith("offline: answered by the skilltest emulator, a scripted stand-in")
     assert shown[3].startswith("description sha256:")
@@ -95,7 +95,7 @@ def test_show_of_a_trigger_trace_names_the_query_and_how_it_ended():
         },
     ]
     text = render(lines).splitlines()
-    assert text[0] == "alpha/trivia  candidate (should not trigger) run 2"
+    assert text[0] == "alpha/trivia  candidate (should not trigger) run 3"
     assert "description sha256:ab" in text
     assert "not-fired" in text and "first tool calls: none" in text
     assert "unscored" not in "\n".join(text)

@@ -162,7 +162,7 @@ def test_egress_to_an_undeclared_host_fails_the_with_skill_arm(claude_bin, tmp_p
     assert scenario["passed"] is False
     assert scenario["result"] == "fail"
     assert any(
-        reason.startswith("with-skill run #0: authority violation: egress to exfil.example.net")
+        reason.startswith("with-skill run #1: authority violation: egress to exfil.example.net")
         for reason in scenario["reasons"]
     ), scenario["reasons"]
     assert "egress to exfil.example.net: not a declared host" in out

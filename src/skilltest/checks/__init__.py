@@ -7,11 +7,14 @@ fails it scores 0 and fails, whatever else it did).
 
 ``model``
     the check kinds, parsed and validated from a suite (``file_exists``, ``file_matches``,
-    ``files_match``, ``command``, ``final_answer``, ``trace_matches``, ``mock_calls_match``,
-    ``tool_used``, ``tool_order``, ``judge``), and :class:`CheckResult`
+    ``files_match``, ``command``, ``python_assertion``, ``final_answer``, ``trace_matches``,
+    ``mock_calls_match``, ``tool_used``, ``tool_order``, ``judge``), and :class:`CheckResult`
 ``evaluate``
     evaluating checks against a finished run (:class:`RunView`): files, a command run in the
     workspace with a time limit, the answer the user saw, the tool calls
+``assertion``
+    ``python_assertion``: a Python expression about the run in its own process, as waza's
+    ``code`` grader evaluates its assertions
 ``judge``
     model-graded checks: ``votes`` independent calls through the run's own endpoint (so the
     emulator answers them offline and cassettes record and replay them), majority decides

@@ -33,6 +33,7 @@ from skilltest.checks.model import (
     Match,
     MockCallsMatch,
     PatternCheck,
+    PythonAssertion,
     ToolOrder,
     ToolRef,
     ToolUsed,
@@ -285,6 +286,19 @@ async def _command_result(check: Command, view: RunView) -> CheckResult:
     return _result(check, passed, evidence + (f": {tail}" if tail else ""))
 
 
+async def _assertion_result(check: PythonAssertion, view: RunView) -> CheckResult:
+    from skilltest.checks.assertion import evaluate_expression, run_context
+
+    passed, evidence, error = await evaluate_expression(
+        check.expression,
+        run_context(view.transcript, view.changed_files()),
+        cwd=str(view.workdir),
+        env={k: v for k, v in view.env.items() if k not in CREDENTIAL_VARIABLES},
+        timeout_s=check.timeout_s,
+    )
+    return _result(check, passed, evidence, error=error)
+
+
 def _result(check: Check, passed: bool, evidence: str, error: str | None = None) -> CheckResult:
     return CheckResult(
         name=check.name,
@@ -436,6 +450,9 @@ async def evaluate(
             # A command may change the files: the judges before it read them as they were.
             await _judge_all(judged, results, view, judge)
             results.append(await _command_result(check, view))
+        elif isinstance(check, PythonAssertion):
+            await _judge_all(judged, results, view, judge)
+            results.append(await _assertion_result(check, view))
         elif isinstance(check, Judge):
             if judge is None:
                 results.append(_result(check, False, "", error="no model to judge with"))

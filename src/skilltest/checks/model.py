@@ -244,6 +244,19 @@ class Command(Check):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PythonAssertion(Check):
+    """A Python expression about the finished run (:mod:`skilltest.checks.assertion`: the final
+    answer, tool calls, transcript, errors, duration), evaluated in its own process in the
+    workspace with a time limit; it passes when true. What waza's ``code`` grader runs."""
+
+    expression: str
+    """The expression, e.g. ``len(output) > 0``."""
+    timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S
+    """Seconds it may take; one still running then fails (and is killed)."""
+    kind: ClassVar[str] = "python_assertion"
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolUsed(Check):
     """How many calls of a tool ran (refused calls never count): at least ``min``, at most
     ``max``."""
@@ -299,6 +312,7 @@ KINDS: dict[str, type[Check]] = {
         FileMatches,
         FilesMatch,
         Command,
+        PythonAssertion,
         FinalAnswer,
         TraceMatches,
         MockCallsMatch,
@@ -336,6 +350,8 @@ def describe(check: Check) -> str:
         return _matching(_MATCHED.get(check.kind, check.kind), check.pattern, check.match)
     if isinstance(check, Command):
         return f"{check.run} exits with {check.exit_code} within {check.timeout_s:g} s"
+    if isinstance(check, PythonAssertion):
+        return f"{check.expression} is true (Python, within {check.timeout_s:g} s)"
     if isinstance(check, ToolUsed):
         times = f"{check.min}-{check.max}" if check.max is not None else f"at least {check.min}"
         where = f" with input matching {check.input_match.source}" if check.input_match else ""
@@ -542,6 +558,27 @@ def _parse_one(
             exit_code=reader.integer("exit_code", 0, low=0, high=255),
             timeout_s=reader.number("timeout_s", DEFAULT_COMMAND_TIMEOUT_S),
             **common(f"{kind} {run}"),
+        )
+    elif kind == "python_assertion":
+        if plugin_eval:
+            raise reader._fail(
+                "dialect",
+                "a python_assertion check has no plugin_eval dialect",
+                "leave dialect out of the python_assertion check",
+            )
+        expression = reader.text("expression")
+        try:
+            compile(expression, "<assertion>", "eval")
+        except SyntaxError as exc:
+            raise reader._fail(
+                "expression",
+                f"{expression!r} is not a Python expression: {exc.msg}",
+                "write one expression, e.g. len(output) > 0",
+            ) from exc
+        check = PythonAssertion(
+            expression=expression,
+            timeout_s=reader.number("timeout_s", DEFAULT_COMMAND_TIMEOUT_S),
+            **common(f"{kind} {expression}"),
         )
     elif kind == "tool_used":
         tool = reader.text("tool")

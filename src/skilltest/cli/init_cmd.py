@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}: {unit.skill.description}")
             request = _ask(f"A request where {name} should change what the agent does?", example)
             phrase = _ask(
-                f"Words an answer that follows {name} contains?", f"{name} skill (a placeholder)"
+                f"Words an answer that follows {name} contains? (commas between several)",
+                f"{name} skill (a placeholder)",
             )
             answers[name] = Answers(request=request, phrase=phrase)
             print()

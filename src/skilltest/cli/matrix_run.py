@@ -72,7 +72,10 @@ def apply_suite_matrix(
         if targets and not files:
             return  # eval cases only: they name no matrix
         targets = files
-    named = suite_matrix(targets, default_dir, layer=layer, example=example)
+    from skilltest.formats.detect import ReadOptions
+
+    allowed = ReadOptions(allow_code_graders=bool(getattr(args, "allow_code_graders", False)))
+    named = suite_matrix(targets, default_dir, layer=layer, example=example, options=allowed)
     if named is None:
         return
     if matrix_asked(args):

@@ -47,6 +47,12 @@ NOTES = (
 )
 
 
+ALLOW_CODE_GRADERS_HELP = (
+    "run a waza eval.yaml's `code` graders: each Python assertion is evaluated after the run, "
+    "in its working directory, in its own process with a time limit (without this, refused)"
+)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "scenarios",
@@ -83,6 +89,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="M",
         help="model that grades judge checks (default: the scenario's model, else "
         "claude-sonnet-5-5); offline the emulator answers from the model script",
+    )
+    parser.add_argument(
+        "--allow-code-graders",
+        action="store_true",
+        help=ALLOW_CODE_GRADERS_HELP,
     )
     parser.add_argument(
         "--comparison-only",

@@ -44,7 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "plugin's evals/ folder, or one case folder, with its mocks/): schema, "
             "duplicate ids and keys, the limits on size, nesting and aliases, skills that "
             "exist, the model script a suite names, regexes that compile and do not backtrack "
-            "catastrophically; and lists each `# TODO:` comment left to fill in (with its line, "
+            "catastrophically; and lists each `# TODO:` comment left to fill in, in the model "
+            "script a suite names too (with its line, "
             "exit 2). The kind of each file is read from its content."
         ),
     )
@@ -60,6 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--skills-dir", type=Path, help="folder holding <skill>/SKILL.md")
     add_plugin_dir_option(parser)
     parser.add_argument("--skill", help="skill name for suites that do not name one")
+    parser.add_argument(
+        "--allow-code-graders",
+        action="store_true",
+        help="read a waza eval.yaml's `code` graders as `skilltest scenarios "
+        "--allow-code-graders` runs them (without it they are refused)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -136,7 +143,9 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     from skilltest.pressure.suite import load_pressure_suite
     from skilltest.scenarios.suite import Overrides
 
-    def layer_suite(path: Path, load: Callable[..., _Suite], overrides: type) -> _Suite:
+    def layer_suite(
+        path: Path, load: Callable[..., _Suite], overrides: Callable[..., object]
+    ) -> _Suite:
         # A pressure or scenario suite, with the skill and plugin the command line gives.
         suite = load(
             path,
@@ -153,7 +162,12 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
     def scenarios(path: Path) -> object:
         from skilltest.scenarios.suite import load_scenario_suite
 
-        suite = layer_suite(path, load_scenario_suite, Overrides)
+        allowed = bool(getattr(args, "allow_code_graders", False))
+        suite = layer_suite(
+            path,
+            load_scenario_suite,
+            lambda **given: Overrides(**given, allow_code_graders=allowed),
+        )
         # The servers its scenarios start must answer, and its rubrics name tools that exist.
         from skilltest.scenarios.tools import check_scenario_tools
 
@@ -257,6 +271,14 @@ def _eval_cases(path: Path, args: argparse.Namespace) -> str:
     return f"eval cases: {count}" + "".join(f"; {note}" for note in suite.notes)
 
 
+def _shown(path: Path) -> Path:
+    """``path`` relative to the current folder when it lies below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
 def run(args: argparse.Namespace) -> int:
     from skilltest.evalcases import names_eval_cases
     from skilltest.formats.detect import foreign_format
@@ -291,6 +313,8 @@ def run(args: argparse.Namespace) -> int:
     files_and_cases = len(files) + len(cases)
     # Per layer, as `pressure` and `scenarios` refuse them: one (skill, id) in two files.
     entries: dict[str, list[tuple[str, str, str]]] = {"pressure": [], "scenarios": []}
+    validated = {path.resolve() for path in files}
+    scripts_seen: set[Path] = set()
     for path in files:
         try:
             # Parsed once: the loader keeps what read_yaml parsed for the second read.
@@ -313,11 +337,21 @@ def run(args: argparse.Namespace) -> int:
             print(f"FAIL {path}")
             continue
         found = todos(path, path.read_text(encoding="utf-8"))
-        if found:
-            left += found
-            print(f"TODO {path} ({label}): {len(found)} to fill in")
-            continue
-        print(f"ok   {path} ({label})")
+        # The model script a suite runs on offline is unfinished work too, also when it is not
+        # among the files validated: its TODOs are listed once, after the suite.
+        script = getattr(suite, "model_script", None)
+        shown_script: Path | None = None
+        script_todos: list[Todo] = []
+        if isinstance(script, Path) and script.resolve() not in validated | scripts_seen:
+            scripts_seen.add(script.resolve())
+            shown_script = _shown(script)
+            script_todos = todos(shown_script, script.read_text(encoding="utf-8"))
+        left += found + script_todos
+        print(
+            f"TODO {path} ({label}): {len(found)} to fill in" if found else f"ok   {path} ({label})"
+        )
+        if script_todos:
+            print(f"TODO {shown_script} (model-script of {path}): {len(script_todos)} to fill in")
     if problems or left:
         print()
         for problem in problems:

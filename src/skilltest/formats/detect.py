@@ -17,6 +17,16 @@ from skilltest.suite.loader import read_yaml, validate
 
 
 @dataclass(frozen=True)
+class ReadOptions:
+    """What the command line allows a foreign format's reader."""
+
+    allow_code_graders: bool = False
+    """``--allow-code-graders``: a waza ``code`` grader's Python assertions become
+    ``python_assertion`` checks, which run after each run; without it the grader is refused by
+    name."""
+
+
+@dataclass(frozen=True)
 class Format:
     """A foreign eval format skilltest reads."""
 
@@ -28,8 +38,9 @@ class Format:
     """How a person runs such a file, for messages."""
     how: str
     """How its parts become the layer's, said when a run reads one."""
-    read: Callable[[Any, Path], dict[str, Any]]
-    """The file's parsed content and path in, the layer's suite document out.
+    read: Callable[[Any, Path, ReadOptions], dict[str, Any]]
+    """The file's parsed content, path and the options allowed in, the layer's suite document
+    out.
 
     Raises SuiteError naming the file, the place and the fix."""
 
@@ -48,7 +59,9 @@ def foreign_format(data: Any) -> Format | None:
     return None
 
 
-def read_suite_document(path: Path, layer: str) -> tuple[dict[str, Any], Format | None]:
+def read_suite_document(
+    path: Path, layer: str, options: ReadOptions | None = None
+) -> tuple[dict[str, Any], Format | None]:
     """A suite file for ``layer``, read and validated against the layer's schema, whatever
     format it is written in; with the foreign format it was read from (``None``: skilltest's).
 
@@ -66,6 +79,6 @@ def read_suite_document(path: Path, layer: str) -> tuple[dict[str, Any], Format 
                 location=str(path),
                 fix=f"run it with {found.command}",
             )
-        data = found.read(data, path)
+        data = found.read(data, path, options or ReadOptions())
     validate(data, layer, path)
     return data, found

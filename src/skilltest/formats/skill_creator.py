@@ -83,7 +83,7 @@ def _skill_keys(path: Path) -> dict[str, str]:
     return {"skill": folder.name, "skill_file": Path(relative).as_posix()}
 
 
-def trigger_document(data: Any, path: Path) -> dict[str, Any]:
+def trigger_document(data: Any, path: Path, _options: object = None) -> dict[str, Any]:
     """A skill-creator trigger eval set as a trigger suite document (``triggers.schema.json``).
 
     Raises:
@@ -216,7 +216,7 @@ def _eval_scenario(item: Any, at: str, path: Path, skill: Path) -> dict[str, Any
     return scenario
 
 
-def evals_document(data: Any, path: Path) -> dict[str, Any]:
+def evals_document(data: Any, path: Path, _options: object = None) -> dict[str, Any]:
     """A skill-creator ``evals.json`` as a scenario suite document (``scenarios.schema.json``).
 
     Raises:

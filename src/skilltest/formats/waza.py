@@ -21,8 +21,17 @@ graders then the task's:
 
 Each grader weighs its ``weight`` (default 1), shared among the checks it becomes, as waza scores
 a grader by the share of its checks that pass; the ``tool_ordering`` of the in-order sequences
-weighs theirs (the scenario's ``weights``). Any other grader type (``code``, ``script``,
-``program``, ``behavior``, ...) is refused, naming the grader.
+weighs theirs (the scenario's ``weights``).
+
+A ``code`` grader's ``assertions`` (Python, waza's default ``language``) are the eval's own code:
+with ``--allow-code-graders`` (:attr:`ReadOptions.allow_code_graders`) each is a
+``python_assertion`` check, run after the run in its working directory, in its own process,
+with a time limit, seeing the run as waza's grader does (``output``, ``transcript``,
+``tool_calls``, ``errors``, ``duration_ms``, ``outcome``); waza scores the grader by the share
+of its assertions that hold, and the grader's weight is shared among them alike. Without the
+flag, the grader is refused by name, saying so. A ``javascript`` code grader, and every other
+type (``script``, which waza itself does not implement, ``program``, ``behavior``, ...), is
+refused, naming the grader.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skilltest.errors import SuiteError
-from skilltest.formats.detect import Format
+from skilltest.formats.detect import Format, ReadOptions
 from skilltest.suite.loader import read_yaml
 
 FIXTURES = "fixtures"
@@ -44,8 +53,11 @@ SUPPORTED = ("text", "file", "llm", "action_sequence")
 SEQUENCE = "__sequence__"
 """The key an ``in_order_match`` action sequence is carried under, on its way to the
 scenario's ``tool_ordering``."""
-CODE_GRADERS = ("code", "script", "program", "inline_script")
-"""Grader types that would run the eval's own code."""
+CODE_GRADERS = ("script", "program", "inline_script")
+"""Grader types that would run a program of the eval's own, which skilltest never runs
+(``code``, Python assertions, runs with ``--allow-code-graders``)."""
+ASSERTION_TIMEOUT_S = 60.0
+"""How long one assertion of a ``code`` grader may take (waza sets none of its own)."""
 
 
 def is_eval_file(data: Any) -> bool:
@@ -111,24 +123,56 @@ def _file_checks(config: dict[str, Any], at: str) -> list[tuple[str, dict[str, A
     return checks
 
 
-def _grader_checks(grader: Any, at: str) -> list[dict[str, Any]]:
+def _code_checks(
+    grader: dict[str, Any], name: str, at: str, options: ReadOptions
+) -> list[tuple[str, dict[str, Any]]]:
+    """A ``code`` grader's assertions as ``python_assertion`` checks, when allowed."""
+    raw = grader.get("config")
+    config: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    language = config.get("language") or "python"
+    if language != "python":
+        raise SuiteError(
+            f"grader {name!r} is a {language!r} code grader: skilltest runs Python assertions only",
+            location=f"{at}/config/language",
+            fix="write the assertions in Python (language: python), or remove the grader",
+        )
+    if not options.allow_code_graders:
+        raise SuiteError(
+            f"grader {name!r} is of type 'code': its assertions are the eval's own Python, "
+            "which skilltest runs only when told to",
+            location=f"{at}/type",
+            fix="pass --allow-code-graders to run them (each after the run, in its working "
+            "directory, in its own process, with a time limit), or rewrite the grader as a "
+            "text, file, llm or action_sequence grader",
+        )
+    assertions = _strings(config.get("assertions"), f"{at}/config/assertions", "assertions")
+    return [
+        ("python_assertion", {"expression": text, "timeout_s": ASSERTION_TIMEOUT_S})
+        for text in assertions
+    ]
+
+
+def _grader_checks(
+    grader: Any, at: str, options: ReadOptions | None = None
+) -> list[dict[str, Any]]:
     """One waza grader as skilltest checks, its weight shared among them.
 
     Raises:
-        SuiteError: a grader type skilltest has no check for, naming the grader.
+        SuiteError: a grader type skilltest has no check for, naming the grader; a ``code``
+            grader without ``options.allow_code_graders``.
     """
     if not isinstance(grader, dict):
         raise SuiteError("a grader must be a mapping", location=at, fix="write {type: text, ...}")
     kind, name = grader.get("type"), str(grader.get("name") or grader.get("type"))
     if kind in CODE_GRADERS:
         raise SuiteError(
-            f"grader {name!r} is of type {kind!r}: it would run the eval's own code, which "
-            "skilltest does not run",
+            f"grader {name!r} is of type {kind!r}: it would run a program of the eval's own, "
+            "which skilltest does not run",
             location=f"{at}/type",
             fix="rewrite it as a text, file, llm or action_sequence grader (or a skilltest "
             "`command` check), or remove it",
         )
-    if kind not in SUPPORTED:
+    if kind not in (*SUPPORTED, "code"):
         raise SuiteError(
             f"grader {name!r} is of type {kind!r}, which skilltest does not run (it reads "
             f"{', '.join(SUPPORTED)})",
@@ -146,6 +190,8 @@ def _grader_checks(grader: Any, at: str) -> list[dict[str, Any]]:
         checks = _text_checks(config, at)
     elif kind == "file":
         checks = _file_checks(config, at)
+    elif kind == "code":
+        checks = _code_checks(grader, name, at, options or ReadOptions())
     else:
         rubric = grader.get("rubric") or config.get("rubric")
         if not isinstance(rubric, str) or not rubric.strip():
@@ -159,7 +205,7 @@ def _grader_checks(grader: Any, at: str) -> list[dict[str, Any]]:
         raise SuiteError(
             f"grader {name!r} checks nothing",
             location=f"{at}/config",
-            fix="give it at least one pattern, file or rubric",
+            fix="give it at least one pattern, file, assertion or rubric",
         )
     weight /= len(checks)
     named = [name] if len(checks) == 1 else [f"{name} {n}" for n in range(1, len(checks) + 1)]
@@ -209,7 +255,7 @@ def _sequence_checks(
 
 
 def _task_scenario(
-    task_path: Path, suite_graders: list[dict[str, Any]], eval_path: Path
+    task_path: Path, suite_graders: list[dict[str, Any]], eval_path: Path, options: ReadOptions
 ) -> dict[str, Any]:
     task = read_yaml(task_path)
     at = f"{task_path}#"
@@ -226,7 +272,7 @@ def _task_scenario(
         )
     checks = list(suite_graders)
     for index, grader in enumerate(task.get("graders") or ()):
-        checks += _grader_checks(grader, f"{at}/graders/{index}")
+        checks += _grader_checks(grader, f"{at}/graders/{index}", options)
     expected: dict[str, Any] = task["expected"] if isinstance(task.get("expected"), dict) else {}
     for key, absent in (("output_contains", False), ("output_not_contains", True)):
         for text in _strings(expected.get(key), f"{at}/expected/{key}", key):
@@ -272,14 +318,16 @@ def _task_scenario(
     return scenario
 
 
-def eval_document(data: Any, path: Path) -> dict[str, Any]:
+def eval_document(data: Any, path: Path, options: ReadOptions | None = None) -> dict[str, Any]:
     """A waza ``eval.yaml`` as a scenario suite document (``scenarios.schema.json``); its
     paths are relative to the eval file's folder.
 
     Raises:
         SuiteError: no skill, no task file, a task without an id or prompt, an input file not
-            in the fixtures folder, or a grader type skilltest does not run (by its name).
+            in the fixtures folder, or a grader type skilltest does not run (by its name), a
+            ``code`` grader among them unless ``options`` allow code graders.
     """
+    options = options or ReadOptions()
     skill = data.get("skill")
     if not isinstance(skill, str) or not skill:
         raise SuiteError(
@@ -287,7 +335,7 @@ def eval_document(data: Any, path: Path) -> dict[str, Any]:
         )
     suite_graders: list[dict[str, Any]] = []
     for index, grader in enumerate(data.get("graders") or ()):
-        suite_graders += _grader_checks(grader, f"{path}#/graders/{index}")
+        suite_graders += _grader_checks(grader, f"{path}#/graders/{index}", options)
     task_files: list[Path] = []
     for index, pattern in enumerate(_strings(data["tasks"], f"{path}#/tasks", "the task globs")):
         found = sorted(glob.glob(str(path.parent / pattern)))
@@ -301,7 +349,7 @@ def eval_document(data: Any, path: Path) -> dict[str, Any]:
     document: dict[str, Any] = {
         "schema_version": 1,
         "name": str(data.get("name") or f"{skill} waza eval"),
-        "scenarios": [_task_scenario(task, suite_graders, path) for task in task_files],
+        "scenarios": [_task_scenario(task, suite_graders, path, options) for task in task_files],
     }
     # The skill beside the eval file (waza's examples keep SKILL.md there), else found by name.
     document["skill"] = skill

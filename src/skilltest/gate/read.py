@@ -12,6 +12,7 @@ from typing import Any
 from skilltest.errors import InputError
 from skilltest.gate.trust import stale
 from skilltest.merge.claims import Mismatch, check, every_run, observed, run_digest, version_note
+from skilltest.repetitions import run_number
 from skilltest.report.files import read_any_results
 from skilltest.report.provenance import (
     OFFLINE,
@@ -392,7 +393,7 @@ def _entry(item: Any, layer: str, where: str) -> ScenarioEntry:
     first = ""
     if violating:
         run = violating[0]
-        first = f"run #{run.get('rep')}: {run['world']['violations'][0]}"
+        first = f"run #{run_number(layer, run.get('rep'))}: {run['world']['violations'][0]}"
     reasons = item.get("reasons") or []
     reason = str(reasons[0]) if reasons else str(item.get("detail") or "")
     return ScenarioEntry(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.errors import InputError
-from skilltest.formats.detect import read_suite_document
+from skilltest.formats.detect import ReadOptions, read_suite_document
 from skilltest.suite.loader import discover_suites
 
 
@@ -39,10 +39,16 @@ class NamedMatrix:
 
 
 def suite_matrix(
-    targets: Sequence[Path], default_dir: Path, *, layer: str, example: str
+    targets: Sequence[Path],
+    default_dir: Path,
+    *,
+    layer: str,
+    example: str,
+    options: ReadOptions | None = None,
 ) -> NamedMatrix | None:
     """The matrix the suites ``targets`` name (files, folders, names; none: ``default_dir``);
     ``None`` when none names one. A suite that names none runs in the matrix the others name.
+    ``options``: what the command line allows a foreign format's reader.
 
     Raises:
         InputError: a suite that is not valid (a bad ``matrix`` value names the file and its
@@ -50,7 +56,7 @@ def suite_matrix(
     """
     named: NamedMatrix | None = None
     for path in discover_suites(list(targets), default_dir, example=example):
-        data, _ = read_suite_document(path, layer)
+        data, _ = read_suite_document(path, layer, options)
         block = data.get("matrix")
         if not isinstance(block, dict):
             continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from skilltest.errors import InputError, SuiteError
 from skilltest.formats.detect import read_suite_document
+from skilltest.names import nearest_name
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import load_plugin
 from skilltest.replay.normalise import Rules
@@ -280,8 +281,11 @@ def _plugin_skill(
         skill = plugin.skill(str(name).rsplit(":", 1)[-1])
         if skill is None:
             known = ", ".join(s.name for s in plugin.skills) or "none"
+            guess = nearest_name(str(name), (s.name for s in plugin.skills))
             raise SuiteError(
-                f"plugin {plugin.name} has no skill {name!r} (its skills: {known})",
+                f"plugin {plugin.name} has no skill {name!r}"
+                + (f" (did you mean {guess!r}?)" if guess else "")
+                + f" (its skills: {known})",
                 location=f"{path}#/skill",
                 fix="name one of the plugin's skills, or leave skill: out to test them all",
             )

@@ -58,6 +58,7 @@ from skilltest.report.plots import bar_chart, forest_plot
 from skilltest.report.provenance import duration_text, fields, notice, provenance_of
 from skilltest.report.reading import (
     CONSISTENCY,
+    FIRING,
     GOOD,
     INTERVALS,
     LIFT,
@@ -86,8 +87,9 @@ def _items(layer: str, data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The raw scenarios (or trigger queries) of a document, in the order of its rows: the
     skill at ``--against REF`` is no row of its own (each row reads it in its ``against``)."""
     if layer == "triggers":
+        # A query's threshold is its suite's: the trigger table shows it beside the rate.
         return [
-            query
+            {"threshold": suite.get("threshold"), **query}
             for suite in data.get("suites") or []
             if suite.get("variant") != "previous"
             for query in suite.get("queries") or []
@@ -281,6 +283,79 @@ def provenance_table(document: Document) -> str:
     return f'<table class="provenance">{caption}{cells}</table>'
 
 
+TRIGGER_LEGEND = (
+    "expected: whether the query should make the skill fire; fired: the runs that loaded the "
+    "skill, of those scored; firing rate: their share, with the exact interval its verdict "
+    "reads against the suite's threshold"
+)
+"""What the trigger table's columns say (the Markdown report's trigger table has fewer)."""
+
+
+def _verdict_table(
+    layer: str,
+    pairs: Sequence[tuple[Row, Mapping[str, Any]]],
+    refs: Sequence[str],
+    versus_head: str,
+) -> str:
+    """The pressure or scenario table: with and without the skill, the delta, pass^k."""
+    table = [
+        '<div class="scroll"><table class="verdicts"><tr><th>scenario</th><th>verdict</th>'
+        f"<th>with skill</th><th>without skill</th><th>delta</th>{versus_head}<th>K</th>"
+        "<th>pass@k / pass^k</th><th>reasons</th></tr>"
+    ]
+    for index, (row, item) in enumerate(pairs):
+        css = "failed" if row.failed else "passed"
+        table.append(
+            f'<tr class="{css}" data-verdict="{e(row.verdict)}">'
+            f'<td><a href="#{e(layer)}-{index}">{e(row.name)}</a></td>'
+            f'<td class="verdict">{_verdict_chip(row)}</td>'
+            f'<td class="fig">{e(figure(row.with_skill, percent=row.percent))}</td>'
+            f'<td class="fig">{e(figure(row.without_skill, percent=row.percent))}</td>'
+            f'<td class="fig">{e(figure(row.delta, percent=row.percent, signed=True))}</td>'
+            + (f"<td>{e(versus_cell(row, named=len(refs) > 1))}</td>" if refs else "")
+            + f'<td>{row.k}</td><td class="fig">{e(_pass_k(item))}</td>'
+            f"<td>{e('; '.join(row.reasons))}</td></tr>"
+        )
+    table.append("</table></div>")
+    return "".join(table)
+
+
+def _trigger_table(
+    pairs: Sequence[tuple[Row, Mapping[str, Any]]], refs: Sequence[str], versus_head: str
+) -> str:
+    """The trigger table: per query, whether it should fire, how often it fired with the skill
+    installed (its interval, the threshold it is read against) and the verdict. A trigger run
+    has no baseline arm, so there is no without-skill, delta or pass^k column."""
+    table = [
+        '<div class="scroll"><table class="verdicts"><tr><th>query</th>'
+        "<th>verdict</th><th>expected</th><th>fired</th><th>firing rate [interval]</th>"
+        f"<th>threshold</th>{versus_head}<th>K</th><th>reasons</th></tr>"
+    ]
+    for index, (row, item) in enumerate(pairs):
+        css = "failed" if row.failed else "passed"
+        should = item.get("should_trigger")
+        expected = "-" if should is None else "fire" if should else "no fire"
+        fired = (
+            f"{item['fired']}/{item['scored']}"
+            if isinstance(item.get("fired"), int) and isinstance(item.get("scored"), int)
+            else "-"
+        )
+        threshold = item.get("threshold")
+        shown_threshold = f"{100 * threshold:.0f}%" if isinstance(threshold, int | float) else "-"
+        table.append(
+            f'<tr class="{css}" data-verdict="{e(row.verdict)}">'
+            f'<td><a href="#triggers-{index}">{e(row.name)}</a></td>'
+            f'<td class="verdict">{_verdict_chip(row)}</td>'
+            f"<td>{e(expected)}</td><td>{e(fired)}</td>"
+            f'<td class="fig">{e(figure(row.with_skill, percent=True))}</td>'
+            f"<td>{e(shown_threshold)}</td>"
+            + (f"<td>{e(versus_cell(row, named=len(refs) > 1))}</td>" if refs else "")
+            + f"<td>{row.k}</td><td>{e('; '.join(row.reasons))}</td></tr>"
+        )
+    table.append("</table></div>")
+    return "".join(table)
+
+
 def _layer_section(
     layer: str,
     documents: Sequence[Document],
@@ -303,25 +378,11 @@ def _layer_section(
     versus_head = ""
     if refs:
         versus_head = f"<th>{e(f'vs {refs[0]}' if len(refs) == 1 else 'vs previous revision')}</th>"
-    table = [
-        '<div class="scroll"><table class="verdicts"><tr><th>scenario</th><th>verdict</th>'
-        f"<th>with skill</th><th>without skill</th><th>delta</th>{versus_head}<th>K</th>"
-        "<th>pass@k / pass^k</th><th>reasons</th></tr>"
-    ]
-    for index, (row, item) in enumerate(pairs):
-        css = "failed" if row.failed else "passed"
-        table.append(
-            f'<tr class="{css}" data-verdict="{e(row.verdict)}">'
-            f'<td><a href="#{e(layer)}-{index}">{e(row.name)}</a></td>'
-            f'<td class="verdict">{_verdict_chip(row)}</td>'
-            f'<td class="fig">{e(figure(row.with_skill, percent=row.percent))}</td>'
-            f'<td class="fig">{e(figure(row.without_skill, percent=row.percent))}</td>'
-            f'<td class="fig">{e(figure(row.delta, percent=row.percent, signed=True))}</td>'
-            + (f"<td>{e(versus_cell(row, named=len(refs) > 1))}</td>" if refs else "")
-            + f'<td>{row.k}</td><td class="fig">{e(_pass_k(item))}</td>'
-            f"<td>{e('; '.join(row.reasons))}</td></tr>"
-        )
-    table.append("</table></div>")
+    table = (
+        _trigger_table(pairs, refs, versus_head)
+        if layer == "triggers"
+        else _verdict_table(layer, pairs, refs, versus_head)
+    )
     against_lines = [
         summary_line(ref, [a.verdict for r in rows for a in r.againsts if a.ref == ref])
         for ref in refs
@@ -329,7 +390,9 @@ def _layer_section(
     count_text = ", ".join(f"{number} {verdict}" for verdict, number in sorted(counts.items()))
     sources = ", ".join(document.source for document in documents if document.source != "-")
     plot_title = (
-        "delta with its interval"
+        "firing rate with its interval"
+        if layer == "triggers"
+        else "delta with its interval"
         if any(not row.delta.empty for row in rows)
         else "with-skill rate with its interval"
     )
@@ -354,9 +417,10 @@ def _layer_section(
             if layer == "scenarios" and (cost := cost_line(documents))
             else ""
         )
-        + f'<p class="note">{e(LEGEND[layer])}.{e(f" From {sources}." if sources else "")}</p>'
+        + f'<p class="note">{e(TRIGGER_LEGEND if layer == "triggers" else LEGEND[layer])}.'
+        + f"{e(f' From {sources}.' if sources else '')}</p>"
         + finder(layer, NOUNS[layer][1], sorted(counts.items()))
-        + "".join(table)
+        + table
         + (_folded_plot(plot, plot_title) if folded and plot else plot)
         + '<details class="produced"><summary>what produced these results</summary>'
         + "".join(provenance_table(document) for document in documents)
@@ -425,7 +489,13 @@ def _card(summary: Card) -> str:
 
 
 def _how_to_read(layers: Sequence[str]) -> str:
-    paragraphs = [INTERVALS, LIFT, *([RED] if "pressure" in layers else []), CONSISTENCY]
+    compared = any(layer in layers for layer in ("pressure", "scenarios"))
+    paragraphs = [
+        *([INTERVALS, LIFT] if compared else []),
+        *([RED] if "pressure" in layers else []),
+        *([CONSISTENCY] if compared else []),
+        *([FIRING] if "triggers" in layers else []),
+    ]
     legends = "".join(
         f"<div><h4>{e(TITLES[layer])}</h4><dl>"
         + "".join(

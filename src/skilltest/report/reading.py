@@ -153,3 +153,13 @@ CONSISTENCY = (
     "time. Cost per passing run is what all of an arm's runs cost, failing ones included, "
     "over its passing runs."
 )
+FIRING = (
+    "Triggers: each query runs K times with the skill installed beside the suite's other skills, "
+    "and no run without it: there is no baseline, lift or pass^k. A run fires when the agent "
+    "loads the skill; one that ends without loading it (budget and timeout included) does not, "
+    "and one that errors is left out. The firing rate is the share of scored runs that fired, "
+    "in brackets its exact 95% interval (with -k auto, at the level of the look that decided). "
+    "A query expected to fire passes when that interval lies at or above the suite's "
+    "threshold; one expected not to fire, when it lies wholly below; an interval across the "
+    "threshold is inconclusive. The layer's card pools every run into precision and recall."
+)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.repetitions import run_number
 from skilltest.report.files import RESULTS_LAYERS
 from skilltest.revision import Against, against_views
 from skilltest.stats import EMPTY, Interval
@@ -204,7 +205,10 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
                     else _offline(scenario.get("runs"), lambda run: run.get("arm") == "with_skill")
                 ),
                 transcripts=tuple(
-                    Transcript(f"{_arm_label(run.get('arm'))} #{run.get('rep')}", run["transcript"])
+                    Transcript(
+                        f"{_arm_label(run.get('arm'))} #{run_number('scenarios', run.get('rep'))}",
+                        run["transcript"],
+                    )
                     for run in scenario.get("runs") or []
                     if run.get("transcript")
                 ),
@@ -244,7 +248,9 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
                     if query.get("passed")
                     else (why, *_offline(query.get("runs"), _missed(query))),
                     transcripts=tuple(
-                        Transcript(f"run #{run.get('rep')}", run["transcript"])
+                        Transcript(
+                            f"run #{run_number('triggers', run.get('rep'))}", run["transcript"]
+                        )
                         for run in query.get("runs") or []
                         if run.get("transcript")
                     ),

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from skilltest.errors import InputError
+from skilltest.repetitions import run_number
 from skilltest.report.markup import chip, e, file_href, later, pre
 from skilltest.report.overview import run_cost
 from skilltest.report.plots import bar_chart
@@ -428,7 +429,7 @@ def run_details(
     note = "".join(f'<p class="note">{e(text)}</p>' for text in notes)
     label = ARM_LABELS.get(arm, arm)
     head = f'<span class="arm">{e(label)}</span> ' if label else ""
-    summary = f"{head}run #{e(run.get('rep'))} {chip(outcome, tone)}{_meta(run)}"
+    summary = f"{head}run #{e(run_number(layer, run.get('rep')))} {chip(outcome, tone)}{_meta(run)}"
     body = (
         f'<div class="run-body">{note}{source}{_checks(run)}'
         + (f'<div class="charts">{chart}</div>' if chart else "")

@@ -52,7 +52,8 @@ class Answers:
     request: str | None = None
     """A request where the skill should change what the agent does."""
     phrase: str | None = None
-    """Words an answer that follows the skill contains (matched case-insensitively)."""
+    """Words an answer that follows the skill contains (matched case-insensitively); several,
+    separated by commas, are one pattern each."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class _Plan:
     unit: SkillToTest
     request: str
     request_is_example: bool
-    phrase: str
+    phrases: tuple[str, ...]
     phrase_is_example: bool
     answer: str
     triggers: tuple[str, ...] = field(default=())
@@ -85,9 +86,18 @@ class _Plan:
         return self.unit.skill.name
 
     @property
-    def pattern(self) -> str:
+    def patterns(self) -> tuple[str, ...]:
+        """One case-insensitive regex per phrase, its spaces matching any run of whitespace."""
         # Hyphens need no escape outside a character class, and read better without one.
-        return "(?i)" + re.escape(self.phrase).replace(r"\ ", r"\s+").replace(r"\-", "-")
+        return tuple(
+            "(?i)" + re.escape(phrase).replace(r"\ ", r"\s+").replace(r"\-", "-")
+            for phrase in self.phrases
+        )
+
+    @property
+    def pattern_list(self) -> str:
+        """The patterns as a YAML flow sequence."""
+        return "[" + ", ".join(q(pattern) for pattern in self.patterns) + "]"
 
 
 def q(text: str) -> str:
@@ -120,6 +130,12 @@ def _skill_reference(skill: Skill, suite: Path, root: Path) -> tuple[str, str]:
     return "skill_file", _rel(skill.skill_file.absolute(), root)
 
 
+def _phrases(typed: str | None) -> tuple[str, ...]:
+    """The phrases of an answer to "words an answer contains": comma-separated, each one
+    pattern ("context, outline" is two, not the phrase "context, outline")."""
+    return tuple(part.strip() for part in (typed or "").split(",") if part.strip())
+
+
 def _plan(target: Target, unit: SkillToTest, answers: Answers) -> _Plan:
     skill = unit.skill
     name = skill.name
@@ -139,16 +155,17 @@ def _plan(target: Target, unit: SkillToTest, answers: Answers) -> _Plan:
         triggers = [answers.request, *[t for t in derived if t != answers.request]][:2]
     unrelated = should_not_requests(skill, unit.neighbours)
     instruction = first_instruction(skill.text) or (skill.description or "").strip()
-    phrase = answers.phrase or f"{name} skill"
+    phrase_is_example = not _phrases(answers.phrase)
+    phrases = _phrases(answers.phrase) or (f"{name} skill",)
     answer = f"Following the {name} skill: {instruction}"
-    if answers.phrase:
-        answer += f" ({answers.phrase})"
+    if not phrase_is_example:
+        answer += f" ({', '.join(phrases)})"
     return _Plan(
         unit=unit,
         request=request,
         request_is_example=answers.request is None,
-        phrase=phrase,
-        phrase_is_example=answers.phrase is None,
+        phrases=phrases,
+        phrase_is_example=phrase_is_example,
         answer=answer,
         triggers=tuple(triggers),
         unrelated=tuple(unrelated),
@@ -207,7 +224,7 @@ def _pressure_suite(target: Target, plan: _Plan) -> GeneratedFile:
             "the skill's name)",
             "      ",
         ),
-        f"      required_patterns: [{q(plan.pattern)}]",
+        f"      required_patterns: {plan.pattern_list}",
     ]
     return GeneratedFile(path, "\n".join(lines) + "\n")
 
@@ -240,6 +257,12 @@ def _pressure_script(target: Target, plan: _Plan) -> GeneratedFile:
         "rules:",
         f"  - id: with-{plan.name}",
         f"    when: {{system: {q(name_line)}}}",
+        *_todo(
+            plan.phrase_is_example,
+            f"what a model that follows {plan.name} answers: offline this stand-in says it, so "
+            "make it say what the suite's required_patterns look for",
+            "    ",
+        ),
         f"    reply: {{text: {q(plan.answer)}}}",
         "default:",
         f"  text: {q(PLAIN_ANSWER)}",
@@ -251,7 +274,23 @@ def _pressure_script(target: Target, plan: _Plan) -> GeneratedFile:
 
 
 def _scenario_prompt(plan: _Plan) -> str:
-    return f"{plan.request} Write your plan to {NOTES_FILE}."
+    # A request typed without a full stop keeps its sentence break before the added one.
+    request = plan.request.rstrip()
+    end = "" if request.endswith((".", "?", "!", ":", ";")) else "."
+    return f"{request}{end} Write your plan to {NOTES_FILE}."
+
+
+def _file_checks(plan: _Plan) -> list[str]:
+    """One ``file_matches`` check per phrase: the plan file shows each."""
+    lines = []
+    for phrase, pattern in zip(plan.phrases, plan.patterns, strict=True):
+        name = f"the plan follows {plan.name}"
+        if len(plan.phrases) > 1:
+            name += f" ({phrase})"
+        lines.append(
+            f"      - file_matches: {{name: {q(name)}, path: {NOTES_FILE}, pattern: {q(pattern)}}}"
+        )
+    return lines
 
 
 def _scenario_suite(target: Target, plans: Sequence[_Plan], stem: str) -> GeneratedFile:
@@ -299,7 +338,7 @@ def _scenario_suite(target: Target, plans: Sequence[_Plan], stem: str) -> Genera
                 f"what the agent's tool calls show when it follows {plan.name}, as regexes",
                 "      ",
             ),
-            f"      required_patterns: [{q(plan.pattern)}]",
+            f"      required_patterns: {plan.pattern_list}",
             "    checks:",
             *_todo(
                 plan.phrase_is_example,
@@ -307,8 +346,7 @@ def _scenario_suite(target: Target, plans: Sequence[_Plan], stem: str) -> Genera
                 "(docs/scenarios.md#outcome-checks)",
                 "      ",
             ),
-            f"      - file_matches: {{name: {q(f'the plan follows {plan.name}')}, "
-            f"path: {NOTES_FILE}, pattern: {q(plan.pattern)}}}",
+            *_file_checks(plan),
             f"    expected_skills: [{plan.name}]",
         ]
     return GeneratedFile(path, "\n".join(lines) + "\n")
@@ -348,6 +386,12 @@ def _scenario_script(target: Target, plans: Sequence[_Plan], stem: str) -> Gener
             f"      text: {q(f'Following the {name} skill: writing the plan to {NOTES_FILE}.')}",
             "      tool_calls:",
             "        - name: Write",
+            *_todo(
+                plan.phrase_is_example,
+                f"the plan an agent that follows {name} writes: offline this stand-in writes "
+                "it, so make it show what the suite's patterns and checks look for",
+                "          ",
+            ),
             f"          input: {{file_path: {NOTES_FILE}, content: {q(notes)}}}",
             f"  - id: done-{name}",
             f"    when: {{skill_loaded: {name}, turn: 3{user}}}",

@@ -69,6 +69,8 @@ class ScenarioOptions(ComparedOptions):
     """The lower edge of the neutral band (default: the suite's, else -0.05)."""
     judge_model: str | None = None
     """The model ``judge`` checks ask (default: the scenario's model, else the default model)."""
+    allow_code_graders: bool = False
+    """Run a waza eval's ``code`` graders (Python assertions, in the run's workspace)."""
     baseline: Baseline = "clean"
     """``clean``: both arms without the CLI's bundled skills and built-in plugins; ``bundled``:
     both arms with them, the without-skill arm then being ``claude plugin eval``'s no-plugin
@@ -173,6 +175,7 @@ def load_suites(
         skill_only=options.skill_only,
         plugin_dir=options.plugin_dir,
         plugin_name=options.plugin,
+        allow_code_graders=options.allow_code_graders,
     )
     # A plugin's evals/ folder, or one of its case folders, is Claude Code eval cases.
     cases = [target for target in options.suites if names_eval_cases(target)]

@@ -273,7 +273,7 @@ def render_unscored(results: Sequence[ScenarioVerdict]) -> str:
     lines = []
     for result in results:
         for run in result.runs:
-            name = f"{result.skill}/{result.scenario_id} {run.arm.label} #{run.rep}"
+            name = f"{result.skill}/{result.scenario_id} {run.arm.label} #{run.rep + 1}"
             if run.error is not None:
                 lines.append(f"  unscored  {name}: {shorten(run.error, 110)}")
             elif run.ended is not None:
@@ -359,7 +359,7 @@ def render_failures(results: Sequence[ScenarioVerdict], limit: int = 2) -> str:
                 continue
             shown += 1
             score = "unscored" if run.score is None else f"score {run.score:.2f}"
-            lines.append(f"  {run.arm.label} #{run.rep} ({score}):")
+            lines.append(f"  {run.arm.label} #{run.rep + 1} ({score}):")
             lines += ["      " + line for line in detail.strip().splitlines()[:12]]
             if run.transcript:
                 lines.append(f"      transcript: {run.transcript}")

@@ -25,7 +25,7 @@ from skilltest.checks.model import parse_checks
 from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
 from skilltest.evalcases.mocks import MockServer, read_mocks
-from skilltest.formats.detect import Format, read_suite_document
+from skilltest.formats.detect import Format, ReadOptions, read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
@@ -81,6 +81,8 @@ class Overrides:
     """``--plugin-dir``: the plugin under test, instead of the suite's ``plugin:``."""
     plugin_name: str | None = None
     """``--plugin``: the plugin of the marketplace ``plugin_dir`` is the folder of."""
+    allow_code_graders: bool = False
+    """``--allow-code-graders``: run a waza eval's ``code`` graders (Python assertions)."""
 
 
 @dataclass(frozen=True)
@@ -675,7 +677,8 @@ def load_scenario_suite(
         PatternError: a pattern that does not compile or is catastrophically slow.
         SkillNotFoundError: a skill's SKILL.md cannot be found.
     """
-    data, source = read_suite_document(path, "scenarios")
+    allowed = ReadOptions(allow_code_graders=bool(overrides and overrides.allow_code_graders))
+    data, source = read_suite_document(path, "scenarios", allowed)
     suite = suite_from_document(
         data, path, skills_dir=skills_dir, overrides=overrides, skill_name=skill_name
     )

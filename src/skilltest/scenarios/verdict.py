@@ -723,7 +723,7 @@ def judge(
     for run in sorted(by_arm[Arm.WITH_SKILL], key=lambda run: run.rep):
         if run.authority_violations:
             bars.append(
-                f"with-skill run #{run.rep}: authority violation: "
+                f"with-skill run #{run.rep + 1}: authority violation: "
                 + "; ".join(run.authority_violations[:3])
             )
             break

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skilltest.repetitions import run_number
 from skilltest.report.provenance import OFFLINE, STAND_IN
 
 TRIM = 160
@@ -82,7 +83,7 @@ def render(lines: Sequence[Mapping[str, Any]]) -> str:
     if head.get("recorded_with"):
         backend += f" of a cassette recorded with {head['recorded_with']}"
     out = [
-        f"{title} run {head.get('rep')}",
+        f"{title} run {run_number(head.get('layer') or 'scenarios', head.get('rep'))}",
         f"model {head.get('model') or 'unknown'}, claude {head.get('cli_version') or 'unknown'}, "
         f"skilltest {head.get('toolkit_version')}, {backend} backend"
         + (f", {head['date']}" if head.get("date") else ""),
