@@ -23,6 +23,8 @@ _ANNOTATIONS = frozenset(
 """Keywords that never make a document invalid."""
 
 _Check = Callable[[Any, Any, Any], bool]
+_Dialect = tuple[Mapping[str, _Check], frozenset[str]]
+"""The keywords a dialect checks, by name, and those that never make a document invalid."""
 
 
 def conforms(data: Any, schema: Mapping[str, Any]) -> bool:
@@ -30,21 +32,41 @@ def conforms(data: Any, schema: Mapping[str, Any]) -> bool:
 
     ``False`` means invalid or not known here: ask ``jsonschema``.
     """
-    return _valid(data, schema, schema)
+    return _valid(data, schema, schema, _JSON_SCHEMA)
 
 
-def _valid(data: Any, schema: Any, root: Any) -> bool:
+def conforms_openapi(data: Any, schema: Any, document: Mapping[str, Any], version: str) -> bool:
+    """Whether ``data`` is certainly valid against ``schema``, a schema inside the OpenAPI
+    ``document`` (``version`` ``3.0`` or ``3.1``), as ``openapi-schema-validator`` reads it
+    (``OAS30ReadValidator``, ``OAS31Validator``, no format checker), its ``$ref`` read inside
+    ``document``.
+
+    ``False`` means invalid or not known here (a ``pattern``, which that library reads as an
+    ECMAScript regex; a ``discriminator``; an identifier that moves where references resolve):
+    ask ``openapi-schema-validator``.
+    """
+    dialect = _OPENAPI_30 if version == "3.0" else _OPENAPI_31 if version == "3.1" else None
+    return dialect is not None and _valid(data, schema, document, dialect)
+
+
+def _valid(data: Any, schema: Any, root: Any, dialect: _Dialect) -> bool:
     if schema is True:
         return True
     if schema is False or not isinstance(schema, Mapping):
         return False
+    keywords, annotations = dialect
     for keyword, value in schema.items():
-        if keyword in _ANNOTATIONS:
+        if keyword in annotations:
             continue
-        check = _KEYWORDS.get(keyword)
-        if check is None or not check(data, value, (schema, root)):
+        check = keywords.get(keyword)
+        if check is None or not check(data, value, (schema, root, dialect)):
             return False
     return True
+
+
+def _sub(data: Any, schema: Any, context: Any) -> bool:
+    """``data`` against a schema inside the one being checked (same root, same dialect)."""
+    return _valid(data, schema, context[1], context[2])
 
 
 def _is_number(value: Any) -> bool:
@@ -146,24 +168,23 @@ def _properties(data: Any, properties: Any, context: Any) -> bool:
         return True
     if not isinstance(properties, Mapping) or not _string_keys(data):
         return False
-    root = context[1]
-    return all(_valid(data[key], sub, root) for key, sub in properties.items() if key in data)
+    return all(_sub(data[key], sub, context) for key, sub in properties.items() if key in data)
 
 
 def _additional(data: Any, sub: Any, context: Any) -> bool:
     if not isinstance(data, dict):
         return True
-    schema, root = context
+    schema = context[0]
     if "patternProperties" in schema or not _string_keys(data):
         return False
     known = schema.get("properties") or {}
-    return all(_valid(value, sub, root) for key, value in data.items() if key not in known)
+    return all(_sub(value, sub, context) for key, value in data.items() if key not in known)
 
 
 def _property_names(data: Any, sub: Any, context: Any) -> bool:
     if not isinstance(data, dict):
         return True
-    return _string_keys(data) and all(_valid(key, sub, context[1]) for key in data)
+    return _string_keys(data) and all(_sub(key, sub, context) for key in data)
 
 
 def _required(data: Any, names: Any, _: Any) -> bool:
@@ -177,30 +198,30 @@ def _items(data: Any, sub: Any, context: Any) -> bool:
         return True
     if "prefixItems" in context[0]:
         return False
-    return all(_valid(each, sub, context[1]) for each in data)
+    return all(_sub(each, sub, context) for each in data)
 
 
 def _all_of(data: Any, subs: Any, context: Any) -> bool:
-    return isinstance(subs, list) and all(_valid(data, sub, context[1]) for sub in subs)
+    return isinstance(subs, list) and all(_sub(data, sub, context) for sub in subs)
 
 
 def _any_of(data: Any, subs: Any, context: Any) -> bool:
-    return isinstance(subs, list) and any(_valid(data, sub, context[1]) for sub in subs)
+    return isinstance(subs, list) and any(_sub(data, sub, context) for sub in subs)
 
 
 def _one_of(data: Any, subs: Any, context: Any) -> bool:
     # Exactly one: a second match, or one this module cannot tell about, leaves it to jsonschema.
-    return isinstance(subs, list) and sum(_valid(data, sub, context[1]) for sub in subs) == 1
+    return isinstance(subs, list) and sum(_sub(data, sub, context) for sub in subs) == 1
 
 
 def _if(data: Any, condition: Any, context: Any) -> bool:
-    schema, root = context
+    schema = context[0]
     then, otherwise = schema.get("then", True), schema.get("else", True)
-    if _valid(data, then, root) and _valid(data, otherwise, root):
+    if _sub(data, then, context) and _sub(data, otherwise, context):
         return True  # whichever way ``if`` goes
-    if _valid(data, condition, root):
-        return _valid(data, then, root)
-    return _certainly_invalid(data, condition) and _valid(data, otherwise, root)
+    if _sub(data, condition, context):
+        return _sub(data, then, context)
+    return _certainly_invalid(data, condition) and _sub(data, otherwise, context)
 
 
 def _certainly_invalid(data: Any, condition: Any) -> bool:
@@ -234,16 +255,15 @@ def _branch(data: Any, sub: Any, context: Any) -> bool:
 
 
 def _ref(data: Any, reference: Any, context: Any) -> bool:
-    root = context[1]
-    if not isinstance(reference, str) or not reference.startswith("#"):
-        return False
-    target: Any = root
+    if not isinstance(reference, str) or not reference.startswith("#") or "%" in reference:
+        return False  # another document, or escapes jsonschema would unquote first
+    target: Any = context[1]
     for part in reference[1:].split("/")[1:]:
         part = part.replace("~1", "/").replace("~0", "~")
         if not isinstance(target, Mapping) or part not in target:
             return False
         target = target[part]
-    return _valid(data, target, root)
+    return _sub(data, target, context)
 
 
 _KEYWORDS: dict[str, _Check] = {
@@ -275,3 +295,74 @@ _KEYWORDS: dict[str, _Check] = {
     "$ref": _ref,
 }
 """What each keyword the shipped schemas use demands of a document."""
+
+_JSON_SCHEMA: _Dialect = (_KEYWORDS, _ANNOTATIONS)
+"""Draft 2020-12, as the shipped schemas use it."""
+
+_OPENAPI_ANNOTATIONS = frozenset(
+    {"description", "title", "default", "example", "examples", "deprecated", "readOnly"}
+    | {"xml", "externalDocs", "$comment", "$defs"}
+    # No format checker is given to the validators: a format is an annotation.
+    | {"format"}
+)
+"""Keywords no OpenAPI schema object is refused for (read, not written)."""
+
+
+def _oas30_type(data: Any, wanted: Any, context: Any) -> bool:
+    # OpenAPI 3.0: one type name, no "null" (a None is valid only with ``nullable: true``)
+    # and an integer is an int (1.0 is not one, as in JSON Schema draft 4).
+    if data is None:
+        return context[0].get("nullable") is True
+    if wanted == "integer":
+        return isinstance(data, int) and not isinstance(data, bool)
+    return wanted in ("object", "array", "string", "boolean", "number") and _of_type(data, wanted)
+
+
+def _oas30_bound(check: _Check, exclusive: str) -> _Check:
+    def bound(data: Any, limit: Any, context: Any) -> bool:
+        # Draft 4's exclusiveMinimum/Maximum is a boolean beside the bound: left to the library.
+        return exclusive not in context[0] and check(data, limit, context)
+
+    return bound
+
+
+def _not_write_only(data: Any, write_only: Any, _: Any) -> bool:
+    return write_only is False  # a write-only property is refused in an answer
+
+
+_OPENAPI_30: _Dialect = (
+    {
+        **{
+            name: _KEYWORDS[name]
+            for name in (
+                "enum",
+                "minLength",
+                "maxLength",
+                "minItems",
+                "maxItems",
+                "minProperties",
+                "maxProperties",
+                "properties",
+                "additionalProperties",
+                "required",
+                "items",
+                "allOf",
+                "anyOf",
+                "oneOf",
+                "$ref",
+            )
+        },
+        "type": _oas30_type,
+        "minimum": _oas30_bound(_KEYWORDS["minimum"], "exclusiveMinimum"),
+        "maximum": _oas30_bound(_KEYWORDS["maximum"], "exclusiveMaximum"),
+        "writeOnly": _not_write_only,
+    },
+    _OPENAPI_ANNOTATIONS | {"nullable"},
+)
+"""OpenAPI 3.0's schema objects, as ``OAS30ReadValidator`` reads them."""
+
+_OPENAPI_31: _Dialect = (
+    {name: check for name, check in _KEYWORDS.items() if name != "pattern"},
+    _OPENAPI_ANNOTATIONS | {"writeOnly"},
+)
+"""OpenAPI 3.1's schema objects (JSON Schema 2020-12), as ``OAS31Validator`` reads them."""
