@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from skilltest.cli import help_line
-from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
+from skilltest.cli.plugin_options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError, ModelScriptError, WorldError
-from skilltest.flow.plan import check_unique_scenarios
+from skilltest.suite.ids import check_unique_scenarios
 from skilltest.suite.loader import discover_suites, read_yaml
 from skilltest.suite.todo import Todo, todos
 
@@ -257,13 +257,19 @@ def _eval_cases(path: Path, args: argparse.Namespace) -> str:
     return f"eval cases: {count}" + "".join(f"; {note}" for note in suite.notes)
 
 
-def run(args: argparse.Namespace) -> int:
+def _names_eval_cases(path: Path) -> bool:
+    # Asked only of a path given on the command line: reading eval cases imports a good deal.
     from skilltest.evalcases import names_eval_cases
+
+    return names_eval_cases(path)
+
+
+def run(args: argparse.Namespace) -> int:
     from skilltest.formats.detect import foreign_format
 
     check_plugin_choice(args)
     existing = [p for p in DEFAULT_PATHS if p.exists()]
-    cases = [path for path in args.paths if names_eval_cases(path)]
+    cases = [path for path in args.paths if _names_eval_cases(path)]
     named = [path for path in args.paths if path not in cases]
     files = (
         discover_suites(

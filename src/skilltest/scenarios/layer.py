@@ -23,7 +23,6 @@ from skilltest.evalcases import names_eval_cases
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer, budget_of
 from skilltest.flow.plan import (
-    check_unique_scenarios,
     load_all,
     repetition_plan,
     select,
@@ -40,6 +39,7 @@ from skilltest.scenarios.suite import (
     load_eval_cases,
     load_scenario_suite,
 )
+from skilltest.suite.ids import check_unique_scenarios
 
 if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate
