@@ -31,8 +31,24 @@ def conforms(data: Any, schema: Mapping[str, Any]) -> bool:
     """Whether ``data`` is certainly valid against ``schema`` (its ``$ref`` read inside it).
 
     ``False`` means invalid or not known here: ask ``jsonschema``.
+
+    The schema is turned once into nested Python functions, one per keyword (what :func:`_valid`
+    would look up and check on every call), kept for the schemas last asked about.
     """
-    return _valid(data, schema, schema, _JSON_SCHEMA)
+    key = id(schema)
+    found = _COMPILED.get(key)
+    if found is None or found[0] is not schema:
+        found = (schema, _Compiler(schema).node(schema))
+        _COMPILED[key] = found
+        while len(_COMPILED) > _COMPILED_KEPT:
+            del _COMPILED[next(iter(_COMPILED))]
+    return found[1](data)
+
+
+_COMPILED: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool]]] = {}
+"""The schemas compiled, by identity (each entry holds its schema, so an identity is not
+reused while it is kept)."""
+_COMPILED_KEPT = 64
 
 
 def conforms_openapi(data: Any, schema: Any, document: Mapping[str, Any], version: str) -> bool:
@@ -366,3 +382,236 @@ _OPENAPI_31: _Dialect = (
     _OPENAPI_ANNOTATIONS | {"writeOnly"},
 )
 """OpenAPI 3.1's schema objects (JSON Schema 2020-12), as ``OAS31Validator`` reads them."""
+
+
+# The compiled form of the Draft 2020-12 reading above: the same answers, keyword for keyword
+# (tests/suite/test_conforms.py holds both to jsonschema).
+
+_Test = Callable[[Any], bool]
+
+
+def _always(data: Any) -> bool:
+    return True
+
+
+def _never(data: Any) -> bool:
+    return False
+
+
+class _Compiler:
+    """Turns the schemas under one root into functions of the document."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.done: dict[int, _Test] = {}
+        self.kept: list[Any] = []  # the schemas compiled, so that their identities stay theirs
+
+    def node(self, schema: Any) -> _Test:
+        if schema is True:
+            return _always
+        if schema is False or not isinstance(schema, Mapping):
+            return _never
+        key = id(schema)
+        found = self.done.get(key)
+        if found is not None:
+            return found
+        compiled: list[_Test] = []
+
+        def forward(data: Any) -> bool:  # a schema reached again through $ref while compiling
+            return compiled[0](data)
+
+        self.done[key] = forward
+        self.kept.append(schema)
+        tests: list[_Test] = []
+        for keyword, value in schema.items():
+            if keyword in _ANNOTATIONS:
+                continue
+            make = _MAKERS.get(keyword)
+            if make is None:
+                tests = [_never]
+                break
+            tests.append(make(value, schema, self))
+        test = _all_of_tests(tests)
+        compiled.append(test)
+        self.done[key] = test
+        return test
+
+
+def _all_of_tests(tests: list[_Test]) -> _Test:
+    if not tests:
+        return _always
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda data: first(data) and second(data)
+    kept = tuple(tests)
+    return lambda data: all(test(data) for test in kept)
+
+
+def _make_type(wanted: Any, schema: Any, compiler: _Compiler) -> _Test:
+    names = tuple(wanted if isinstance(wanted, list) else [wanted])
+    if len(names) == 1:
+        name = names[0]
+        return lambda data: _of_type(data, name)
+    return lambda data: any(_of_type(data, name) for name in names)
+
+
+def _make_const(wanted: Any, schema: Any, compiler: _Compiler) -> _Test:
+    return lambda data: _equal(data, wanted)
+
+
+def _make_enum(wanted: Any, schema: Any, compiler: _Compiler) -> _Test:
+    if not isinstance(wanted, list):
+        return _never
+    return lambda data: any(_equal(data, each) for each in wanted)
+
+
+def _make_keyword(check: _Check) -> Callable[[Any, Any, _Compiler], _Test]:
+    """A keyword whose check does not descend: the check itself, its value bound."""
+
+    def make(value: Any, schema: Any, compiler: _Compiler) -> _Test:
+        return lambda data: check(data, value, None)
+
+    return make
+
+
+def _make_properties(properties: Any, schema: Any, compiler: _Compiler) -> _Test:
+    if not isinstance(properties, Mapping):
+        return lambda data: not isinstance(data, dict)
+    subs = tuple((key, compiler.node(sub)) for key, sub in properties.items())
+
+    def test(data: Any) -> bool:
+        if not isinstance(data, dict):
+            return True
+        if not _string_keys(data):
+            return False
+        return all(sub(data[key]) for key, sub in subs if key in data)
+
+    return test
+
+
+def _make_additional(sub: Any, schema: Any, compiler: _Compiler) -> _Test:
+    if "patternProperties" in schema:
+        return lambda data: not isinstance(data, dict)
+    known = schema.get("properties") or {}
+    each = compiler.node(sub)
+
+    def test(data: Any) -> bool:
+        if not isinstance(data, dict):
+            return True
+        if not _string_keys(data):
+            return False
+        return all(each(value) for key, value in data.items() if key not in known)
+
+    return test
+
+
+def _make_property_names(sub: Any, schema: Any, compiler: _Compiler) -> _Test:
+    each = compiler.node(sub)
+
+    def test(data: Any) -> bool:
+        if not isinstance(data, dict):
+            return True
+        return _string_keys(data) and all(each(key) for key in data)
+
+    return test
+
+
+def _make_items(sub: Any, schema: Any, compiler: _Compiler) -> _Test:
+    if "prefixItems" in schema:
+        return lambda data: not isinstance(data, list)
+    each = compiler.node(sub)
+    return lambda data: not isinstance(data, list) or all(each(item) for item in data)
+
+
+def _subs(subs: Any, compiler: _Compiler) -> tuple[_Test, ...] | None:
+    return tuple(compiler.node(sub) for sub in subs) if isinstance(subs, list) else None
+
+
+def _make_all_of(subs: Any, schema: Any, compiler: _Compiler) -> _Test:
+    tests = _subs(subs, compiler)
+    if tests is None:
+        return _never
+    return lambda data: all(test(data) for test in tests)
+
+
+def _make_any_of(subs: Any, schema: Any, compiler: _Compiler) -> _Test:
+    tests = _subs(subs, compiler)
+    if tests is None:
+        return _never
+    return lambda data: any(test(data) for test in tests)
+
+
+def _make_one_of(subs: Any, schema: Any, compiler: _Compiler) -> _Test:
+    tests = _subs(subs, compiler)
+    if tests is None:
+        return _never
+    return lambda data: sum(test(data) for test in tests) == 1
+
+
+def _make_if(condition: Any, schema: Any, compiler: _Compiler) -> _Test:
+    then = compiler.node(schema.get("then", True))
+    otherwise = compiler.node(schema.get("else", True))
+    holds = compiler.node(condition)
+
+    def test(data: Any) -> bool:
+        if then(data) and otherwise(data):
+            return True  # whichever way ``if`` goes
+        if holds(data):
+            return then(data)
+        return _certainly_invalid(data, condition) and otherwise(data)
+
+    return test
+
+
+def _make_branch(sub: Any, schema: Any, compiler: _Compiler) -> _Test:
+    return _always  # ``then`` and ``else`` are read with their ``if``
+
+
+def _make_ref(reference: Any, schema: Any, compiler: _Compiler) -> _Test:
+    if not isinstance(reference, str) or not reference.startswith("#") or "%" in reference:
+        return _never
+    target: Any = compiler.root
+    for part in reference[1:].split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, Mapping) or part not in target:
+            return _never
+        target = target[part]
+    return compiler.node(target)
+
+
+_MAKERS: dict[str, Callable[[Any, Any, _Compiler], _Test]] = {
+    "type": _make_type,
+    "const": _make_const,
+    "enum": _make_enum,
+    **{
+        name: _make_keyword(_KEYWORDS[name])
+        for name in (
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+            "minProperties",
+            "maxProperties",
+            "pattern",
+            "required",
+        )
+    },
+    "properties": _make_properties,
+    "additionalProperties": _make_additional,
+    "propertyNames": _make_property_names,
+    "items": _make_items,
+    "allOf": _make_all_of,
+    "anyOf": _make_any_of,
+    "oneOf": _make_one_of,
+    "if": _make_if,
+    "then": _make_branch,
+    "else": _make_branch,
+    "$ref": _make_ref,
+}
+"""Per keyword of :data:`_KEYWORDS`, the function that compiles it."""

@@ -199,6 +199,18 @@ def reject_non_finite(
             reject_non_finite(value, path, error, [*where, index], what=what)
 
 
+@cache
+def _part(schema_name: str, definition: str) -> dict[str, Any]:
+    """A shipped schema that validates against its ``#/$defs/<definition>``, made once."""
+    schema = load_schema(schema_name)
+    # The schema's own definitions stay reachable; only the root's constraints go.
+    return {
+        **{k: v for k, v in schema.items() if k not in ("required", "type", "description")},
+        "$ref": f"#/$defs/{definition}",
+        "description": schema["$defs"][definition].get("description", ""),
+    }
+
+
 def validate(
     data: Any,
     schema_name: str,
@@ -222,14 +234,7 @@ def validate(
         InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
             to four more.
     """
-    schema = load_schema(schema_name)
-    if definition is not None:
-        # The schema's own definitions stay reachable; only the root's constraints go.
-        schema = {
-            **{k: v for k, v in schema.items() if k not in ("required", "type", "description")},
-            "$ref": f"#/$defs/{definition}",
-            "description": schema["$defs"][definition].get("description", ""),
-        }
+    schema = load_schema(schema_name) if definition is None else _part(schema_name, definition)
     if data is None:
         raise error(
             "the file is empty (or holds only comments)",
