@@ -19,12 +19,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from skilltest.checks.model import parse_checks
 from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
-from skilltest.evalcases.mocks import MockServer, read_mocks
 from skilltest.formats.detect import Format, read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
@@ -44,6 +42,10 @@ from skilltest.suite.repository import Repository, repository_of
 from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
 from skilltest.world.model import World, load_world
+
+if TYPE_CHECKING:
+    from skilltest.checks.model import Check
+    from skilltest.evalcases.mocks import MockServer
 
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
@@ -352,7 +354,18 @@ def _mocks(
         )
         for i, folder in enumerate(folders)
     ]
+    from skilltest.evalcases.mocks import read_mocks
+
     return read_mocks(layers)
+
+
+def _parse_checks(entries: Any, where: str, **options: Any) -> tuple[Check, ...]:
+    """:func:`skilltest.checks.model.parse_checks`, imported for a suite that has checks."""
+    if entries is None:
+        return ()
+    from skilltest.checks.model import parse_checks
+
+    return parse_checks(entries, where, **options)
 
 
 def _beside_suite(server: McpServer, folder: Path, repository: Repository) -> McpServer:
@@ -586,7 +599,7 @@ def _expected(
             (suite.get("checks"), f"{suite_file}#/checks"),
             (raw.get("checks"), f"{where}/checks"),
         )
-        for check in parse_checks(
+        for check in _parse_checks(
             entries, place, flags=flags, timeout_s=timeout_s, base=base, repository=repository
         )
     )
