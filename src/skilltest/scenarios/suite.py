@@ -25,7 +25,7 @@ from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
 from skilltest.formats.detect import Format, read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
-from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
+from skilltest.plugins.servers import McpServer, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.rubric import (
@@ -46,6 +46,7 @@ from skilltest.world.model import World, load_world
 if TYPE_CHECKING:
     from skilltest.checks.model import Check
     from skilltest.evalcases.mocks import MockServer
+    from skilltest.plugins.plugin import Plugin
 
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
@@ -478,6 +479,8 @@ def _plugin(
                 fix="give the plugin's folder (the one holding .claude-plugin/plugin.json), "
                 "relative to the suite file",
             )
+        from skilltest.plugins.plugin import load_plugin
+
         try:
             cache[folder] = load_plugin(folder, location=location, name=name)
         except InputError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from skilltest.errors import SuiteError
-from skilltest.plugins import McpServer
+from skilltest.plugins.servers import McpServer
 from skilltest.transcript.model import canonical_tool_name
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ from skilltest.errors import WorldError
 from skilltest.suite.conforms import conforms_openapi
 from skilltest.suite.loader import json_pointer, read_yaml
 from skilltest.world import checked_descriptions
-from skilltest.world.fake import error_phrase
+from skilltest.world.http import error_phrase
 from skilltest.world.model import (
     WRITE_ACTIONS,
     Fault,
