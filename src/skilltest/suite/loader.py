@@ -16,7 +16,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,16 +28,30 @@ if TYPE_CHECKING:
     import jsonschema
 
 
+_SCHEMAS = Path(__file__).parent / "schemas"
+"""The shipped schemas, beside this module when skilltest is installed as files."""
+
+
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """The shipped JSON Schema ``skilltest/suite/schemas/<name>.schema.json``."""
-    text = resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json").read_text()
+    beside = _SCHEMAS / f"{name}.schema.json"
+    if beside.is_file():
+        text = beside.read_text()
+    else:  # installed some other way (a zip): what importlib.resources finds
+        from importlib import resources
+
+        text = (
+            resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json").read_text()
+        )
     schema: dict[str, Any] = json.loads(text)
     return schema
 
 
 def schema_path(name: str) -> Path:
     """Where the schema file lives on disk (for editors' ``yaml-language-server`` lines)."""
+    from importlib import resources
+
     return Path(str(resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json")))
 
 
