@@ -79,6 +79,33 @@ def test_each_file_is_parsed_once(project, capsys, monkeypatch):
     assert sorted(parsed) == ["script.yaml", "suite.yaml"]
 
 
+def test_a_model_script_two_suites_name_is_checked_once_and_a_bad_one_for_each(
+    project, capsys, monkeypatch
+):
+    from skilltest.emulator.script import ModelScript
+
+    checked: list[str] = []
+    real = ModelScript.from_dict.__func__
+
+    def counting(cls, data, source="<inline>"):
+        checked.append(Path(source).name)
+        return real(cls, data, source)
+
+    monkeypatch.setattr(ModelScript, "from_dict", classmethod(counting))
+    (project / "one.yaml").write_text(SUITE)
+    (project / "two.yaml").write_text(SUITE.replace("id: a", "id: b"))
+    (project / "script.yaml").write_text("schema_version: 1\ndefault: {text: hi}\n")
+    assert main(["validate", "one.yaml", "two.yaml", "script.yaml"]) == 0
+    assert checked == ["script.yaml"]
+    capsys.readouterr()
+    (project / "script.yaml").write_text("schema_version: 1\nrules: [{id: x, reply: {txt: hi}}]\n")
+    assert main(["validate", "one.yaml", "two.yaml", "script.yaml"]) == 2
+    out = capsys.readouterr().out
+    assert "FAIL one.yaml\nFAIL two.yaml\nFAIL script.yaml\n" in out
+    assert out.count("script.yaml#/rules/0/reply/txt: unknown key 'txt'") == 3
+    assert out.count("(the model script of ") == 2
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -179,3 +179,21 @@ def test_keywords_read_as_jsonschema_reads_them(data, schema, expected):
     assert conforms(data, schema) is expected
     if expected:
         assert jsonschema_accepts(data, schema)
+
+
+def test_the_compiled_check_answers_as_the_keyword_by_keyword_one():
+    """``conforms`` runs each schema compiled into functions; the reading it compiles, keyword
+    by keyword, gives the same answer for every document and mutation."""
+    from skilltest.suite.conforms import _JSON_SCHEMA, _valid
+
+    answers = []
+    for name in SCHEMAS:
+        schema = load_schema(name)
+        rng = random.Random(f"compiled/{name}")
+        for where, data in DOCUMENTS:
+            for candidate in [data, *(mutated(data, rng) for _ in range(3))]:
+                answer = conforms(candidate, schema)
+                assert answer is _valid(candidate, schema, schema, _JSON_SCHEMA), (name, where)
+                answers.append(answer)
+    assert answers.count(True) > 100
+    assert answers.count(False) > 100

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar, Literal
 
-from skilltest.checks.plugin_eval import read_trajectory
 from skilltest.errors import SuiteError
 from skilltest.javascript import compile_js_pattern, parse_js_flags
 from skilltest.patterns import Pattern, compile_pattern
@@ -748,6 +747,8 @@ class _Reader:
         repository = repository or repository_of(folder)
         path = folder / name
         resolved = repository.inside(path, written=name, location=f"{self.where}/{key}")
+        from skilltest.checks.plugin_eval import read_trajectory
+
         try:
             return tuple(read_trajectory(resolved.read_text(encoding="utf-8")))
         except OSError as exc:

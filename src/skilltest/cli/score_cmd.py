@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from skilltest.cli import help_line
-from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
+from skilltest.cli.plugin_options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError
 from skilltest.scenarios.rubric import score
 from skilltest.scenarios.suite import Overrides, load_scenario_suite

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from skilltest.cli import help_line
-from skilltest.cli.options import add_plugin_dir_option, check_plugin_choice
+from skilltest.cli.plugin_options import add_plugin_dir_option, check_plugin_choice
 from skilltest.errors import InputError, ModelScriptError, WorldError
-from skilltest.flow.plan import check_unique_scenarios
+from skilltest.suite.ids import check_unique_scenarios
 from skilltest.suite.loader import discover_suites, read_yaml
 from skilltest.suite.todo import Todo, todos
 
@@ -138,7 +138,9 @@ def file_kind(data: Any, path: Path | None = None) -> str:
     return "pressure" if any("pressure" in folder for folder in folders) else "scenarios"
 
 
-def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
+def _loaders(
+    args: argparse.Namespace, scripts: dict[Path, object]
+) -> dict[str, Callable[[Path], object]]:
     from skilltest.pressure.suite import Overrides as PressureOverrides
     from skilltest.pressure.suite import load_pressure_suite
     from skilltest.scenarios.suite import Overrides
@@ -153,7 +155,7 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
             skill_name=args.skill,
             overrides=overrides(plugin_dir=args.plugin_dir, plugin_name=args.plugin),
         )
-        _check_model_script(path, suite.model_script)
+        _check_model_script(path, suite.model_script, scripts)
         return suite
 
     def pressure(path: Path) -> object:
@@ -181,13 +183,11 @@ def _loaders(args: argparse.Namespace) -> dict[str, Callable[[Path], object]]:
         from skilltest.triggers.suite import load_trigger_suite
 
         suite = load_trigger_suite(path, skills_dir=args.skills_dir)
-        _check_model_script(path, suite.model_script)
+        _check_model_script(path, suite.model_script, scripts)
         return suite
 
     def model_script(path: Path) -> object:
-        from skilltest.emulator.script import ModelScript
-
-        return ModelScript.load(path)
+        return _load_model_script(path, scripts)
 
     def world(path: Path) -> object:
         from skilltest.world.model import load_world
@@ -231,14 +231,24 @@ def _check_contract(world: World) -> None:
         raise _ContractBroken([str(finding) for finding in findings])
 
 
-def _check_model_script(suite: Path, script: Path | None) -> None:
+def _load_model_script(path: Path, loaded: dict[Path, object]) -> object:
+    """The model script at ``path``, read and checked once per command: a script several
+    suites name, also met in the folder of scripts, is in ``loaded`` (by its resolved path)
+    after the first time. One that fails is read again each time, and says so each time."""
+    from skilltest.emulator.script import ModelScript
+
+    resolved = path.resolve()
+    if resolved not in loaded:
+        loaded[resolved] = ModelScript.load(path)
+    return loaded[resolved]
+
+
+def _check_model_script(suite: Path, script: Path | None, loaded: dict[Path, object]) -> None:
     """Loads the model script a suite points to: running the suite would refuse a bad one."""
     if script is None:
         return
-    from skilltest.emulator.script import ModelScript
-
     try:
-        ModelScript.load(script)
+        _load_model_script(script, loaded)
     except ModelScriptError as exc:
         raise ModelScriptError(
             f"{exc.message}\n  (the model script of {suite}#/model_script)",
@@ -259,13 +269,13 @@ def _scenario_entries(suite: object) -> list[tuple[str, str, str]]:
     return []
 
 
-def _eval_cases(path: Path, args: argparse.Namespace) -> str:
+def _eval_cases(path: Path, args: argparse.Namespace, scripts: dict[Path, object]) -> str:
     """Checks a plugin's eval cases as ``skilltest scenarios`` loads them; says how many."""
     from skilltest.scenarios.suite import Overrides, load_eval_cases
     from skilltest.scenarios.tools import check_scenario_tools
 
     suite = load_eval_cases(path, overrides=Overrides(plugin_dir=args.plugin_dir))
-    _check_model_script(path, suite.model_script)
+    _check_model_script(path, suite.model_script, scripts)
     check_scenario_tools([s for s in suite.scenarios if not s.skip])
     count = len(suite.scenarios)
     return f"eval cases: {count}" + "".join(f"; {note}" for note in suite.notes)
@@ -279,13 +289,19 @@ def _shown(path: Path) -> Path:
         return path
 
 
-def run(args: argparse.Namespace) -> int:
+def _names_eval_cases(path: Path) -> bool:
+    # Asked only of a path given on the command line: reading eval cases imports a good deal.
     from skilltest.evalcases import names_eval_cases
+
+    return names_eval_cases(path)
+
+
+def run(args: argparse.Namespace) -> int:
     from skilltest.formats.detect import foreign_format
 
     check_plugin_choice(args)
     existing = [p for p in DEFAULT_PATHS if p.exists()]
-    cases = [path for path in args.paths if names_eval_cases(path)]
+    cases = [path for path in args.paths if _names_eval_cases(path)]
     named = [path for path in args.paths if path not in cases]
     files = (
         discover_suites(
@@ -297,13 +313,14 @@ def run(args: argparse.Namespace) -> int:
         if named or not cases
         else []
     )
-    loaders = _loaders(args)
+    scripts: dict[Path, object] = {}  # the model scripts loaded, each once
+    loaders = _loaders(args, scripts)
     problems: list[str] = []
     invalid = 0
     left: list[Todo] = []
     for path in cases:
         try:
-            what = _eval_cases(path, args)
+            what = _eval_cases(path, args, scripts)
         except InputError as exc:
             problems.append(str(exc))
             invalid += 1

@@ -22,7 +22,6 @@ from skilltest.emulator.described import (
     mentions_placeholder,
 )
 from skilltest.emulator.faults import FAILURE_KINDS, Fault
-from skilltest.emulator.request_view import RequestView
 from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
@@ -32,6 +31,8 @@ from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from skilltest.emulator.request_view import RequestView
 
 SCHEMA_VERSION = 1
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"]

@@ -104,26 +104,6 @@ def select(
     return selected
 
 
-def check_unique_scenarios(entries: Sequence[tuple[str, str, str]]) -> None:
-    """Refuses one (skill, scenario id) in two suites: reports and kept output would mix them.
-
-    Args:
-        entries: ``(skill, scenario id, file#/pointer)`` of every scenario to run.
-
-    Raises:
-        InputError: naming both places.
-    """
-    seen: dict[tuple[str, str], str] = {}
-    for skill, scenario_id, location in entries:
-        first = seen.setdefault((skill, scenario_id), location)
-        if first != location:
-            raise InputError(
-                f"scenario {skill}/{scenario_id} is also defined at {first}",
-                location=location,
-                fix="give one of them another id, or run the suites separately",
-            )
-
-
 def take_shard(
     options: RunOptions,
     suites: Sequence[SuiteT],

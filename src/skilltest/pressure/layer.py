@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.options import ComparedOptions, Observer, budget_of
 from skilltest.flow.plan import (
-    check_unique_scenarios,
     load_all,
     repetition_plan,
     select,
@@ -31,6 +30,7 @@ from skilltest.pressure.suite import Overrides, PressureSuite, load_pressure_sui
 from skilltest.repetitions import PRESSURE_MAX_K
 from skilltest.report.outputs import Journal
 from skilltest.revision import against_refs, previous_revisions, revision_arms
+from skilltest.suite.ids import check_unique_scenarios
 
 if TYPE_CHECKING:
     from skilltest.cost.render import SuiteEstimate

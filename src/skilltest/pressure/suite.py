@@ -19,7 +19,6 @@ from skilltest.errors import InputError, SuiteError
 from skilltest.formats.detect import read_suite_document
 from skilltest.names import nearest_name
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
-from skilltest.plugins import load_plugin
 from skilltest.replay.normalise import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
@@ -272,6 +271,8 @@ def _plugin_skill(
             fix="give the plugin's folder (the one holding .claude-plugin/plugin.json), "
             "relative to the suite file",
         )
+    from skilltest.plugins.plugin import load_plugin
+
     try:
         plugin = load_plugin(folder.resolve(), location=location, name=plugin_name)
     except InputError as exc:

@@ -24,7 +24,6 @@ from skilltest.evalcases import names_eval_cases
 from skilltest.flow.loop import run_async
 from skilltest.flow.options import ComparedOptions, Observer, budget_of
 from skilltest.flow.plan import (
-    check_unique_scenarios,
     load_all,
     repetition_plan,
     select,
@@ -41,6 +40,7 @@ from skilltest.scenarios.suite import (
     load_eval_cases,
     load_scenario_suite,
 )
+from skilltest.suite.ids import check_unique_scenarios
 
 if TYPE_CHECKING:
     from skilltest.agents.base import TurnAgent

@@ -88,15 +88,17 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from skilltest.checks.model import Check, CheckResult
 from skilltest.errors import SuiteError, check_schema_version
 from skilltest.patterns import Pattern, snippet
 from skilltest.scenarios.scoring import Scoring
 from skilltest.stats import DIGITS
 from skilltest.transcript import ToolCall, Transcript
 from skilltest.transcript.evidence import actions
+
+if TYPE_CHECKING:
+    from skilltest.checks.model import Check, CheckResult
 
 SCHEMA_VERSION = 1
 """Version of :meth:`ScoreCard.to_dict`'s layout."""

@@ -19,15 +19,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from skilltest.checks.model import parse_checks
 from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
-from skilltest.evalcases.mocks import MockServer, read_mocks
 from skilltest.formats.detect import Format, ReadOptions, read_suite_document
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
-from skilltest.plugins import McpServer, Plugin, load_plugin, mcp_servers_from
+from skilltest.plugins.servers import McpServer, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
 from skilltest.replay.normalise import Rules
 from skilltest.scenarios.rubric import (
@@ -44,6 +42,11 @@ from skilltest.suite.repository import Repository, repository_of
 from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
 from skilltest.world.model import World, load_world
+
+if TYPE_CHECKING:
+    from skilltest.checks.model import Check
+    from skilltest.evalcases.mocks import MockServer
+    from skilltest.plugins.plugin import Plugin
 
 DEFAULT_MAX_TURNS = 8
 DEFAULT_TIMEOUT_MS = 180_000
@@ -354,7 +357,18 @@ def _mocks(
         )
         for i, folder in enumerate(folders)
     ]
+    from skilltest.evalcases.mocks import read_mocks
+
     return read_mocks(layers)
+
+
+def _parse_checks(entries: Any, where: str, **options: Any) -> tuple[Check, ...]:
+    """:func:`skilltest.checks.model.parse_checks`, imported for a suite that has checks."""
+    if entries is None:
+        return ()
+    from skilltest.checks.model import parse_checks
+
+    return parse_checks(entries, where, **options)
 
 
 def _beside_suite(server: McpServer, folder: Path, repository: Repository) -> McpServer:
@@ -467,6 +481,8 @@ def _plugin(
                 fix="give the plugin's folder (the one holding .claude-plugin/plugin.json), "
                 "relative to the suite file",
             )
+        from skilltest.plugins.plugin import load_plugin
+
         try:
             cache[folder] = load_plugin(folder, location=location, name=name)
         except InputError as exc:
@@ -588,7 +604,7 @@ def _expected(
             (suite.get("checks"), f"{suite_file}#/checks"),
             (raw.get("checks"), f"{where}/checks"),
         )
-        for check in parse_checks(
+        for check in _parse_checks(
             entries, place, flags=flags, timeout_s=timeout_s, base=base, repository=repository
         )
     )

@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from skilltest.claude.isolation import plugin_servers
 from skilltest.errors import SuiteError
-from skilltest.evalcases.suite import registered_name
-from skilltest.plugins import McpServer
+from skilltest.plugins.servers import McpServer
 from skilltest.transcript.model import canonical_tool_name
 
 if TYPE_CHECKING:
@@ -123,8 +121,12 @@ def scenario_servers(scenario: Scenario) -> tuple[McpServer, ...]:
     the plugin's (``plugin_<plugin>_<server>``) that no mock stands in for (none with
     ``plugin_servers: mocked``) and the scenario's ``config.mcp_servers``."""
     plugin = scenario.plugin
-    own = plugin_servers(plugin, plugin.root) if plugin is not None else ()
-    mocked = {registered_name(plugin, mock.name)[0] for mock in scenario.mocks}
+    own: tuple[McpServer, ...] = ()
+    if plugin is not None:
+        from skilltest.claude.isolation import plugin_servers
+
+        own = plugin_servers(plugin, plugin.root)
+    mocked = set(mock_tools(scenario))
     if scenario.plugin_servers == "mocked":
         own = ()
     return (*(s for s in own if s.name not in mocked), *scenario.config.mcp_servers)
@@ -133,6 +135,10 @@ def scenario_servers(scenario: Scenario) -> tuple[McpServer, ...]:
 def mock_tools(scenario: Scenario) -> dict[str, tuple[str, ...]]:
     """The tools the scenario's mocks offer, by the server name runs give them (nothing to
     start to learn them: a mock folder lists them)."""
+    if not scenario.mocks:
+        return {}
+    from skilltest.evalcases.suite import registered_name
+
     return {
         registered_name(scenario.plugin, mock.name)[0]: tuple(t.name for t in mock.tools)
         for mock in scenario.mocks

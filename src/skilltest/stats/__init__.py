@@ -17,35 +17,70 @@ The confidence level is a parameter everywhere, because adaptive repetitions spe
 claim's error rate over their looks (see :mod:`skilltest.repetitions`).
 """
 
-from skilltest.stats.betting import bounded_mean, mean_difference, two_point_limit
-from skilltest.stats.classic import (
-    consistency,
-    difference,
-    mean_interval,
-    median,
-    newcombe,
-    pass_at_k,
-    pass_hat_k,
-    welch,
-    wilson,
-)
-from skilltest.stats.exact import (
-    clopper_pearson,
-    difference_p_value,
-    exact_difference,
-    most_extreme_difference,
-    most_extreme_rate,
-)
-from skilltest.stats.interval import (
-    CONFIDENCE,
-    DIGITS,
-    EMPTY,
-    Interval,
-    clip,
-    level,
-    t_value,
-    z_value,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilltest.stats.betting import bounded_mean, mean_difference, two_point_limit
+    from skilltest.stats.classic import (
+        consistency,
+        difference,
+        mean_interval,
+        median,
+        newcombe,
+        pass_at_k,
+        pass_hat_k,
+        welch,
+        wilson,
+    )
+    from skilltest.stats.exact import (
+        clopper_pearson,
+        difference_p_value,
+        exact_difference,
+        most_extreme_difference,
+        most_extreme_rate,
+    )
+    from skilltest.stats.interval import (
+        CONFIDENCE,
+        DIGITS,
+        EMPTY,
+        Interval,
+        clip,
+        level,
+        t_value,
+        z_value,
+    )
+
+_NAMES = {
+    "bounded_mean": "betting",
+    "mean_difference": "betting",
+    "two_point_limit": "betting",
+    "consistency": "classic",
+    "difference": "classic",
+    "mean_interval": "classic",
+    "median": "classic",
+    "newcombe": "classic",
+    "pass_at_k": "classic",
+    "pass_hat_k": "classic",
+    "welch": "classic",
+    "wilson": "classic",
+    "clopper_pearson": "exact",
+    "difference_p_value": "exact",
+    "exact_difference": "exact",
+    "most_extreme_difference": "exact",
+    "most_extreme_rate": "exact",
+    "CONFIDENCE": "interval",
+    "DIGITS": "interval",
+    "EMPTY": "interval",
+    "Interval": "interval",
+    "clip": "interval",
+    "level": "interval",
+    "t_value": "interval",
+    "z_value": "interval",
+}
+"""Where each name of the package lives: a module is imported when one of its names is first
+asked for, so that a reader of a constant (``DIGITS``) does not import every interval."""
 
 __all__ = [
     "CONFIDENCE",
@@ -74,3 +109,12 @@ __all__ = [
     "wilson",
     "z_value",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skilltest.stats' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"skilltest.stats.{module}"), name)

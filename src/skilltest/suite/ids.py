@@ -1,8 +1,11 @@
-"""The ids of a suite's entries (scenarios, trigger queries): each is used once in its suite."""
+"""The ids of a suite's entries (scenarios, trigger queries): each is used once in its suite,
+and one (skill, id) once among the suites a command runs."""
 
 from __future__ import annotations
 
-from skilltest.errors import SuiteError
+from collections.abc import Sequence
+
+from skilltest.errors import InputError, SuiteError
 
 
 class SuiteIds:
@@ -32,3 +35,23 @@ class SuiteIds:
                 fix=f"give every {self.noun} in a suite its own id",
             )
         self._first[entry_id] = index
+
+
+def check_unique_scenarios(entries: Sequence[tuple[str, str, str]]) -> None:
+    """Refuses one (skill, scenario id) in two suites: reports and kept output would mix them.
+
+    Args:
+        entries: ``(skill, scenario id, file#/pointer)`` of every scenario to run.
+
+    Raises:
+        InputError: naming both places.
+    """
+    seen: dict[tuple[str, str], str] = {}
+    for skill, scenario_id, location in entries:
+        first = seen.setdefault((skill, scenario_id), location)
+        if first != location:
+            raise InputError(
+                f"scenario {skill}/{scenario_id} is also defined at {first}",
+                location=location,
+                fix="give one of them another id, or run the suites separately",
+            )

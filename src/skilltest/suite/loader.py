@@ -16,7 +16,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,16 +28,30 @@ if TYPE_CHECKING:
     import jsonschema
 
 
+_SCHEMAS = Path(__file__).parent / "schemas"
+"""The shipped schemas, beside this module when skilltest is installed as files."""
+
+
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """The shipped JSON Schema ``skilltest/suite/schemas/<name>.schema.json``."""
-    text = resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json").read_text()
+    beside = _SCHEMAS / f"{name}.schema.json"
+    if beside.is_file():
+        text = beside.read_text()
+    else:  # installed some other way (a zip): what importlib.resources finds
+        from importlib import resources
+
+        text = (
+            resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json").read_text()
+        )
     schema: dict[str, Any] = json.loads(text)
     return schema
 
 
 def schema_path(name: str) -> Path:
     """Where the schema file lives on disk (for editors' ``yaml-language-server`` lines)."""
+    from importlib import resources
+
     return Path(str(resources.files("skilltest.suite").joinpath(f"schemas/{name}.schema.json")))
 
 
@@ -199,6 +212,18 @@ def reject_non_finite(
             reject_non_finite(value, path, error, [*where, index], what=what)
 
 
+@cache
+def _part(schema_name: str, definition: str) -> dict[str, Any]:
+    """A shipped schema that validates against its ``#/$defs/<definition>``, made once."""
+    schema = load_schema(schema_name)
+    # The schema's own definitions stay reachable; only the root's constraints go.
+    return {
+        **{k: v for k, v in schema.items() if k not in ("required", "type", "description")},
+        "$ref": f"#/$defs/{definition}",
+        "description": schema["$defs"][definition].get("description", ""),
+    }
+
+
 def validate(
     data: Any,
     schema_name: str,
@@ -222,14 +247,7 @@ def validate(
         InputError: (of class ``error``) naming the deepest violation by JSON pointer, and up
             to four more.
     """
-    schema = load_schema(schema_name)
-    if definition is not None:
-        # The schema's own definitions stay reachable; only the root's constraints go.
-        schema = {
-            **{k: v for k, v in schema.items() if k not in ("required", "type", "description")},
-            "$ref": f"#/$defs/{definition}",
-            "description": schema["$defs"][definition].get("description", ""),
-        }
+    schema = load_schema(schema_name) if definition is None else _part(schema_name, definition)
     if data is None:
         raise error(
             "the file is empty (or holds only comments)",

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from skilltest.errors import InputError
 from skilltest.flow.options import Observer, RunOptions, budget_of
 from skilltest.flow.plan import (
-    check_unique_scenarios,
     load_all,
     repetition_plan,
     select,
@@ -29,6 +28,7 @@ from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.repetitions import TRIGGERS_MAX_K
 from skilltest.revision import PREVIOUS, check_one_against, previous_revision
+from skilltest.suite.ids import check_unique_scenarios
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:

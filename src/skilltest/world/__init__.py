@@ -17,19 +17,46 @@ with ``score.judge_world``; ``skilltest world serve`` runs one on its own.
 
 from __future__ import annotations
 
-from skilltest.world.calls import Call, EgressViolation, is_write
-from skilltest.world.fake import FakeService
-from skilltest.world.http import HttpRequest, HttpResponse, json_response, parse_query
-from skilltest.world.model import (
-    Fault,
-    McpMock,
-    McpTool,
-    Route,
-    Service,
-    World,
-    load_world,
-)
-from skilltest.world.policy import Decision, DestinationPolicy, host_problem, normalise_host
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilltest.world.calls import Call, EgressViolation, is_write
+    from skilltest.world.fake import FakeService
+    from skilltest.world.http import HttpRequest, HttpResponse, json_response, parse_query
+    from skilltest.world.model import (
+        Fault,
+        McpMock,
+        McpTool,
+        Route,
+        Service,
+        World,
+        load_world,
+    )
+    from skilltest.world.policy import Decision, DestinationPolicy, host_problem, normalise_host
+
+_NAMES = {
+    "Call": "calls",
+    "EgressViolation": "calls",
+    "is_write": "calls",
+    "FakeService": "fake",
+    "HttpRequest": "http",
+    "HttpResponse": "http",
+    "json_response": "http",
+    "parse_query": "http",
+    "Fault": "model",
+    "McpMock": "model",
+    "McpTool": "model",
+    "Route": "model",
+    "Service": "model",
+    "World": "model",
+    "load_world": "model",
+    "Decision": "policy",
+    "DestinationPolicy": "policy",
+    "host_problem": "policy",
+    "normalise_host": "policy",
+}
+"""Where each name of the package lives: a module is imported when one of its names is first
+asked for, so that reading a world file (``skilltest.world.model``) does not import the fakes."""
 
 __all__ = [
     "Call",
@@ -52,3 +79,12 @@ __all__ = [
     "normalise_host",
     "parse_query",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skilltest.world' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"skilltest.world.{module}"), name)

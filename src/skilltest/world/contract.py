@@ -19,7 +19,10 @@ Not checked: the fake's own answers to a request it refuses (``401``, ``404``, `
 The description itself is checked first with ``openapi-spec-validator``; the bodies with
 ``openapi-schema-validator`` (OpenAPI 3.0's ``nullable`` and ``readOnly``, 3.1's JSON Schema),
 every ``$ref`` resolved against the whole document. Both are imported only here, and this module
-only when a world names a description.
+only when a world names a description; and only when needed: a description the validator passed
+before, unchanged, is not checked again (:mod:`skilltest.world.checked_descriptions`), and a body
+:func:`~skilltest.suite.conforms.conforms_openapi` finds valid is not asked about, so every finding
+is in the library's words.
 """
 
 from __future__ import annotations
@@ -28,13 +31,16 @@ import difflib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from skilltest.errors import WorldError
+from skilltest.suite.conforms import conforms_openapi
 from skilltest.suite.loader import json_pointer, read_yaml
-from skilltest.world.fake import error_phrase
+from skilltest.world import checked_descriptions
+from skilltest.world.http import error_phrase
 from skilltest.world.model import (
     WRITE_ACTIONS,
     Fault,
@@ -94,12 +100,28 @@ class Description:
     """Its content (every key text, as OpenAPI's are)."""
     version: str
     """``3.0`` or ``3.1``."""
-    registry: Registry[Any]
-    """The document registered under one URI, against which every ``$ref`` resolves."""
     prefixes: tuple[str, ...]
     """The path of each ``servers`` URL (``/v1``), or ``("",)``."""
     validators: dict[str, Any] = field(default_factory=dict)
     """The validator of each response schema checked so far, by its pointer."""
+
+    @cached_property
+    def registry(self) -> Registry[Any]:
+        """The document registered under one URI, against which every ``$ref`` resolves (made
+        when a reference or a body needs ``referencing`` and ``openapi-schema-validator``)."""
+        from referencing import Registry
+        from referencing.jsonschema import DRAFT4, DRAFT202012
+
+        resource = (DRAFT4 if self.version == "3.0" else DRAFT202012).create_resource(self.document)
+        return Registry().with_resource(_BASE, resource)
+
+    @cached_property
+    def plain_references(self) -> bool:
+        """Whether every ``$ref`` resolves as a JSON pointer into the whole document: no schema
+        names an identifier (``$id``, ``$anchor``; ``id`` in 3.0) that would move where the
+        references under it resolve."""
+        keys = ("id",) if self.version == "3.0" else ("$id", "$anchor", "$dynamicAnchor")
+        return not _names_any(self.document, keys)
 
 
 @dataclass(frozen=True)
@@ -142,13 +164,6 @@ def load_description(path: Path, named_at: str | None = None) -> Description:
     Raises:
         WorldError: unreadable, not OpenAPI 3.0 or 3.1, or not valid as such.
     """
-    from jsonschema_path import SchemaPath
-    from openapi_spec_validator.shortcuts import get_validator_cls
-    from openapi_spec_validator.validation.exceptions import ValidatorDetectError
-    from referencing import Registry
-    from referencing.exceptions import Unresolvable
-    from referencing.jsonschema import DRAFT4, DRAFT202012
-
     document = _string_keys(read_yaml(path, WorldError))
     version = str(document.get("openapi", "")) if isinstance(document, dict) else ""
     short = ".".join(version.split(".")[:2])
@@ -170,6 +185,34 @@ def load_description(path: Path, named_at: str | None = None) -> Description:
             fix="bundle the description into one file (e.g. `redocly bundle`): nothing is "
             "fetched, so only references inside it (#/components/...) resolve",
         )
+    if not checked_descriptions.passed(document):
+        _check_description(document, path, short, named)
+        checked_descriptions.remember(document)
+    prefixes = []
+    for server in document.get("servers") or []:
+        url = str(server.get("url", ""))
+        for name, variable in (server.get("variables") or {}).items():
+            url = url.replace(f"{{{name}}}", str(variable.get("default", "")))
+        prefixes.append(urlsplit(url).path.rstrip("/"))
+    return Description(
+        path=path,
+        document=document,
+        version=short,
+        prefixes=tuple(dict.fromkeys(prefixes)) or ("",),
+    )
+
+
+def _check_description(document: dict[str, Any], path: Path, short: str, named: str) -> None:
+    """Runs ``openapi-spec-validator`` on a description.
+
+    Raises:
+        WorldError: the first problem it finds (the deepest reason inside a ``oneOf``).
+    """
+    from jsonschema_path import SchemaPath
+    from openapi_spec_validator.shortcuts import get_validator_cls
+    from openapi_spec_validator.validation.exceptions import ValidatorDetectError
+    from referencing.exceptions import Unresolvable
+
     try:
         validator = get_validator_cls(document)(SchemaPath.from_dict(document, base_uri=_BASE))
         problem = next(iter(validator.iter_errors()), None)
@@ -189,21 +232,17 @@ def load_description(path: Path, named_at: str | None = None) -> Description:
             fix="correct the description there (a provider's published file passes "
             "openapi-spec-validator)",
         )
-    resource = (DRAFT4 if short == "3.0" else DRAFT202012).create_resource(document)
-    registry: Registry[Any] = Registry().with_resource(_BASE, resource)
-    prefixes = []
-    for server in document.get("servers") or []:
-        url = str(server.get("url", ""))
-        for name, variable in (server.get("variables") or {}).items():
-            url = url.replace(f"{{{name}}}", str(variable.get("default", "")))
-        prefixes.append(urlsplit(url).path.rstrip("/"))
-    return Description(
-        path=path,
-        document=document,
-        version=short,
-        registry=registry,
-        prefixes=tuple(dict.fromkeys(prefixes)) or ("",),
-    )
+
+
+def _names_any(node: Any, keys: tuple[str, ...]) -> bool:
+    """Whether a mapping anywhere in ``node`` has one of ``keys`` with a text value."""
+    if isinstance(node, dict):
+        if any(isinstance(node.get(key), str) for key in keys):
+            return True
+        return any(_names_any(item, keys) for item in node.values())
+    if isinstance(node, list):
+        return any(_names_any(item, keys) for item in node)
+    return False
 
 
 def _shown(path: Path) -> str:
@@ -244,6 +283,10 @@ def _string_keys(value: Any) -> Any:
 def _deref(node: Any, pointer: str, description: Description) -> tuple[Any, str]:
     """``node`` (at ``pointer`` in the description), its ``$ref`` to a parameter, response or
     path item followed: what it stands for, and where that is."""
+    if description.plain_references:
+        plain = _plain_deref(node, pointer, description.document)
+        if plain is not None:
+            return plain
     resolver = description.registry.resolver(base_uri=_BASE)
     for _ in range(32):
         if not (isinstance(node, Mapping) and isinstance(node.get("$ref"), str)):
@@ -254,6 +297,30 @@ def _deref(node: Any, pointer: str, description: Description) -> tuple[Any, str]
         node, resolver = resolved.contents, resolved.resolver
         pointer = unquote(ref.partition("#")[2])
     return node, pointer
+
+
+def _plain_deref(node: Any, pointer: str, document: Mapping[str, Any]) -> tuple[Any, str] | None:
+    """What :func:`_deref` gives, the references read as JSON pointers into ``document``;
+    ``None`` when one does not resolve so (``referencing`` then says why)."""
+    for _ in range(32):
+        if not (isinstance(node, Mapping) and isinstance(node.get("$ref"), str)):
+            return node, pointer
+        ref = node["$ref"]
+        if not ref.startswith("#"):
+            return None
+        pointer = unquote(ref[1:])
+        if pointer and not pointer.startswith("/"):
+            return None  # an anchor, not a pointer
+        node = document
+        for part in pointer.split("/")[1:]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return None
+    return None
 
 
 def _check_service(service: Service, description: Description) -> list[Finding]:
@@ -411,6 +478,13 @@ def _schema_pointer(response: Any, where: str) -> str | None:
 def _errors(body: Any, pointer: str, description: Description) -> list[tuple[str, str]]:
     """``(JSON pointer in the body, what is wrong there)`` for each place where ``body`` breaks
     the schema at ``pointer`` (the reasons at one place joined: a renamed field is one)."""
+    if description.plain_references:
+        ref = "#" + quote(pointer, safe="/~")
+        target = _plain_deref({"$ref": ref}, pointer, description.document)
+        if target is not None and conforms_openapi(
+            body, target[0], description.document, description.version
+        ):
+            return []  # valid: openapi-schema-validator is asked only what is wrong with a body
     from openapi_schema_validator import OAS30ReadValidator, OAS31Validator
 
     validator = description.validators.get(pointer)

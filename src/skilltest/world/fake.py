@@ -86,12 +86,11 @@ import re
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote, unquote
 
 from skilltest.world.calls import Call, is_write
-from skilltest.world.http import HttpRequest, HttpResponse, json_response
+from skilltest.world.http import HttpRequest, HttpResponse, error_phrase, json_response
 from skilltest.world.model import READ_ACTIONS, WRITE_ACTIONS, Fault, Route, Service
 
 CONTROL_PREFIX = "/_skilltest/"
@@ -115,14 +114,6 @@ class _Answer:
 
 def _error(status: int, message: str | None = None, **headers: str) -> _Answer:
     return _Answer(status, {"error": message or error_phrase(status)}, dict(headers))
-
-
-def error_phrase(status: int) -> str:
-    """The reason phrase a fake answers in `{"error": ...}` when nothing better is given."""
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "error"
 
 
 def _etag(record: Mapping[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -124,3 +125,11 @@ def json_response(
     merged.update(headers or {})
     body = b"" if payload is None else json.dumps(payload, ensure_ascii=False).encode()
     return HttpResponse(status=status, headers=merged, body=body)
+
+
+def error_phrase(status: int) -> str:
+    """The reason phrase a fake answers in `{"error": ...}` when nothing better is given."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "error"
