@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from skilltest.transcript import Transcript
+from skilltest.transcript import ToolCall, Transcript
 
 ModelApi = Literal["anthropic", "responses"]
 """The model API an agent's requests speak: Anthropic's Messages API, or OpenAI's Responses API
@@ -117,6 +117,12 @@ class Agent(Protocol):
         self, stdout: str, *, exit_code: int | None, stderr: str, prompt: str | None
     ) -> Transcript:
         """Its event stream as the one transcript type, tool names in the suite's vocabulary."""
+        ...
+
+    def fires(self, skill: str, call: ToolCall) -> bool:
+        """Whether ``call`` (parsed, in the suite's vocabulary) loads ``skill`` by this agent's
+        own firing rule: Claude Code's ``Skill`` call or ``Read`` of its ``SKILL.md``, OpenCode's
+        ``skill`` call that completed, Codex's shell read of its ``SKILL.md`` that ran."""
         ...
 
 

@@ -17,6 +17,7 @@ from skilltest.cli.matrix_run import (
 )
 from skilltest.cli.options import (
     add_against_option,
+    add_agent_option,
     add_backend_options,
     add_output_options,
     add_repetition_options,
@@ -62,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_suite_arguments(parser, default_dir=DEFAULT_SUITE_DIR)
     add_backend_options(parser, backends=BACKENDS)
     parser.add_argument("--model", help="model passed to claude --model (default: the suite's)")
+    add_agent_option(parser, runs="queries")
     add_matrix_option(parser, cli=True)
     add_repetition_options(parser, unit="query", item="query", aliases=("--runs-per-query",))
     parser.add_argument(
@@ -182,9 +184,12 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
     flat, context = results.flat, results.context
     queries = sum(len(each[0].queries) for each in results.suites)
     plans = {q.repetitions.describe() for s in flat for q in s.queries if q.repetitions}
+    agent = (context.get("agent") or {}).get("name") or "claude-code"
+    claude = agent == "claude-code"
     print(
         run_line(
-            version=context["claude_version"],
+            agent="claude" if claude else agent,
+            version=context["claude_version"] if claude else context["agent"]["version"],
             backend=context["backend"],
             counted=f"{queries} queries" + (f", {', '.join(sorted(plans))}" if plans else ""),
             jobs=context["jobs"],
