@@ -143,3 +143,40 @@ def test_a_model_script_can_fire_the_skill_in_claude_code_and_not_in_codex(
         {"name": "codex", "version": "0.171.0"},
         None,
     )
+
+
+@pytest.mark.slow
+def test_a_codex_trigger_run_names_codex_and_its_version_in_its_results_and_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    installed_agent("codex")
+    junit = tmp_path / "junit.xml"
+    code, document = triggers(
+        str(HERE / "triggers" / "by-api.yaml"),
+        "--agent",
+        "codex",
+        "-k",
+        "2",
+        "--allow-inconclusive",
+        "--junit",
+        str(junit),
+        tmp_path=tmp_path,
+    )
+    printed = capsys.readouterr().out
+    markdown, html = tmp_path / "report.md", tmp_path / "report.html"
+    reported = main(
+        ["report", str(tmp_path / "results.json"), "--markdown", str(markdown), "--html", str(html)]
+    )
+
+    assert (code, reported) == (0, 0)
+    assert printed.splitlines()[1].startswith("codex 0.171.0, emulator backend")
+    assert document["agent"] == {"name": "codex", "version": "0.171.0"}
+    assert document["provenance"]["agent"] == {"name": "codex", "version": "0.171.0"}
+    assert (document["claude_version"], document["provenance"]["claude_version"]) == (None, None)
+    shown = markdown.read_text()
+    assert "; agent codex 0.171.0; skilltest " in shown
+    assert "claude CLI" not in shown
+    page = html.read_text()
+    assert "codex 0.171.0" in page
+    assert "claude CLI" not in page
+    assert '<property name="agent" value="codex 0.171.0"' in junit.read_text()

@@ -55,6 +55,7 @@ def test_the_lgtm_suite_runs_in_codex_and_the_skill_improves_what_it_runs(
     assert "1 scenarios: 1 improved; 1 passed" in printed.out
     document = json.loads(results.read_text())
     assert document["agent"] == {"name": "codex", "version": "0.171.0"}
+    assert document["provenance"]["agent"] == document["agent"]
     (scenario,) = document["scenarios"]
     runs = scenario["runs"]
     assert sorted((run["arm"], run["score"], run["error"]) for run in runs) == [

@@ -55,6 +55,7 @@ def test_the_lgtm_suite_runs_in_opencode_with_the_skill_firing_only_in_its_arm(
     )
     document = json.loads(results.read_text())
     assert document["agent"] == {"name": "opencode", "version": "1.18.33"}
+    assert document["provenance"]["agent"] == document["agent"]
     assert document["claude_version"] is None
     (scenario,) = document["scenarios"]
     runs = {run["arm"]: run for run in scenario["runs"]}

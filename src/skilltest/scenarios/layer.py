@@ -327,6 +327,7 @@ def _run(
         backend=chosen.backend,
         suites=paths,
         claude_version=binary.version if turn_agent is None else None,
+        agent=(options.agent, binary.version),
         trees=scenario_trees(suites),
     )
     notice = unconfined_bash(

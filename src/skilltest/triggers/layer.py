@@ -369,6 +369,7 @@ def _run(
         backend=chosen.backend,
         suites=paths,
         claude_version=binary.version if claude else None,
+        agent=(options.agent, binary.version),
         trees=source_trees(
             skill.directory for suite in suites for skill in (suite.skill, *suite.distractors)
         ),
