@@ -162,13 +162,14 @@ def test_a_codex_trigger_run_names_codex_and_its_version_in_its_results_and_repo
         str(junit),
         tmp_path=tmp_path,
     )
-    printed = capsys.readouterr().out
+    printed, notes = capsys.readouterr()
     markdown, html = tmp_path / "report.md", tmp_path / "report.html"
     reported = main(
         ["report", str(tmp_path / "results.json"), "--markdown", str(markdown), "--html", str(html)]
     )
 
     assert (code, reported) == (0, 0)
+    assert "skilltest: note: Codex's commands run in its own workspace-write sandbox" in notes
     assert printed.splitlines()[1].startswith("codex 0.171.0, emulator backend")
     assert document["agent"] == {"name": "codex", "version": "0.171.0"}
     assert document["provenance"]["agent"] == {"name": "codex", "version": "0.171.0"}

@@ -132,6 +132,10 @@ class TurnAgent(Agent, Protocol):
     every turn of a run on one process's stdin instead (``--input-format stream-json``), with
     settings, plugins and hooks of its own: the scenario layer's Claude Code runner drives it."""
 
+    commands_note: str
+    """What holds in the commands the model runs through it, said once per run of a layer (in
+    place of Claude Code's note that Bash is not confined to its sandbox)."""
+
     def sandbox_base(self) -> Path | None:
         """Where a run's folders must be made; ``None``: the system temp folder."""
         ...

@@ -309,6 +309,11 @@ class Codex:
     # Its workspace-write sandbox keeps the model's commands off the network altogether: a
     # controlled world's proxy could not be reached either (worlds run in Claude Code only).
     confinement: Confinement = "proxy-env"
+    commands_note = (
+        "Codex's commands run in its own workspace-write sandbox: they write only in the "
+        "working directory and reach no network, but can read any file you can (a scenario's "
+        "allowed_tools and disallowed_tools are Claude Code's rules and are not applied)"
+    )
     tools = MappingProxyType(TOOL_NAMES)
     skill_tool = "command_execution"
     model_api: ModelApi = "responses"

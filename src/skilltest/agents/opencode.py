@@ -78,6 +78,12 @@ class OpenCode:
     pinned_version = PINNED_VERSION
     skills_folder = ".claude/skills"
     confinement: Confinement = "proxy-env"
+    commands_note = (
+        "OpenCode's commands are not confined: a run has a home and a configuration of its "
+        "own, and OpenCode refuses its file tools a path outside the working directory, but its "
+        "bash tool runs with no OS sandbox and can read any file you can (a scenario's "
+        "allowed_tools and disallowed_tools are Claude Code's rules and are not applied)"
+    )
     tools = SUITE_NAMES["opencode"]
     skill_tool = "skill"
     model_api: ModelApi = "anthropic"

@@ -357,6 +357,7 @@ def _run(
     binary = chosen.binary
     runner: ClaudeCliRunner | AgentCliRunner
     if turn_agent is not None:
+        observer.notice(f"skilltest: note: {turn_agent.commands_note}")
         assert isinstance(binary, AgentBinary)
         runner = AgentCliRunner(turn_agent, binary, chosen.endpoint)
     else:
