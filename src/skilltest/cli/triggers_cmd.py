@@ -51,10 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=help_line("triggers"),
         description=(
             "Runs each query of a trigger suite K times (or, with -k auto, until its verdict is "
-            "decided) through the real claude CLI with the skill (and the suite's distractors) "
-            "installed, stops each run as soon as it is known whether the skill fired, and "
-            "reports per query the firing rate with the exact interval its verdict reads (pass, "
-            "miss, false-trigger or inconclusive) and per suite precision, recall and accuracy. "
+            "decided) through the real claude CLI (or, with --agent, OpenCode's or Codex's) with "
+            "the skill (and the suite's distractors) installed, stops each run as soon as it is "
+            "known whether the skill fired, and reports per query the firing rate with the exact "
+            "interval its verdict reads (pass, miss, false-trigger or inconclusive) and per suite "
+            "precision, recall and accuracy. "
             "Without credentials the CLI talks to the offline "
             "model emulator using each suite's model script; with --replay DIR it answers from "
             "cassettes recorded with --record DIR."
