@@ -181,3 +181,29 @@ def test_a_codex_trigger_run_names_codex_and_its_version_in_its_results_and_repo
     assert "codex 0.171.0" in page
     assert "claude CLI" not in page
     assert '<property name="agent" value="codex 0.171.0"' in junit.read_text()
+
+
+@pytest.mark.parametrize("layer", ["triggers", "scenarios"])
+def test_claude_versions_beside_another_agent_is_refused_before_any_run(
+    layer: str, capsys: pytest.CaptureFixture[str]
+):
+    suite = (
+        EXAMPLES / "lgtm.yaml" if layer == "triggers" else REPO_ROOT / "tests/scenarios/lgtm.yaml"
+    )
+    code = main(
+        [
+            layer,
+            str(suite),
+            "--skills-dir",
+            str(REPO_ROOT / "skills"),
+            "--agent",
+            "codex",
+            "--claude-versions",
+            "2.1.328",
+        ]
+    )
+
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--claude-versions runs versions of Claude Code; --agent codex runs another agent" in err
+    assert "fix: leave out --claude-versions (--models runs its cells in codex)" in err

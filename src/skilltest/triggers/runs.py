@@ -17,6 +17,11 @@ was at REF (its own folder and description, read by :mod:`skilltest.revision`).
 With ``--record`` or ``--replay`` each (skill, query, description) has a cassette,
 ``<DIR>/<skill>/<query>/<current|candidate>.yaml``, one repetition per run: the scenario layer's
 recording and replaying endpoints, keyed by the description instead of the arm.
+
+With ``--agent opencode`` or ``--agent codex`` the runs go through the scenario layer's
+:class:`~skilltest.scenarios.agent_runner.AgentCliRunner` instead: the skills where that agent
+reads them, no hook, and an :class:`~skilltest.triggers.watch.AgentWatch` that decides each run
+by the agent's own firing rule and stops it there.
 """
 
 from __future__ import annotations
