@@ -207,3 +207,23 @@ def test_claude_versions_beside_another_agent_is_refused_before_any_run(
     err = capsys.readouterr().err
     assert "--claude-versions runs versions of Claude Code; --agent codex runs another agent" in err
     assert "fix: leave out --claude-versions (--models runs its cells in codex)" in err
+
+
+def test_a_dry_run_for_another_agent_says_its_estimate_assumes_claude_code(
+    capsys: pytest.CaptureFixture[str],
+):
+    code = main(
+        [
+            "triggers",
+            str(EXAMPLES / "lgtm.yaml"),
+            "--skills-dir",
+            str(REPO_ROOT / "skills"),
+            "--agent",
+            "codex",
+            "--dry-run",
+        ]
+    )
+
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "--agent codex: the estimate assumes Claude Code's context and requests" in out

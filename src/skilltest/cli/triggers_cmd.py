@@ -45,6 +45,17 @@ NOTES = (
 )
 
 
+def notes_for(agent: str | None) -> tuple[str, ...]:
+    """What a ``--dry-run`` estimate assumes; for another agent, that it assumes Claude Code's."""
+    if agent in (None, "claude-code"):
+        return NOTES
+    return (
+        *NOTES,
+        f"--agent {agent}: the estimate assumes Claude Code's context and requests; {agent}'s "
+        "own differ",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "triggers",
@@ -132,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             options_from(args, triggers.TriggerOptions),
             args,
             label="triggers",
-            notes=NOTES,
+            notes=notes_for(args.agent),
             noun="queries",
         )
     return run_layer(
@@ -141,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         label="triggers",
         noun="queries",
-        notes=NOTES,
+        notes=notes_for(args.agent),
         interrupted=_interrupted,
         finished=_finished,
     )
