@@ -49,12 +49,19 @@ def test_the_lgtm_suite_runs_in_codex_and_the_skill_improves_what_it_runs(
     assert code == 0, printed.out + printed.err
     assert "the real Codex CLI runs against the offline model emulator" in printed.err
     assert "codex 0.171.0, emulator backend (scripted stand-in model), 1 scenarios" in printed.out
+    # Claude Code's note on its sandbox is not Codex's: Codex's own sandbox is what holds
+    assert "Bash is not confined to the sandbox" not in printed.err
+    assert (
+        "skilltest: note: Codex's commands run in its own workspace-write sandbox: they write "
+        "only in the working directory and reach no network, but can read any file you can"
+    ) in printed.err
     (row,) = [line for line in printed.out.splitlines() if line.startswith("lgtm/latency")]
     assert row.split()[:5] == ["lgtm/latency-follow-up", "improved", "3/3", "|", "0/3"]
     assert row.rstrip().endswith("PASS")
     assert "1 scenarios: 1 improved; 1 passed" in printed.out
     document = json.loads(results.read_text())
     assert document["agent"] == {"name": "codex", "version": "0.171.0"}
+    assert document["provenance"]["agent"] == document["agent"]
     (scenario,) = document["scenarios"]
     runs = scenario["runs"]
     assert sorted((run["arm"], run["score"], run["error"]) for run in runs) == [

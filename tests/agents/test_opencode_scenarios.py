@@ -50,11 +50,18 @@ def test_the_lgtm_suite_runs_in_opencode_with_the_skill_firing_only_in_its_arm(
 
     assert code == 0, printed.out + printed.err
     assert "the real OpenCode CLI runs against the offline model emulator" in printed.err
+    assert "Bash is not confined to the sandbox" not in printed.err
+    assert (
+        "skilltest: note: OpenCode's commands are not confined: a run has a home and a "
+        "configuration of its own"
+    ) in printed.err
+    assert "its bash tool runs with no OS sandbox and can read any file you can" in printed.err
     assert "opencode 1.18.33, emulator backend (scripted stand-in model), 1 scenarios" in (
         printed.out
     )
     document = json.loads(results.read_text())
     assert document["agent"] == {"name": "opencode", "version": "1.18.33"}
+    assert document["provenance"]["agent"] == document["agent"]
     assert document["claude_version"] is None
     (scenario,) = document["scenarios"]
     runs = {run["arm"]: run for run in scenario["runs"]}

@@ -18,6 +18,7 @@ from skilltest.report.provenance import (
     duration_text,
     notice,
     provenance_of,
+    summary,
 )
 from skilltest.transcript.origin import AnsweredBy
 from tests.pressure.test_pressure_cli import workspace
@@ -192,3 +193,26 @@ def test_each_run_of_a_run_has_its_own_id_and_two_runs_differ(tmp_path, capsys, 
     second = json.loads((tmp_path / "out" / "q.json").read_text())
     ids = {run["id"] for d in (first, second) for s in d["scenarios"] for run in s["runs"]}
     assert len(ids) == 44
+
+
+def test_another_agent_is_named_with_its_version_and_older_files_read_without_one():
+    codex = Provenance(run_id="x", backend="emulator", agent="codex", agent_version="0.171.0")
+    read = provenance_of({"layer": "triggers", "provenance": codex.to_dict()})
+    assert read == codex
+    assert codex.to_dict()["agent"] == {"name": "codex", "version": "0.171.0"}
+    assert "agent codex 0.171.0" in summary(read)
+    assert "claude CLI" not in summary(read)
+    claude = Provenance(
+        run_id="x", backend="emulator", claude_version="2.1.328", agent="claude-code"
+    )
+    assert "claude CLI 2.1.328" in summary(claude)
+    # A file written before the agent was recorded reads as Claude Code's, without one.
+    older = {k: v for k, v in claude.to_dict().items() if k != "agent"}
+    read = provenance_of({"layer": "scenarios", "provenance": older})
+    assert (read.agent, read.agent_version, read.claude_version) == (None, None, "2.1.328")
+    assert "claude CLI 2.1.328" in summary(read)
+    # Without provenance, the file's top-level agent still names it.
+    bare = provenance_of(
+        {"layer": "scenarios", "agent": {"name": "opencode", "version": "1.18.33"}}
+    )
+    assert "agent opencode 1.18.33" in summary(bare)

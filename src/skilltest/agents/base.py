@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from skilltest.transcript import Transcript
+from skilltest.transcript import ToolCall, Transcript
 
 ModelApi = Literal["anthropic", "responses"]
 """The model API an agent's requests speak: Anthropic's Messages API, or OpenAI's Responses API
@@ -119,12 +119,22 @@ class Agent(Protocol):
         """Its event stream as the one transcript type, tool names in the suite's vocabulary."""
         ...
 
+    def fires(self, skill: str, call: ToolCall) -> bool:
+        """Whether ``call`` (parsed, in the suite's vocabulary) loads ``skill`` by this agent's
+        own firing rule: Claude Code's ``Skill`` call or ``Read`` of its ``SKILL.md``, OpenCode's
+        ``skill`` call that completed, Codex's shell read of its ``SKILL.md`` that ran."""
+        ...
+
 
 class TurnAgent(Agent, Protocol):
     """An agent run one process per user message, each continuing the conversation of the
     turn before (OpenCode's ``run --session ID``, Codex's ``exec resume ID``). Claude Code takes
     every turn of a run on one process's stdin instead (``--input-format stream-json``), with
     settings, plugins and hooks of its own: the scenario layer's Claude Code runner drives it."""
+
+    commands_note: str
+    """What holds in the commands the model runs through it, said once per run of a layer (in
+    place of Claude Code's note that Bash is not confined to its sandbox)."""
 
     def sandbox_base(self) -> Path | None:
         """Where a run's folders must be made; ``None``: the system temp folder."""

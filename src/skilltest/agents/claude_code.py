@@ -16,7 +16,7 @@ from types import MappingProxyType
 from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi
 from skilltest.agents.registry import register
 from skilltest.claude.binary import PACKAGE, PINNED_VERSION
-from skilltest.transcript import Transcript
+from skilltest.transcript import ToolCall, Transcript
 
 
 @register("claude-code")
@@ -58,3 +58,19 @@ class ClaudeCode:
         from skilltest.transcript.stream_json import parse_stream_json
 
         return parse_stream_json(stdout, exit_code=exit_code, stderr=stderr, prompt=prompt)
+
+    def fires(self, skill: str, call: ToolCall) -> bool:
+        """A ``Skill`` call naming it (``NAME``, ``/NAME``, a plugin's ``PLUGIN:NAME``) or a
+        ``Read`` of its ``.../NAME/SKILL.md``: the rule of the trigger layer's stop hook, which
+        runs as a script of the standard library alone and so keeps a copy of its own."""
+        if call.answers_to("Skill"):
+            called = call.input.get("skill", call.input.get("command"))
+            if not isinstance(called, str) or not called.strip():
+                return False
+            named = called.strip().lstrip("/").split()[0]
+            return named == skill or named.rsplit(":", 1)[-1] == skill
+        if call.answers_to("Read"):
+            path = call.input.get("file_path")
+            parts = path.replace("\\", "/").rstrip("/").split("/") if isinstance(path, str) else []
+            return len(parts) >= 2 and parts[-1] == "SKILL.md" and parts[-2] == skill
+        return False

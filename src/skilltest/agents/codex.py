@@ -39,13 +39,13 @@ from pathlib import Path
 from types import MappingProxyType
 
 from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi, RunFolders
-from skilltest.agents.codex_events import TOOL_NAMES, parse_codex_events, session_of
+from skilltest.agents.codex_events import TOOL_NAMES, parse_codex_events, session_of, skills_read
 from skilltest.agents.npm import find_installed, npm_install
 from skilltest.agents.registry import register
 from skilltest.errors import ConfigurationError
 from skilltest.names import child
 from skilltest.skills import Skill, left_out
-from skilltest.transcript.model import Transcript
+from skilltest.transcript.model import ToolCall, Transcript
 
 CODEX_VERSION = "0.171.0"
 """The Codex CLI version skilltest is verified against."""
@@ -309,6 +309,11 @@ class Codex:
     # Its workspace-write sandbox keeps the model's commands off the network altogether: a
     # controlled world's proxy could not be reached either (worlds run in Claude Code only).
     confinement: Confinement = "proxy-env"
+    commands_note = (
+        "Codex's commands run in its own workspace-write sandbox: they write only in the "
+        "working directory and reach no network, but can read any file you can (a scenario's "
+        "allowed_tools and disallowed_tools are Claude Code's rules and are not applied)"
+    )
     tools = MappingProxyType(TOOL_NAMES)
     skill_tool = "command_execution"
     model_api: ModelApi = "responses"
@@ -379,3 +384,7 @@ class Codex:
         self, stdout: str, *, exit_code: int | None, stderr: str, prompt: str | None
     ) -> Transcript:
         return parse_codex_events(stdout.splitlines(), exit_code=exit_code, stderr=stderr)
+
+    def fires(self, skill: str, call: ToolCall) -> bool:
+        """A shell call that ran and read its ``SKILL.md`` (:func:`skills_read`)."""
+        return skill in skills_read((call,))

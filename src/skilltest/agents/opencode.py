@@ -28,7 +28,7 @@ from skilltest.agents.opencode_events import parse_opencode, session_of
 from skilltest.agents.registry import register
 from skilltest.agents.tools import SUITE_NAMES
 from skilltest.claude.isolation import isolated_env
-from skilltest.transcript import Transcript
+from skilltest.transcript import ToolCall, Transcript
 
 PINNED_VERSION = "1.18.33"
 PACKAGE = "opencode-ai"
@@ -78,6 +78,12 @@ class OpenCode:
     pinned_version = PINNED_VERSION
     skills_folder = ".claude/skills"
     confinement: Confinement = "proxy-env"
+    commands_note = (
+        "OpenCode's commands are not confined: a run has a home and a configuration of its "
+        "own, and OpenCode refuses its file tools a path outside the working directory, but its "
+        "bash tool runs with no OS sandbox and can read any file you can (a scenario's "
+        "allowed_tools and disallowed_tools are Claude Code's rules and are not applied)"
+    )
     tools = SUITE_NAMES["opencode"]
     skill_tool = "skill"
     model_api: ModelApi = "anthropic"
@@ -151,3 +157,10 @@ class OpenCode:
         self, stdout: str, *, exit_code: int | None, stderr: str, prompt: str | None
     ) -> Transcript:
         return parse_opencode(stdout, exit_code=exit_code, stderr=stderr, prompt=prompt)
+
+    def fires(self, skill: str, call: ToolCall) -> bool:
+        """A ``skill`` call naming it that completed; reading its ``SKILL.md`` otherwise is not
+        the skill firing."""
+        return (
+            call.answers_to("Skill") and call.input.get("skill") == skill and call.status == "ran"
+        )

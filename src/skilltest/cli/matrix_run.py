@@ -135,6 +135,14 @@ def run_matrix(
     from skilltest.matrix.axes import CLAUDE, MODEL
     from skilltest.matrix.report import render_terminal
 
+    agent = getattr(options, "agent", "claude-code")
+    if getattr(args, "claude_versions", None) is not None and agent != "claude-code":
+        raise InputError(
+            f"--claude-versions runs versions of Claude Code; --agent {agent} runs another agent",
+            location="--claude-versions",
+            fix=f"leave out --claude-versions (--models runs its cells in {agent}), or run with "
+            "--agent claude-code",
+        )
     axes = []
     if args.models is not None:
         axes.append(matrix.axis_values(args.models, axis=MODEL, option="--models"))

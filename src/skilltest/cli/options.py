@@ -94,6 +94,17 @@ def output_file(text: str) -> Path:
     return path
 
 
+def add_agent_option(parser: argparse.ArgumentParser, *, runs: str) -> None:
+    """``--agent NAME``: the agent ``runs`` go through (docs/agents.md)."""
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        help=f"the agent the {runs} run in: claude-code (default), opencode or codex "
+        "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
+        "$SKILLTEST_CODEX, or in the cache `skilltest setup --agent NAME` fills",
+    )
+
+
 def add_suite_arguments(parser: argparse.ArgumentParser, *, default_dir: Path) -> None:
     """The suites and where their answers come from: what every suite command takes first."""
     parser.add_argument(

@@ -17,6 +17,7 @@ from skilltest.cli.matrix_run import (
 )
 from skilltest.cli.options import (
     add_against_option,
+    add_agent_option,
     add_backend_options,
     add_compared_options,
     add_output_options,
@@ -76,13 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where raw transcripts and stderr are kept (default: output/ beside each suite)",
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
-    parser.add_argument(
-        "--agent",
-        metavar="NAME",
-        help="the agent the scenarios run in: claude-code (default), opencode or codex "
-        "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
-        "$SKILLTEST_CODEX, or in the cache `skilltest setup --agent NAME` fills",
-    )
+    add_agent_option(parser, runs="scenarios")
     add_matrix_option(parser, cli=True)
     parser.add_argument(
         "--judge-model",

@@ -17,6 +17,7 @@ from skilltest.cli.matrix_run import (
 )
 from skilltest.cli.options import (
     add_against_option,
+    add_agent_option,
     add_backend_options,
     add_output_options,
     add_repetition_options,
@@ -44,16 +45,28 @@ NOTES = (
 )
 
 
+def notes_for(agent: str | None) -> tuple[str, ...]:
+    """What a ``--dry-run`` estimate assumes; for another agent, that it assumes Claude Code's."""
+    if agent in (None, "claude-code"):
+        return NOTES
+    return (
+        *NOTES,
+        f"--agent {agent}: the estimate assumes Claude Code's context and requests; {agent}'s "
+        "own differ",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "triggers",
         help=help_line("triggers"),
         description=(
             "Runs each query of a trigger suite K times (or, with -k auto, until its verdict is "
-            "decided) through the real claude CLI with the skill (and the suite's distractors) "
-            "installed, stops each run as soon as it is known whether the skill fired, and "
-            "reports per query the firing rate with the exact interval its verdict reads (pass, "
-            "miss, false-trigger or inconclusive) and per suite precision, recall and accuracy. "
+            "decided) through the real claude CLI (or, with --agent, OpenCode's or Codex's) with "
+            "the skill (and the suite's distractors) installed, stops each run as soon as it is "
+            "known whether the skill fired, and reports per query the firing rate with the exact "
+            "interval its verdict reads (pass, miss, false-trigger or inconclusive) and per suite "
+            "precision, recall and accuracy. "
             "Without credentials the CLI talks to the offline "
             "model emulator using each suite's model script; with --replay DIR it answers from "
             "cassettes recorded with --record DIR."
@@ -62,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_suite_arguments(parser, default_dir=DEFAULT_SUITE_DIR)
     add_backend_options(parser, backends=BACKENDS)
     parser.add_argument("--model", help="model passed to claude --model (default: the suite's)")
+    add_agent_option(parser, runs="queries")
     add_matrix_option(parser, cli=True)
     add_repetition_options(parser, unit="query", item="query", aliases=("--runs-per-query",))
     parser.add_argument(
@@ -129,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             options_from(args, triggers.TriggerOptions),
             args,
             label="triggers",
-            notes=NOTES,
+            notes=notes_for(args.agent),
             noun="queries",
         )
     return run_layer(
@@ -138,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         label="triggers",
         noun="queries",
-        notes=NOTES,
+        notes=notes_for(args.agent),
         interrupted=_interrupted,
         finished=_finished,
     )
@@ -182,9 +196,12 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
     flat, context = results.flat, results.context
     queries = sum(len(each[0].queries) for each in results.suites)
     plans = {q.repetitions.describe() for s in flat for q in s.queries if q.repetitions}
+    agent = (context.get("agent") or {}).get("name") or "claude-code"
+    claude = agent == "claude-code"
     print(
         run_line(
-            version=context["claude_version"],
+            agent="claude" if claude else agent,
+            version=context["claude_version"] if claude else context["agent"]["version"],
             backend=context["backend"],
             counted=f"{queries} queries" + (f", {', '.join(sorted(plans))}" if plans else ""),
             jobs=context["jobs"],

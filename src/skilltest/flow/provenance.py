@@ -94,6 +94,7 @@ def start_provenance(
     suites: Sequence[Path],
     model: str | None = None,
     claude_version: str | None = None,
+    agent: tuple[str, str | None] | None = None,
     trees: Sequence[SourceTree] = (),
 ) -> Provenance:
     """A run's provenance as it starts; the models are added as the answers come.
@@ -105,6 +106,7 @@ def start_provenance(
         suites: The suite files read.
         model: The model the run asks for, when it names one.
         claude_version: The ``claude`` CLI version, for runs through the CLI.
+        agent: The agent the runs go through and its version (``("codex", "0.171.0")``).
         trees: The skills' and plugins' folders the runs read, with their files' checksums
             (:func:`source_trees`).
     """
@@ -113,6 +115,8 @@ def start_provenance(
         backend=backend,
         model_requested=model or options.model,
         claude_version=claude_version,
+        agent=None if agent is None else agent[0],
+        agent_version=None if agent is None else agent[1],
         skilltest_version=__version__,
         started_at=_now(),
         suites=tuple(SuiteFile(str(path), checksum(path)) for path in suites),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.report.files import write_report
-from skilltest.report.provenance import Provenance, model_text, notice
+from skilltest.report.provenance import Provenance, agent_text, model_text, notice
 from skilltest.report.text import escape_controls
 
 NOT_XML = "\ud800-\udfff\ufffe\uffff"
@@ -100,6 +100,7 @@ def provenance_properties(provenance: Provenance) -> list[tuple[str, str]]:
     props += [
         ("model", model_text(provenance)),
         ("claude_version", provenance.claude_version or ""),
+        *([("agent", agent)] if (agent := agent_text(provenance)) else []),
         ("skilltest_version", provenance.skilltest_version or ""),
         ("date", provenance.started_at or ""),
     ]

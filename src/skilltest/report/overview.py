@@ -27,6 +27,7 @@ from typing import Any
 from skilltest.report.markdown import NOUNS, TITLES, Document
 from skilltest.report.provenance import (
     Provenance,
+    agent_text,
     backend_text,
     duration_text,
     provenance_of,
@@ -117,6 +118,8 @@ def header(documents: Sequence[tuple[str, Document]]) -> Header:
     runs = [(layer, run) for layer, d in documents for run in runs_of(layer, d.data)]
     offline = any(p.offline for p in every)
     models = _distinct([m for p in every for m in p.models])
+    claude = _distinct([p.claude_version for p in every])
+    agents = _distinct([agent_text(p) for p in every])
     facts = (
         ("backend", "; ".join(_distinct([backend_text(p) for p in every])), ""),
         (
@@ -124,7 +127,9 @@ def header(documents: Sequence[tuple[str, Document]]) -> Header:
             ", ".join(models) or "none reported",
             "as the stand-in named itself" if offline and models else "",
         ),
-        ("claude CLI", ", ".join(_distinct([p.claude_version for p in every])) or "-", ""),
+        # Another agent's runs name it and its version; "claude CLI -" would say nothing.
+        *([("claude CLI", ", ".join(claude) or "-", "")] if claude or not agents else []),
+        *([("agent", ", ".join(agents), "")] if agents else []),
         ("skilltest", ", ".join(_distinct([p.skilltest_version for p in every])) or "-", ""),
         ("date", *_dates(every)),
         (

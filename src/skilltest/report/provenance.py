@@ -108,6 +108,11 @@ class Provenance:
     """The model the run asked for (``--model`` or the suite's), when it named one."""
     claude_version: str | None = None
     """The ``claude`` CLI version the runs used; ``None`` for runs without the CLI."""
+    agent: str | None = None
+    """The agent the runs went through (``claude-code``, ``opencode``, ``codex``); ``None`` for
+    runs without one and in files written before skilltest recorded it."""
+    agent_version: str | None = None
+    """That agent's version, as it reported it."""
     skilltest_version: str | None = None
     """The toolkit version that ran."""
     started_at: str | None = None
@@ -201,6 +206,9 @@ class Provenance:
             "models": list(self.models),
             "model_requested": self.model_requested,
             "claude_version": self.claude_version,
+            "agent": None
+            if self.agent is None
+            else {"name": self.agent, "version": self.agent_version},
             "skilltest_version": self.skilltest_version,
             "started_at": self.started_at,
             "finished_at": self.finished_at,
@@ -219,6 +227,10 @@ class Provenance:
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _text(value: Any) -> str | None:
@@ -281,6 +293,7 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             for s in data.get("suites") or []
             if isinstance(s, Mapping)
         )
+        agent = _mapping(data.get("agent"))
         return Provenance(
             run_id=str(data.get("run_id") or ""),
             trees=trees_of(data.get("trees")),
@@ -289,6 +302,8 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
             models=_strings(data.get("models")),
             model_requested=data.get("model_requested"),
             claude_version=data.get("claude_version"),
+            agent=_text(agent.get("name")),
+            agent_version=_text(agent.get("version")),
             skilltest_version=data.get("skilltest_version"),
             started_at=data.get("started_at"),
             finished_at=_text(data.get("finished_at")),
@@ -313,6 +328,8 @@ def provenance_of(document: Mapping[str, Any]) -> Provenance:
         recorded_with=(UNKNOWN,) if backend == REPLAY else (),
         model_requested=document.get("model") if isinstance(document.get("model"), str) else None,
         claude_version=document.get("claude_version"),
+        agent=_text(_mapping(document.get("agent")).get("name")),
+        agent_version=_text(_mapping(document.get("agent")).get("version")),
         skilltest_version=document.get("skilltest_version"),
         suites=tuple(SuiteFile(s, None) for s in listed or () if isinstance(s, str)),
     )
@@ -404,12 +421,29 @@ def suites_text(provenance: Provenance) -> str:
     )
 
 
+def agent_text(provenance: Provenance) -> str | None:
+    """``codex 0.171.0``: the agent other than Claude Code the runs went through, with its
+    version; ``None`` for Claude Code's runs and runs without an agent."""
+    if provenance.agent in (None, "claude-code"):
+        return None
+    return f"{provenance.agent} {provenance.agent_version or '(version not recorded)'}"
+
+
+def agent_field(provenance: Provenance) -> tuple[str, str]:
+    """The agent's row of a report's header: ``agent: codex 0.171.0`` for another agent's runs,
+    else ``claude CLI`` and its version (``-`` for runs without the CLI)."""
+    other = agent_text(provenance)
+    if other is not None:
+        return ("agent", other)
+    return ("claude CLI", provenance.claude_version or "-")
+
+
 def fields(provenance: Provenance) -> list[tuple[str, str]]:
     """Every field as a name and its text, in the order reports show them."""
     return [
         ("backend", backend_text(provenance)),
         ("model", model_text(provenance)),
-        ("claude CLI", provenance.claude_version or "-"),
+        agent_field(provenance),
         ("skilltest", provenance.skilltest_version or "-"),
         ("date", provenance.started_at or "not recorded"),
         ("suites", suites_text(provenance) or "-"),

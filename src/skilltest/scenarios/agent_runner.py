@@ -4,8 +4,9 @@ The agent (:class:`skilltest.agents.base.TurnAgent`) says how it is isolated, st
 read; this runner does what every agent's run needs alike: a sandbox with the skills where the
 agent reads them (none in the without-skill arm), the scenario's setup, the endpoint (whose key
 is a placeholder: the real one never enters the sandbox), one process per user message in a
-process group of its own (stopped, with everything it started, when the run ends or its time is
-up), the transcript, and the raw output kept as the Claude Code runner keeps it::
+process group of its own (stopped, with everything it started, when the run ends, its time is
+up or the request's stop check says so: a trigger run once it is decided), the transcript, and
+the raw output kept as the Claude Code runner keeps it::
 
     <output>/<skill>/<scenario>/<arm>-<rep>.jsonl          what the agent printed, every turn
     <output>/<skill>/<scenario>/<arm>-<rep>.stderr.txt     what it printed on stderr
@@ -154,7 +155,7 @@ class AgentCliRunner:
                 env = await asyncio.to_thread(
                     self.agent.isolate, folders, session.env, model=scenario.config.model
                 )
-                outputs = await self._conversation(scenario, env, sandbox.workdir)
+                outputs = await self._conversation(request, env, sandbox.workdir)
             secrets = {
                 name: session.env[name] for name in CREDENTIAL_VARIABLES if session.env.get(name)
             }
@@ -192,10 +193,12 @@ class AgentCliRunner:
             await finished_in_thread(sandbox.remove)
 
     async def _conversation(
-        self, scenario: Scenario, env: dict[str, str], workdir: Path
+        self, request: RunRequest, env: dict[str, str], workdir: Path
     ) -> list[ProcessOutput]:
         """Each user message as a process of its own, continuing the conversation; the turns
-        share the scenario's time limit, and a turn that fails ends the run."""
+        share the scenario's time limit, and a turn that fails, or that the request's stop
+        check stops, ends the run."""
+        scenario = request.scenario
         outputs: list[ProcessOutput] = []
         session: str | None = None
         deadline = time.monotonic() + scenario.config.timeout_s
@@ -209,11 +212,17 @@ class AgentCliRunner:
                     cwd=workdir,
                     env=env,
                     timeout_s=left,
+                    stop_on=request.stop_on,
                     on_start=self._first_start,
                 )
             )
             outputs.append(output)
-            if output.timed_out or output.start_error or output.exit_code not in (0, None):
+            if (
+                output.stopped_reason is not None
+                or output.timed_out
+                or output.start_error
+                or output.exit_code not in (0, None)
+            ):
                 break
             session = session or self.agent.session_of(output.stdout)
             if session is None:
@@ -235,6 +244,10 @@ class AgentCliRunner:
             return replace(transcript, error="the time limit fell before the first turn")
         if last.start_error is not None:
             return replace(transcript, error=f"{self.agent.name} did not start: {last.start_error}")
+        if last.stopped_reason is not None:
+            # The caller's stop check ended it (a trigger run, once decided): behaviour, not
+            # an outage.
+            return replace(transcript, error=None, ended=last.stopped_reason)
         limit = f"timed out after {scenario.config.timeout_s:g}s"
         if last.timed_out:
             running = transcript.running_call

@@ -330,10 +330,17 @@ def _run(
         backend=chosen.backend,
         suites=paths,
         claude_version=binary.version if turn_agent is None else None,
+        agent=(options.agent, binary.version),
         trees=scenario_trees(suites),
     )
-    notice = unconfined_bash(
-        rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
+    # Claude Code's file tools are confined to its sandbox and Bash is not; another agent says
+    # what holds its own commands in.
+    notice = (
+        unconfined_bash(
+            rule for suite in suites for s in suite.scenarios for rule in s.config.allowed_tools
+        )
+        if turn_agent is None
+        else turn_agent.commands_note
     )
     if notice:
         observer.notice(f"skilltest: note: {notice}")

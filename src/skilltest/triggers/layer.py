@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from skilltest.agents.registry import DEFAULT_AGENT
 from skilltest.errors import InputError
 from skilltest.flow.options import Observer, RunOptions, budget_of
 from skilltest.flow.plan import (
@@ -32,6 +33,7 @@ from skilltest.suite.ids import check_unique_scenarios
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
 if TYPE_CHECKING:
+    from skilltest.agents.base import TurnAgent
     from skilltest.cost.render import SuiteEstimate
     from skilltest.flow.shard import ShardPlan
     from skilltest.report.junit import JUnitCase
@@ -335,23 +337,40 @@ def _run(
     tape: Tape,
     shard: ShardPlan | None,
 ) -> TriggerResults:
+    from skilltest.agents.base import AgentBinary
     from skilltest.claude.binary import ClaudeBinary
+    from skilltest.scenarios.agent_runner import AgentCliRunner
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.triggers.runs import assemble, run_triggers
     from skilltest.triggers.verdict import TriggerRun, against_previous
 
+    turn_agent = None
+    if options.agent != DEFAULT_AGENT:
+        from skilltest.agents import agent as agent_named
+
+        turn_agent = cast("TurnAgent", agent_named(options.agent))
     rules = {suite.path: suite.replay for suite in suites}
-    chosen = cli_backend(options, suites, observer, tape, rules, layer="triggers")
+    chosen = cli_backend(
+        options, suites, observer, tape, rules, layer="triggers", agent=options.agent
+    )
     binary = chosen.binary
-    assert isinstance(binary, ClaudeBinary)  # trigger runs stop at a Claude Code hook
-    runner = ClaudeCliRunner(binary, chosen.endpoint)
+    runner: ClaudeCliRunner | AgentCliRunner
+    if turn_agent is not None:
+        observer.notice(f"skilltest: note: {turn_agent.commands_note}")
+        assert isinstance(binary, AgentBinary)
+        runner = AgentCliRunner(turn_agent, binary, chosen.endpoint)
+    else:
+        assert isinstance(binary, ClaudeBinary)  # Claude Code's runs stop at its hook
+        runner = ClaudeCliRunner(binary, chosen.endpoint)
+    claude = turn_agent is None
     provenance = start_provenance(
         options,
         entry="skilltest.triggers.run",
         backend=chosen.backend,
         suites=paths,
-        claude_version=binary.version,
+        claude_version=binary.version if claude else None,
+        agent=(options.agent, binary.version),
         trees=source_trees(
             skill.directory for suite in suites for skill in (suite.skill, *suite.distractors)
         ),
@@ -364,8 +383,9 @@ def _run(
         suites=(),
         context={
             "backend": chosen.backend,
-            "claude_version": binary.version,
-            "claude_path": str(binary.path),
+            "claude_version": binary.version if claude else None,
+            "claude_path": str(binary.path) if claude else None,
+            "agent": {"name": options.agent, "version": binary.version},
             "suite_files": [str(p) for p in paths],
             "jobs": options.jobs,
         },
@@ -422,5 +442,6 @@ def _run(
         on_run=on_run,
         provenance=provenance,
         budget=budget,
+        agent=turn_agent,
     )
     return run_saving(runs, observer=observer, save=save, recorder=recorder)

@@ -17,6 +17,11 @@ was at REF (its own folder and description, read by :mod:`skilltest.revision`).
 With ``--record`` or ``--replay`` each (skill, query, description) has a cassette,
 ``<DIR>/<skill>/<query>/<current|candidate>.yaml``, one repetition per run: the scenario layer's
 recording and replaying endpoints, keyed by the description instead of the arm.
+
+With ``--agent opencode`` or ``--agent codex`` the runs go through the scenario layer's
+:class:`~skilltest.scenarios.agent_runner.AgentCliRunner` instead: the skills where that agent
+reads them, no hook, and an :class:`~skilltest.triggers.watch.AgentWatch` that decides each run
+by the agent's own firing rule and stops it there.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 
 import yaml
 
+from skilltest.agents.base import Agent
 from skilltest.cost.budget import Budget
 from skilltest.cost.estimate import DEFAULT_CLI_MODEL
 from skilltest.cost.prices import run_cost
@@ -52,7 +58,7 @@ from skilltest.triggers import hook
 from skilltest.triggers.suite import MAX_TURNS, TriggerQuery, TriggerSuite
 from skilltest.triggers.trace import write_trigger_trace
 from skilltest.triggers.verdict import DECIDED, QueryResult, SuiteResult, TriggerRun
-from skilltest.triggers.watch import Ended, TriggerWatch, fires
+from skilltest.triggers.watch import AgentWatch, Ended, TriggerWatch
 
 DEFAULT_OUTPUT_FOLDER = "output"
 """Raw transcripts go to ``output/`` beside the suite file."""
@@ -154,7 +160,8 @@ def trigger_request(
     variant: str = "current",
     output_dir: Path | None = None,
     calls: Path | None = None,
-) -> tuple[RunRequest, TriggerWatch]:
+    agent: Agent | None = None,
+) -> tuple[RunRequest, TriggerWatch | AgentWatch]:
     """One trigger run's request, and the watch that reads its stream.
 
     Args:
@@ -167,8 +174,14 @@ def trigger_request(
         calls: Where the stop hook counts the run's tool calls (a file of this run alone);
             ``None`` installs no hook, and the watch stops the run once it has read the
             deciding call (by then the CLI has usually asked the model again).
+        agent: Another agent than Claude Code to run it through (no hook: ``calls`` is not
+            used): its events are read, and its run stopped, by an :class:`AgentWatch`.
     """
-    watch = TriggerWatch(skill.name, suite.max_tool_calls, hooked=calls is not None)
+    watch: TriggerWatch | AgentWatch
+    if agent is not None:
+        watch, calls = AgentWatch(skill.name, suite.max_tool_calls, agent), None
+    else:
+        watch = TriggerWatch(skill.name, suite.max_tool_calls, hooked=calls is not None)
     request = RunRequest(
         scenario_of(suite, query, skill),
         Arm.WITH_SKILL,
@@ -183,19 +196,14 @@ def trigger_request(
     return request, watch
 
 
-def ending(watch: TriggerWatch, transcript: Transcript) -> tuple[Ended, str | None]:
+def ending(watch: TriggerWatch | AgentWatch, transcript: Transcript) -> tuple[Ended, str | None]:
     """How a run ended, and what ended it."""
     error = transcript.error
     if error is not None and error.startswith(MISS_PREFIX):
         # The cassette is stale: what the run did all the same says nothing about the skill.
         return "error", error
-    if watch.fired or (
-        error is None
-        and (
-            watch.skill in transcript.skills_invoked
-            or any(fires(watch.skill, c.name, c.input) for c in transcript.tool_calls)
-        )
-    ):
+    watch.settle(transcript)
+    if watch.fired or (error is None and watch.fired_in(transcript)):
         return "fired", watch.reason or transcript.ended
     if watch.budget:
         return "budget", watch.reason or transcript.ended
@@ -224,7 +232,7 @@ def _request_count(outcome: RunOutcome) -> int | None:
     return len(recorded) if isinstance(recorded, list) else None
 
 
-def trigger_run(rep: int, watch: TriggerWatch, outcome: RunOutcome) -> TriggerRun:
+def trigger_run(rep: int, watch: TriggerWatch | AgentWatch, outcome: RunOutcome) -> TriggerRun:
     """One run's record from what the runner returned and what the watch saw."""
     transcript = outcome.transcript
     ended, reason = ending(watch, transcript)
@@ -276,6 +284,7 @@ async def run_triggers(
     on_run: Callable[[TriggerRun, Transcript], None] | None = None,
     provenance: Provenance | None = None,
     budget: Budget | None = None,
+    agent: Agent | None = None,
 ) -> list[list[SuiteResult]]:
     """Runs every query of every suite per its plan under each description, ``jobs`` runs at
     once, through the scheduler every layer uses (:func:`~skilltest.scheduler.run_rounds`):
@@ -296,6 +305,7 @@ async def run_triggers(
         provenance: What produced the runs, for their traces.
         budget: ``--max-cost-usd``: each run starts only when it lets it; once it does not, no
             run starts any more (a query whose plan is not through has no result).
+        agent: The agent the runs go through when it is not Claude Code (``runner`` runs it).
 
     Returns:
         Per suite, one result per variant.
@@ -347,6 +357,7 @@ async def run_triggers(
                 variant=label,
                 output_dir=folder if label == CURRENT.label else folder / label,
                 calls=Path(tmp) / f"calls-{item.suite}-{v}-{item.query}-{rep}.txt",
+                agent=agent,
             )
             try:
                 outcome = await runner.run(request)
