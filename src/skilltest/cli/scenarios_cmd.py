@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
         "$SKILLTEST_CODEX, or in the cache `skilltest setup --agent NAME` fills",
     )
-    add_matrix_option(parser, cli=True)
+    add_matrix_option(parser, cli=True, agents=True)
     parser.add_argument(
         "--judge-model",
         metavar="M",

@@ -61,6 +61,9 @@ def _layer_of(options: RunOptions) -> tuple[str, Any]:
     raise TypeError(f"a matrix runs a layer's options, not {type(options).__name__}")
 
 
+AGENT_LAYERS = frozenset({"scenarios"})
+"""The layers whose runs go through an agent other than Claude Code (``--agents``)."""
+
 KEPT_BY_DEFAULT = {"scenarios": Path("output"), "triggers": Path("output")}
 """Where a layer that keeps every run's transcript keeps a matrix's when ``output_dir`` is not
 given: under this folder, in each cell's folder (``output/model-haiku/<skill>/...``)."""
@@ -87,7 +90,7 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
 
     observer = observer or Observer()
     layer, module = _layer_of(options)
-    plan = plan_matrix(options, axes, baseline=layer != "triggers")
+    plan = plan_matrix(options, axes, baseline=layer != "triggers", agents=layer in AGENT_LAYERS)
     base = options
     if layer in KEPT_BY_DEFAULT and options.output_dir is None:
         base = dataclasses.replace(options, output_dir=KEPT_BY_DEFAULT[layer])
@@ -144,7 +147,7 @@ def estimate(
         InputError: bad input (an axis, an option a matrix cannot take, a suite).
     """
     layer, module = _layer_of(options)
-    plan = plan_matrix(options, axes, baseline=layer != "triggers")
+    plan = plan_matrix(options, axes, baseline=layer != "triggers", agents=layer in AGENT_LAYERS)
     return _estimates(module, options, plan.cells, None)
 
 
