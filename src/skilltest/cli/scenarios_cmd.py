@@ -109,7 +109,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "without-skill arm is its no-plugin arm",
     )
     add_against_option(
-        parser, what=" as an arm 'previous', and say per scenario whether the edit improved it"
+        parser,
+        what=" as an arm 'previous' (previous-2... for more), and say per scenario whether the "
+        "edit improved it",
     )
     add_rescore_option(parser, layer="scenarios")
     parser.set_defaults(handler=run)
@@ -121,11 +123,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
-    from skilltest.revision import check_one_against
-
     # What the command line names is checked before the suites are read for their matrix.
-    given = options_from(args, scenarios.ScenarioOptions)
-    check_one_against(given.against, given.also_against, "scenarios")
+    options_from(args, scenarios.ScenarioOptions)
     apply_suite_matrix(
         args,
         tuple(args.suites or ()),
