@@ -184,8 +184,9 @@ def run_matrix(
         cells = display.partial.cells
         finished = sum(1 for entry in cells if not entry.results.interrupted)
         said = f"{finished} of {len(display.partial.plan.cells)} cell(s) finished"
-        if cells and cells[-1].results.interrupted:
-            said += f", {cells[-1].cell.id} in part"
+        part = [entry.cell.id for entry in cells if entry.results.interrupted]
+        if part:
+            said += f", {', '.join(part)} in part"
         print(
             f"skilltest: interrupted; {said}"
             + (f"; kept in {kept} (marked incomplete)" if kept else ""),

@@ -117,7 +117,7 @@ def count_lines(document: Mapping[str, Any]) -> list[str]:
         stopped = spending.get("stopped_cells") or []
         lines.append(
             f"spent ${spending['spent_usd']:.4f} of --max-cost-usd {spending['limit_usd']:g}, "
-            "each cell drawing an equal share of what the cells before it left"
+            "each cell drawing a share in proportion to its estimated cost"
             + (f"; stopped before every run: {', '.join(stopped)}" if stopped else "")
         )
     if not document.get("complete", True) and not (spending or {}).get("stopped_cells"):
