@@ -237,8 +237,8 @@ class ScenarioRevision:
     """``previous``, ``previous-2``...: the arm that ran the skill at ``ref``."""
     ref: str
     """The revision or folder as the user gave it."""
-    summary: ArmSummary
-    """The arm's figures."""
+    summary: ArmSummary | None
+    """The arm's figures (``None`` in a verdict built with ``against`` alone)."""
     against: Against | None
     """With-skill minus this revision's, and its verdict; ``None`` when skipped."""
 
@@ -298,11 +298,19 @@ class ScenarioVerdict:
     """Every REF of ``--against`` (the first is also ``previous`` and ``against``), each
     compared with the with-skill arm."""
 
+    def __post_init__(self) -> None:
+        if not self.revisions and self.against is not None:
+            # Built with one REF's previous and against only: that REF is the one revision.
+            first = ScenarioRevision(
+                Arm.PREVIOUS.value, self.against.ref, self.previous, self.against
+            )
+            object.__setattr__(self, "revisions", (first,))
+
     @property
     def k(self) -> int:
         """Runs per arm taken (the most of any arm)."""
         arms = [a for a in (self.with_skill, self.without_skill, self.previous) if a is not None]
-        arms += [revision.summary for revision in self.revisions]
+        arms += [r.summary for r in self.revisions if r.summary is not None]
         return max((a.runs for a in arms), default=0)
 
     @property
