@@ -128,7 +128,7 @@ def check_one_against(against: str | None, also_against: Sequence[str], layer: s
             f"--against {also_against[0]} were given",
             location=f"--against {also_against[0]}",
             fix=f"run skilltest {layer} once per revision, or give several --against to "
-            "skilltest pressure",
+            "skilltest pressure or skilltest scenarios",
         )
 
 

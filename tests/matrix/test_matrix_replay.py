@@ -48,7 +48,7 @@ def test_a_recorded_matrix_replays_cell_by_cell_without_a_model(tmp_path, capsys
     assert text.startswith("cell model=haiku\n\npressure: ")
     assert f"{replayed} [model=opus]" in text
 
-    # A cell whose cassettes are missing is bad input, named, and the cells before it are kept.
+    # A cell whose cassettes are missing is bad input, named; what the other cell made is kept.
     (cassettes / "model-opus").rename(tmp_path / "elsewhere")
     capsys.readouterr()
     code = main([*MATRIX, "--replay", str(cassettes), "--results", str(replayed)])

@@ -106,8 +106,8 @@ def test_auto_repetitions_run_the_previous_arm_as_many_rounds_as_the_others(repo
             [suite],
             runner,
             jobs=2,
-            against="old",
-            previous=lambda scenario: previous,
+            revisions=(("previous", "old"),),
+            previous=lambda scenario, arm: previous,
             repetitions=lambda scenario: plan_for("auto", None),
         )
     )

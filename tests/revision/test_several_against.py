@@ -152,7 +152,7 @@ def test_the_dry_run_prices_an_arm_per_revision(repo, noted, capsys):
     assert re.search(r"demo\.yaml\s+3\s+60\s+60\s", capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("layer", ["scenarios", "triggers"])
+@pytest.mark.parametrize("layer", ["triggers"])
 def test_the_other_layers_take_one_revision(repo, capsys, layer):
     code = main([layer, str(repo / "demo.yaml"), "--against", "HEAD~1", "--against", "HEAD"])
     assert code == 2

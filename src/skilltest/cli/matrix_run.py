@@ -1,8 +1,9 @@
 """``--models``: a layer's suites run in each cell of a matrix, from options to exit code.
 
-``skilltest pressure`` and ``skilltest scenarios`` hand their options here when ``--models``
-is given; each cell runs as the command would run it alone, and the command prints the
-scenario x cell table instead of one run's table.
+``skilltest pressure``, ``skilltest scenarios`` and ``skilltest triggers`` hand their options
+here when ``--models`` (``--claude-versions``, ``--agents``) is given; each cell runs as the
+command would run it alone, and the command prints the scenario x cell table instead of one
+run's table.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from skilltest.cli import (
 from skilltest.cli.display import Display
 
 
-def add_matrix_option(parser: argparse.ArgumentParser, *, cli: bool = False) -> None:
+def add_matrix_option(
+    parser: argparse.ArgumentParser, *, cli: bool = False, agents: bool = False
+) -> None:
     """``--models A,B``; with ``cli`` (a layer that runs the claude CLI) also
-    ``--claude-versions A,B``."""
+    ``--claude-versions A,B``; with ``agents`` (a layer that runs other agents) also
+    ``--agents A,B``."""
     parser.add_argument(
         "--models",
         metavar="M,M",
@@ -41,11 +45,32 @@ def add_matrix_option(parser: argparse.ArgumentParser, *, cli: bool = False) -> 
             "installed by skilltest setup --claude-version V), and say per scenario whether "
             "the with-skill and without-skill pass rates changed between them",
         )
+    if agents:
+        parser.add_argument(
+            "--agents",
+            metavar="A,A",
+            help="run every scenario once per agent (cells agent=A: claude-code, opencode, "
+            "codex), and say per scenario whether the skill's lift differs between them",
+        )
+
+
+AXIS_OPTIONS = (
+    ("models", "--models"),
+    ("claude_versions", "--claude-versions"),
+    ("agents", "--agents"),
+)
+"""Each matrix option's attribute and its name on the command line, in the axes' order."""
+
+
+def _given(args: argparse.Namespace) -> list[str]:
+    """The matrix options the command line gives."""
+    return [option for name, option in AXIS_OPTIONS if getattr(args, name, None) is not None]
 
 
 def matrix_asked(args: argparse.Namespace) -> bool:
-    """Whether the command line asks for a matrix (``--models``, ``--claude-versions``)."""
-    return args.models is not None or getattr(args, "claude_versions", None) is not None
+    """Whether the command line asks for a matrix (``--models``, ``--claude-versions``,
+    ``--agents``)."""
+    return bool(_given(args))
 
 
 def apply_suite_matrix(
@@ -79,14 +104,7 @@ def apply_suite_matrix(
     if named is None:
         return
     if matrix_asked(args):
-        given = " and ".join(
-            option
-            for option, value in (
-                ("--models", args.models),
-                ("--claude-versions", getattr(args, "claude_versions", None)),
-            )
-            if value is not None
-        )
+        given = " and ".join(_given(args))
         print(
             f"skilltest: {given} override the matrix {named.source} names ({named.describe()})"
             if " and " in given
@@ -98,22 +116,24 @@ def apply_suite_matrix(
     args.models = ",".join(named.models) if named.models else None
     if hasattr(args, "claude_versions"):
         args.claude_versions = ",".join(named.claude_versions) if named.claude_versions else None
+    if hasattr(args, "agents"):
+        args.agents = ",".join(named.agents) if named.agents else None
 
 
 def refuse_rescore(args: argparse.Namespace) -> None:
     """``--rescore`` scores one run's transcripts again: refused beside a matrix.
 
     Raises:
-        InputError: ``--models`` or ``--claude-versions`` with ``--rescore``.
+        InputError: ``--models``, ``--claude-versions`` or ``--agents`` with ``--rescore``.
     """
     if matrix_asked(args):
         from skilltest.errors import InputError
 
         raise InputError(
             "--rescore scores one run's kept transcripts again, not a matrix",
-            location="--models" if args.models is not None else "--claude-versions",
-            fix="leave --models and --claude-versions out, and rescore each cell's transcripts "
-            "folder on its own",
+            location=_given(args)[0],
+            fix="leave --models, --claude-versions and --agents out, and rescore each cell's "
+            "transcripts folder on its own",
         )
 
 
@@ -132,7 +152,7 @@ def run_matrix(
     """
     from skilltest import matrix
     from skilltest.errors import InputError
-    from skilltest.matrix.axes import CLAUDE, MODEL
+    from skilltest.matrix.axes import AGENT, CLAUDE, MODEL
     from skilltest.matrix.report import render_terminal
 
     agent = getattr(options, "agent", "claude-code")
@@ -150,6 +170,14 @@ def run_matrix(
         axes.append(
             matrix.axis_values(args.claude_versions, axis=CLAUDE, option="--claude-versions")
         )
+    if getattr(args, "agents", None) is not None:
+        if getattr(args, "agent", None) is not None:
+            raise InputError(
+                f"--agent {args.agent} and --agents name the agent twice",
+                location="--agent",
+                fix="give the agents to compare with --agents only",
+            )
+        axes.append(matrix.axis_values(args.agents, axis=AGENT, option="--agents"))
     if getattr(args, "dry_run", False):
         from skilltest.matrix.report import render_estimate
 
@@ -167,8 +195,9 @@ def run_matrix(
         cells = display.partial.cells
         finished = sum(1 for entry in cells if not entry.results.interrupted)
         said = f"{finished} of {len(display.partial.plan.cells)} cell(s) finished"
-        if cells and cells[-1].results.interrupted:
-            said += f", {cells[-1].cell.id} in part"
+        part = [entry.cell.id for entry in cells if entry.results.interrupted]
+        if part:
+            said += f", {', '.join(part)} in part"
         print(
             f"skilltest: interrupted; {said}"
             + (f"; kept in {kept} (marked incomplete)" if kept else ""),

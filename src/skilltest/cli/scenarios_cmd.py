@@ -78,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--model", help="model passed to claude --model (default: the CLI's)")
     add_agent_option(parser, runs="scenarios")
-    add_matrix_option(parser, cli=True)
+    add_matrix_option(parser, cli=True, agents=True)
     parser.add_argument(
         "--judge-model",
         metavar="M",
@@ -115,7 +115,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "without-skill arm is its no-plugin arm",
     )
     add_against_option(
-        parser, what=" as an arm 'previous', and say per scenario whether the edit improved it"
+        parser,
+        what=" as an arm 'previous' (previous-2... for more), and say per scenario whether the "
+        "edit improved it",
     )
     add_rescore_option(parser, layer="scenarios")
     parser.set_defaults(handler=run)
@@ -127,11 +129,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
-    from skilltest.revision import check_one_against
-
     # What the command line names is checked before the suites are read for their matrix.
-    given = options_from(args, scenarios.ScenarioOptions)
-    check_one_against(given.against, given.also_against, "scenarios")
+    options_from(args, scenarios.ScenarioOptions)
     apply_suite_matrix(
         args,
         tuple(args.suites or ()),

@@ -9,13 +9,18 @@ being started as the signal comes can still be reported gone. The signal is then
 ended meanwhile. A cancellation can be swallowed on its way (a gathered error completing first),
 so the signal is remembered here rather than read from how the task ended. A second signal while
 the run unwinds raises at once.
+
+A run in a thread other than the main one (each cell of a matrix runs side by side in one) has
+no signal of its own: the main thread, which the signal reaches, stops every such run with
+:func:`stop_runs`, which cancels its tasks as the signal would, and its ``run_async`` raises the
+signal once it has unwound.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -36,6 +41,37 @@ class Terminated(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
+
+
+_ELSEWHERE: dict[int, Callable[[int], None]] = {}
+"""How to stop the run going on in each thread other than the main one, by the thread's id."""
+_ELSEWHERE_LOCK = threading.Lock()
+_STOPPED: list[int] = []
+"""The signal :func:`stop_runs` passed on, until :func:`runs_may_start`: a run that starts in
+another thread meanwhile stops at once."""
+
+
+def stop_runs(signum: int, *, received: bool = True) -> None:
+    """Stops every run going on in a thread other than the main one as ``signum`` stops a run
+    in the main thread (its tasks cancelled, the signal raised from its ``run_async`` once it
+    has unwound), and every run such a thread starts from now on, until
+    :func:`runs_may_start`. ``received``: the signal reached the process (its children are
+    then stopped without a grace); otherwise the runs are stopped for another reason (a run
+    beside them met bad input), as the signal would stop them."""
+    if received:
+        groups.interrupt()
+    with _ELSEWHERE_LOCK:
+        _STOPPED.append(signum)
+        stops = list(_ELSEWHERE.values())
+    for stop in stops:
+        stop(signum)
+
+
+def runs_may_start() -> None:
+    """Ends what :func:`stop_runs` began: the runs it stopped have unwound."""
+    with _ELSEWHERE_LOCK:
+        _STOPPED.clear()
+    groups.clear_interrupt()
 
 
 def interrupt_for(signum: int) -> KeyboardInterrupt:
@@ -105,6 +141,23 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
                     each.cancel()
             loop.call_soon_threadsafe(lambda: None)  # wakes a loop blocked in select()
 
+        def from_elsewhere(signum: int) -> None:
+            # Called in the main thread: the tasks are cancelled in the loop's own.
+            received.append(signum)
+
+            def cancel() -> None:
+                for each in asyncio.all_tasks(loop):
+                    if not _asyncio_own(each):
+                        each.cancel()
+
+            loop.call_soon_threadsafe(cancel)
+
+        elsewhere = threading.current_thread() is not threading.main_thread()
+        if elsewhere:
+            with _ELSEWHERE_LOCK:
+                _ELSEWHERE[threading.get_ident()] = from_elsewhere
+                if _STOPPED:
+                    from_elsewhere(_STOPPED[0])
         with _handlers(on_signal, STOP_SIGNALS):
             try:
                 result = loop.run_until_complete(task)
@@ -113,8 +166,12 @@ def run_async(main: Coroutine[Any, Any, _T]) -> _T:
                     raise interrupt_for(received[0]) from None
                 raise
             finally:
+                if elsewhere:
+                    with _ELSEWHERE_LOCK:
+                        _ELSEWHERE.pop(threading.get_ident(), None)
                 _wind_down(loop)
-                groups.clear_interrupt()
+                if not elsewhere:
+                    groups.clear_interrupt()
     if received:
         raise interrupt_for(received[0])
     return result

@@ -1,8 +1,8 @@
 """The gate on a matrix's results file: each cell's document read as one run's, the matrix's
 own claims checked against its cells, and which cells a release requires.
 
-A matrix's file (``--models``, ``--claude-versions``) holds each cell's results document as a
-single run writes it; the gate reads each as a results file of its own, named
+A matrix's file (``--models``, ``--claude-versions``, ``--agents``) holds each cell's results
+document as a single run writes it; the gate reads each as a results file of its own, named
 ``matrix.json [model=opus]``, through every rule. What the file says about the matrix (its axes
 and the cells they make, the cells it holds and their values, the comparisons across cells,
 the cells ``--max-cost-usd`` stopped, that it is complete) is a claim, checked against the
@@ -103,7 +103,7 @@ def matrix_claims(data: Mapping[str, Any]) -> list[str]:
     """What a matrix's document says of itself that its plan and its cells' documents do not
     give, one line each; empty when every claim holds. Pure."""
     from skilltest.matrix.axes import Axis, cells_of
-    from skilltest.matrix.compare import compare_cells, compare_versions
+    from skilltest.matrix.compare import compare_lifts, compare_versions
 
     found: list[str] = []
     plan = data.get("matrix") or {}
@@ -136,7 +136,7 @@ def matrix_claims(data: Mapping[str, Any]) -> list[str]:
         if unfinished:
             found.append(f"complete is true, but the cells {_ids(unfinished)} are not")
     layer = str(data.get("layer"))
-    for key, compute in (("comparisons", compare_cells), ("versions", compare_versions)):
+    for key, compute in (("comparisons", compare_lifts), ("versions", compare_versions)):
         written = _normal(data.get(key) or [])
         try:
             recomputed = _normal([item.to_dict() for item in compute(layer, cells)])
@@ -162,12 +162,18 @@ def matrix_claims(data: Mapping[str, Any]) -> list[str]:
 
 def _ran_as(cell_id: str, values: Mapping[str, str], document: Mapping[str, Any]) -> list[str]:
     """Whether a cell's document ran what its values say: the model it asked for, the CLI
-    version that ran (a cell relabelled as another is caught here)."""
-    from skilltest.matrix.axes import CLAUDE, MODEL
+    version that ran, the agent its runs went through (a cell relabelled as another is caught
+    here)."""
+    from skilltest.matrix.axes import AGENT, CLAUDE, MODEL
 
     provenance = provenance_of(document)
     found = []
-    ran = {MODEL: provenance.model_requested, CLAUDE: provenance.claude_version}
+    agent = document.get("agent")
+    ran = {
+        MODEL: provenance.model_requested,
+        CLAUDE: provenance.claude_version,
+        AGENT: agent.get("name") if isinstance(agent, dict) else None,
+    }
     for axis, value in values.items():
         if axis in ran and ran[axis] is not None and ran[axis] != value:
             found.append(f"cell {cell_id}: its document ran {axis} {ran[axis]}, not {value}")

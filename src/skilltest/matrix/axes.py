@@ -2,9 +2,9 @@
 
 An :class:`Axis` is a name and its values (``model``: ``haiku``, ``opus``); a :class:`Cell`
 holds one value of each axis, in the axes' order, and is named by its :attr:`Cell.id`
-(``model=haiku``, ``model=haiku,claude=2.1.332``), as pytest names a parametrised case. A cell
-id is the same in every run, every results file and every shard, so results of two runs line
-up by it. A new axis (CLI versions, agents) is one more name here and one more field a cell
+(``model=haiku``, ``model=haiku,claude=2.1.332``, ``agent=opencode``), as pytest names a
+parametrised case. A cell id is the same in every run, every results file and every shard, so
+results of two runs line up by it. A new axis is one more name here and one more field a cell
 sets in a layer's options (:mod:`skilltest.matrix.plan`).
 """
 
@@ -23,8 +23,23 @@ MODEL = "model"
 CLAUDE = "claude"
 """The Claude Code CLI axis: the version of ``claude`` each cell's runs use."""
 
-AXES = (MODEL, CLAUDE)
+AGENT = "agent"
+"""The agent axis: the agent each cell's runs go through (``claude-code``, ``opencode``,
+``codex``; the scenario layer)."""
+
+AXES = (MODEL, CLAUDE, AGENT)
 """The axes a matrix can span, in the order a cell id names them."""
+
+LIFT_AXES = (MODEL, AGENT)
+"""The axes across which the skill's lift is compared (does it help one model, one agent,
+more than another?); across CLI versions each arm's pass rate is compared instead."""
+
+EXAMPLES = {
+    MODEL: "haiku,opus",
+    CLAUDE: "2.1.328,2.1.332",
+    AGENT: "claude-code,opencode",
+}
+"""An example of each axis's values, as a fix shows it."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +100,7 @@ def axis_values(text: str, *, axis: str, option: str) -> Axis:
             (each cell keeps its transcripts and cassettes in a folder named after it).
     """
     values = tuple(part.strip() for part in text.split(","))
-    example = f"{option} haiku,opus" if axis == MODEL else f"{option} 2.1.328,2.1.332"
+    example = f"{option} {EXAMPLES[axis]}"
     if not any(values) or "" in values:
         raise InputError(
             f"{option} {text!r} has an empty value",
@@ -97,6 +112,11 @@ def axis_values(text: str, *, axis: str, option: str) -> Axis:
 
         for value in values:
             check_version(value, location=option)
+    if axis == AGENT:
+        from skilltest.agents import agent
+
+        for value in values:
+            agent(value, location=option)
     seen: set[str] = set()
     for value in values:
         if value in seen:

@@ -1,7 +1,9 @@
-"""Comparisons across cells: does the skill's lift differ between two models? Pure.
+"""Comparisons across cells: does the skill's lift differ between two models, or two agents?
+Pure.
 
-For each scenario and each pair of cells that differ on one axis only (two models, everything
-else the same), the difference of lifts ``(pA1 - pB1) - (pA2 - pB2)`` (with-skill minus
+For each scenario and each pair of cells that differ on one axis of
+:data:`~skilltest.matrix.axes.LIFT_AXES` only (two models, or two agents, everything else the
+same), the difference of lifts ``(pA1 - pB1) - (pA2 - pB2)`` (with-skill minus
 without-skill pass rate in cell 1, minus the same in cell 2) gets an interval from the two
 cells' exact lift intervals, combined by Bonferroni: with fixed K, each lift's exact
 unconditional interval at level ``1 - alpha/2`` (97.5% for a 95% statement), and the difference
@@ -201,7 +203,8 @@ def compare_cells(
     layer: str, cells: Sequence[Mapping[str, Any]], axis: str = "model"
 ) -> list[LiftDifference]:
     """Every scenario's difference of lifts between each pair of cells that differ on ``axis``
-    only (the model), in the plan's order. ``cells`` are a matrix file's ``cells`` entries."""
+    only (the model, the agent), in the plan's order. ``cells`` are a matrix file's ``cells``
+    entries."""
     found = []
     for one, two, both in _pairs(cells, axis):
         values_one, values_two = one["values"], two["values"]
@@ -228,6 +231,14 @@ def compare_cells(
                 )
             )
     return found
+
+
+def compare_lifts(layer: str, cells: Sequence[Mapping[str, Any]]) -> list[LiftDifference]:
+    """:func:`compare_cells` along each axis the lift is compared on (the model, then the
+    agent): what a matrix's ``comparisons`` hold."""
+    from skilltest.matrix.axes import LIFT_AXES
+
+    return [found for axis in LIFT_AXES for found in compare_cells(layer, cells, axis)]
 
 
 SAME = "same"

@@ -18,7 +18,7 @@ from skilltest.matrix.report import (
     VERSIONS_LEGEND,
     cell_rows,
     cell_text,
-    comparison_table,
+    comparison_tables,
     legend_of,
     notices,
     origin_lines,
@@ -108,7 +108,10 @@ def render_matrix_html(document: Mapping[str, Any], cell_pages: Mapping[str, str
         "cell's runs.</p>",
     ]
     for title, (headers, found), legend in (
-        ("Across models", comparison_table(document), COMPARISON_LEGEND),
+        *(
+            (f"Across {axis}s", (heads, rows), COMPARISON_LEGEND)
+            for axis, heads, rows in comparison_tables(document)
+        ),
         ("Across Claude Code versions", versions_table(document), VERSIONS_LEGEND),
         ("Each cell's measures", measures_table(matrix_measures(document)), MEASURES_LEGEND),
     ):

@@ -1,9 +1,10 @@
-"""The matrix a suite names (``matrix: {models: [...], claude_versions: [...]}``).
+"""The matrix a suite names (``matrix: {models: [...], claude_versions: [...], agents:
+[...]}``).
 
 A suite file may say which matrix it runs in; a run of several suites runs one matrix, so
 suites that name different ones are bad input, naming both files. The command line's
-``--models`` and ``--claude-versions`` override what the suites name. Pure but for reading the
-suite files, which the layer reads again (and validates the same way) when it runs.
+``--models``, ``--claude-versions`` and ``--agents`` override what the suites name. Pure but for
+reading the suite files, which the layer reads again (and validates the same way) when it runs.
 """
 
 from __future__ import annotations
@@ -27,15 +28,21 @@ class NamedMatrix:
     """Its ``models`` (a cell each), in the order given; empty: no model axis."""
     claude_versions: tuple[str, ...] = ()
     """Its ``claude_versions`` (a cell each); empty: no CLI version axis."""
+    agents: tuple[str, ...] = ()
+    """Its ``agents`` (a cell each; scenario suites); empty: no agent axis."""
+
+    @property
+    def values(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each key of the suite's ``matrix`` with its values, in the axes' order."""
+        return (
+            ("models", self.models),
+            ("claude_versions", self.claude_versions),
+            ("agents", self.agents),
+        )
 
     def describe(self) -> str:
         """``models: haiku, sonnet; claude_versions: 2.1.328``."""
-        parts = [
-            f"{name}: {', '.join(values)}"
-            for name, values in (("models", self.models), ("claude_versions", self.claude_versions))
-            if values
-        ]
-        return "; ".join(parts)
+        return "; ".join(f"{name}: {', '.join(values)}" for name, values in self.values if values)
 
 
 def suite_matrix(
@@ -64,10 +71,11 @@ def suite_matrix(
             path,
             tuple(str(v) for v in block.get("models") or ()),
             tuple(str(v) for v in block.get("claude_versions") or ()),
+            tuple(str(v) for v in block.get("agents") or ()),
         )
         if named is None:
             named = found
-        elif (named.models, named.claude_versions) != (found.models, found.claude_versions):
+        elif named.values != found.values:
             raise InputError(
                 f"{named.source} names the matrix ({named.describe()}) and {path} names another "
                 f"({found.describe()}): one run runs one matrix",

@@ -3,7 +3,8 @@
 A cell runs through its layer's own ``run(options)`` with options that differ from the
 command's in the cell's values only (:func:`cell_options`): the model it asks for, and the
 folders its files go to (each cell's transcripts, traces and cassettes in a folder named after
-it, so two cells never write the same file). The layers never learn that a matrix exists.
+it, so two cells never write the same file), the agent its runs go through. The layers never
+learn that a matrix exists.
 
 Within a cell, the without-skill arm depends on the prompt and the model, not on the skill:
 it runs once, and the with-skill arm and each ``--against`` revision are compared with the same
@@ -20,7 +21,7 @@ from typing import Any
 
 from skilltest.errors import InputError
 from skilltest.flow.options import RunOptions
-from skilltest.matrix.axes import CLAUDE, MODEL, Axis, Cell, cells_of
+from skilltest.matrix.axes import AGENT, CLAUDE, MODEL, Axis, Cell, cells_of
 from skilltest.report.outputs import Outputs
 from skilltest.revision import against_refs, revision_arms
 
@@ -29,7 +30,7 @@ WITH_SKILL = "with_skill"
 WITHOUT_SKILL = "without_skill"
 """The baseline arm: no skill; one per cell, shared by every revision arm."""
 
-OPTION_OF_AXIS = {MODEL: "model"}
+OPTION_OF_AXIS = {MODEL: "model", AGENT: "agent"}
 """The field of a layer's options each axis sets."""
 
 
@@ -67,9 +68,12 @@ class MatrixPlan:
         }
 
 
-def plan_matrix(options: RunOptions, axes: Sequence[Axis], *, baseline: bool = True) -> MatrixPlan:
+def plan_matrix(
+    options: RunOptions, axes: Sequence[Axis], *, baseline: bool = True, agents: bool = False
+) -> MatrixPlan:
     """The plan of a matrix over ``axes`` for a layer's ``options`` (``baseline``: the layer
-    runs a without-skill arm; trigger queries run with the skill only).
+    runs a without-skill arm, trigger queries run with the skill only; ``agents``: the layer
+    runs its scenarios through an agent other than Claude Code).
 
     Raises:
         InputError: no axis, or an option a matrix cannot take with it.
@@ -93,6 +97,9 @@ def plan_matrix(options: RunOptions, axes: Sequence[Axis], *, baseline: bool = T
             fix="give the versions to compare with --claude-versions only (each installed by "
             "skilltest setup --claude-version V)",
         )
+    spans = {axis.name: axis.values for axis in axes}
+    if AGENT in spans:
+        _check_agent_axis(options, spans, agents=agents)
     for name, value, why in _NOT_WITH_A_MATRIX:
         if getattr(options, name, None) not in (None, False):
             raise InputError(
@@ -106,6 +113,40 @@ def plan_matrix(options: RunOptions, axes: Sequence[Axis], *, baseline: bool = T
     revisions = revision_arms(against_refs(options.against, options.also_against))
     arms += tuple(arm for arm, _ in revisions)
     return MatrixPlan(tuple(axes), cells_of(axes), arms, revisions)
+
+
+def _check_agent_axis(
+    options: RunOptions, spans: Mapping[str, Sequence[str]], *, agents: bool
+) -> None:
+    """An agent axis in a layer that runs agents, beside no ``--agent`` and no CLI version
+    axis of another agent than Claude Code.
+
+    Raises:
+        InputError: naming the option and the fix.
+    """
+    from skilltest.agents.registry import DEFAULT_AGENT
+
+    if not agents:
+        raise InputError(
+            "--agents: this layer does not run its scenarios through an agent",
+            location="--agents",
+            fix="run skilltest scenarios --agents A,B, or leave --agents out",
+        )
+    if options.agent != DEFAULT_AGENT:
+        raise InputError(
+            f"--agent {options.agent} and --agents name the agent twice",
+            location="--agent",
+            fix="give the agents to compare with --agents only",
+        )
+    others = [name for name in spans[AGENT] if name != DEFAULT_AGENT]
+    if CLAUDE in spans and others:
+        raise InputError(
+            f"--claude-versions picks versions of Claude Code, and --agents names "
+            f"{', '.join(others)} too",
+            location="--claude-versions",
+            fix="compare CLI versions in a matrix of their own (--claude-versions without "
+            "--agents), or compare agents without --claude-versions",
+        )
 
 
 _NOT_WITH_A_MATRIX = (

@@ -117,7 +117,7 @@ def count_lines(document: Mapping[str, Any]) -> list[str]:
         stopped = spending.get("stopped_cells") or []
         lines.append(
             f"spent ${spending['spent_usd']:.4f} of --max-cost-usd {spending['limit_usd']:g}, "
-            "each cell drawing an equal share of what the cells before it left"
+            "each cell drawing a share in proportion to its estimated cost"
             + (f"; stopped before every run: {', '.join(stopped)}" if stopped else "")
         )
     if not document.get("complete", True) and not (spending or {}).get("stopped_cells"):
@@ -179,11 +179,16 @@ COMPARISON_LEGEND = (
 )
 
 
-def comparison_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The comparisons across cells: per scenario and pair of cells, the difference of lifts
-    and what the two verdicts say together."""
+def comparison_table(
+    document: Mapping[str, Any], axis: str = "model"
+) -> tuple[list[str], list[list[str]]]:
+    """The comparisons across cells that differ on ``axis`` (the model, the agent): per
+    scenario and pair of cells, the difference of lifts and what the two verdicts say
+    together."""
     rows = []
     for found in document.get("comparisons") or []:
+        if found.get("axis", "model") != axis:
+            continue
         low, high = found["difference_ci"]
         difference = Interval(found["difference"], low, high)
         rows.append(
@@ -194,7 +199,20 @@ def comparison_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[
                 f"{found['verdict']}: {found['reading']}",
             ]
         )
-    return ["scenario", "by model", "lift difference", "reading"], rows
+    return ["scenario", f"by {axis}", "lift difference", "reading"], rows
+
+
+def comparison_tables(document: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Each axis the lift is compared on that has comparisons (the model, then the agent),
+    with its table."""
+    from skilltest.matrix.axes import LIFT_AXES
+
+    tables = []
+    for axis in LIFT_AXES:
+        headers, rows = comparison_table(document, axis)
+        if rows:
+            tables.append((axis, headers, rows))
+    return tables
 
 
 VERSIONS_LEGEND = (
@@ -236,10 +254,9 @@ def render_terminal(document: Mapping[str, Any]) -> str:
 
     headers, rows = matrix_table(document)
     compared: list[str] = []
-    heads, found = comparison_table(document)
-    if found:
+    for _, heads, found in comparison_tables(document):
         table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
-        compared = ["", table, COMPARISON_LEGEND]
+        compared += ["", table, COMPARISON_LEGEND]
     heads, found = versions_table(document)
     if found:
         table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
@@ -298,7 +315,7 @@ def _markdown_comparisons(document: Mapping[str, Any]) -> list[str]:
 
     lines: list[str] = []
     for table, legend in (
-        (comparison_table(document), COMPARISON_LEGEND),
+        *(((heads, rows), COMPARISON_LEGEND) for _, heads, rows in comparison_tables(document)),
         (versions_table(document), VERSIONS_LEGEND),
         (measures_table(matrix_measures(document)), MEASURES_LEGEND),
     ):

@@ -129,7 +129,7 @@ def matrix_document(
     """A matrix's results document from its plan and its cells' documents, with the
     comparisons across cells computed from them (what a run writes, and what ``skilltest
     merge`` writes from the shards of one)."""
-    from skilltest.matrix.compare import compare_cells, compare_versions
+    from skilltest.matrix.compare import compare_lifts, compare_versions
 
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
@@ -140,7 +140,7 @@ def matrix_document(
         "shard": None if shard is None else dict(shard),
         "matrix": dict(plan),
         "cells": cells,
-        "comparisons": [found.to_dict() for found in compare_cells(layer, cells)],
+        "comparisons": [found.to_dict() for found in compare_lifts(layer, cells)],
         "versions": [found.to_dict() for found in compare_versions(layer, cells)],
     }
 

@@ -1,15 +1,21 @@
-"""Running a matrix: each cell through its layer's own ``run(options)``, the results saved as
-each cell finishes.
+"""Running a matrix: each cell through its layer's own ``run(options)``, the cells side by side.
 
-Cells run one after another, each with the options :func:`skilltest.matrix.plan.cell_options`
-gives it; within a cell, the layer schedules its runs as it always does (arms interleaved, -k
-auto deciding each scenario in that cell alone). After each cell the matrix's results file
-holds every finished cell; an interrupt keeps what the interrupted cell had finished too.
+Every cell runs at once, each in a thread of its own with the options
+:func:`skilltest.matrix.plan.cell_options` gives it and a share of ``--jobs`` (at least one
+process each); within a cell, the layer schedules its runs as it always does (arms interleaved,
+-k auto deciding each scenario in that cell alone). So the cells' runs are interleaved: a
+matrix stopped half way (Ctrl-C, SIGTERM) leaves every cell with about the same share of its
+runs, as ``--max-cost-usd`` does by giving each cell a share of the dollars. The stop signal
+reaches the main thread, which stops every cell's run (:func:`skilltest.flow.loop.stop_runs`);
+each keeps what it had finished, and the results file holds every cell, marked interrupted.
+After each cell finishes the results file holds every finished cell.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +25,45 @@ from skilltest.flow.options import BatchProgress, Observer, RunOptions
 from skilltest.matrix.axes import CLAUDE, Axis, Cell
 from skilltest.matrix.plan import cell_options, plan_matrix
 from skilltest.matrix.results import CellResults, MatrixResults, write_matrix_outputs
+
+
+class _SharedProgress(Observer):
+    """The matrix's observer as every cell's run shows to it at once: one count of runs over
+    every cell (each cell's runs added as it starts), closed when the last cell's runs end."""
+
+    def __init__(self, outer: Observer) -> None:
+        self.outer = outer
+        self.lock = threading.Lock()
+        self.total = 0
+        self.ended: list[bool] = []
+        self.running = 0
+
+    def notice(self, text: str) -> None:
+        with self.lock:
+            self.outer.notice(text)
+
+    def started(self, runs: int) -> None:
+        with self.lock:
+            self.total += runs
+            self.running += 1
+            self.outer.started(self.total)
+            for error in self.ended:
+                self.outer.run_finished(error=error)
+
+    def run_finished(self, *, error: bool) -> None:
+        with self.lock:
+            self.ended.append(error)
+            self.outer.run_finished(error=error)
+
+    def batch_polled(self, progress: BatchProgress) -> None:
+        with self.lock:
+            self.outer.batch_polled(progress)
+
+    def stopped(self) -> None:
+        with self.lock:
+            self.running -= 1
+            if self.running <= 0:
+                self.outer.stopped()
 
 
 class _CellObserver(Observer):
@@ -61,6 +106,9 @@ def _layer_of(options: RunOptions) -> tuple[str, Any]:
     raise TypeError(f"a matrix runs a layer's options, not {type(options).__name__}")
 
 
+AGENT_LAYERS = frozenset({"scenarios"})
+"""The layers whose runs go through an agent other than Claude Code (``--agents``)."""
+
 KEPT_BY_DEFAULT = {"scenarios": Path("output"), "triggers": Path("output")}
 """Where a layer that keeps every run's transcript keeps a matrix's when ``output_dir`` is not
 given: under this folder, in each cell's folder (``output/model-haiku/<skill>/...``)."""
@@ -87,12 +135,12 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
 
     observer = observer or Observer()
     layer, module = _layer_of(options)
-    plan = plan_matrix(options, axes, baseline=layer != "triggers")
+    plan = plan_matrix(options, axes, baseline=layer != "triggers", agents=layer in AGENT_LAYERS)
     base = options
     if layer in KEPT_BY_DEFAULT and options.output_dir is None:
         base = dataclasses.replace(options, output_dir=KEPT_BY_DEFAULT[layer])
+    base = dataclasses.replace(base, jobs=max(1, options.jobs // len(plan.cells)))
     claude = claude_of(plan.axes)
-    done: list[CellResults] = []
     spending = Spending(options.max_cost_usd)
     if options.max_cost_usd is not None:
         for cell, estimates in _estimates(module, base, plan.cells, claude):
@@ -100,38 +148,113 @@ def run(options: RunOptions, axes: Sequence[Axis], *, observer: Observer | None 
     shard = None if options.shard is None else (options.shard.index, options.shard.count)
     results = MatrixResults(layer, plan, (), complete=False, shard=shard)
     write_matrix_outputs(results, options.outputs, final=False)
+    shared = _SharedProgress(observer)
+    cells = []
     for number, cell in enumerate(plan.cells, 1):
         observer.notice(f"skilltest: cell {number} of {len(plan.cells)}: {cell.id}")
-        watch = _CellObserver(observer)
-        budget = spending.share(cell, left=plan.cells[number - 1 :])
+        budget = spending.share(cell, left=plan.cells)
         ran = cell_options(base, cell, claude)
         if budget is not None:
             ran = dataclasses.replace(ran, max_cost_usd=budget.limit_usd, budget=budget)
-        try:
-            cell_results = module.run(ran, observer=watch)
-        except KeyboardInterrupt:
-            if watch.partial is not None:
-                done.append(CellResults(cell, watch.partial))
-            results = MatrixResults(
-                layer,
-                plan,
-                tuple(done),
-                complete=False,
-                interrupted=True,
-                shard=shard,
-                spent=spending.spent(),
-            )
-            write_matrix_outputs(results, options.outputs, final=True)
-            observer.interrupted(results)
-            raise
-        spending.add(budget)
-        done.append(CellResults(cell, cell_results))
-        last = number == len(plan.cells)
-        results = MatrixResults(
-            layer, plan, tuple(done), complete=last, shard=shard, spent=spending.spent()
+        cells.append(_Cell(cell, ran, budget, _CellObserver(shared)))
+    done: dict[str, CellResults] = {}
+
+    def finished(complete: bool = False, interrupted: bool = False) -> MatrixResults:
+        kept = tuple(done[cell.id] for cell in plan.cells if cell.id in done)
+        return MatrixResults(
+            layer,
+            plan,
+            kept,
+            complete=complete,
+            interrupted=interrupted,
+            shard=shard,
+            spent=spending.spent(),
         )
-        write_matrix_outputs(results, options.outputs, final=last)
+
+    def cell_finished(each: _Cell) -> None:
+        spending.add(each.budget)
+        done[each.cell.id] = CellResults(each.cell, each.results)
+        if len(done) < len(cells):  # the last one is written with the matrix's end
+            write_matrix_outputs(finished(), options.outputs, final=False)
+
+    outcome = _run_side_by_side(module, cells, cell_finished)
+    for each in cells:
+        if each.results is not None:
+            if each.cell.id not in done:
+                cell_finished(each)
+        elif each.watch.partial is not None:
+            done[each.cell.id] = CellResults(each.cell, each.watch.partial)
+    if isinstance(outcome, KeyboardInterrupt):
+        results = finished(interrupted=True)
+        write_matrix_outputs(results, options.outputs, final=True)
+        observer.interrupted(results)
+        raise outcome
+    if outcome is not None:
+        write_matrix_outputs(finished(), options.outputs, final=False)
+        raise outcome
+    results = finished(complete=True)
+    write_matrix_outputs(results, options.outputs, final=True)
     return results
+
+
+@dataclass
+class _Cell:
+    """One cell's run, side by side with the others."""
+
+    cell: Cell
+    options: Any
+    budget: Budget | None
+    watch: _CellObserver
+    results: Any = None
+    error: BaseException | None = None
+
+
+def _run_side_by_side(
+    module: Any, cells: Sequence[_Cell], cell_finished: Callable[[_Cell], None]
+) -> BaseException | None:
+    """Runs every cell at once, each in a thread of its own, calling ``cell_finished`` (in
+    this thread) with each cell whose run finished; returns what stopped the matrix: the stop
+    signal (a ``KeyboardInterrupt``, every cell stopped and unwound), the first cell's error
+    (the other cells stopped), or ``None`` when every cell finished."""
+    import concurrent.futures
+    import signal
+
+    from skilltest.flow.loop import runs_may_start, stop_runs, stop_signals_raise
+
+    def one(each: _Cell) -> None:
+        try:
+            each.results = module.run(each.options, observer=each.watch)
+        except BaseException as exc:  # kept for the main thread, which raises it
+            each.error = exc
+
+    stopped: BaseException | None = None
+    with (
+        stop_signals_raise(),
+        concurrent.futures.ThreadPoolExecutor(
+            len(cells), thread_name_prefix="skilltest-cell"
+        ) as pool,
+    ):
+        futures = {pool.submit(one, each): each for each in cells}
+        pending = set(futures)
+        while pending:
+            try:
+                ended, pending = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                for future in ended:
+                    if futures[future].results is not None:
+                        cell_finished(futures[future])
+            except KeyboardInterrupt as exc:
+                # Again on a second signal: the cells' children are then killed without a grace.
+                stopped = exc
+                stop_runs(getattr(exc, "signum", signal.SIGINT))
+                continue
+            failed = next((e.error for e in cells if e.error is not None and stopped is None), None)
+            if failed is not None and not isinstance(failed, KeyboardInterrupt):
+                stopped = failed
+                stop_runs(signal.SIGINT, received=False)
+        runs_may_start()
+    return stopped
 
 
 def estimate(
@@ -144,7 +267,7 @@ def estimate(
         InputError: bad input (an axis, an option a matrix cannot take, a suite).
     """
     layer, module = _layer_of(options)
-    plan = plan_matrix(options, axes, baseline=layer != "triggers")
+    plan = plan_matrix(options, axes, baseline=layer != "triggers", agents=layer in AGENT_LAYERS)
     return _estimates(module, options, plan.cells, None)
 
 
@@ -167,17 +290,17 @@ def _estimates(
 
 
 class Spending:
-    """``--max-cost-usd`` over a whole matrix. Each cell may spend what the cells before it
-    left, in proportion to its estimated cost among the cells still to run (a cell of a model
-    priced five times higher gets five times the dollars), so a stopped matrix leaves every
-    cell with about the same share of its runs; what a cell did not spend goes to the cells
-    after it."""
+    """``--max-cost-usd`` over a whole matrix. Each cell may spend a share of what the cells
+    named in ``left`` have not spent, in proportion to its estimated cost among them (a cell of
+    a model priced five times higher gets five times the dollars), so a stopped matrix leaves
+    every cell with about the same share of its runs. The cells running side by side, each
+    gets its share of the whole limit at the start."""
 
     def __init__(self, limit_usd: float | None) -> None:
         self.limit_usd = limit_usd
         self.spent_usd = 0.0
-        self.stopped: list[str] = []
-        self.refused: str | None = None
+        self.reasons: dict[str, str] = {}
+        self.order: list[str] = []
         self.weights: dict[str, float] = {}
 
     def weigh(self, cell: Cell, estimate_usd: float) -> None:
@@ -189,6 +312,8 @@ class Spending:
         without a limit."""
         if self.limit_usd is None:
             return None
+        if cell.id not in self.order:
+            self.order.append(cell.id)
         total = sum(self.weights.get(each.id, 1.0) for each in left)
         part = self.weights.get(cell.id, 1.0) / total if total > 0 else 1 / len(left)
         share = max(0.0, self.limit_usd - self.spent_usd) * part
@@ -204,8 +329,12 @@ class Spending:
         self.spent_usd += budget.spent_usd
         stopped = budget.stopped()
         if stopped is not None:
-            self.stopped.append(str(budget.named).split("'s share", 1)[0])
-            self.refused = self.refused or str(stopped["reason"])
+            self.reasons[str(budget.named).split("'s share", 1)[0]] = str(stopped["reason"])
+
+    @property
+    def stopped(self) -> list[str]:
+        """The cells the limit stopped, in the plan's order (whichever ended first)."""
+        return [cell for cell in self.order if cell in self.reasons]
 
     def spent(self) -> dict[str, object] | None:
         """The matrix's ``spending``: the limit, what every cell spent, and the cells the
@@ -215,6 +344,6 @@ class Spending:
         return {
             "limit_usd": self.limit_usd,
             "spent_usd": round(self.spent_usd, 6),
-            "stopped_cells": list(self.stopped),
-            "reason": self.refused,
+            "stopped_cells": self.stopped,
+            "reason": next((self.reasons[cell] for cell in self.stopped), None),
         }

@@ -32,7 +32,7 @@ from skilltest.flow.plan import (
 from skilltest.flow.provenance import finish_provenance, source_trees, start_provenance
 from skilltest.flow.results import RunResults, run_saving, save_results, saved_when_stopped
 from skilltest.flow.tape import Tape, tape_of
-from skilltest.revision import check_one_against, previous_revision
+from skilltest.revision import against_refs, previous_revisions, revision_arms
 from skilltest.scenarios.report import RunContext, scenario_about
 from skilltest.scenarios.suite import (
     Overrides,
@@ -167,7 +167,6 @@ def load_suites(
     Raises:
         InputError: a suite, a skill, a plugin, a pattern or a name that is not valid.
     """
-    check_one_against(options.against, options.also_against, "scenarios")
     overrides = Overrides(
         min_score=options.min_score,
         min_delta=options.min_delta,
@@ -243,7 +242,8 @@ def run(
             observer.notice(f"{suite.path}: {suite.scoring.announcement}")
     tape = tape_of(options, layer="scenarios")
     scenarios = [scenario for suite in suites for scenario in suite.scenarios]
-    if options.against is not None:
+    refs = against_refs(options.against, options.also_against)
+    if refs:
         for scenario in scenarios:
             if scenario.plugin is not None:
                 raise InputError(
@@ -253,7 +253,7 @@ def run(
                     fix="run --against on suites of skills, or compare two results files with "
                     "skilltest compare",
                 )
-    with previous_revision(options.against, (s.skill for s in scenarios)) as previous:
+    with previous_revisions(refs, (s.skill for s in scenarios)) as previous:
         return _run(options, observer, paths, suites, tape, previous, shard)
 
 
@@ -270,9 +270,11 @@ def estimate(options: ScenarioOptions | None = None) -> list[SuiteEstimate]:
 
     options = options or ScenarioOptions()
     _, suites, _ = load_suites(options)
-    # The skill at --against REF is taken to be the current one: nothing is checked out.
-    previous = (lambda scenario: scenario.skill) if options.against is not None else None
-    return estimate_planned(plan(suites, repetition_plan(options), options.against, previous))
+    # The skill at each --against REF is taken to be the current one: nothing is checked out.
+    revisions = revision_arms(against_refs(options.against, options.also_against))
+    return estimate_planned(
+        plan(suites, repetition_plan(options), revisions, lambda scenario, _: scenario.skill)
+    )
 
 
 def _run(
@@ -281,7 +283,7 @@ def _run(
     paths: Sequence[Path],
     suites: list[ScenarioSuite],
     tape: Tape,
-    previous: dict[Path, Skill],
+    previous: dict[str, dict[Path, Skill]],
     shard: ShardPlan | None,
 ) -> ScenarioResults:
     from skilltest import preload
@@ -345,7 +347,8 @@ def _run(
     if notice:
         observer.notice(f"skilltest: note: {notice}")
     repetitions = repetition_plan(options)
-    planned = plan(suites, repetitions, options.against, lambda s: previous[s.skill.skill_file])
+    revisions = revision_arms(against_refs(options.against, options.also_against))
+    planned = plan(suites, repetitions, revisions, lambda s, arm: previous[arm][s.skill.skill_file])
     order = {(p.scenario.label, p.scenario.id): i for i, p in enumerate(planned)}
     finished: list[tuple[int, ScenarioVerdict]] = []
     recorder = getattr(endpoint, "recorder", None)
@@ -438,8 +441,8 @@ def _run(
         on_verdict=on_verdict,
         observer=observer,
         repetitions=repetitions,
-        against=options.against,
-        previous=lambda scenario: previous[scenario.skill.skill_file],
+        revisions=revisions,
+        previous=lambda scenario, arm: previous[arm][scenario.skill.skill_file],
         provenance=provenance,
         budget=budget,
     )

@@ -16,12 +16,26 @@ class Arm(StrEnum):
     """The sides of the comparison; they differ only by the installed skill.
 
     ``previous`` runs only with ``--against REF``: the skill as it was at REF, installed as the
-    with-skill arm installs the current one.
+    with-skill arm installs the current one; ``previous-2`` to ``previous-9`` run the second to
+    the ninth REF when ``--against`` is given several times.
     """
 
     WITH_SKILL = "with_skill"
     WITHOUT_SKILL = "without_skill"
     PREVIOUS = "previous"
+    PREVIOUS_2 = "previous-2"
+    PREVIOUS_3 = "previous-3"
+    PREVIOUS_4 = "previous-4"
+    PREVIOUS_5 = "previous-5"
+    PREVIOUS_6 = "previous-6"
+    PREVIOUS_7 = "previous-7"
+    PREVIOUS_8 = "previous-8"
+    PREVIOUS_9 = "previous-9"
+
+    @property
+    def revision(self) -> bool:
+        """Whether the arm runs the skill as it was at an ``--against`` REF."""
+        return self.value.startswith("previous")
 
     @property
     def label(self) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from skilltest.decision import MIN_DELTA, Verdict
 from skilltest.repetitions import Repetitions
+from skilltest.revision import PREVIOUS, revisions_of
 from skilltest.scenarios.canary import judge_canary
 from skilltest.scenarios.outcome import RunRecord, texts_of
 from skilltest.scenarios.report import scenario_dict
@@ -65,7 +66,6 @@ def recomputed(
     )
     reasons = texts_of(item.get("reasons"))
     skipped = item.get("verdict") == Verdict.SKIPPED.value and not runs
-    against = item.get("against")
     verdict = judge(
         scenario_id,
         skill,
@@ -77,7 +77,7 @@ def recomputed(
         repetitions=Repetitions.from_dict(item.get("repetitions")),
         require_skills_fired=required,
         requires_recovery=bool(world.get("recovers")),
-        against=str(against.get("ref")) if isinstance(against, Mapping) and not canary else None,
+        revisions=() if canary else _revisions(item),
     )
     if canary:
         verdict = judge_canary(
@@ -87,3 +87,12 @@ def recomputed(
             require_skills_fired=required,
         )
     return scenario_dict(verdict)
+
+
+def _revisions(item: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Each REF of ``--against`` a scenario of a results file ran with its arm: its
+    ``revisions``, else its one ``against`` (the arm ``previous``), else none."""
+    against = item.get("against")
+    if not isinstance(against, Mapping):
+        return ()
+    return revisions_of(item) or ((PREVIOUS, str(against.get("ref"))),)

@@ -18,7 +18,7 @@ from skilltest.report.text import (
     k_cell,
     shorten,
 )
-from skilltest.revision import summary_line
+from skilltest.revision import Against, summary_line
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.scoring import DESCRIPTIONS
 from skilltest.scenarios.verdict import (
@@ -116,9 +116,10 @@ def _decisive(result: ScenarioVerdict, decide_by: str) -> str:
     return "*" if compared and result.decide_by == decide_by else ""
 
 
-def _against_cell(result: ScenarioVerdict) -> str:
-    """``improved +1.00 [+0.34, +1.00]``: the verdict against REF and the delta it read."""
-    against = result.against
+def _against_cell(result: ScenarioVerdict, against: Against | None = None) -> str:
+    """``improved +1.00 [+0.34, +1.00]``: the verdict against REF (the first, unless
+    ``against`` is given) and the delta it read."""
+    against = against or result.against
     if against is None:
         return "-"
     if against.delta.empty:
@@ -200,16 +201,27 @@ def render_table(results: Sequence[ScenarioVerdict]) -> str:
         "reason",
     ]
     legend = TABLE_LEGEND
-    refs = [r.against.ref for r in results if r.against is not None]
-    if refs:
-        # --against REF: the previous revision's mean and the edit's delta, before K.
+    refs = revision_refs(results)
+    # --against REF (each): the revision's mean and the edit's delta, before K.
+    for index, ref in enumerate(refs):
+        at = 7 + 2 * index
         for row, result in zip(rows, results, strict=True):
-            row[7:7] = [_mean_cell(result.previous), _against_cell(result)]
-        headers[7:7] = [refs[0], f"vs {refs[0]}"]
+            revision = next((r for r in result.revisions if r.ref == ref), None)
+            row[at:at] = (
+                ["-", "-"]
+                if revision is None
+                else [_mean_cell(revision.summary), _against_cell(result, revision.against)]
+            )
+        headers[at:at] = [ref, f"vs {ref}"]
         legend += (
-            f"\nvs {refs[0]}: with-skill pass rate (decide_by: mean: mean) minus that of the "
-            f"skill at {refs[0]} [the same intervals], read against the scenario's min_delta "
+            f"\nvs {ref}: with-skill pass rate (decide_by: mean: mean) minus that of the "
+            f"skill at {ref} [the same intervals], read against the scenario's min_delta "
             f"and {IMPROVED_ABOVE:+.2f}"
+        )
+    if len(refs) > 1:
+        legend += (
+            f"\n{len(refs)} revisions, one without-skill arm: every delta reads the same "
+            "without-skill runs"
         )
     table = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
     return table + "\n" + legend
@@ -226,9 +238,15 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
     undecided = counts.get(Verdict.INCONCLUSIVE.value, 0)
     if undecided:
         line += "\n" + inconclusive_line(undecided, allowed=allow_inconclusive)
-    against = [r.against for r in results if r.against is not None]
-    if against:
-        line += "\n" + summary_line(against[0].ref, [a.verdict for a in against])
+    for ref in revision_refs(results):
+        verdicts = [
+            r.against.verdict
+            for result in results
+            for r in result.revisions
+            if r.ref == ref and r.against is not None
+        ]
+        if verdicts:
+            line += "\n" + summary_line(ref, verdicts)
     if len(results) > 1:
         from skilltest.stats.family import suite_wide_lines
 
@@ -238,10 +256,17 @@ def render_summary(results: Sequence[ScenarioVerdict], *, allow_inconclusive: bo
     return line + ("\n" + cost if cost else "")
 
 
+def revision_refs(results: Sequence[ScenarioVerdict]) -> list[str]:
+    """Every REF of ``--against`` the scenarios were compared with, in the order given."""
+    return list(dict.fromkeys(r.ref for result in results for r in result.revisions))
+
+
 def _arm_of(result: ScenarioVerdict, arm: Arm) -> ArmSummary | None:
     if arm == Arm.WITH_SKILL:
         return result.with_skill
-    return result.without_skill if arm == Arm.WITHOUT_SKILL else result.previous
+    if arm == Arm.WITHOUT_SKILL:
+        return result.without_skill
+    return next((r.summary for r in result.revisions if r.arm == arm.value), None)
 
 
 def cost_line(results: Sequence[ScenarioVerdict]) -> str:
@@ -459,6 +484,23 @@ def scenario_dict(
         "without_skill": _arm_dict(result.without_skill),
         **({} if result.previous is None else {"previous": _arm_dict(result.previous)}),
         **({} if result.against is None else {"against": result.against.to_dict()}),
+        **(
+            {
+                # Several --against REFs: every revision's arm and comparison, the first one
+                # also as "previous" and "against" above (what a reader of one revision reads).
+                "revisions": [
+                    {
+                        "ref": revision.ref,
+                        "arm": revision.arm,
+                        "previous": _arm_dict(revision.summary),
+                        "against": None if revision.against is None else revision.against.to_dict(),
+                    }
+                    for revision in result.revisions
+                ]
+            }
+            if len(result.revisions) > 1
+            else {}
+        ),
         "warnings": sorted({w for run in result.runs for w in run.warnings}),
         "loaded": {
             arm.value: {
@@ -553,10 +595,10 @@ def junit_cases(
             f"without {_mean_cell(result.without_skill)}, delta {_delta_cell(result.delta)}, "
             f"K {_k_cell(result)}"
         )
-        versus = (
-            ()
-            if result.against is None
-            else ((f"against {result.against.ref}", _against_cell(result)),)
+        versus = tuple(
+            (f"against {revision.ref}", _against_cell(result, revision.against))
+            for revision in result.revisions
+            if revision.against is not None
         )
         offline = attribution(
             rule for run in result.runs if run.arm == Arm.WITH_SKILL for rule in run.emulator_rules

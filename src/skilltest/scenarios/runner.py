@@ -97,8 +97,9 @@ class RunRequest:
     fired): checked after the unrecoverable-API-error check; a run it stops ends as
     ``Transcript.ended`` with its reason, not as an error."""
     previous: Skill | None = None
-    """The previous revision's skill (``--against REF``): the ``previous`` arm installs it in
-    place of the skill under test, as the with-skill arm installs the current one."""
+    """The skill at the ``--against`` REF of this run's arm (``previous``, ``previous-2``...):
+    it is installed in place of the skill under test, as the with-skill arm installs the
+    current one."""
     settings: Mapping[str, object] | None = None
     """More ``--settings`` for this run (the trigger layer's stop hook)."""
     cassette_arm: str | None = None
@@ -113,7 +114,7 @@ class RunRequest:
         scenario = self.scenario
         if self.arm == Arm.WITH_SKILL:
             return scenario.skills
-        if self.arm == Arm.PREVIOUS and self.previous is not None:
+        if self.arm.revision and self.previous is not None:
             under_test = scenario.skill.skill_file
             return tuple(
                 self.previous if skill.skill_file == under_test else skill

@@ -62,10 +62,9 @@ class Planned:
     """The scenario."""
     repetitions: Repetitions = field(default_factory=Repetitions)
     """How many runs per arm."""
-    against: str | None = None
-    """The REF of ``--against``: the previous revision's skill runs as a third arm."""
-    previous: Skill | None = None
-    """The skill under test as it was at ``against``."""
+    revisions: tuple[tuple[Arm, str, Skill], ...] = ()
+    """Each REF of ``--against`` with its arm (``previous``, ``previous-2``...) and the skill
+    under test as it was there; each runs as an arm of its own."""
 
     @property
     def arms(self) -> tuple[Arm, ...]:
@@ -73,9 +72,20 @@ class Planned:
         arms: tuple[Arm, ...] = (Arm.WITH_SKILL,)
         if self.scenario.comparison:
             arms += (Arm.WITHOUT_SKILL,)
-        if self.previous is not None and not self.scenario.canary:
-            arms += (Arm.PREVIOUS,)
+        if not self.scenario.canary:
+            arms += tuple(arm for arm, _, _ in self.revisions)
         return arms
+
+    @property
+    def refs(self) -> tuple[tuple[str, str], ...]:
+        """Each ``(arm, REF)`` the verdict compares the skill with (none for a canary)."""
+        if self.scenario.canary:
+            return ()
+        return tuple((arm.value, ref) for arm, ref, _ in self.revisions)
+
+    def skill_at(self, arm: Arm) -> Skill | None:
+        """The skill under test as the revision ``arm`` runs it; ``None`` for another arm."""
+        return next((skill for each, _, skill in self.revisions if each == arm), None)
 
     @property
     def run_count(self) -> int:
@@ -90,14 +100,15 @@ class Planned:
 def plan(
     suites: Sequence[ScenarioSuite],
     repetitions: Callable[[Scenario], Repetitions] | None = None,
-    against: str | None = None,
-    previous: Callable[[Scenario], Skill] | None = None,
+    revisions: Sequence[tuple[str, str]] = (),
+    previous: Callable[[Scenario, str], Skill] | None = None,
 ) -> list[Planned]:
     """Every scenario of every suite, in file order, with its repetition plan.
 
     ``repetitions`` gives each scenario's plan (default: the suite's ``repetitions``, else
-    adaptive). With ``against`` (the REF of ``--against``), ``previous`` gives each scenario's
-    skill under test as it was there, run as a third arm ``previous``.
+    adaptive). With ``revisions`` (each REF of ``--against`` with its arm: ``previous``,
+    ``previous-2``...), ``previous`` gives each scenario's skill under test as it was at the
+    REF of an arm, run as an arm of its own.
     """
     plan_of = repetitions or (lambda scenario: plan_for(None, scenario.repetitions))
     return [
@@ -105,8 +116,9 @@ def plan(
             suite,
             scenario,
             plan_of(scenario),
-            against=against,
-            previous=previous(scenario) if against is not None and previous else None,
+            revisions=tuple((Arm(arm), ref, previous(scenario, arm)) for arm, ref in revisions)
+            if previous is not None
+            else (),
         )
         for suite in suites
         for scenario in suite.scenarios
@@ -238,8 +250,8 @@ async def run_suites(
     on_verdict: Callable[[ScenarioVerdict], None] | None = None,
     observer: Observer | None = None,
     repetitions: Callable[[Scenario], Repetitions] | None = None,
-    against: str | None = None,
-    previous: Callable[[Scenario], Skill] | None = None,
+    revisions: Sequence[tuple[str, str]] = (),
+    previous: Callable[[Scenario, str], Skill] | None = None,
     provenance: Provenance | None = None,
     budget: Budget | None = None,
 ) -> list[ScenarioVerdict]:
@@ -253,16 +265,17 @@ async def run_suites(
         on_verdict: Called with each scenario's verdict as soon as it is known.
         observer: Told of each finished run.
         repetitions: Each scenario's plan (default: the suite's ``repetitions``, else adaptive).
-        against: The REF of ``--against``: each scenario also runs the previous revision's
-            skill (``previous``) as an arm ``previous``, as many rounds as the others.
-        previous: Each scenario's skill under test as it was at ``against``.
+        revisions: Each REF of ``--against`` with its arm (``previous``, ``previous-2``...):
+            each scenario also runs the skill as it was there, as many rounds as the others,
+            all compared with the one without-skill arm's runs.
+        previous: Each scenario's skill under test as it was at the REF of an arm.
         provenance: What produced the runs, for their traces.
         budget: ``--max-cost-usd``: each run starts only when it lets it.
 
     Returns:
         The verdicts in file order (``on_verdict`` sees them in completion order).
     """
-    planned = plan(suites, repetitions, against, previous)
+    planned = plan(suites, repetitions, revisions, previous)
     verdicts: dict[int, ScenarioVerdict] = {}
 
     def estimate(index: int, arm: str) -> float:
@@ -282,7 +295,7 @@ async def run_suites(
             suite_path=entry.suite.path,
             output_dir=output_dir or entry.suite.output_folder,
             model_script=entry.suite.model_script,
-            previous=entry.previous,
+            previous=entry.skill_at(Arm(arm)),
         )
         try:
             outcome = await runner.run(request)
@@ -413,7 +426,7 @@ def judge_planned(entry: Planned, records: Sequence[RunRecord]) -> ScenarioVerdi
         repetitions=entry.repetitions,
         require_skills_fired=scenario.require_skills_fired,
         requires_recovery=scenario.world is not None and scenario.world_expected.recovers,
-        against=entry.against if entry.previous is not None and not scenario.canary else None,
+        revisions=entry.refs,
     )
     if scenario.canary:
         verdict = judge_canary(

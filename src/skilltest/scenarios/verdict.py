@@ -230,6 +230,20 @@ class ArmSummary:
 
 
 @dataclass(frozen=True)
+class ScenarioRevision:
+    """A scenario's arm of one ``--against`` REF and how the current skill compares with it."""
+
+    arm: str
+    """``previous``, ``previous-2``...: the arm that ran the skill at ``ref``."""
+    ref: str
+    """The revision or folder as the user gave it."""
+    summary: ArmSummary | None
+    """The arm's figures (``None`` in a verdict built with ``against`` alone)."""
+    against: Against | None
+    """With-skill minus this revision's, and its verdict; ``None`` when skipped."""
+
+
+@dataclass(frozen=True)
 class ScenarioVerdict:
     """The judgement on one scenario."""
 
@@ -276,14 +290,27 @@ class ScenarioVerdict:
     critical: bool = False
     """The scenario's ``critical: true``, carried to the results file for ``skilltest gate``."""
     previous: ArmSummary | None = None
-    """The previous revision's skill (``--against REF``); ``None`` without it."""
+    """The previous revision's skill (``--against REF``, the first REF); ``None`` without it."""
     against: Against | None = None
-    """With-skill mean minus the previous revision's, and its verdict (``--against REF``)."""
+    """With-skill mean minus the previous revision's, and its verdict (``--against REF``, the
+    first REF)."""
+    revisions: tuple[ScenarioRevision, ...] = ()
+    """Every REF of ``--against`` (the first is also ``previous`` and ``against``), each
+    compared with the with-skill arm."""
+
+    def __post_init__(self) -> None:
+        if not self.revisions and self.against is not None:
+            # Built with one REF's previous and against only: that REF is the one revision.
+            first = ScenarioRevision(
+                Arm.PREVIOUS.value, self.against.ref, self.previous, self.against
+            )
+            object.__setattr__(self, "revisions", (first,))
 
     @property
     def k(self) -> int:
         """Runs per arm taken (the most of any arm)."""
         arms = [a for a in (self.with_skill, self.without_skill, self.previous) if a is not None]
+        arms += [r.summary for r in self.revisions if r.summary is not None]
         return max((a.runs for a in arms), default=0)
 
     @property
@@ -477,7 +504,7 @@ def judge(
     repetitions: Repetitions | None = None,
     require_skills_fired: bool = True,
     requires_recovery: bool = False,
-    against: str | None = None,
+    revisions: Sequence[tuple[str, str]] = (),
 ) -> ScenarioVerdict:
     """The verdict on one scenario from all its runs.
 
@@ -497,9 +524,10 @@ def judge(
             firing rate is still reported.
         requires_recovery: The world's ``recovers: true``: passing needs the with-skill runs'
             mean ``recovery`` score (over the runs where the fault fired) to reach ``min_score``.
-        against: The REF of ``--against``: the records hold a ``previous`` arm, compared with
-            the with-skill arm (the delta ``decide_by`` reads, with its interval, the same
-            band). The comparison is reported beside the verdict and does not change it.
+        revisions: Each REF of ``--against`` with its arm (``previous``, ``previous-2``...):
+            the records hold that arm, compared with the with-skill arm (the delta
+            ``decide_by`` reads, with its interval, the same band). Each comparison is reported
+            beside the verdict and does not change it.
     """
     # Imported here: revision reads this module's band, so it cannot be imported at the top.
     from skilltest.revision import compare
@@ -522,28 +550,33 @@ def judge(
     with_arm = summary(Arm.WITH_SKILL)
     without_arm = summary(Arm.WITHOUT_SKILL) if comparison else None
     arms = [a for a in (with_arm, without_arm) if a is not None]
-    order = {Arm.WITH_SKILL: 0, Arm.WITHOUT_SKILL: 1, Arm.PREVIOUS: 2}
-    ordered = tuple(sorted(records, key=lambda r: (r.rep, order[r.arm])))
-    previous_arm = summary(Arm.PREVIOUS) if against is not None else None
-    moved: Against | None = None
-    if against is not None and skip is None:
-        assert previous_arm is not None
-        too_few = any(
-            a.runs == 0 or a.scored == 0 or a.scored < SCORED_SHARE_NEEDED * a.runs
-            for a in (with_arm, previous_arm)
-        )
-        # An arm with too few scored runs cannot be compared: the against-verdict is an error.
-        moved = (
-            compare(against, EMPTY)
-            if too_few
-            else compare(
-                against,
-                pass_difference(with_arm, previous_arm, repetitions, limits.min_delta)
-                if limits.decide_by == DECIDE_BY_PASS
-                else mean_difference(with_arm.scores, previous_arm.scores),
-                limits.min_delta,
+    order = {Arm.WITH_SKILL: 0, Arm.WITHOUT_SKILL: 1}
+    order.update({Arm(arm): 2 + index for index, (arm, _) in enumerate(revisions)})
+    ordered = tuple(sorted(records, key=lambda r: (r.rep, order.get(r.arm, len(order)))))
+    compared = []
+    for arm, ref in revisions:
+        revision_arm = summary(Arm(arm))
+        moved: Against | None = None
+        if skip is None:
+            too_few = any(
+                a.runs == 0 or a.scored == 0 or a.scored < SCORED_SHARE_NEEDED * a.runs
+                for a in (with_arm, revision_arm)
             )
-        )
+            # An arm with too few scored runs cannot be compared: the against-verdict is an
+            # error.
+            moved = (
+                compare(ref, EMPTY)
+                if too_few
+                else compare(
+                    ref,
+                    pass_difference(with_arm, revision_arm, repetitions, limits.min_delta)
+                    if limits.decide_by == DECIDE_BY_PASS
+                    else mean_difference(with_arm.scores, revision_arm.scores),
+                    limits.min_delta,
+                )
+            )
+        compared.append(ScenarioRevision(arm, ref, revision_arm, moved))
+    first = compared[0] if compared else None
 
     def verdict(
         kind: Verdict,
@@ -575,8 +608,9 @@ def judge(
             runs_to_decide=needed,
             repetitions=repetitions,
             misses_a_bar=misses_a_bar,
-            previous=previous_arm,
-            against=moved,
+            previous=None if first is None else first.summary,
+            against=None if first is None else first.against,
+            revisions=tuple(compared),
         )
 
     if skip is not None:
