@@ -273,6 +273,7 @@ def test_reads_are_confined_to_the_sandbox_and_protected_folders_denied_to_shell
 ):
     repo = tmp_path / "checkout"
     (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (repo / "skills" / "lgtm").mkdir(parents=True)
     (repo / "tests" / "scenarios").mkdir(parents=True)
     suite = repo / "tests" / "scenarios" / "lgtm.yaml"

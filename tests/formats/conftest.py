@@ -18,6 +18,7 @@ def skill_repository(tmp_path: Path) -> Callable[[str], Path]:
 
     def make(script: str) -> Path:
         (tmp_path / ".git").mkdir()
+        (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
         shutil.copytree(SKILL_CREATOR, tmp_path / "skills" / "xlsx-margins")
         (tmp_path / "script.yaml").write_text(script)
         return tmp_path

@@ -51,6 +51,7 @@ default:
 @pytest.fixture
 def showcase(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     shutil.copytree(SHOWCASE, tmp_path / "evals")
     (tmp_path / "script.yaml").write_text(SCRIPT)
     return tmp_path

@@ -37,7 +37,14 @@ def scenario(sid: str, now: list[float], before: list[float]) -> dict:
         + records(sid, Arm.WITHOUT_SKILL, now)
         + records(sid, Arm.PREVIOUS, before)
     )
-    verdict = judge(sid, "lgtm", runs, comparison=True, thresholds=THRESHOLDS, against="HEAD~1")
+    verdict = judge(
+        sid,
+        "lgtm",
+        runs,
+        comparison=True,
+        thresholds=THRESHOLDS,
+        revisions=(("previous", "HEAD~1"),),
+    )
     return scenario_dict(verdict)
 
 

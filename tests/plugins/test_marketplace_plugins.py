@@ -117,6 +117,7 @@ def test_a_run_installs_a_copy_that_claude_loads_as_the_entry_defines_it(tmp_pat
 def test_plugin_picks_a_plugin_of_the_marketplace_plugin_dir_names(tmp_path, monkeypatch, capsys):
     root = marketplace(tmp_path, TWO, ("pdf", "docx", "canvas"))
     (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     suite = root / "tests" / "skill-pressure" / "pdf.yaml"
     suite.parent.mkdir(parents=True)
     suite.write_text(
@@ -155,6 +156,7 @@ default: {text: "plain"}
 def test_claude_loads_exactly_the_skills_the_entry_lists(claude_bin, tmp_path, monkeypatch, capsys):
     root = marketplace(tmp_path, TWO, ("pdf", "docx", "canvas"))
     (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / "script.yaml").write_text(SCRIPT)
     (root / "docs.yaml").write_text(
         "model_script: script.yaml\nrepetitions: 1\nscenarios:\n"

@@ -47,6 +47,7 @@ def write_skill(root: Path, name: str, description: str) -> Path:
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git repository with three skills, as the working directory."""
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     for name, description in SKILLS.items():
         write_skill(tmp_path, name, description)
     monkeypatch.chdir(tmp_path)
@@ -180,6 +181,7 @@ def test_init_never_overwrites_a_suite(repo, capsys):
         "  fix: move them aside, or pass --force to overwrite them\n"
     )
     assert sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file()) == [
+        ".git/HEAD",
         "skills/flaky-tests/SKILL.md",
         "skills/release-notes/SKILL.md",
         "skills/sql-review/SKILL.md",
@@ -242,6 +244,7 @@ def test_a_skill_without_a_description_is_refused(repo, capsys):
 
 def test_the_only_skill_of_a_repository_needs_no_name(tmp_path, monkeypatch, capsys):
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     write_skill(tmp_path, "sql-review", SKILLS["sql-review"])
     monkeypatch.chdir(tmp_path)
     assert main(["init"]) == 0
@@ -250,6 +253,7 @@ def test_the_only_skill_of_a_repository_needs_no_name(tmp_path, monkeypatch, cap
 
 def test_a_skill_outside_skills_is_named_by_its_file(tmp_path, monkeypatch, capsys):
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     folder = tmp_path / "tools" / "sql-review"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(
@@ -274,6 +278,7 @@ def test_a_plugin_gets_suites_for_each_of_its_skills(
     tmp_path, monkeypatch, capsys, venv_python_first
 ):
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     shutil.copytree(PLUGIN, tmp_path / "plugins" / "observability")
     monkeypatch.chdir(tmp_path)
     assert main(["init", "plugins/observability"]) == 0

@@ -29,6 +29,7 @@ SUITES = {
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git repository with skills/safe-migrations and skills/release-notes."""
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     for name in ("safe-migrations", "release-notes"):
         folder = tmp_path / "skills" / name
         folder.mkdir(parents=True)

@@ -51,6 +51,7 @@ class Firing:
 @pytest.fixture
 def suite(tmp_path: Path):
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (tmp_path / "skills" / "alpha").mkdir(parents=True)
     (tmp_path / "skills" / "alpha" / "SKILL.md").write_text(
         "---\nname: alpha\ndescription: Use for logs.\n---\nBody\n"

@@ -72,6 +72,7 @@ ALPHA = "---\nname: alpha\ndescription: Use when investigating log error spikes.
 @pytest.fixture
 def project(tmp_path: Path, claude_bin: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     for name, text in (("alpha", ALPHA), ("beta", ALPHA.replace("alpha", "beta"))):
         (tmp_path / "skills" / name).mkdir(parents=True)
         (tmp_path / "skills" / name / "SKILL.md").write_text(text)

@@ -87,6 +87,7 @@ def suite(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[TriggerSuite,
     request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
     log = folder / "calls.log"
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (tmp_path / "skills" / "alpha").mkdir(parents=True)
     (tmp_path / "skills" / "alpha" / "SKILL.md").write_text(
         "---\nname: alpha\ndescription: Use for logs.\n---\nBody\n"

@@ -19,6 +19,7 @@ def skill(root: Path, name: str, description: str) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     skill(tmp_path, "alpha", "Use when investigating log error spikes.")
     skill(tmp_path, "beta", "Use for database migrations.")
     (tmp_path / "tests" / "triggers").mkdir(parents=True)
