@@ -124,12 +124,10 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
-    from skilltest.revision import check_one_against
     from skilltest.triggers.layer import candidate_description
 
     # What the command line names is checked before the suites are read for their matrix.
     given = options_from(args, triggers.TriggerOptions)
-    check_one_against(given.against, given.also_against, "triggers")
     candidate_description(given)
     apply_suite_matrix(
         args,
@@ -214,9 +212,8 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
         print(render_suite_line(suite))
     print(render_costs(flat))
     print_blocks(render_failures(flat, allow_inconclusive=results.allow_inconclusive))
-    if results.against is not None:
-        pairs = [(now, before) for now, before in results.suites]
-        print_blocks(render_against(results.against, pairs))
+    if results.revisions:
+        print_blocks(render_against(results.revisions, results.suites))
     else:
         print_blocks(*(render_comparison(*each) for each in results.suites if len(each) == 2))
     print_blocks("\n".join(f"warning: {w}" for w in warnings_of(flat)), render_misses(flat))
