@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -58,7 +59,8 @@ def test_each_revision_is_compared_with_the_current_skill(three, tmp_path, capsy
     html = tmp_path / "report.html"
     options = ["--claude", claude_bin, "--backend", "emulator", "-j", "2"]
     revisions = ["--against", "HEAD~1", "--against", "HEAD~2"]
-    reports = ["--markdown", markdown]
+    junit = tmp_path / "junit.xml"
+    reports = ["--markdown", markdown, "--junit", junit]
     code = run_layer("triggers", three / "demo.yaml", tmp_path, *options, *revisions, *reports)
     out = capsys.readouterr().out
     # The current skill fires on the query that should not fire: a false trigger fails the run.
@@ -113,10 +115,22 @@ def test_each_revision_is_compared_with_the_current_skill(three, tmp_path, capsy
     summary = markdown.read_text()
     assert "against HEAD~1: 1 improved" in summary
     assert "against HEAD~2: 0 improved, 0 neutral, 1 regressed" in summary
+    assert "HEAD~1: inconclusive +0% [-46%, +46%]; HEAD~2: regressed +100% [+47%, +100%]" in (
+        summary
+    )
     assert main(["report", str(results), "--html", str(html)]) == 0
     page = html.read_text()
     assert "against HEAD~1: 1 improved" in page
     assert "against HEAD~2: 0 improved, 0 neutral, 1 regressed" in page
+    assert "HEAD~2: regressed +100% [+47%, +100%]" in page
+    # JUnit: the current skill's queries only, each with a property per REF.
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert sorted(cases) == ["aggregate", "tables"]
+    properties = {p.get("name"): p.get("value") for p in cases["tables"].iter("property")}
+    assert properties == {
+        "against HEAD~1": "inconclusive +0% [-46%, +46%]",
+        "against HEAD~2": "regressed +100% [+47%, +100%]",
+    }
     capsys.readouterr()
 
     # The gate reads each REF's comparison: the regression against the second REF is named
@@ -129,6 +143,8 @@ def test_each_revision_is_compared_with_the_current_skill(three, tmp_path, capsy
         for line in gated
     ), gated
     assert not any("regressed against HEAD~1" in line for line in gated)
+    # Each REF's comparison follows from the runs the file keeps, as the gate recomputes it.
+    assert any("every figure, verdict and origin as written" in line for line in gated), gated
 
 
 def test_the_gate_blocks_on_a_query_that_regressed_against_the_second_ref(tmp_path, capsys):
