@@ -113,7 +113,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "candidate side by side and report their differences",
     )
     add_tape_options(parser)
-    add_against_option(parser, what=" and say per query whether the edit improved its firing")
+    add_against_option(
+        parser,
+        what=" as a variant 'previous' (previous-2... for more), and say per query whether the "
+        "edit improved its firing",
+        each="a variant of its own",
+    )
     add_rescore_option(parser, layer="triggers")
     parser.set_defaults(handler=run)
 
