@@ -116,22 +116,6 @@ def against_refs(against: str | None, also_against: Sequence[str] = ()) -> tuple
     return () if against is None else (against, *also_against)
 
 
-def check_one_against(against: str | None, also_against: Sequence[str], layer: str) -> None:
-    """Refuses ``--against`` given more than once to a layer that compares one revision.
-
-    Raises:
-        InputError: naming the second REF.
-    """
-    if also_against:
-        raise InputError(
-            f"skilltest {layer} compares one revision at a time; --against {against} and "
-            f"--against {also_against[0]} were given",
-            location=f"--against {also_against[0]}",
-            fix=f"run skilltest {layer} once per revision, or give several --against to "
-            "skilltest pressure or skilltest scenarios",
-        )
-
-
 def revisions_of(scenario: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """The arms and REFs of a results file's scenario run against several revisions (its
     ``revisions``); empty for one REF or none (read from ``against``)."""

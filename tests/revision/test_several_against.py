@@ -152,17 +152,6 @@ def test_the_dry_run_prices_an_arm_per_revision(repo, noted, capsys):
     assert re.search(r"demo\.yaml\s+3\s+60\s+60\s", capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("layer", ["triggers"])
-def test_the_other_layers_take_one_revision(repo, capsys, layer):
-    code = main([layer, str(repo / "demo.yaml"), "--against", "HEAD~1", "--against", "HEAD"])
-    assert code == 2
-    err = capsys.readouterr().err
-    assert (
-        f"skilltest {layer} compares one revision at a time; --against HEAD~1 and "
-        "--against HEAD were given"
-    ) in err
-
-
 @pytest.fixture
 def emulator(repo: Path) -> Iterator[EmulatorServer]:
     with EmulatorServer(ModelScript.load(repo / "model.yaml")) as running:

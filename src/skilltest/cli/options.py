@@ -211,15 +211,19 @@ def add_scale_options(parser: argparse.ArgumentParser, *, unit: str) -> None:
     )
 
 
-def add_against_option(parser: argparse.ArgumentParser, *, what: str) -> None:
-    """``--against REF``, which may be given more than once."""
+def add_against_option(
+    parser: argparse.ArgumentParser,
+    *,
+    what: str,
+    each: str = "an arm of its own sharing the one without-skill arm",
+) -> None:
+    """``--against REF``, which may be given more than once (``each``: what each REF runs as)."""
     parser.add_argument(
         "--against",
         metavar="REF",
         action="append",
         help="also run the skill as it was at REF (a git revision of the skill's repository, or "
-        f"a folder){what}; give it again for more revisions, each an arm of its own sharing "
-        "the one without-skill arm",
+        f"a folder){what}; give it again for more revisions, each {each}",
     )
 
 

@@ -113,7 +113,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "candidate side by side and report their differences",
     )
     add_tape_options(parser)
-    add_against_option(parser, what=" and say per query whether the edit improved its firing")
+    add_against_option(
+        parser,
+        what=" as a variant 'previous' (previous-2... for more), and say per query whether the "
+        "edit improved its firing",
+        each="a variant of its own",
+    )
     add_rescore_option(parser, layer="triggers")
     parser.set_defaults(handler=run)
 
@@ -124,12 +129,10 @@ def run(args: argparse.Namespace) -> int:
     if args.rescore is not None:
         refuse_rescore(args)
         return _rescore(args)
-    from skilltest.revision import check_one_against
     from skilltest.triggers.layer import candidate_description
 
     # What the command line names is checked before the suites are read for their matrix.
     given = options_from(args, triggers.TriggerOptions)
-    check_one_against(given.against, given.also_against, "triggers")
     candidate_description(given)
     apply_suite_matrix(
         args,
@@ -214,9 +217,8 @@ def _finished(results: TriggerResults, options: TriggerOptions) -> int:
         print(render_suite_line(suite))
     print(render_costs(flat))
     print_blocks(render_failures(flat, allow_inconclusive=results.allow_inconclusive))
-    if results.against is not None:
-        pairs = [(now, before) for now, before in results.suites]
-        print_blocks(render_against(results.against, pairs))
+    if results.revisions:
+        print_blocks(render_against(results.revisions, results.suites))
     else:
         print_blocks(*(render_comparison(*each) for each in results.suites if len(each) == 2))
     print_blocks("\n".join(f"warning: {w}" for w in warnings_of(flat)), render_misses(flat))

@@ -266,6 +266,17 @@ def _run_digests(runs: Any) -> frozenset[str]:
     return frozenset(run_digest(run) for run in runs if isinstance(run, dict))
 
 
+def _trigger_revisions(query: dict[str, Any]) -> tuple[tuple[dict[str, Any], None], ...]:
+    """A trigger query's comparison with each REF of several ``--against`` (its
+    ``revisions``), without p-values (a trigger query's regression is read one at a time, as
+    with one REF); empty otherwise."""
+    return tuple(
+        (dict(view["against"]), None)
+        for view in against_views(query)
+        if isinstance(query.get("revisions"), list) and isinstance(view.get("against"), dict)
+    )
+
+
 def _trigger_entries(path: str, data: dict[str, Any]) -> list[ScenarioEntry]:
     """One entry per query of the current skill (the ``previous`` suite of ``--against REF`` is
     the yardstick, read in each query's ``against``). Its verdict is the interval verdict the
@@ -321,6 +332,7 @@ def _trigger_entries(path: str, data: dict[str, Any]) -> list[ScenarioEntry]:
                     first_violation="",
                     reason=str(query.get("reason") or ""),
                     against=query["against"] if isinstance(query.get("against"), dict) else None,
+                    revisions=_trigger_revisions(query),
                     inconclusive=verdict == INCONCLUSIVE,
                     run_ids=_run_ids(query.get("runs")),
                     run_digests=_run_digests(query.get("runs")),

@@ -134,7 +134,7 @@ def _counts(suite: Mapping[str, Any]) -> Confusion:
 def merge_triggers(shards: Shards) -> dict[str, Any]:
     """Triggers: per suite and description, the queries in suite order; each suite's metrics
     and the comparison of two descriptions recomputed from them."""
-    from skilltest.revision import PREVIOUS
+    from skilltest.revision import is_revision_arm
     from skilltest.triggers.verdict import compare_counts
 
     order = shards.order
@@ -164,7 +164,8 @@ def merge_triggers(shards: Shards) -> dict[str, Any]:
     comparisons = []
     for current, other in itertools.pairwise(merged):
         same_suite = current["suite"] == other["suite"]
-        if same_suite and current["variant"] == "current" and other["variant"] != PREVIOUS:
+        revision = is_revision_arm(str(other["variant"]))
+        if same_suite and current["variant"] == "current" and not revision:
             theirs = {name: (fired, scored) for name, fired, scored in _fired(other)}
             differences = compare_counts(_fired(current), theirs, _counts(current), _counts(other))
             comparisons.append(

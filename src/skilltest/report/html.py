@@ -72,7 +72,7 @@ from skilltest.report.script import CSP, SCRIPT
 from skilltest.report.shared import SharedTexts
 from skilltest.report.style import STYLE
 from skilltest.report.timeline import ARM_LABELS, numbers, run_details
-from skilltest.revision import summary_line
+from skilltest.revision import is_revision_arm, summary_line
 
 SCRIPT_NOTE = (
     '<p class="script-note" role="note">This page\'s script did not run (a server\'s '
@@ -85,13 +85,13 @@ SCRIPT_NOTE = (
 
 def _items(layer: str, data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The raw scenarios (or trigger queries) of a document, in the order of its rows: the
-    skill at ``--against REF`` is no row of its own (each row reads it in its ``against``)."""
+    skill at each ``--against`` REF is no row of its own (each row reads it in its ``against``)."""
     if layer == "triggers":
         # A query's threshold is its suite's: the trigger table shows it beside the rate.
         return [
             {"threshold": suite.get("threshold"), **query}
             for suite in data.get("suites") or []
-            if suite.get("variant") != "previous"
+            if not is_revision_arm(str(suite.get("variant")))
             for query in suite.get("queries") or []
         ]
     return list(data.get("scenarios") or [])

@@ -22,7 +22,7 @@ from typing import Any
 from skilltest.errors import InputError
 from skilltest.repetitions import run_number
 from skilltest.report.files import RESULTS_LAYERS
-from skilltest.revision import Against, against_views
+from skilltest.revision import Against, against_views, is_revision_arm
 from skilltest.stats import EMPTY, Interval
 from skilltest.transcript.origin import attribution, rules_of
 
@@ -225,8 +225,8 @@ def _scenario_rows(data: Mapping[str, Any]) -> list[Row]:
 def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
     rows = []
     for suite in data.get("suites") or []:
-        if suite.get("variant") == "previous":
-            continue  # the skill at --against REF is the yardstick, read in each row's against
+        if is_revision_arm(str(suite.get("variant"))):
+            continue  # the skill at each --against REF is a yardstick, read in each row's against
         variant = "" if suite.get("variant", "current") == "current" else f" ({suite['variant']})"
         for query in suite.get("queries") or []:
             expected = "fire" if query.get("should_trigger") else "no fire"
@@ -256,6 +256,7 @@ def _trigger_rows(data: Mapping[str, Any]) -> list[Row]:
                     ),
                     k=int(query.get("total") or 0),
                     against=_against(query),
+                    revisions=_revisions(query),
                 )
             )
     return rows

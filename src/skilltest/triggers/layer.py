@@ -28,7 +28,7 @@ from skilltest.flow.provenance import finish_provenance, source_trees, start_pro
 from skilltest.flow.results import RunResults, run_saving, save_results
 from skilltest.flow.tape import Tape, tape_of
 from skilltest.repetitions import TRIGGERS_MAX_K
-from skilltest.revision import PREVIOUS, check_one_against, previous_revision
+from skilltest.revision import against_refs, is_revision_arm, previous_revisions, revision_arms
 from skilltest.suite.ids import check_unique_scenarios
 from skilltest.triggers.suite import TriggerSuite, load_trigger_suite
 
@@ -87,7 +87,11 @@ class TriggerResults(RunResults):
     context: dict[str, Any]
     """The backend, the CLI's version and path, the suite files, ``jobs``."""
     against: str | None = None
-    """The REF of ``against``: each suite's second result is the skill as it was there."""
+    """The first REF of ``--against``: each suite's second result is the skill as it was
+    there."""
+    revisions: tuple[tuple[str, str], ...] = ()
+    """Every REF of ``--against`` with its arm (``previous``, ``previous-2``...), in the order
+    given: each suite's results after the first are the skill at each in turn."""
     finished_queries: int = 0
     """Query results finished (per description)."""
     allow_inconclusive: bool = False
@@ -104,7 +108,7 @@ class TriggerResults(RunResults):
     def judged(self) -> list[SuiteResult]:
         """The results that decide the run: the skill at ``against`` is the yardstick, its own
         misses fail nothing."""
-        return [suite for suite in self.flat if suite.variant != PREVIOUS]
+        return [suite for suite in self.flat if not is_revision_arm(suite.variant)]
 
     @property
     def failing(self) -> list[tuple[SuiteResult, QueryResult]]:
@@ -209,7 +213,6 @@ def load_suites(
     Raises:
         InputError: a suite, a skill or a name that is not valid.
     """
-    check_one_against(options.against, options.also_against, "triggers")
     paths, suites = load_all(
         options.suites,
         DEFAULT_SUITE_DIR,
@@ -287,12 +290,16 @@ def run(
             fix="name the suite of the skill whose description you are tuning, e.g. "
             f"skilltest triggers {tested[0]} --description ...",
         )
-    with previous_revision(options.against, (suite.skill for suite in suites)) as previous:
+    refs = against_refs(options.against, options.also_against)
+    with previous_revisions(refs, (suite.skill for suite in suites)) as previous:
         from skilltest.triggers.runs import CURRENT, Variant
 
-        if options.against is not None:
-            # The skill at REF runs as the second arm, alternating with the current one.
-            variants: tuple[Variant, ...] = (CURRENT, Variant(PREVIOUS, None, skills=previous))
+        if refs:
+            # The skill at each REF runs as an arm of its own, alternating with the current one.
+            variants: tuple[Variant, ...] = (
+                CURRENT,
+                *(Variant(arm, None, skills=previous[arm]) for arm, _ in revision_arms(refs)),
+            )
         elif candidate is None:
             variants = (CURRENT,)
         elif options.compare_description:
@@ -318,7 +325,9 @@ def estimate(options: TriggerOptions | None = None) -> list[SuiteEstimate]:
     plan = repetition_plan(options)
     _, suites, _ = load_suites(options)
     if options.against is not None:
-        descriptions: tuple[str | None, ...] = (None, None)
+        descriptions: tuple[str | None, ...] = (None,) * (
+            1 + len(against_refs(options.against, options.also_against))
+        )
     elif candidate is None:
         descriptions = (None,)
     elif options.compare_description:
@@ -343,7 +352,7 @@ def _run(
     from skilltest.scenarios.endpoints import cli_backend
     from skilltest.scenarios.runner import ClaudeCliRunner
     from skilltest.triggers.runs import assemble, run_triggers
-    from skilltest.triggers.verdict import TriggerRun, against_previous
+    from skilltest.triggers.verdict import TriggerRun, against_revisions
 
     turn_agent = None
     if options.agent != DEFAULT_AGENT:
@@ -390,6 +399,7 @@ def _run(
             "jobs": options.jobs,
         },
         against=options.against,
+        revisions=revision_arms(against_refs(options.against, options.also_against)),
         tape=tape,
         shard=shard,
         allow_inconclusive=options.allow_inconclusive,
@@ -399,9 +409,19 @@ def _run(
 
     def save(*, complete: bool, interrupted: bool = False) -> TriggerResults:
         results = assemble(suites, variants, finished)
-        if options.against is not None:
+        if base.revisions:
             results = [
-                [against_previous(options.against, now, before), before] for now, before in results
+                [
+                    against_revisions(
+                        now,
+                        [
+                            (arm, ref, previous)
+                            for (arm, ref), previous in zip(base.revisions, before, strict=True)
+                        ],
+                    ),
+                    *before,
+                ]
+                for now, *before in results
             ]
         return save_results(
             base,

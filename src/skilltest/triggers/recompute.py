@@ -5,24 +5,23 @@ those each query's counts, firing rate, interval, ``passed``, ``result`` and int
 each suite's ``passed`` and metrics, the comparison of two descriptions and each query's
 ``against`` the previous revision are judged again with the layer's own functions
 (:class:`~skilltest.triggers.verdict.QueryResult`, :class:`~skilltest.triggers.verdict.SuiteResult`,
-:func:`~skilltest.triggers.verdict.compare`, :func:`~skilltest.triggers.verdict.against_query`).
+:func:`~skilltest.triggers.verdict.compare`, :func:`~skilltest.triggers.verdict.against_revisions`).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from skilltest.repetitions import Repetitions
-from skilltest.revision import PREVIOUS
+from skilltest.revision import PREVIOUS, is_revision_arm, revisions_of
 from skilltest.triggers.suite import TriggerQuery
 from skilltest.triggers.verdict import (
     QueryResult,
     SuiteResult,
     TriggerRun,
-    against_query,
+    against_revisions,
     compare,
 )
 from skilltest.triggers.watch import ENDINGS
@@ -72,35 +71,34 @@ def suite_result(suite: Mapping[str, Any]) -> SuiteResult:
 
 def recomputed(document: Mapping[str, Any]) -> dict[str, Any]:
     """The file's ``suites`` and ``comparison`` as the layer writes them from the runs it
-    holds (a query's ``against`` read from the same file's ``previous`` suite)."""
+    holds (a query's ``against``, and with several REFs its ``revisions``, read from the same
+    file's suite of each REF's arm)."""
     written = [s for s in document.get("suites") or () if isinstance(s, Mapping)]
     suites = [suite_result(s) for s in written]
-    previous = {s.suite: s for s in suites if s.variant == PREVIOUS}
+    arms = {(s.suite, s.variant): s for s in suites if is_revision_arm(s.variant)}
     judged: list[SuiteResult] = []
     for data, suite in zip(written, suites, strict=True):
-        before = previous.get(suite.suite) if suite.variant != PREVIOUS else None
-        judged.append(_against(suite, before, data) if before is not None else suite)
+        refs = () if is_revision_arm(suite.variant) else _refs(data)
+        if all((suite.suite, arm) in arms for arm, _ in refs):
+            given = [(arm, ref, arms[suite.suite, arm]) for arm, ref in refs]
+            suite = against_revisions(suite, given) if given else suite
+        judged.append(suite)
     return {
         "suites": [suite.to_dict() for suite in judged],
         "comparison": _comparisons(judged) or None,
     }
 
 
-def _against(suite: SuiteResult, before: SuiteResult, data: Mapping[str, Any]) -> SuiteResult:
-    """``suite`` with each query's ``against`` where the file gives one (its REF)."""
-    refs = {
-        str(q.get("id")): str(q["against"].get("ref"))
-        for q in data.get("queries") or ()
-        if isinstance(q, Mapping) and isinstance(q.get("against"), Mapping)
-    }
-    by_id = {q.query.id: q for q in before.queries}
-    queries = tuple(
-        replace(q, against=against_query(refs[q.query.id], q, by_id[q.query.id]))
-        if q.query.id in refs and q.query.id in by_id
-        else q
-        for q in suite.queries
-    )
-    return replace(suite, queries=queries)
+def _refs(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The arms and REFs a suite's queries were compared with (none without ``--against``)."""
+    queries = [q for q in data.get("queries") or () if isinstance(q, Mapping)]
+    for q in queries:
+        if revisions_of(q):
+            return revisions_of(q)
+    for q in queries:
+        if isinstance(q.get("against"), Mapping):
+            return ((PREVIOUS, str(q["against"].get("ref"))),)
+    return ()
 
 
 def _comparisons(suites: Sequence[SuiteResult]) -> list[dict[str, Any]]:

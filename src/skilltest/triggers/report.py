@@ -11,7 +11,7 @@ from skilltest.report.files import RESULTS_SCHEMA_VERSION
 from skilltest.report.junit import JUnitCase
 from skilltest.report.provenance import Provenance, with_ids
 from skilltest.report.text import inconclusive_line, k_cell, shorten
-from skilltest.revision import BAND, PREVIOUS, summary_line
+from skilltest.revision import BAND, PREVIOUS, is_revision_arm, summary_line
 from skilltest.stats import Interval
 from skilltest.transcript.origin import attribution
 from skilltest.triggers.verdict import QueryResult, SuiteResult, compare
@@ -108,6 +108,8 @@ def render_suite_line(suite: SuiteResult) -> str:
     label = f" ({suite.variant} description)" if suite.variant != "current" else ""
     if suite.variant == PREVIOUS:
         label = " (previous revision)"
+    elif is_revision_arm(suite.variant):
+        label = f" (revision {suite.variant})"
     return (
         f"{suite.skill}{label}: precision {rate_cell(c.tp, c.tp + c.fp, c.precision)}, "
         f"recall {rate_cell(c.tp, c.tp + c.fn, c.recall)}, "
@@ -216,36 +218,50 @@ def render_comparison(current: SuiteResult, other: SuiteResult) -> str:
     )
 
 
-def render_against(ref: str, pairs: Sequence[tuple[SuiteResult, SuiteResult]]) -> str:
-    """``--against REF``: per query the rate now and at REF, the delta and its verdict, then the
-    summary line ``against REF: N improved, ...``."""
-    rows, verdicts = [], []
-    for current, previous in pairs:
-        before = {query.query.id: query for query in previous.queries}
+def render_against(
+    revisions: Sequence[tuple[str, str]], groups: Sequence[Sequence[SuiteResult]]
+) -> str:
+    """``--against REF`` (given once or more; ``revisions``: each REF's arm and the REF): per
+    query the rate now, then per REF the rate there and the delta with its verdict, then one
+    summary line ``against REF: N improved, ...`` per REF. ``groups``: per suite, the current
+    result then the result at each REF."""
+    rows: list[list[str]] = []
+    verdicts: dict[str, list[str]] = {ref: [] for _, ref in revisions}
+    for current, *previous in groups:
+        before = [{query.query.id: query for query in each.queries} for each in previous]
         for query in current.queries:
-            old = before.get(query.query.id)
-            if query.against is None or old is None:
+            compared = {r.against.ref: r.against for r in query.revisions}
+            if not compared and query.against is not None:
+                compared[query.against.ref] = query.against
+            if not compared:
                 continue
-            verdicts.append(query.against.verdict)
-            moved = query.against.verdict
-            if not query.against.delta.empty:
-                moved += " " + difference_cell(query.against.delta)
-            rows.append(
-                [
-                    f"{current.skill}/{query.query.id}",
-                    "fire" if query.query.should_trigger else "no fire",
-                    rate_cell(query.fired, query.scored, query.rate),
-                    rate_cell(old.fired, old.scored, old.rate),
-                    moved,
-                ]
-            )
-    header = ["query", "expected", "current", ref, f"vs {ref}"]
+            row = [
+                f"{current.skill}/{query.query.id}",
+                "fire" if query.query.should_trigger else "no fire",
+                rate_cell(query.fired, query.scored, query.rate),
+            ]
+            for (_, ref), by_id in zip(revisions, before, strict=False):
+                old, against = by_id.get(query.query.id), compared.get(ref)
+                if old is None or against is None:
+                    row += ["-", "-"]
+                    continue
+                verdicts[ref].append(against.verdict)
+                moved = against.verdict
+                if not against.delta.empty:
+                    moved += " " + difference_cell(against.delta)
+                row += [rate_cell(old.fired, old.scored, old.rate), moved]
+            rows.append(row)
+    header = ["query", "expected", "current"]
+    for _, ref in revisions:
+        header += [ref, f"vs {ref}"]
+    ref, at = (revisions[0][1],) * 2 if len(revisions) == 1 else ("REF", "that REF")
     legend = (
-        f"vs {ref}: firing rate minus the rate of the skill at {ref} [exact unconditional "
-        f"interval: 95%, under -k auto each bound at the level its look spends], read against "
-        f"the band {BAND}; a should-not query improves when it fires less"
+        f"vs {ref}: firing rate minus the rate of the skill at {at} [exact "
+        "unconditional interval: 95%, under -k auto each bound at the level its look spends], "
+        f"read against the band {BAND}; a should-not query improves when it fires less"
     )
-    return _columns(header, rows) + "\n" + legend + "\n" + summary_line(ref, verdicts)
+    counts = [summary_line(ref, verdicts[ref]) for _, ref in revisions]
+    return _columns(header, rows) + "\n" + legend + "\n" + "\n".join(counts)
 
 
 def _metric_cell(suite: SuiteResult, name: str, interval: Interval) -> str:
@@ -308,7 +324,7 @@ def results_document(
     carries its ``id``."""
     comparisons = []
     for variants in results:
-        if len(variants) == 2 and variants[1].variant != PREVIOUS:
+        if len(variants) == 2 and not is_revision_arm(variants[1].variant):
             current, other = variants
             comparisons.append(
                 {
@@ -362,12 +378,17 @@ def junit_cases(
             endings = endings_cell(query)
             if endings:
                 figures += f" ({endings})"
-            versus: tuple[tuple[str, str], ...] = ()
-            if query.against is not None:
-                moved = query.against.verdict
-                if not query.against.delta.empty:
-                    moved += " " + difference_cell(query.against.delta)
-                versus = ((f"against {query.against.ref}", moved),)
+            againsts = [r.against for r in query.revisions] or (
+                [] if query.against is None else [query.against]
+            )
+            versus = tuple(
+                (
+                    f"against {against.ref}",
+                    against.verdict
+                    + ("" if against.delta.empty else " " + difference_cell(against.delta)),
+                )
+                for against in againsts
+            )
             failing = query.result in ("miss", "false-trigger") or (
                 query.inconclusive and not allow_inconclusive
             )

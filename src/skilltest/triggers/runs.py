@@ -12,7 +12,8 @@ Another description is tested on a copy of the skill folder whose ``SKILL.md`` f
 carries it; the skill's own folder is never edited. With two descriptions (``--compare-
 description``) the runs of both alternate per repetition, so that drift in the backend over the
 suite's wall time affects both alike. With ``--against REF`` the second arm is the skill as it
-was at REF (its own folder and description, read by :mod:`skilltest.revision`).
+was at REF (its own folder and description, read by :mod:`skilltest.revision`); with several
+REFs, one arm per REF (``previous``, ``previous-2``...).
 
 With ``--record`` or ``--replay`` each (skill, query, description) has a cassette,
 ``<DIR>/<skill>/<query>/<current|candidate>.yaml``, one repetition per run: the scenario layer's
@@ -44,7 +45,7 @@ from skilltest.names import child
 from skilltest.repetitions import Repetitions, plan_for
 from skilltest.replay.match import MISS_PREFIX
 from skilltest.report.provenance import Provenance
-from skilltest.revision import PREVIOUS
+from skilltest.revision import is_revision_arm
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.rubric import Expected
 from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
@@ -267,9 +268,9 @@ class QueryPlan:
 
 
 def judged_variants(variants: Sequence[Variant]) -> tuple[int, ...]:
-    """The variants whose verdicts decide a query (the skill at ``--against`` REF is only the
-    yardstick)."""
-    return tuple(v for v, variant in enumerate(variants) if variant.label != PREVIOUS)
+    """The variants whose verdicts decide a query (the skill at each ``--against`` REF is only
+    a yardstick)."""
+    return tuple(v for v, variant in enumerate(variants) if not is_revision_arm(variant.label))
 
 
 async def run_triggers(

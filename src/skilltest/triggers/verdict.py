@@ -43,7 +43,7 @@ from typing import Any
 from skilltest.decision import delta_verdict
 from skilltest.fields import field_dict
 from skilltest.repetitions import Repetitions
-from skilltest.revision import ERROR, MIN_DELTA, Against
+from skilltest.revision import ERROR, MIN_DELTA, PREVIOUS, Against
 from skilltest.stats import (
     CONFIDENCE,
     DIGITS,
@@ -235,6 +235,36 @@ def runs_needed(fired: int, scored: int, threshold: float, should_trigger: bool)
 
 
 @dataclass(frozen=True)
+class Revision:
+    """A query against one REF of several ``--against``: the skill's firing there and how the
+    current skill compares."""
+
+    arm: str
+    """The variant that ran the skill at REF (``previous``, ``previous-2``...)."""
+    against: Against
+    """The firing rate minus the rate at REF, and its verdict."""
+    previous: QueryResult
+    """The query's runs under the skill at REF."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """An entry of the query's ``revisions`` in a results file."""
+        before = self.previous.rate
+        return {
+            "ref": self.against.ref,
+            "arm": self.arm,
+            "previous": {
+                "fired": self.previous.fired,
+                "scored": self.previous.scored,
+                "total": len(self.previous.runs),
+                "rate": before.value,
+                "ci_low": before.low,
+                "ci_high": before.high,
+            },
+            "against": self.against.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
 class QueryResult:
     """One query's runs, judged."""
 
@@ -246,7 +276,10 @@ class QueryResult:
     """The share of scored runs that decides it."""
     against: Against | None = None
     """``--against REF``: the firing rate minus the rate of the skill at REF, and its verdict
-    (see :func:`against_previous`); ``None`` without it."""
+    (see :func:`against_previous`); ``None`` without it. With several REFs, the first one's."""
+    revisions: tuple[Revision, ...] = ()
+    """``--against`` given more than once: the comparison with each REF, in the order given
+    (the first is also ``against``); empty with one REF or none."""
     repetitions: Repetitions | None = None
     """The plan the runs came from (``None``: a fixed K, read at 95%)."""
 
@@ -384,6 +417,11 @@ class QueryResult:
             "ended": {ending: self.endings.get(ending, 0) for ending in ENDINGS},
             "runs": [run.to_dict() for run in self.runs],
             **({} if self.against is None else {"against": self.against.to_dict()}),
+            **(
+                {"revisions": [revision.to_dict() for revision in self.revisions]}
+                if self.revisions
+                else {}
+            ),
         }
 
 
@@ -592,19 +630,35 @@ def against_query(ref: str, current: QueryResult, previous: QueryResult) -> Agai
     else:
         better = pass_interval(*before, *now, plan, k, MIN_DELTA)
         assert better.value is not None and better.low is not None and better.high is not None
-        delta = Interval(-better.value, -better.high, -better.low)
+        # 0.0 - x: a delta of zero reads +0%, not -0%.
+        delta = Interval(0.0 - better.value, 0.0 - better.high, 0.0 - better.low)
     return Against(ref, delta, str(delta_verdict(better, MIN_DELTA)))
 
 
 def against_previous(ref: str, current: SuiteResult, previous: SuiteResult) -> SuiteResult:
     """The current suite with each query's ``against`` (queries REF has not finished keep none)."""
-    by_id = {query.query.id: query for query in previous.queries}
-    return replace(
-        current,
-        queries=tuple(
-            replace(query, against=against_query(ref, query, by_id[query.query.id]))
+    return against_revisions(current, ((PREVIOUS, ref, previous),))
+
+
+def against_revisions(
+    current: SuiteResult, revisions: Sequence[tuple[str, str, SuiteResult]]
+) -> SuiteResult:
+    """The current suite with each query compared with the skill at each REF of ``--against``
+    (``revisions``: each REF's arm, the REF and its suite result, in the order given): the
+    first REF's comparison as ``against``, and with several REFs every one in ``revisions``.
+    A REF that has not finished a query gives it no comparison."""
+    by_arm = [
+        (arm, ref, {query.query.id: query for query in previous.queries})
+        for arm, ref, previous in revisions
+    ]
+
+    def compared(query: QueryResult) -> QueryResult:
+        each = tuple(
+            Revision(arm, against_query(ref, query, by_id[query.query.id]), by_id[query.query.id])
+            for arm, ref, by_id in by_arm
             if query.query.id in by_id
-            else query
-            for query in current.queries
-        ),
-    )
+        )
+        first = each[0].against if each and each[0].arm == by_arm[0][0] else None
+        return replace(query, against=first, revisions=each if len(by_arm) > 1 else ())
+
+    return replace(current, queries=tuple(compared(query) for query in current.queries))
