@@ -29,7 +29,6 @@ from skilltest.agents.base import AgentBinary, RunFolders, TurnAgent
 from skilltest.claude.isolation import Sandbox, create_sandbox
 from skilltest.claude.process import Invocation, ProcessOutput, run_conversation
 from skilltest.errors import InputError
-from skilltest.names import child
 from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.scenarios.runner import (
@@ -37,6 +36,7 @@ from skilltest.scenarios.runner import (
     RunOutcome,
     RunRequest,
     finished_in_thread,
+    run_files,
     run_setup,
 )
 from skilltest.scenarios.suite import Scenario
@@ -106,18 +106,6 @@ class AgentCliRunner:
         if started is not None:
             started()
 
-    def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
-        if request.output_dir is None:
-            return None
-        skill_folder = child(request.output_dir, request.scenario.label, what="the skill name")
-        folder = child(skill_folder, request.scenario.id, what="the scenario id")
-        stem = f"{request.arm.label}-{request.rep}"
-        return (
-            folder / f"{stem}.jsonl",
-            folder / f"{stem}.stderr.txt",
-            folder / f"{stem}.requests.json",
-        )
-
     async def run(self, request: RunRequest) -> RunOutcome:
         turn = None
         if self.processes is not None:
@@ -170,7 +158,7 @@ class AgentCliRunner:
             transcript = replace(
                 transcript, answered_by=session.answered_by(), cli_version=self.binary.version
             )
-            paths = self._paths(request)
+            paths = run_files(request, transcript=".jsonl")
             requests_path = None
             if paths is not None:
                 write_text_atomic(paths[0], stdout)

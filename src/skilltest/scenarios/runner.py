@@ -150,6 +150,21 @@ class RunOutcome:
     """What each of the scenario's outcome checks found in the run's workspace."""
 
 
+def run_files(request: RunRequest, *, transcript: str) -> tuple[Path, Path, Path] | None:
+    """Where a run's transcript (its file name ending ``transcript``), stderr and model
+    requests are kept: ``OUTPUT/SKILL/SCENARIO/ARM-REP.*``; ``None`` without an output folder."""
+    if request.output_dir is None:
+        return None
+    skill_folder = child(request.output_dir, request.scenario.label, what="the skill name")
+    folder = child(skill_folder, request.scenario.id, what="the scenario id")
+    stem = f"{request.arm.label}-{request.rep}"
+    return (
+        folder / f"{stem}{transcript}",
+        folder / f"{stem}.stderr.txt",
+        folder / f"{stem}.requests.json",
+    )
+
+
 def protected_paths(request: RunRequest) -> tuple[Path, ...]:
     """What a run's agent must not read: the skills' sources, the plugin's, and the suite's
     repository (each denied through its git repository)."""
@@ -510,18 +525,6 @@ class ClaudeCliRunner:
     async def aclose(self) -> None:
         """Closes the clients the runs' judges and agent responders asked through."""
         await self.model_runners.aclose()
-
-    def _paths(self, request: RunRequest) -> tuple[Path, Path, Path] | None:
-        if request.output_dir is None:
-            return None
-        skill_folder = child(request.output_dir, request.scenario.label, what="the skill name")
-        folder = child(skill_folder, request.scenario.id, what="the scenario id")
-        stem = f"{request.arm.label}-{request.rep}"
-        return (
-            folder / f"{stem}.ndjson",
-            folder / f"{stem}.stderr.txt",
-            folder / f"{stem}.requests.json",
-        )
 
     async def run(self, request: RunRequest) -> RunOutcome:
         # The run's place among the processes is taken now, so that runs start their processes
@@ -943,7 +946,7 @@ class ClaudeCliRunner:
             ),
             *confinement_warnings(),
         ]
-        paths = self._paths(request)
+        paths = run_files(request, transcript=".ndjson")
         requests_path = None
         if paths is not None:
             write_text_atomic(paths[0], stdout)
