@@ -43,8 +43,7 @@ class ClaudeCode:
     ) -> Installed:
         from skilltest.claude.install import install_claude
 
-        done = install_claude(version=version, force=force, progress=progress)
-        return Installed(done.path, done.version, installed=done.installed)
+        return install_claude(version=version, force=force, progress=progress)
 
     def find(self, explicit: Path | None = None) -> AgentBinary:
         from skilltest.claude.binary import find_claude

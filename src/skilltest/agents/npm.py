@@ -1,4 +1,5 @@
-"""An agent's pinned npm package installed into skilltest's cache (``skilltest setup --agent``).
+"""An agent's pinned npm package installed into skilltest's cache (``skilltest setup --agent``,
+and ``skilltest setup`` for Claude Code).
 
 ``npm install --prefix`` puts the package into a folder of its own below skilltest's cache
 (``<cache>/<agent>-<version>``), never a global install, and the installed executable must then
@@ -12,6 +13,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from skilltest.agents.base import AgentBinary, Installed
@@ -59,14 +61,39 @@ def reported_version(executable: Path) -> str:
     return words[-1]
 
 
-def _npm(agent: str) -> str:
-    found = shutil.which("npm")
-    if found is None or shutil.which("node") is None:
-        raise ConfigurationError(
-            f"`npm` and `node` must be on PATH: skilltest setup --agent {agent} installs the "
-            "agent with npm\n  fix: install Node.js 18 or later with npm (https://nodejs.org, "
+@dataclass(frozen=True)
+class NpmAdvice:
+    """What an install's errors tell the user to do."""
+
+    rerun: str
+    """The command that installs again (``skilltest setup --agent opencode``)."""
+    missing: Callable[[str], str]
+    """The error when ``node`` or ``npm`` (its argument) is not on ``PATH``."""
+    failed_fix: str
+    """The fix when ``npm install`` fails."""
+
+
+def agent_advice(agent: str) -> NpmAdvice:
+    """What the errors of ``skilltest setup --agent AGENT`` tell the user to do."""
+    rerun = f"skilltest setup --agent {agent}"
+    return NpmAdvice(
+        rerun=rerun,
+        missing=lambda _tool: (
+            f"`npm` and `node` must be on PATH: {rerun} installs the agent with npm\n"
+            "  fix: install Node.js 18 or later with npm (https://nodejs.org, "
             "`apt-get install nodejs npm`, `brew install node`), then rerun the command"
-        )
+        ),
+        failed_fix=(
+            f"check that this machine reaches the npm registry (npm config get registry), then "
+            f"rerun `{rerun}`"
+        ),
+    )
+
+
+def _tool(name: str, advice: NpmAdvice) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise ConfigurationError(advice.missing(name))
     return found
 
 
@@ -83,23 +110,31 @@ def npm_install(
     *,
     force: bool = False,
     progress: Callable[[str], None] | None = None,
+    advice: NpmAdvice | None = None,
+    version_of: Callable[[Path], str] = reported_version,
 ) -> Installed:
     """Installs ``package@version`` into ``<cache>/<agent>-<version>`` and checks that its
     ``command`` reports ``version``.
 
+    Args:
+        advice: What the errors tell the user to do; :func:`agent_advice` unless given.
+        version_of: Reads the version an executable reports.
+
     Raises:
-        ConfigurationError: no npm, the install fails (with the end of what npm printed), or the
-            installed executable does not report ``version``.
+        ConfigurationError: no node or npm, the install fails (with the end of what npm
+            printed), or the installed executable does not report ``version``.
     """
+    advice = advice or agent_advice(agent)
     target = install_folder(agent, version)
     executable = cached_executable(agent, version, command)
     if not force and executable.is_file() and os.access(executable, os.X_OK):
         try:
-            if reported_version(executable) == version:
+            if version_of(executable.absolute()) == version:
                 return Installed(executable, version, installed=False)
         except ConfigurationError:
             pass
-    npm = _npm(agent)
+    _tool("node", advice)
+    npm = _tool("npm", advice)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f"{target.name}.partial-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
@@ -114,30 +149,30 @@ def npm_install(
         "--no-fund",
         "--no-package-lock",
         "--loglevel=error",
+        # A package npm already downloaded once (its own cache) installs without the network.
         "--prefer-offline",
         f"{package}@{version}",
     ]
-    fix = (
-        "check that this machine reaches the npm registry (npm config get registry), then "
-        f"rerun `skilltest setup --agent {agent}`"
-    )
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=NPM_TIMEOUT_S, check=False
+        )
     except subprocess.TimeoutExpired as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise ConfigurationError(
             f"npm install {package}@{version} did not finish within {NPM_TIMEOUT_S:g} s\n"
-            f"  fix: {fix}"
+            "  fix: check that this machine reaches the npm registry (npm config get registry), "
+            f"then rerun `{advice.rerun}`"
         ) from exc
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         raise ConfigurationError(
             f"npm install {package}@{version} failed (exit {done.returncode}); npm printed:\n"
-            f"{_tail(done.stderr or done.stdout)}\n  fix: {fix}"
+            f"{_tail(done.stderr or done.stdout)}\n  fix: {advice.failed_fix}"
         )
     staged = staging / "node_modules" / ".bin" / command
     try:
-        found = reported_version(staged.absolute())
+        found = version_of(staged.absolute())
     except ConfigurationError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise ConfigurationError(
@@ -147,8 +182,7 @@ def npm_install(
         shutil.rmtree(staging, ignore_errors=True)
         raise ConfigurationError(
             f"npm installed {package}@{version}, but its {command} reports version {found}\n"
-            f"  fix: clear npm's cache entry (npm cache clean --force) and rerun `skilltest "
-            f"setup --agent {agent}`"
+            f"  fix: clear npm's cache entry (npm cache clean --force) and rerun `{advice.rerun}`"
         )
     # node_modules/.bin links are relative, so the folder moves into place whole.
     shutil.rmtree(target, ignore_errors=True)
