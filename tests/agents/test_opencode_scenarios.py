@@ -81,7 +81,7 @@ def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
     lgtm_suite: Path, capsys: pytest.CaptureFixture[str]
 ):
     project = lgtm_suite.parents[2]
-    suite = project / "tests" / "scenarios" / "checks.yaml"
+    suite = project / "tests" / "scenarios" / "mcp.yaml"
     suite.write_text(
         "skill: lgtm\n"
         "model_script: ../model-scripts/lgtm.scenarios.yaml\n"
@@ -90,8 +90,9 @@ def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
         "    prompt: Write NOTES.md\n"
         "    expected:\n"
         "      required_patterns: [NOTES]\n"
-        "    checks:\n"
-        "      - file_exists: {path: NOTES.md}\n"
+        "    config:\n"
+        "      mcp_servers:\n"
+        "        notes: {command: python3, args: [-m, notes]}\n"
     )
 
     code = main(
@@ -110,7 +111,7 @@ def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
     assert code == 2
     err = capsys.readouterr().err
     assert (
-        "scenario 'writes-notes' asks for outcome checks, which skilltest runs through Claude "
-        "Code only; --agent opencode cannot run it"
+        "scenario 'writes-notes' asks for MCP servers or mocks, which skilltest runs through "
+        "Claude Code only; --agent opencode cannot run it"
     ) in err
     assert "fix: run it with --agent claude-code" in err

@@ -141,11 +141,19 @@ class TurnAgent(Agent, Protocol):
         ...
 
     def isolate(
-        self, folders: RunFolders, endpoint: Mapping[str, str], *, model: str | None
+        self,
+        folders: RunFolders,
+        endpoint: Mapping[str, str],
+        *,
+        model: str | None,
+        world: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         """Writes the run's configuration (no user settings, skills, hooks, telemetry, or
         network but the endpoint) and returns the run's whole environment. ``endpoint`` is the
         endpoint session's ``ANTHROPIC_BASE_URL`` and placeholder key: never a real credential.
+        ``world`` holds a controlled world's variables (its proxy, CA files and token
+        variables): the commands the model runs get every one of them, and may reach the
+        network, which the proxy is then the only way to.
         """
         ...
 

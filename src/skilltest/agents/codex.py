@@ -150,6 +150,18 @@ def codex_mcp_server(name: str, command: str, args: Sequence[str] = ()) -> str:
     )
 
 
+def codex_world(variables: Mapping[str, str]) -> str:
+    """The ``config.toml`` tables of a run in a controlled world: the workspace-write sandbox
+    lets commands reach the network (where the world's proxy is their only way out), and
+    every command gets the world's ``variables`` (its proxy, CA files and token variables)
+    set as they are: Codex otherwise drops from a command's environment every variable whose
+    name holds ``KEY``, ``SECRET`` or ``TOKEN``, the token a service expects among them."""
+    lines = ["", "[sandbox_workspace_write]", "network_access = true", ""]
+    lines.append("[shell_environment_policy.set]")
+    lines += [f"{_toml_string(name)} = {_toml_string(value)}" for name, value in variables.items()]
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class CodexRun:
     """The folders of one isolated Codex run."""
@@ -306,8 +318,8 @@ class Codex:
     package = CODEX_PACKAGE
     pinned_version = CODEX_VERSION
     skills_folder = "/".join(SKILLS_FOLDER)
-    # Its workspace-write sandbox keeps the model's commands off the network altogether: a
-    # controlled world's proxy could not be reached either (worlds run in Claude Code only).
+    # Its workspace-write sandbox keeps the model's commands off the network; in a controlled
+    # world it lets them out, and the proxy variables are what sends them to the world.
     confinement: Confinement = "proxy-env"
     commands_note = (
         "Codex's commands run in its own workspace-write sandbox: they write only in the "
@@ -354,13 +366,20 @@ class Codex:
         return base
 
     def isolate(
-        self, folders: RunFolders, endpoint: Mapping[str, str], *, model: str | None
+        self,
+        folders: RunFolders,
+        endpoint: Mapping[str, str],
+        *,
+        model: str | None,
+        world: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         check_outside_tmp(folders.root)
         codex_home = folders.home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
         base_url = endpoint.get("ANTHROPIC_BASE_URL") or "http://127.0.0.1:9"
         config = codex_config(base_url, model=model or DEFAULT_MODEL)
+        if world:
+            config += codex_world(world)
         (codex_home / "config.toml").write_text(config, encoding="utf-8")
         move_skills(folders.workdir, folders.workdir / ".claude" / "skills")
         make_project_root(folders.workdir)

@@ -68,6 +68,32 @@ def config_document(base_url: str, api_key: str, model: str) -> dict[str, object
     }
 
 
+PLUGIN_PACKAGE = "@opencode-ai/plugin"
+"""What OpenCode installs with npm into each of its configuration folders at start."""
+
+
+def settle_plugin_dependency(folder: Path) -> None:
+    """Marks ``folder`` (OpenCode's global configuration folder) as holding
+    :data:`PLUGIN_PACKAGE` already, so that OpenCode installs nothing there.
+
+    At start, OpenCode 1.18.33 runs an npm install of its plugin package into every
+    configuration folder whose ``node_modules`` is missing or whose ``package.json`` lists a
+    dependency its ``package-lock.json`` does not. Offline that install fails in the
+    background; in a controlled world it would reach for ``registry.npmjs.org`` through the
+    world's proxy and count as the run's egress. A run needs no plugin.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "node_modules").mkdir(exist_ok=True)
+    dependencies = {PLUGIN_PACKAGE: PINNED_VERSION}
+    (folder / "package.json").write_text(
+        json.dumps({"dependencies": dependencies}) + "\n", encoding="utf-8"
+    )
+    (folder / "package-lock.json").write_text(
+        json.dumps({"lockfileVersion": 3, "packages": {"": {"dependencies": dependencies}}}) + "\n",
+        encoding="utf-8",
+    )
+
+
 @register("opencode")
 class OpenCode:
     """OpenCode, run one process per user message."""
@@ -117,7 +143,12 @@ class OpenCode:
         return None
 
     def isolate(
-        self, folders: RunFolders, endpoint: Mapping[str, str], *, model: str | None
+        self,
+        folders: RunFolders,
+        endpoint: Mapping[str, str],
+        *,
+        model: str | None,
+        world: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         config = folders.root / "opencode" / "opencode.json"
         config.parent.mkdir(parents=True, exist_ok=True)
@@ -132,6 +163,10 @@ class OpenCode:
         env = isolated_env(home=folders.home, credentials={}, tmp=folders.tmp)
         env.update(QUIET_ENV)
         env["OPENCODE_CONFIG"] = str(config)
+        settle_plugin_dependency(folders.home / ".config" / "opencode")
+        # Its bash tool passes its own environment on to every command; the model requests go
+        # to loopback, which the world's NO_PROXY sends direct.
+        env.update(world or {})
         return env
 
     def warnings(self, env: Mapping[str, str]) -> tuple[str, ...]:

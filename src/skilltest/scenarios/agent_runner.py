@@ -12,13 +12,19 @@ the raw output kept as the Claude Code runner keeps it::
     <output>/<skill>/<scenario>/<arm>-<rep>.stderr.txt     what it printed on stderr
     <output>/<skill>/<scenario>/<arm>-<rep>.requests.json  the model requests (emulator only)
 
-What only Claude Code has (plugins, MCP servers and mocks, controlled worlds, a resumed session,
-outcome checks) is refused before any run by :func:`check_agent_scenarios`.
+A controlled world runs as it does for Claude Code, in ``proxy-env`` mode: the agent's commands
+get the world's proxy, CA and token variables (:meth:`TurnAgent.isolate`), its fakes answer on
+the real hostnames and anything else is refused and recorded. Outcome checks and judges read the
+run's workspace as they do Claude Code's; a ``plugin_eval`` check reads the run as Claude Code's
+events would show it (:func:`~skilltest.transcript.model.claude_events`). What only Claude Code
+has (plugins, MCP servers and mocks, a resumed session, extra folders) is refused before any run
+by :func:`check_agent_scenarios`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -26,22 +32,30 @@ from dataclasses import replace
 from pathlib import Path
 
 from skilltest.agents.base import AgentBinary, RunFolders, TurnAgent
+from skilltest.checks.evaluate import snapshot
 from skilltest.claude.isolation import Sandbox, create_sandbox
 from skilltest.claude.process import Invocation, ProcessOutput, run_conversation
 from skilltest.errors import InputError
 from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.report.files import write_json_atomic, write_text_atomic
+from skilltest.runners.base import DEFAULT_MODEL
 from skilltest.scenarios.runner import (
     Endpoint,
     RunOutcome,
     RunRequest,
+    RunSite,
     finished_in_thread,
+    model_hosts,
+    outcome_checks,
     run_files,
     run_setup,
 )
 from skilltest.scenarios.suite import Scenario
 from skilltest.scheduler import Turns
 from skilltest.transcript import Transcript
+from skilltest.transcript.model import claude_events
+from skilltest.world.instance import PROXY_ENV, WorldInstance
+from skilltest.world.score import judge_world
 
 
 def check_agent_scenarios(agent: TurnAgent, scenarios: Sequence[Scenario]) -> None:
@@ -57,10 +71,15 @@ def check_agent_scenarios(agent: TurnAgent, scenarios: Sequence[Scenario]) -> No
             what
             for what, present in (
                 ("a plugin", scenario.plugin is not None),
-                ("a controlled world", scenario.world is not None),
-                ("MCP servers or mocks", bool(scenario.config.mcp_servers or scenario.mocks)),
+                (
+                    "MCP servers or mocks",
+                    bool(
+                        scenario.config.mcp_servers
+                        or scenario.mocks
+                        or (scenario.world is not None and scenario.world.mcp)
+                    ),
+                ),
                 ("a resumed session", scenario.resume is not None),
-                ("outcome checks", bool(scenario.expected.checks)),
                 ("add_dirs", bool(scenario.config.add_dirs)),
             )
             if present
@@ -87,7 +106,10 @@ class AgentCliRunner:
         sandbox_base: Path | None = None,
         processes: int | None = None,
         on_first_start: Callable[[], object] | None = None,
+        judge_model: str | None = None,
     ) -> None:
+        from skilltest.checks.judge import ModelRunners
+
         self.agent = agent
         self.binary = binary
         self.endpoint = endpoint
@@ -96,10 +118,13 @@ class AgentCliRunner:
         self.sandbox_base = sandbox_base
         self.processes = processes
         self.on_first_start = on_first_start
+        self.judge_model = judge_model
         self._turns: dict[object, Turns] = {}
+        self.model_runners = ModelRunners()
 
     async def aclose(self) -> None:
-        """Nothing to close: the runner asks no model itself."""
+        """Closes the clients the runs' judges asked through."""
+        await self.model_runners.aclose()
 
     def _first_start(self) -> None:
         started, self.on_first_start = self.on_first_start, None
@@ -138,19 +163,64 @@ class AgentCliRunner:
                 failed = await run_setup(scenario.setup, sandbox)
                 if failed is not None:
                     return RunOutcome(Transcript(source=self.agent.name, error=failed))
-            async with self.endpoint.session(request, sandbox) as session:
+            async with contextlib.AsyncExitStack() as stack:
+                session = await stack.enter_async_context(self.endpoint.session(request, sandbox))
+                world = (
+                    stack.enter_context(
+                        WorldInstance(
+                            scenario.world,
+                            profile=scenario.world_profile,
+                            folder=sandbox.root / "world",
+                            pass_through=model_hosts(session.env),
+                            # The agent has no sandbox a world could confine: its commands
+                            # follow the proxy variables.
+                            mode=PROXY_ENV,
+                        )
+                    )
+                    if scenario.world is not None
+                    else None
+                )
+                if world is not None:
+                    # The world's tokens are new in every run: never recorded, matched alike.
+                    session.secrets.update(
+                        WORLD_AGENT_TOKEN=world.agent_token,
+                        WORLD_CONTROL_TOKEN=world.control_token,
+                    )
                 folders = RunFolders(sandbox.root, sandbox.workdir, sandbox.home, sandbox.tmp)
                 env = await asyncio.to_thread(
-                    self.agent.isolate, folders, session.env, model=scenario.config.model
+                    self.agent.isolate,
+                    folders,
+                    session.env,
+                    model=scenario.config.model,
+                    world=world.env() if world is not None else None,
+                )
+                # After the agent set up its configuration: what a check calls created or
+                # changed is what the run did.
+                before = (
+                    await asyncio.to_thread(snapshot, sandbox.workdir)
+                    if scenario.expected.checks
+                    else {}
                 )
                 outputs = await self._conversation(request, env, sandbox.workdir)
-            secrets = {
-                name: session.env[name] for name in CREDENTIAL_VARIABLES if session.env.get(name)
-            }
-            redact = Redactor({**secrets, **session.secrets})
-            stdout = redact("".join(output.stdout for output in outputs))
-            stderr = redact("".join(output.stderr for output in outputs))
-            transcript = self._transcript(scenario, outputs, stdout, stderr)
+                secrets = {
+                    name: session.env[name]
+                    for name in CREDENTIAL_VARIABLES
+                    if session.env.get(name)
+                }
+                redact = Redactor({**secrets, **session.secrets})
+                stdout = redact("".join(output.stdout for output in outputs))
+                stderr = redact("".join(output.stderr for output in outputs))
+                transcript = self._transcript(scenario, outputs, stdout, stderr)
+                # While the endpoint is open: a judge asks through it.
+                checks = await outcome_checks(
+                    request,
+                    transcript,
+                    RunSite(sandbox.workdir, env, before, claude_events(transcript)),
+                    judge=lambda: self.model_runners.runner(session.env),
+                    judge_model=self.judge_model or scenario.config.model or DEFAULT_MODEL,
+                    redact=redact,
+                    world=world,
+                )
             if session.misses:
                 transcript = replace(transcript, error=session.misses[0].message, ended=None)
             if session.recorded_with is not None:
@@ -168,7 +238,7 @@ class AgentCliRunner:
                     write_json_atomic(
                         requests_path, json.loads(redact(json.dumps(session.requests)))
                     )
-            return RunOutcome(
+            outcome = RunOutcome(
                 transcript=transcript,
                 transcript_path=paths[0] if paths else None,
                 stderr_path=paths[1] if paths else None,
@@ -176,6 +246,26 @@ class AgentCliRunner:
                 duration_s=sum(output.duration_s for output in outputs),
                 warnings=self.agent.warnings(env),
                 redact=redact,
+                checks=checks,
+            )
+            if world is None:
+                return outcome
+            judged = judge_world(
+                scenario.world_expected,
+                calls=world.calls,
+                violations=world.violations,
+                # Each user message is a process of its own: the turns start with them.
+                turn_starts=tuple(
+                    output.turn_starts[0] for output in outputs if output.turn_starts
+                ),
+                final_text=transcript.final_answer,
+                mode=world.mode,
+                profile=scenario.world_profile,
+                fault_profile_active=scenario.world_profile is not None,
+                state_diff=world.state_diff(),
+            )
+            return replace(
+                outcome, world=judged, warnings=(*outcome.warnings, *map(redact, world.errors))
             )
         finally:
             await finished_in_thread(sandbox.remove)

@@ -416,6 +416,7 @@ def _run(
                 endpoint,
                 processes=options.jobs,
                 on_first_start=preload_beside_the_runs,
+                judge_model=options.judge_model,
             )
         else:
             assert isinstance(binary, ClaudeBinary)

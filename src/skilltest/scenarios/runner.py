@@ -23,7 +23,7 @@ import functools
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -176,10 +176,86 @@ def protected_paths(request: RunRequest) -> tuple[Path, ...]:
     )
 
 
-def _model_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+def model_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
     """The model API's host, which a world's proxy lets through untouched."""
     url = urlsplit(env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com")
     return (url.netloc,) if url.netloc else ()
+
+
+@dataclass(frozen=True)
+class RunSite:
+    """What a run's outcome checks read besides its transcript."""
+
+    workdir: Path
+    """The agent's working directory, as the run left it."""
+    env: Mapping[str, str]
+    """The run's environment (a ``command`` check runs with it)."""
+    before: Snapshot
+    """The working directory before the run (what a check calls created or changed)."""
+    events: tuple[Mapping[str, Any], ...]
+    """The run's events as Claude Code's stream-json prints them (credentials redacted): what
+    a ``plugin_eval`` check reads."""
+
+
+async def outcome_checks(
+    request: RunRequest,
+    transcript: Transcript,
+    site: RunSite,
+    *,
+    judge: Callable[[], Awaitable[Any]],
+    judge_model: str,
+    redact: Redactor,
+    world: WorldInstance | None,
+    mocks: RunMocks | None = None,
+) -> tuple[CheckResult, ...]:
+    """A run's outcome checks, evaluated in its workspace (none for a run that did not execute:
+    it is unscored anyway), and the veto of a run a mock aborted; whichever agent ran it.
+
+    Args:
+        judge: Opens the one-turn runner a ``judge`` check asks through (the run's endpoint),
+            called only when the scenario has one.
+        judge_model: The model a judge asks for.
+    """
+    expected = request.scenario.expected
+    if transcript.error is not None:
+        return ()
+    aborted = mocks.aborted() if mocks is not None else None
+    vetoes = (replace(aborted, evidence=redact(aborted.evidence)),) if aborted else ()
+    if not expected.checks:
+        return vetoes
+    from skilltest.checks import plugin_eval
+    from skilltest.checks.evaluate import RunView, evaluate
+    from skilltest.checks.judge import JudgeModel
+
+    asks = None
+    if any(check.kind == "judge" for check in expected.checks):
+        asks = JudgeModel(await judge(), judge_model)
+    # Checks that only the arm with the skill gets still apply to every arm when nothing
+    # else is scored: a scenario must score both arms to compare them.
+    with_skill = request.arm != Arm.WITHOUT_SKILL or (
+        not expected.defined and all(check.arm == "with" for check in expected.checks)
+    )
+    mock_lines = [mock_call_lines(world.calls)] if world is not None else []
+    if mocks is not None:
+        mock_lines.append(plugin_eval.mock_calls_text(site.events, mocks.records()))
+    view = RunView(
+        workdir=site.workdir,
+        transcript=transcript,
+        before=site.before,
+        env=site.env,
+        mock_calls="\n".join(line for line in mock_lines if line),
+        events=site.events,
+        mocks_active=mocks is not None,
+    )
+    results = await evaluate(expected.checks, view, with_skill=with_skill, judge=asks)
+    return vetoes + tuple(
+        replace(
+            result,
+            evidence=redact(result.evidence),
+            error=None if result.error is None else redact(result.error),
+        )
+        for result in results
+    )
 
 
 def allowed_tools(
@@ -569,7 +645,7 @@ class ClaudeCliRunner:
                             scenario.world,
                             profile=scenario.world_profile,
                             folder=sandbox.root / "world",
-                            pass_through=_model_hosts(session.env),
+                            pass_through=model_hosts(session.env),
                         )
                     )
                     if scenario.world is not None
@@ -801,46 +877,15 @@ class ClaudeCliRunner:
     ) -> tuple[CheckResult, ...]:
         """The scenario's outcome checks, evaluated in the run's workspace (none for a run that
         did not execute: it is unscored anyway), and the veto of a run a mock aborted."""
-        expected = request.scenario.expected
-        if transcript.error is not None:
-            return ()
-        aborted = mocks.aborted() if mocks is not None else None
-        vetoes = (replace(aborted, evidence=redact(aborted.evidence)),) if aborted else ()
-        if not expected.checks:
-            return vetoes
-        from skilltest.checks import plugin_eval
-        from skilltest.checks.evaluate import RunView, evaluate
-        from skilltest.checks.judge import JudgeModel
-
-        judge = None
-        if any(check.kind == "judge" for check in expected.checks):
-            judge = JudgeModel(await self._model_runner(session), self._judge_model(request))
-        # Checks that only the arm with the skill gets still apply to every arm when nothing
-        # else is scored: a scenario must score both arms to compare them.
-        with_skill = request.arm != Arm.WITHOUT_SKILL or (
-            not expected.defined and all(check.arm == "with" for check in expected.checks)
-        )
-        events = tuple(stream_events(stdout))
-        mock_lines = [mock_call_lines(world.calls)] if world is not None else []
-        if mocks is not None:
-            mock_lines.append(plugin_eval.mock_calls_text(events, mocks.records()))
-        view = RunView(
-            workdir=sandbox.workdir,
-            transcript=transcript,
-            before=before,
-            env=env,
-            mock_calls="\n".join(line for line in mock_lines if line),
-            events=events,
-            mocks_active=mocks is not None,
-        )
-        results = await evaluate(expected.checks, view, with_skill=with_skill, judge=judge)
-        return vetoes + tuple(
-            replace(
-                result,
-                evidence=redact(result.evidence),
-                error=None if result.error is None else redact(result.error),
-            )
-            for result in results
+        return await outcome_checks(
+            request,
+            transcript,
+            RunSite(sandbox.workdir, env, before, tuple(stream_events(stdout))),
+            judge=lambda: self._model_runner(session),
+            judge_model=self._judge_model(request),
+            redact=redact,
+            world=world,
+            mocks=mocks,
         )
 
     @staticmethod

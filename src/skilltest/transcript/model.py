@@ -339,3 +339,58 @@ class Transcript:
             if call.result is None and not call.refused and call.canonical_name != "Agent":
                 return call
         return None
+
+
+def claude_events(transcript: Transcript) -> tuple[dict[str, Any], ...]:
+    """Another agent's run as Claude Code's ``stream-json`` would print it: each tool call an
+    ``assistant`` event with its ``tool_use`` block (in the suite's vocabulary) and a ``user``
+    event with its ``tool_result``, then the final answer as the last assistant event.
+
+    What a ``plugin_eval`` check reads (the last message, the trace, the tools written) is then
+    read alike whichever agent ran: the checks of ``claude plugin eval``'s cases keep their
+    meaning for OpenCode and Codex.
+    """
+    events: list[dict[str, Any]] = []
+    for call in transcript.tool_calls:
+        events.append(
+            {
+                "type": "assistant",
+                "parent_tool_use_id": call.parent_tool_use_id,
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+                    ],
+                },
+            }
+        )
+        if call.result is not None:
+            events.append(
+                {
+                    "type": "user",
+                    "parent_tool_use_id": call.parent_tool_use_id,
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": call.id,
+                                "content": call.result,
+                                "is_error": call.is_error,
+                            }
+                        ],
+                    },
+                }
+            )
+    if transcript.final_answer:
+        events.append(
+            {
+                "type": "assistant",
+                "parent_tool_use_id": None,
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": transcript.final_answer}],
+                },
+            }
+        )
+    return tuple(events)
