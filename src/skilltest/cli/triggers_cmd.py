@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_backend_options(parser, backends=BACKENDS)
     parser.add_argument("--model", help="model passed to claude --model (default: the suite's)")
     add_agent_option(parser, runs="queries")
-    add_matrix_option(parser, cli=True)
+    add_matrix_option(parser, cli=True, agents=True)
     add_repetition_options(parser, unit="query", item="query", aliases=("--runs-per-query",))
     parser.add_argument(
         "--trigger-threshold",

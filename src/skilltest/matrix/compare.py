@@ -1,5 +1,11 @@
 """Comparisons across cells: does the skill's lift differ between two models, or two agents?
-Pure.
+Does a trigger query fire differently? Pure.
+
+A trigger matrix compares each query's firing rate between two cells that differ on one axis
+(a description that fires in Claude Code and never in Codex): with fixed K, the exact
+unconditional interval of the difference of two independent proportions, the one every
+pass-rate delta uses (``scripts/bench_exact_coverage.py`` checks its coverage); under ``-k auto``,
+the two cells' own intervals combined by Bonferroni.
 
 For each scenario and each pair of cells that differ on one axis of
 :data:`~skilltest.matrix.axes.LIFT_AXES` only (two models, or two agents, everything else the
@@ -187,24 +193,102 @@ def _pairs(
             differing = [name for name in values_one if values_one[name] != values_two.get(name)]
             if differing != [axis]:
                 continue
-            scenarios_two = {
-                f"{s.get('skill')}/{s.get('id')}": s for s in two["results"].get("scenarios") or []
-            }
-            both = []
-            for scenario in one["results"].get("scenarios") or []:
-                name = f"{scenario.get('skill')}/{scenario.get('id')}"
-                if name in scenarios_two:
-                    both.append((name, scenario, scenarios_two[name]))
+            items_two = dict(_items(two["results"]))
+            both = [
+                (name, item, items_two[name])
+                for name, item in _items(one["results"])
+                if name in items_two
+            ]
             found.append((one, two, both))
     return found
+
+
+def _items(results: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """A cell's scenarios by ``skill/id``; a trigger cell's queries of the current description
+    by ``skill/id`` (those of another description, ``skill/id (other)``)."""
+    if results.get("layer") != "triggers":
+        return [(f"{s.get('skill')}/{s.get('id')}", s) for s in results.get("scenarios") or []]
+    from skilltest.revision import is_revision_arm
+
+    items = []
+    for suite in results.get("suites") or []:
+        variant = str(suite.get("variant", "current"))
+        if is_revision_arm(variant):
+            continue
+        shown = "" if variant == "current" else f" ({variant})"
+        for query in suite.get("queries") or []:
+            items.append((f"{suite.get('skill')}/{query.get('id')}{shown}", query))
+    return items
+
+
+@dataclass(frozen=True)
+class Firing:
+    """A trigger query's firing in one cell, as its verdict read it."""
+
+    fired: int
+    """Runs in which the skill fired."""
+    scored: int
+    """Runs decided."""
+    rate: Interval
+    """The firing rate's interval the cell's verdict read."""
+    confidence: float
+    """That interval's two-sided level."""
+    adaptive: bool
+    """The query ran with ``-k auto``: its counts came from a stopping rule."""
+
+
+def firing_of(query: Mapping[str, Any]) -> Firing | None:
+    """A trigger query's counts in a cell's results; ``None`` when no run was decided."""
+    fired, scored = query.get("fired"), query.get("scored")
+    if not isinstance(fired, int) or not isinstance(scored, int) or scored <= 0:
+        return None
+    low, high, rate = query.get("ci_low"), query.get("ci_high"), query.get("rate")
+    if low is None or high is None or rate is None:
+        return None
+    repetitions = query.get("repetitions") or {}
+    return Firing(
+        fired,
+        scored,
+        Interval(float(rate), float(low), float(high)),
+        float(query.get("confidence") or CONFIDENCE),
+        repetitions.get("mode") == "auto",
+    )
+
+
+def difference_of_firing(
+    first: Firing, second: Firing, confidence: float = CONFIDENCE
+) -> tuple[Interval, float]:
+    """The firing rate in ``first`` minus that in ``second``, with its interval and level: with
+    fixed K, the exact unconditional interval of a difference of two independent proportions at
+    ``confidence`` (the interval every pass-rate delta uses); under ``-k auto``, the cells' own
+    intervals combined by Bonferroni, at ``1 - (alpha1 + alpha2)``."""
+    if first.adaptive or second.adaptive:
+        one, two = first.rate, second.rate
+        assert one.value is not None and two.value is not None
+        assert one.low is not None and one.high is not None
+        assert two.low is not None and two.high is not None
+        level = 1 - ((1 - first.confidence) + (1 - second.confidence))
+        return (
+            Interval(one.value - two.value, one.low - two.high, one.high - two.low),
+            round(level, DIGITS),
+        )
+    interval = exact_difference(first.fired, first.scored, second.fired, second.scored, confidence)
+    return interval, confidence
+
+
+def firing_reading(first: str, one: Firing, second: str, two: Firing) -> str:
+    """``fires 6/6 with claude-code, 0/6 with codex``."""
+    return f"fires {one.fired}/{one.scored} with {first}, {two.fired}/{two.scored} with {second}"
 
 
 def compare_cells(
     layer: str, cells: Sequence[Mapping[str, Any]], axis: str = "model"
 ) -> list[LiftDifference]:
     """Every scenario's difference of lifts between each pair of cells that differ on ``axis``
-    only (the model, the agent), in the plan's order. ``cells`` are a matrix file's ``cells``
-    entries."""
+    only (the model, the agent), in the plan's order; for a trigger matrix, every query's
+    difference of firing rates. ``cells`` are a matrix file's ``cells`` entries."""
+    if layer == "triggers":
+        return _compare_firing(cells, axis)
     found = []
     for one, two, both in _pairs(cells, axis):
         values_one, values_two = one["values"], two["values"]
@@ -228,6 +312,37 @@ def compare_cells(
                     level,
                     DIFFERS if credible else NOT_SHOWN,
                     reading(values_one[axis], first.verdict, values_two[axis], second.verdict),
+                )
+            )
+    return found
+
+
+def _compare_firing(cells: Sequence[Mapping[str, Any]], axis: str) -> list[LiftDifference]:
+    """Every trigger query's difference of firing rates between each pair of cells that differ
+    on ``axis`` only: a description that fires in one agent (or model) and not another."""
+    found = []
+    for one, two, both in _pairs(cells, axis):
+        values_one, values_two = one["values"], two["values"]
+        for name, query, other in both:
+            first, second = firing_of(query), firing_of(other)
+            if first is None or second is None:
+                continue
+            difference, level = difference_of_firing(first, second)
+            if difference.empty:
+                continue
+            assert difference.low is not None and difference.high is not None
+            credible = round(difference.low, DIGITS) > 0 or round(difference.high, DIGITS) < 0
+            found.append(
+                LiftDifference(
+                    name,
+                    axis,
+                    values_one[axis],
+                    values_two[axis],
+                    (one["id"], two["id"]),
+                    difference,
+                    level,
+                    DIFFERS if credible else NOT_SHOWN,
+                    firing_reading(values_one[axis], first, values_two[axis], second),
                 )
             )
     return found

@@ -14,10 +14,10 @@ from typing import Any
 
 from skilltest.matrix.measures import MEASURES_LEGEND, matrix_measures, measures_table
 from skilltest.matrix.report import (
-    COMPARISON_LEGEND,
     VERSIONS_LEGEND,
     cell_rows,
     cell_text,
+    comparison_legend,
     comparison_tables,
     legend_of,
     notices,
@@ -109,7 +109,7 @@ def render_matrix_html(document: Mapping[str, Any], cell_pages: Mapping[str, str
     ]
     for title, (headers, found), legend in (
         *(
-            (f"Across {axis}s", (heads, rows), COMPARISON_LEGEND)
+            (f"Across {axis}s", (heads, rows), comparison_legend(document))
             for axis, heads, rows in comparison_tables(document)
         ),
         ("Across Claude Code versions", versions_table(document), VERSIONS_LEGEND),

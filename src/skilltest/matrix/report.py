@@ -178,6 +178,16 @@ COMPARISON_LEGEND = (
     "lift intervals combined by Bonferroni]; differs: the interval excludes 0"
 )
 
+FIRING_LEGEND = (
+    "firing rate in the first cell minus in the second [exact unconditional interval at the "
+    "level shown]; differs: the interval excludes 0"
+)
+
+
+def comparison_legend(document: Mapping[str, Any]) -> str:
+    """What the comparisons across cells show, for the matrix's layer."""
+    return FIRING_LEGEND if document.get("layer") == "triggers" else COMPARISON_LEGEND
+
 
 def comparison_table(
     document: Mapping[str, Any], axis: str = "model"
@@ -199,6 +209,8 @@ def comparison_table(
                 f"{found['verdict']}: {found['reading']}",
             ]
         )
+    if document.get("layer") == "triggers":
+        return ["query", f"by {axis}", "firing difference", "reading"], rows
     return ["scenario", f"by {axis}", "lift difference", "reading"], rows
 
 
@@ -256,7 +268,7 @@ def render_terminal(document: Mapping[str, Any]) -> str:
     compared: list[str] = []
     for _, heads, found in comparison_tables(document):
         table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
-        compared += ["", table, COMPARISON_LEGEND]
+        compared += ["", table, comparison_legend(document)]
     heads, found = versions_table(document)
     if found:
         table = tabulate(found, headers=heads, tablefmt="simple", disable_numparse=True)
@@ -315,7 +327,10 @@ def _markdown_comparisons(document: Mapping[str, Any]) -> list[str]:
 
     lines: list[str] = []
     for table, legend in (
-        *(((heads, rows), COMPARISON_LEGEND) for _, heads, rows in comparison_tables(document)),
+        *(
+            ((heads, rows), comparison_legend(document))
+            for _, heads, rows in comparison_tables(document)
+        ),
         (versions_table(document), VERSIONS_LEGEND),
         (measures_table(matrix_measures(document)), MEASURES_LEGEND),
     ):

@@ -106,7 +106,7 @@ def _layer_of(options: RunOptions) -> tuple[str, Any]:
     raise TypeError(f"a matrix runs a layer's options, not {type(options).__name__}")
 
 
-AGENT_LAYERS = frozenset({"scenarios"})
+AGENT_LAYERS = frozenset({"scenarios", "triggers"})
 """The layers whose runs go through an agent other than Claude Code (``--agents``)."""
 
 KEPT_BY_DEFAULT = {"scenarios": Path("output"), "triggers": Path("output")}
