@@ -170,3 +170,42 @@ def test_a_write_reaches_the_fake_and_is_checked(
         assert [check["passed"] for check in unguided["checks"]] == [False, False, False]
         assert unguided["checks"][0]["evidence"] == "reassigned.txt is missing"
         assert unguided["world"]["missing"] == ["PATCH /tickets/INC-1042"]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_worlds_mock_mcp_server_runs_in_the_agent_and_records_every_call(
+    agent: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    from ..world.test_mcp_mock import write_suite as write_desk_suite
+
+    suite = write_desk_suite(tmp_path)
+    code = run_suite(agent, suite, "--skills-dir", str(tmp_path / "skills"), "-j", "2")
+    out = capsys.readouterr().out
+
+    assert code == 0, out
+    scenario = scenario_results(suite)
+    assert (scenario["verdict"], scenario["passed"]) == ("improved", True)
+    runs = {(run["arm"], run["rep"]): run for run in scenario["runs"]}
+    for rep in (0, 1, 2):
+        guided = runs["with_skill", rep]
+        # The agent called the mock's tools, read back under the suite's names.
+        assert [call["name"] for call in guided["tool_calls"]][-2:] == [
+            "mcp__desk__lookup",
+            "mcp__desk__assign",
+        ]
+        world = guided["world"]
+        assert [(c["method"], c["host"], c["path"], c["status"]) for c in world["calls"]] == [
+            ("mcp", "mcp:desk", "desk/lookup", 200),
+            ("mcp", "mcp:desk", "desk/assign", 200),
+        ]
+        assert (world["writes"], world["violations"]) == (["mcp desk/assign"], [])
+        unguided = runs["without_skill", rep]["world"]
+        assert sorted(unguided["writes"]) == [
+            "mcp desk/assign",
+            "mcp desk/assign",
+            "mcp desk/close",
+        ]
+        assert unguided["duplicates"] == ["mcp desk/assign"]
+        assert unguided["forbidden"] == ["mcp desk/close"]
+        assert unguided["authority_violation"] is True
+    assert "forbidden mcp desk/close; duplicate mcp desk/assign" in out

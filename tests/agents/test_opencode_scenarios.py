@@ -81,7 +81,8 @@ def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
     lgtm_suite: Path, capsys: pytest.CaptureFixture[str]
 ):
     project = lgtm_suite.parents[2]
-    suite = project / "tests" / "scenarios" / "mcp.yaml"
+    suite = project / "tests" / "scenarios" / "extra.yaml"
+    (project / "tests" / "scenarios" / "extra").mkdir()
     suite.write_text(
         "skill: lgtm\n"
         "model_script: ../model-scripts/lgtm.scenarios.yaml\n"
@@ -91,8 +92,7 @@ def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
         "    expected:\n"
         "      required_patterns: [NOTES]\n"
         "    config:\n"
-        "      mcp_servers:\n"
-        "        notes: {command: python3, args: [-m, notes]}\n"
+        "      add_dirs: [extra]\n"
     )
 
     code = main(
@@ -111,7 +111,7 @@ def test_a_scenario_only_claude_code_runs_is_refused_before_any_run(
     assert code == 2
     err = capsys.readouterr().err
     assert (
-        "scenario 'writes-notes' asks for MCP servers or mocks, which skilltest runs through "
-        "Claude Code only; --agent opencode cannot run it"
+        "scenario 'writes-notes' asks for add_dirs, which skilltest runs through Claude Code "
+        "only; --agent opencode cannot run it"
     ) in err
     assert "fix: run it with --agent claude-code" in err

@@ -226,6 +226,27 @@ def test_a_scripted_bash_call_is_sent_as_the_shell_tool_offered(offered, expecte
     )
 
 
+@pytest.mark.parametrize(
+    ("offered", "expected"),
+    [
+        # Claude Code and Codex (its namespace tool aside) offer the suite's own name.
+        (("mcp__desk__lookup", "Bash"), "mcp__desk__lookup"),
+        # OpenCode names a server's tool server_tool, every other character made "_".
+        (("bash", "desk_lookup"), "desk_lookup"),
+        (("bash", "help_desk_look_up"), None),
+    ],
+)
+def test_a_scripted_mcp_call_is_sent_as_the_agent_names_the_servers_tool(offered, expected):
+    name = "mcp__help.desk__look-up" if expected is None else "mcp__desk__lookup"
+    sent = as_offered(ToolCall(name, {"id": "INC-1"}), offered)
+    assert sent == ToolCall(expected or "mcp__help.desk__look-up", {"id": "INC-1"})
+
+
+def test_a_scripted_mcp_call_to_a_server_with_dots_reaches_opencode():
+    sent = as_offered(ToolCall("mcp__help.desk__look-up", {}), ("bash", "help_desk_look-up"))
+    assert sent.name == "help_desk_look-up"
+
+
 def test_a_scripted_call_reaches_each_agent_as_its_own_tool():
     script = ModelScript.from_dict(
         {

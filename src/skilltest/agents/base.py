@@ -7,12 +7,15 @@ agents' modules do their own I/O (npm, the files of a run's configuration).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from skilltest.transcript import ToolCall, Transcript
+
+if TYPE_CHECKING:
+    from skilltest.plugins import McpServer
 
 ModelApi = Literal["anthropic", "responses"]
 """The model API an agent's requests speak: Anthropic's Messages API, or OpenAI's Responses API
@@ -147,14 +150,22 @@ class TurnAgent(Agent, Protocol):
         *,
         model: str | None,
         world: Mapping[str, str] | None = None,
+        mcp_servers: Sequence[McpServer] = (),
     ) -> dict[str, str]:
         """Writes the run's configuration (no user settings, skills, hooks, telemetry, or
         network but the endpoint) and returns the run's whole environment. ``endpoint`` is the
         endpoint session's ``ANTHROPIC_BASE_URL`` and placeholder key: never a real credential.
         ``world`` holds a controlled world's variables (its proxy, CA files and token
         variables): the commands the model runs get every one of them, and may reach the
-        network, which the proxy is then the only way to.
+        network, which the proxy is then the only way to. ``mcp_servers`` are the run's stdio
+        MCP servers (the suite's and a world's mocks), started by the agent with their tools
+        allowed.
         """
+        ...
+
+    def mcp_tool(self, server: str, tool: str) -> str:
+        """The name the agent gives the tool ``tool`` of its MCP server ``server`` (Claude
+        Code's and Codex's ``mcp__server__tool``, OpenCode's ``server_tool``)."""
         ...
 
     def warnings(self, env: Mapping[str, str]) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi, RunFolders
 from skilltest.agents.codex_events import TOOL_NAMES, parse_codex_events, session_of, skills_read
@@ -46,6 +47,9 @@ from skilltest.errors import ConfigurationError
 from skilltest.names import child
 from skilltest.skills import Skill, left_out
 from skilltest.transcript.model import ToolCall, Transcript
+
+if TYPE_CHECKING:
+    from skilltest.plugins import McpServer
 
 CODEX_VERSION = "0.171.0"
 """The Codex CLI version skilltest is verified against."""
@@ -136,7 +140,9 @@ def codex_config(base_url: str, *, model: str) -> str:
     return "\n".join(lines)
 
 
-def codex_mcp_server(name: str, command: str, args: Sequence[str] = ()) -> str:
+def codex_mcp_server(
+    name: str, command: str, args: Sequence[str] = (), env: Mapping[str, str] | None = None
+) -> str:
     """A ``config.toml`` table starting the stdio MCP server ``name``, to append to the run's
     config. Its tools run without asking (``default_tools_approval_mode = "approve"``): under
     ``approval_policy = "never"`` Codex otherwise fails every call of them ("MCP tool call
@@ -147,6 +153,11 @@ def codex_mcp_server(name: str, command: str, args: Sequence[str] = ()) -> str:
         f"command = {_toml_string(command)}\n"
         f"args = [{listed}]\n"
         'default_tools_approval_mode = "approve"\n'
+    ) + (
+        f"\n[mcp_servers.{name}.env]\n"
+        + "".join(f"{_toml_string(k)} = {_toml_string(v)}\n" for k, v in env.items())
+        if env
+        else ""
     )
 
 
@@ -372,6 +383,7 @@ class Codex:
         *,
         model: str | None,
         world: Mapping[str, str] | None = None,
+        mcp_servers: Sequence[McpServer] = (),
     ) -> dict[str, str]:
         check_outside_tmp(folders.root)
         codex_home = folders.home / ".codex"
@@ -380,6 +392,8 @@ class Codex:
         config = codex_config(base_url, model=model or DEFAULT_MODEL)
         if world:
             config += codex_world(world)
+        for server in mcp_servers:
+            config += codex_mcp_server(server.name, server.command, server.args, server.env)
         (codex_home / "config.toml").write_text(config, encoding="utf-8")
         move_skills(folders.workdir, folders.workdir / ".claude" / "skills")
         make_project_root(folders.workdir)
@@ -390,6 +404,9 @@ class Codex:
 
     def warnings(self, env: Mapping[str, str]) -> tuple[str, ...]:
         return ()
+
+    def mcp_tool(self, server: str, tool: str) -> str:
+        return f"mcp__{server}__{tool}"
 
     def turn_argv(
         self, binary: AgentBinary, message: str, *, session: str | None

@@ -18,9 +18,11 @@ Verified with OpenCode 1.18.33, offline against the model emulator:
 from __future__ import annotations
 
 import json
+import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi, RunFolders
 from skilltest.agents.npm import find_installed, npm_install
@@ -29,6 +31,9 @@ from skilltest.agents.registry import register
 from skilltest.agents.tools import SUITE_NAMES
 from skilltest.claude.isolation import isolated_env
 from skilltest.transcript import ToolCall, Transcript
+
+if TYPE_CHECKING:
+    from skilltest.plugins import McpServer
 
 PINNED_VERSION = "1.18.33"
 PACKAGE = "opencode-ai"
@@ -65,6 +70,29 @@ def config_document(base_url: str, api_key: str, model: str) -> dict[str, object
         "model": f"anthropic/{model}",
         "autoupdate": False,
         "share": "disabled",
+    }
+
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """The name OpenCode 1.18.33 gives an MCP server's tool: ``server_tool``, each part with
+    every character but letters, digits, ``_`` and ``-`` made ``_``."""
+    return f"{_SANITISED.sub('_', server)}_{_SANITISED.sub('_', tool)}"
+
+
+_SANITISED = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def opencode_mcp(servers: Sequence[McpServer]) -> dict[str, object]:
+    """The ``mcp`` section of the run's ``opencode.json``: each stdio server started by
+    OpenCode with its variables."""
+    return {
+        server.name: {
+            "type": "local",
+            "command": [server.command, *server.args],
+            "environment": dict(server.env),
+            "enabled": True,
+        }
+        for server in servers
     }
 
 
@@ -149,6 +177,7 @@ class OpenCode:
         *,
         model: str | None,
         world: Mapping[str, str] | None = None,
+        mcp_servers: Sequence[McpServer] = (),
     ) -> dict[str, str]:
         config = folders.root / "opencode" / "opencode.json"
         config.parent.mkdir(parents=True, exist_ok=True)
@@ -157,6 +186,8 @@ class OpenCode:
             endpoint.get("ANTHROPIC_API_KEY") or "",
             model or DEFAULT_MODEL,
         )
+        if mcp_servers:
+            document["mcp"] = opencode_mcp(mcp_servers)
         config.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         # The endpoint's variables stay out of the environment: the configuration holds them,
         # and the agent's commands see neither the URL nor the placeholder.
@@ -168,6 +199,9 @@ class OpenCode:
         # to loopback, which the world's NO_PROXY sends direct.
         env.update(world or {})
         return env
+
+    def mcp_tool(self, server: str, tool: str) -> str:
+        return mcp_tool_name(server, tool)
 
     def warnings(self, env: Mapping[str, str]) -> tuple[str, ...]:
         """What about the run's environment keeps OpenCode from working as verified."""

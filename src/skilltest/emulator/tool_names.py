@@ -12,6 +12,7 @@ drives every agent:
 
 * a call whose name the request offers is sent as written (Claude Code's requests, and any
   script that names an agent's own tool);
+* an MCP tool ``mcp__server__tool`` as OpenCode offers it, ``server_tool``;
 * else the first equivalent in :data:`EQUIVALENTS` that the request offers, its input rewritten;
 * else the call as written (the agent answers that it has no such tool, as it would).
 
@@ -21,6 +22,7 @@ toolkit adds its names here, one :class:`Equivalent` per tool.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -127,10 +129,27 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
 """Per suite tool, the agents' equivalents, tried in order."""
 
 
+_SANITISED = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _mcp_offered(name: str, offered: tuple[str, ...]) -> str | None:
+    """The name under which the request offers the MCP tool ``mcp__server__tool``: OpenCode
+    1.18.33's ``server_tool`` (each part with every character but letters, digits, ``_`` and
+    ``-`` made ``_``); ``None`` when it offers no such tool."""
+    parts = name.split("__", 2)
+    if len(parts) != 3 or parts[0] != "mcp":
+        return None
+    opencode = f"{_SANITISED.sub('_', parts[1])}_{_SANITISED.sub('_', parts[2])}"
+    return opencode if opencode in offered else None
+
+
 def as_offered(call: ToolCall, offered: tuple[str, ...]) -> ToolCall:
     """``call`` as the tool the request offers (see the module's rules)."""
     if call.name in offered or not offered:
         return call
+    mcp = _mcp_offered(call.name, offered)
+    if mcp is not None:
+        return ToolCall(name=mcp, input=dict(call.input))
     for equivalent in EQUIVALENTS.get(call.name, ()):
         if equivalent.name in offered:
             return ToolCall(name=equivalent.name, input=equivalent.translate(call.input))

@@ -17,8 +17,10 @@ get the world's proxy, CA and token variables (:meth:`TurnAgent.isolate`), its f
 the real hostnames and anything else is refused and recorded. Outcome checks and judges read the
 run's workspace as they do Claude Code's; a ``plugin_eval`` check reads the run as Claude Code's
 events would show it (:func:`~skilltest.transcript.model.claude_events`). What only Claude Code
-has (plugins, MCP servers and mocks, a resumed session, extra folders) is refused before any run
-by :func:`check_agent_scenarios`.
+has (plugins, ``mocks:``, a resumed session, extra folders) is refused
+before any run by :func:`check_agent_scenarios`. The suite's stdio MCP servers and a world's
+mock MCP servers run in the agent's own configuration, their calls read as
+``mcp__server__tool``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from skilltest.checks.evaluate import snapshot
 from skilltest.claude.isolation import Sandbox, create_sandbox
 from skilltest.claude.process import Invocation, ProcessOutput, run_conversation
 from skilltest.errors import InputError
+from skilltest.plugins import McpServer
 from skilltest.redact import CREDENTIAL_VARIABLES, Redactor
 from skilltest.report.files import write_json_atomic, write_text_atomic
 from skilltest.runners.base import DEFAULT_MODEL
@@ -71,14 +74,7 @@ def check_agent_scenarios(agent: TurnAgent, scenarios: Sequence[Scenario]) -> No
             what
             for what, present in (
                 ("a plugin", scenario.plugin is not None),
-                (
-                    "MCP servers or mocks",
-                    bool(
-                        scenario.config.mcp_servers
-                        or scenario.mocks
-                        or (scenario.world is not None and scenario.world.mcp)
-                    ),
-                ),
+                ("MCP mocks (mocks:)", bool(scenario.mocks)),
                 ("a resumed session", scenario.resume is not None),
                 ("add_dirs", bool(scenario.config.add_dirs)),
             )
@@ -92,6 +88,31 @@ def check_agent_scenarios(agent: TurnAgent, scenarios: Sequence[Scenario]) -> No
                 fix=f"run it with --agent claude-code, or leave it out with --only (or skip: "
                 f"in the suite) when running --agent {agent.name}",
             )
+
+
+def mcp_calls_named(
+    transcript: Transcript, agent: TurnAgent, servers: Sequence[McpServer]
+) -> Transcript:
+    """The transcript with each call of a run's MCP tool under the suite's name for it,
+    ``mcp__server__tool`` (OpenCode names it ``server_tool``); the agent's own name is kept
+    as the call's ``agent_name``."""
+    if not servers:
+        return transcript
+    # The longest server name first: "desk_tools_x" belongs to "desk_tools" before "desk".
+    prefixes = sorted(
+        ((agent.mcp_tool(server.name, ""), server.name) for server in servers),
+        key=lambda pair: -len(pair[0]),
+    )
+    calls = []
+    for call in transcript.tool_calls:
+        if not call.name.startswith("mcp__"):
+            for prefix, server in prefixes:
+                if call.name.startswith(prefix) and len(call.name) > len(prefix):
+                    tool = call.name[len(prefix) :]
+                    call = replace(call, name=f"mcp__{server}__{tool}", agent_name=call.name)
+                    break
+        calls.append(call)
+    return replace(transcript, tool_calls=tuple(calls))
 
 
 class AgentCliRunner:
@@ -180,12 +201,14 @@ class AgentCliRunner:
                     if scenario.world is not None
                     else None
                 )
+                servers = tuple(scenario.config.mcp_servers)
                 if world is not None:
                     # The world's tokens are new in every run: never recorded, matched alike.
                     session.secrets.update(
                         WORLD_AGENT_TOKEN=world.agent_token,
                         WORLD_CONTROL_TOKEN=world.control_token,
                     )
+                    servers = (*servers, *world.mcp_servers(beside=servers))
                 folders = RunFolders(sandbox.root, sandbox.workdir, sandbox.home, sandbox.tmp)
                 env = await asyncio.to_thread(
                     self.agent.isolate,
@@ -193,6 +216,7 @@ class AgentCliRunner:
                     session.env,
                     model=scenario.config.model,
                     world=world.env() if world is not None else None,
+                    mcp_servers=servers,
                 )
                 # After the agent set up its configuration: what a check calls created or
                 # changed is what the run did.
@@ -210,7 +234,9 @@ class AgentCliRunner:
                 redact = Redactor({**secrets, **session.secrets})
                 stdout = redact("".join(output.stdout for output in outputs))
                 stderr = redact("".join(output.stderr for output in outputs))
-                transcript = self._transcript(scenario, outputs, stdout, stderr)
+                transcript = mcp_calls_named(
+                    self._transcript(scenario, outputs, stdout, stderr), self.agent, servers
+                )
                 # While the endpoint is open: a judge asks through it.
                 checks = await outcome_checks(
                     request,
