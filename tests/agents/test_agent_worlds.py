@@ -66,6 +66,9 @@ def test_egress_to_an_undeclared_host_is_refused_and_fails_the_with_skill_arm(
     printed = capsys.readouterr()
 
     assert code == 1, printed.out + printed.err
+    assert (
+        f"world: egress cooperative (proxy variables only; {agent} has no sandbox a world confines)"
+    ) in printed.out
     scenario = scenario_results(suite)
     assert scenario["result"] == "fail"
     assert any(

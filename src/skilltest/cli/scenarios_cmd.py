@@ -201,7 +201,11 @@ def _finished(results: ScenarioResults, options: ScenarioOptions, *, line: bool 
             )
         )
     print(render_table(verdicts))
-    print_blocks(render_world(verdicts), render_unscored(verdicts), render_warnings(verdicts))
+    print_blocks(
+        render_world(verdicts, context.agent),
+        render_unscored(verdicts),
+        render_warnings(verdicts),
+    )
     print()
     print(render_summary(verdicts, allow_inconclusive=options.allow_inconclusive))
     canary = results.canary

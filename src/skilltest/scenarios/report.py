@@ -306,10 +306,11 @@ def render_unscored(results: Sequence[ScenarioVerdict]) -> str:
     return ("runs unscored or cut short:\n" + "\n".join(lines)) if lines else ""
 
 
-def render_world(results: Sequence[ScenarioVerdict]) -> str:
+def render_world(results: Sequence[ScenarioVerdict], agent: str = "claude-code") -> str:
     """For scenarios in a controlled world: per arm, whether the writes on the fake were as
     expected, the runs with an authority violation, and what a failing run did (seed 001's
-    table). Empty when no scenario has a world."""
+    table), then how the runs' egress was kept in (by ``agent``). Empty when no scenario has a
+    world."""
     from tabulate import tabulate
 
     rows = []
@@ -340,11 +341,15 @@ def render_world(results: Sequence[ScenarioVerdict]) -> str:
     modes = sorted(
         {str(run.world.get("mode")) for r in results for run in r.runs if run.world is not None}
     )
-    note = (
-        "world: egress confined by Claude Code's sandbox"
-        if modes == ["sandbox"]
-        else "world: egress cooperative (proxy variables only; bubblewrap and socat not found)"
-    )
+    if modes == ["sandbox"]:
+        note = "world: egress confined by Claude Code's sandbox"
+    elif agent != "claude-code":
+        note = (
+            f"world: egress cooperative (proxy variables only; {agent} has no sandbox a "
+            "world confines)"
+        )
+    else:
+        note = "world: egress cooperative (proxy variables only; bubblewrap and socat not found)"
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n" + note
 
 
