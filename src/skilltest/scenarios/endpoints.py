@@ -283,14 +283,13 @@ def cli_backend(
         choice = BackendChoice("replay")
     else:
         choice = choose_backend(options.backend, live="claude", emulator_notice=notice)
-    taped_run = tape.recording or tape.replaying
     speaks = None if agent == "claude-code" else chosen.model_api
-    if speaks not in (None, "anthropic") and (choice.name != "emulator" or taped_run):
-        how = "--record/--replay" if choice.name == "emulator" else f"--backend {choice.name}"
+    if speaks not in (None, "anthropic") and choice.name not in ("emulator", "replay"):
         raise InputError(
-            f"--agent {agent} speaks the {speaks} API, which only the emulator answers "
-            f"offline; {how} cannot serve it",
-            fix="run it with --backend emulator, without --record or --replay",
+            f"--agent {agent} speaks the {speaks} API, which only the emulator (or a replay of "
+            f"its recording) answers; --backend {choice.name} cannot serve it",
+            fix="run it with --backend emulator (and --record DIR to replay it later with "
+            "--replay DIR)",
         )
     endpoint = taped(
         open_endpoint(choice.name, options.script, suites) if choice.name != "replay" else None,
