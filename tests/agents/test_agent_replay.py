@@ -4,7 +4,8 @@ An example scenario (and a few trigger queries) run in OpenCode and in Codex aga
 emulator with ``--record DIR``, then again with ``--replay DIR``: with the suite's model script
 gone, the emulator unable to start and ``ANTHROPIC_BASE_URL`` at a closed port, only the
 cassettes can answer, and the user reads the same verdicts and scores. A suite whose prompt
-changed since recording misses, as Claude Code's stale cassettes do.
+changed since recording misses, as Claude Code's stale cassettes do, and another agent's
+replay of them misses naming whose runs they hold.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ SCENARIO = "latency-follow-up"
 PROMPT = "What's the latency of payment-service right now?"
 API = {"opencode": "anthropic", "codex": "responses"}
 VERSION = {"opencode": "1.18.33", "codex": "0.171.0"}
+OTHER = {"opencode": "codex", "codex": "opencode"}
 
 
 class NoEmulator:
@@ -100,7 +102,7 @@ def test_a_recorded_scenario_replays_to_the_same_verdict_without_a_model(
         # The cassette names the API it holds, and what answered it.
         assert f"\napi: {API[agent]}\n" in path.read_text()
         assert (cassette.api, cassette.backend) == (API[agent], "emulator")
-        assert cassette.cli_version == VERSION[agent]
+        assert (cassette.agent, cassette.cli_version) == (agent, VERSION[agent])
         exchanges = cassette.repetitions[0]
         endpoint = "/v1/responses" if agent == "codex" else None
         assert {e.request.get("endpoint") for e in exchanges} == {endpoint}
@@ -136,6 +138,22 @@ def test_a_recorded_scenario_replays_to_the_same_verdict_without_a_model(
     for each in now["with_skill"] + now["without_skill"]:
         assert each["answered_by"]["endpoint"] == "cassette"
         assert each["recorded_with"] == "emulator"
+
+    # The other agent cannot replay them: each run says whose runs the cassette holds.
+    installed_agent(OTHER[agent])
+    other = tmp_path / "other.json"
+    code = run(
+        "scenarios", lgtm_suite, OTHER[agent], *only, "--replay", cassettes,
+        "--output-dir", tmp_path / "out-other", "--results", other,
+    )  # fmt: skip
+    assert code == 2, capsys.readouterr().out
+    for arm, (each,) in runs_by_arm(other).items():
+        cassette = cassettes / "lgtm" / SCENARIO / f"{arm}.yaml"
+        assert each["error"] == (
+            f"replay miss: {cassette}, repetition 0, step 0: the cassette holds runs of {agent}, "
+            f"and this run is {OTHER[agent]}'s: record each agent into a folder of its own "
+            "(--record DIR)"
+        )
 
     # The suite's prompt changed since recording: the cassettes are stale, and each run says
     # where and how.

@@ -154,7 +154,11 @@ class Cassette:
     whose answers are a scripted stand-in's); ``None`` in cassettes written before it was
     recorded. A replay's results carry it, so offline answers stay known as offline."""
     cli_version: str | None = None
-    """The claude CLI version (scenario and trigger layers)."""
+    """The version of the agent's CLI (scenario and trigger layers): ``claude``'s, or that of
+    :attr:`agent`."""
+    agent: str | None = None
+    """The agent whose CLI was recorded when it is not Claude Code (``opencode``, ``codex``);
+    ``None`` for Claude Code's runs and the pressure layer's requests."""
     recorded_at: str = ""
     """ISO date-time (UTC) of the last recording; filled in by :meth:`save` when empty."""
     skilltest_version: str = ""
@@ -191,6 +195,7 @@ class Cassette:
             "api": self.api,
             "model": self.model,
             "backend": self.backend,
+            **({"agent": self.agent} if self.agent is not None else {}),
             "cli_version": self.cli_version,
             "recorded_at": self.recorded_at or _now(),
             "rules": list(self.rules) or rules_in_force(),
@@ -322,6 +327,7 @@ class Cassette:
             model=data.get("model"),
             backend=data.get("backend"),
             cli_version=data.get("cli_version"),
+            agent=data.get("agent"),
             recorded_at=str(data.get("recorded_at") or ""),
             skilltest_version=str(data.get("skilltest_version") or ""),
             rules=list(data.get("rules") or []),

@@ -83,6 +83,16 @@ def missing_cassette(path: Path, rep: int = 0, *, step: int = 0, channel: str = 
     return Miss(cassette=path, rep=rep, step=step, channel=channel, message=message)
 
 
+def other_agent(path: Path, rep: int, recorded: str, now: str) -> Miss:
+    """The miss of a run whose cassette holds another agent's runs: the agents send other
+    requests for the same scenario and arm, so none of its requests could match."""
+    message = (
+        f"{_where(path, rep, 0, 'model')}: the cassette holds runs of {recorded}, and this run "
+        f"is {now}'s: record each agent into a folder of its own (--record DIR)"
+    )
+    return Miss(cassette=path, rep=rep, step=0, channel="model", message=message)
+
+
 class Player:
     """Serves one repetition of one cassette, in order, channel by channel.
 
