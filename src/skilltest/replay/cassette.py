@@ -363,8 +363,8 @@ def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[
 
 
 def _share_repeated_parts(data: dict[str, Any]) -> None:
-    """Makes equal system prompts, tool lists and messages one object, in place, so that the
-    YAML writer writes each once and aliases it afterwards."""
+    """Makes equal system prompts, tool lists and messages (a Responses request's input items)
+    one object, in place, so that the YAML writer writes each once and aliases it afterwards."""
     seen: dict[str, Any] = {}
 
     def shared(value: Any) -> Any:
@@ -379,8 +379,9 @@ def _share_repeated_parts(data: dict[str, Any]) -> None:
             for name in ("system", "tools"):
                 if name in request:
                     request[name] = shared(request[name])
-            if isinstance(request.get("messages"), list):
-                request["messages"] = [shared(m) for m in request["messages"]]
+            for name in ("messages", "input"):
+                if isinstance(request.get(name), list):
+                    request[name] = [shared(m) for m in request[name]]
 
 
 LARGE_CASSETTE_CHARS = 256 * 1024
@@ -423,7 +424,8 @@ def _dumper_for(data: dict[str, Any], *, large: bool = False) -> type[Any]:
         for exchange in repetition["exchanges"]:
             request = exchange["request"]
             parts = [("system", request.get("system")), ("tools", request.get("tools"))]
-            parts += [("m", m) for m in request.get("messages") or []]
+            parts += [("m", m) for m in _listed(request.get("messages"))]
+            parts += [("m", m) for m in _listed(request.get("input"))]
             for kind, part in parts:
                 if isinstance(part, dict | list) and id(part) not in names:
                     counts[kind] += 1
@@ -447,6 +449,11 @@ def _dumper_for(data: dict[str, Any], *, large: bool = False) -> type[Any]:
 
     Dumper.add_representer(str, _represent_str)
     return Dumper
+
+
+def _listed(value: Any) -> list[Any]:
+    """``value`` when it is a list (a Responses request's ``input`` may be one text)."""
+    return value if isinstance(value, list) else []
 
 
 _OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
