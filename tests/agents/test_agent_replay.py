@@ -109,6 +109,13 @@ def test_a_recorded_scenario_replays_to_the_same_verdict_without_a_model(
         # Both turns of the conversation, the follow-up included, are on tape.
         assert any("an hour ago" in json.dumps(e.request) for e in exchanges)
 
+    # replay status judges them by the agent's own version, not claude's.
+    code = main(["replay", "status", str(cassettes), "--check", "--claude-version", "2.1.328"])
+    listed = capsys.readouterr().out
+    assert code == 0, listed
+    assert listed.count(f" {agent} {VERSION[agent]} ") == 2
+    assert listed.splitlines()[-1] == "2 cassettes: 2 fresh, 0 stale"
+
     only_cassettes_answer(lgtm_suite, monkeypatch)
     replayed = tmp_path / "replayed.json"
     code = run(

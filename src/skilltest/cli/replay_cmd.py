@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     cli_version = args.claude_version
     if cli_version is not None:
         check_version(cli_version, location="--claude-version")
-    elif any(c.layer in CLI_LAYERS for c in cassettes):
+    elif any(c.layer in CLI_LAYERS and c.agent is None for c in cassettes):
         cli_version = _claude_version_now(args.claude)
     agents = sorted({c.agent for c in cassettes if c.agent and c.layer in CLI_LAYERS})
     wanted = Wanted(
@@ -162,9 +162,10 @@ def _agent_version_now(name: str) -> str | None:
 
     try:
         return agent(name).find().version
-    except (ConfigurationError, InputError) as exc:
+    except (ConfigurationError, InputError):
         print(
-            f"skilltest: {name} not found: its cassettes' versions are not checked ({exc})",
+            f"skilltest: no {name} found: {name} versions are not checked (install it with "
+            f"`skilltest setup --agent {name}`)",
             file=sys.stderr,
         )
         return None
