@@ -299,3 +299,67 @@ def test_players_serve_concurrent_requests_once_each():
 )
 def test_diff_lines(recorded, now, expected):
     assert diff(recorded, now) == expected
+
+
+CODEX_SKILLS = (
+    "<skills_instructions>\n## Skills\n### Available skills\n- imagegen: Generate images. "
+    "(file: r0/imagegen/SKILL.md)\n- lgtm: {} (file: r1/lgtm/SKILL.md)\n### How to use skills\n"
+    "- Discovery: read the file. {}\n</skills_instructions>"
+)
+OPENCODE_SKILLS = (
+    "Skills load when a task matches.\n<available_skills>\n  <skill>\n    <name>lgtm</name>\n"
+    "    <description>{}</description>\n  </skill>\n</available_skills>\nBe concise. {}"
+)
+
+
+def responses_request(developer: str, output: str = "total 4") -> dict[str, Any]:
+    return {
+        "endpoint": "/v1/responses",
+        "instructions": "You are Codex.",
+        "input": [
+            {"type": "message", "role": "developer", "content": [
+                {"type": "input_text", "text": developer},
+            ]},
+            {"type": "function_call_output", "call_id": "call_1", "output": output},
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("recorded", "now", "why"),
+    [
+        (
+            responses_request(CODEX_SKILLS.format("Investigate incidents.", "")),
+            responses_request(CODEX_SKILLS.format("Always investigate incidents.", "")),
+            "/input/0/content/0/text: skill listing changed",
+        ),
+        (
+            responses_request(CODEX_SKILLS.format("Investigate.", "Read it whole.")),
+            responses_request(CODEX_SKILLS.format("Investigate.", "Read it all.")),
+            "/input/0/content/0/text: system prompt changed",
+        ),
+        (
+            responses_request("x", output="total 4"),
+            responses_request("x", output="total 5"),
+            "/input/1/output: tool result differs",
+        ),
+        (
+            {"instructions": "You are Codex."},
+            {"instructions": "You are Codex, a coding agent."},
+            "/instructions: system prompt changed",
+        ),
+        (
+            {"system": [{"type": "text", "text": OPENCODE_SKILLS.format("Investigate.", "")}]},
+            {"system": [{"type": "text", "text": OPENCODE_SKILLS.format("Always.", "")}]},
+            "/system/0/text: skill listing changed",
+        ),
+        (
+            {"system": [{"type": "text", "text": OPENCODE_SKILLS.format("Investigate.", "")}]},
+            {"system": [{"type": "text", "text": OPENCODE_SKILLS.format("Investigate.", "Go.")}]},
+            "/system/0/text: system prompt changed",
+        ),
+    ],
+)
+def test_a_miss_says_what_changed_in_codex_and_opencode_terms(recorded, now, why):
+    (line,) = diff(recorded, now)
+    assert line.startswith(why + ": "), line

@@ -576,3 +576,66 @@ def test_validate_refuses_a_replay_pattern_that_does_not_compile(tmp_path, monke
 @pytest.mark.parametrize("date", ["Sunday, November 30, 2026", "November 30, 2026", "11/30/2026"])
 def test_dates_in_other_forms(date):
     assert text_of(user(f"Today's date is {date}.")) == "Today's date is {DATE}."
+
+
+# --- Codex's Responses requests --------------------------------------------------------------
+
+
+def codex_request(ids: tuple[str, str, str], chunk: str, seconds: str) -> dict[str, Any]:
+    """A Codex turn as it reaches the API: its own message and output ids (UUIDs), the
+    emulator's call ids, and a command's output headed by its chunk id and wall time."""
+    message, output, call = ids
+    return {
+        "model": "gpt-5.1-codex",
+        "stream": True,
+        "prompt_cache_key": message[4:],
+        "input": [
+            {"type": "message", "id": message, "role": "user", "content": [
+                {"type": "input_text", "text": "<current_date>2026-12-06</current_date>"},
+            ]},
+            {"type": "function_call", "id": "fc_01Tlq2IfZ0n8vEuGFAJAfZKL", "name": "exec_command",
+             "arguments": '{"cmd": "cat SKILL.md"}', "call_id": call},
+            {"type": "function_call_output", "id": output, "call_id": call, "output": (
+                f"Chunk ID: {chunk}\nWall time: {seconds} seconds\nProcess exited with code 0\n"
+                "Original token count: 3\nOutput:\n---\nname: lgtm\n"
+            )},
+        ],
+    }  # fmt: skip
+
+
+def test_two_codex_runs_of_one_turn_have_the_same_fingerprint():
+    first = codex_request(
+        (
+            "msg_01a24a0b-f7be-73b3-8fee-80eab55604e1",
+            "fco_01a24a0c-5fc3-7632-a3a9-af052ac7a2f8",
+            "call_01Tlq2IfZ0n8vEuGFAJAfZKL",
+        ),
+        "f8f480",
+        "0.0000",
+    )
+    second = codex_request(
+        (
+            "msg_01a24a0b-18a3-7c33-90b1-93fae4114a1e",
+            "fco_01a24a0c-6975-7273-aa7c-2e278c08fd96",
+            "call_01UUeXVIMmXdT8NrC5nWhdJn",
+        ),
+        "ed28a0",
+        "0.0153",
+    )
+    one = normalise_request(first, endpoint="/v1/responses")
+    assert one == normalise_request(second, endpoint="/v1/responses")
+    message, call, output = one["input"]
+    assert (message["id"], call["call_id"], output["id"]) == ("msg_1", "call_1", "fco_1")
+    assert message["content"][0]["text"] == "<current_date>{DATE}</current_date>"
+    assert output["output"].startswith(
+        "Chunk ID: {CHUNK_ID}\nWall time: {SECONDS} seconds\nProcess exited with code 0\n"
+    )
+    assert "prompt_cache_key" not in one and "stream" not in one
+    # What the command printed, and its exit code, still tell two runs apart.
+    failed = json.loads(json.dumps(first).replace("exited with code 0", "exited with code 1"))
+    assert normalise_request(failed, endpoint="/v1/responses") != one
+
+
+def test_codex_output_headers_are_left_alone_in_the_messages_api():
+    text = "Chunk ID: f8f480\nWall time: 0.0153 seconds"
+    assert text_of(user(text)) == text

@@ -73,3 +73,26 @@ def test_a_run_whose_writing_failed_is_not_written_again(tmp_path):
     with pytest.raises(InputError, match="not valid YAML"):
         recorder.finish(KEY, 0, suite="suite.yaml")
     assert recorder.flush() == []
+
+
+def test_another_agents_runs_are_not_recorded_into_a_cassette_of_one_agent(tmp_path):
+    def record(agent: str | None, rep: int) -> None:
+        recorder = Recorder(tmp_path, layer="scenarios", agent=agent, cli_version="1.18.33")
+        recorder.begin(KEY, rep)
+        recorder.add(KEY, rep, answer("Aggregate first."))
+        recorder.finish(KEY, rep, suite="tests/scenarios/lgtm.yaml")
+
+    record("opencode", 0)
+    path = Recorder(tmp_path, layer="scenarios").path_for(KEY)
+    assert Cassette.load(path).agent == "opencode"
+    assert "\nagent: opencode\ncli_version: 1.18.33\n" in path.read_text()
+
+    with pytest.raises(InputError) as refused:
+        record(None, 1)
+    assert str(refused.value).startswith(
+        f"{path}: {path} holds runs of opencode; this run is claude-code's"
+    )
+    assert refused.value.fix == "record each agent into a folder of its own"
+    # The repetition recorded again by the same agent replaces its own.
+    record("opencode", 0)
+    assert sorted(Cassette.load(path).repetitions) == [0]

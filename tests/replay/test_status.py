@@ -115,8 +115,11 @@ def test_remove_stale_lets_record_missing_record_them_again(recorded, capsys):
     assert status(cassettes, "--max-age", "30", "--check") == 0
 
 
-def cli_cassette(folder: Path, scenario: str, cli_version: str | None) -> None:
-    """A scenario cassette of suite ``s.yaml`` recorded with claude ``cli_version``."""
+def cli_cassette(
+    folder: Path, scenario: str, cli_version: str | None, agent: str | None = None
+) -> None:
+    """A scenario cassette of suite ``s.yaml`` recorded with claude ``cli_version`` (or with
+    ``agent``'s CLI at that version)."""
     request = {"model": "claude-opus-5-5", "messages": [{"role": "user", "content": "p"}]}
     message = {
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-opus-5-5-20261101",
@@ -133,6 +136,7 @@ def cli_cassette(folder: Path, scenario: str, cli_version: str | None) -> None:
         arm="with_skill",
         backend="anthropic",
         cli_version=cli_version,
+        agent=agent,
         rules=rules_in_force(),
     )
     cassette.add(0, Exchange(0, "model", fingerprint(request), request, answer, kind="main"))
@@ -167,6 +171,36 @@ def test_another_or_an_unknown_claude_version_is_stale(scenario_cassettes, capsy
     )
     assert " unknown " in table["k/unknown/with_skill.yaml"]
     assert out.splitlines()[-1] == "3 cassettes: 1 fresh, 2 stale"
+
+
+def test_another_agents_cassette_is_judged_by_that_agents_version(
+    scenario_cassettes, capsys, monkeypatch
+):
+    cli_cassette(scenario_cassettes, "in-codex", "0.171.0", agent="codex")
+    cli_cassette(scenario_cassettes, "in-opencode", "1.18.33", agent="opencode")
+    now = {"codex": "0.172.0", "opencode": "1.18.33"}
+    monkeypatch.setattr("skilltest.cli.replay_cmd._agent_version_now", now.get)
+
+    code = status(scenario_cassettes, "--check", "--claude-version", PINNED)
+    out = capsys.readouterr().out
+
+    assert code == 1
+    table = rows(out)
+    assert " codex 0.171.0 " in table["k/in-codex/with_skill.yaml"]
+    assert table["k/in-codex/with_skill.yaml"].endswith(
+        "stale: recorded with codex 0.171.0 (now 0.172.0)"
+    )
+    # Claude's version is not OpenCode's: its cassette is fresh.
+    assert " opencode 1.18.33 " in table["k/in-opencode/with_skill.yaml"]
+    assert table["k/in-opencode/with_skill.yaml"].endswith("fresh")
+    codex = (scenario_cassettes / "k" / "in-codex" / "with_skill.yaml").read_text()
+    assert codex.count("\nagent: codex\n") == 1
+    assert "\nagent:" not in (scenario_cassettes / "k" / "same" / "with_skill.yaml").read_text()
+    status(scenario_cassettes, "--json", "--claude-version", PINNED)
+    document = json.loads(capsys.readouterr().out)
+    agents = {c["cassette"]: c["agent"] for c in document["cassettes"]}
+    assert agents["k/in-codex/with_skill.yaml"] == "codex"
+    assert agents["k/same/with_skill.yaml"] is None
 
 
 def test_another_model_is_stale_and_json_says_why(scenario_cassettes, capsys):

@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "when it was recorded under other rules than its suite's now, with another claude "
             "version (--claude-version; by default the claude a run would use) or model "
             "(--model; by default the suite's model, if it names one) than asked for now, or "
-            "longer ago than --max-age DAYS; a fact a cassette lacks counts as stale when a "
+            "longer ago than --max-age DAYS; a cassette of another agent (--agent opencode, "
+            "codex) is judged by the version of that agent's executable instead of claude's; "
+            "a fact a cassette lacks counts as stale when a "
             "criterion needs it. Exit 0; with --check, 1 when any cassette is stale; 2 for a "
             "folder that does not exist or a cassette that cannot be read."
         ),
@@ -89,13 +91,15 @@ def run(args: argparse.Namespace) -> int:
     cli_version = args.claude_version
     if cli_version is not None:
         check_version(cli_version, location="--claude-version")
-    elif any(c.layer in CLI_LAYERS for c in cassettes):
+    elif any(c.layer in CLI_LAYERS and c.agent is None for c in cassettes):
         cli_version = _claude_version_now(args.claude)
+    agents = sorted({c.agent for c in cassettes if c.agent and c.layer in CLI_LAYERS})
     wanted = Wanted(
         now=dt.datetime.now(dt.UTC),
         cli_version=cli_version,
         model=args.model,
         max_age_days=args.max_age,
+        agent_versions={name: _agent_version_now(name) for name in agents},
     )
     suites = {}
     statuses = []
@@ -144,6 +148,24 @@ def _claude_version_now(explicit: Path | None) -> str | None:
             raise
         print(
             "skilltest: no claude found: claude versions are not checked (give --claude-version V)",
+            file=sys.stderr,
+        )
+        return None
+
+
+def _agent_version_now(name: str) -> str | None:
+    """The version of another agent's CLI a run would use (``--agent NAME``); ``None`` (said
+    on stderr) when it is not found or not an agent skilltest knows, and then its cassettes are
+    not judged by their version."""
+    from skilltest.agents import agent
+    from skilltest.errors import ConfigurationError, InputError
+
+    try:
+        return agent(name).find().version
+    except (ConfigurationError, InputError):
+        print(
+            f"skilltest: no {name} found: {name} versions are not checked (install it with "
+            f"`skilltest setup --agent {name}`)",
             file=sys.stderr,
         )
         return None

@@ -154,7 +154,11 @@ class Cassette:
     whose answers are a scripted stand-in's); ``None`` in cassettes written before it was
     recorded. A replay's results carry it, so offline answers stay known as offline."""
     cli_version: str | None = None
-    """The claude CLI version (scenario and trigger layers)."""
+    """The version of the agent's CLI (scenario and trigger layers): ``claude``'s, or that of
+    :attr:`agent`."""
+    agent: str | None = None
+    """The agent whose CLI was recorded when it is not Claude Code (``opencode``, ``codex``);
+    ``None`` for Claude Code's runs and the pressure layer's requests."""
     recorded_at: str = ""
     """ISO date-time (UTC) of the last recording; filled in by :meth:`save` when empty."""
     skilltest_version: str = ""
@@ -191,6 +195,7 @@ class Cassette:
             "api": self.api,
             "model": self.model,
             "backend": self.backend,
+            **({"agent": self.agent} if self.agent is not None else {}),
             "cli_version": self.cli_version,
             "recorded_at": self.recorded_at or _now(),
             "rules": list(self.rules) or rules_in_force(),
@@ -322,6 +327,7 @@ class Cassette:
             model=data.get("model"),
             backend=data.get("backend"),
             cli_version=data.get("cli_version"),
+            agent=data.get("agent"),
             recorded_at=str(data.get("recorded_at") or ""),
             skilltest_version=str(data.get("skilltest_version") or ""),
             rules=list(data.get("rules") or []),
@@ -357,8 +363,8 @@ def _redaction(environ: Mapping[str, str], values: tuple[str, ...]) -> Callable[
 
 
 def _share_repeated_parts(data: dict[str, Any]) -> None:
-    """Makes equal system prompts, tool lists and messages one object, in place, so that the
-    YAML writer writes each once and aliases it afterwards."""
+    """Makes equal system prompts, tool lists and messages (a Responses request's input items)
+    one object, in place, so that the YAML writer writes each once and aliases it afterwards."""
     seen: dict[str, Any] = {}
 
     def shared(value: Any) -> Any:
@@ -373,8 +379,9 @@ def _share_repeated_parts(data: dict[str, Any]) -> None:
             for name in ("system", "tools"):
                 if name in request:
                     request[name] = shared(request[name])
-            if isinstance(request.get("messages"), list):
-                request["messages"] = [shared(m) for m in request["messages"]]
+            for name in ("messages", "input"):
+                if isinstance(request.get(name), list):
+                    request[name] = [shared(m) for m in request[name]]
 
 
 LARGE_CASSETTE_CHARS = 256 * 1024
@@ -417,7 +424,8 @@ def _dumper_for(data: dict[str, Any], *, large: bool = False) -> type[Any]:
         for exchange in repetition["exchanges"]:
             request = exchange["request"]
             parts = [("system", request.get("system")), ("tools", request.get("tools"))]
-            parts += [("m", m) for m in request.get("messages") or []]
+            parts += [("m", m) for m in _listed(request.get("messages"))]
+            parts += [("m", m) for m in _listed(request.get("input"))]
             for kind, part in parts:
                 if isinstance(part, dict | list) and id(part) not in names:
                     counts[kind] += 1
@@ -441,6 +449,11 @@ def _dumper_for(data: dict[str, Any], *, large: bool = False) -> type[Any]:
 
     Dumper.add_representer(str, _represent_str)
     return Dumper
+
+
+def _listed(value: Any) -> list[Any]:
+    """``value`` when it is a list (a Responses request's ``input`` may be one text)."""
+    return value if isinstance(value, list) else []
 
 
 _OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")

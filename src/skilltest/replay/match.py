@@ -31,6 +31,14 @@ MISS_PREFIX = "replay miss: "
 SKILL_LISTING = "The following skills are available for use with the Skill tool"
 """How Claude Code introduces its list of skills (their names and descriptions)."""
 
+OTHER_SKILL_LISTINGS = (
+    ("### Available skills", ("\n###", "\n\n", "</skills_instructions>")),
+    ("<available_skills>", ("</available_skills>",)),
+)
+"""Where other agents list the skills, each as its heading and what may end the list: Codex
+(a developer message's ``### Available skills``) and OpenCode (its system prompt's
+``<available_skills>``)."""
+
 SKILL_CONTENT = "Base directory for this skill:"
 """How Claude Code introduces a skill's SKILL.md once the model has loaded the skill."""
 
@@ -73,6 +81,16 @@ def missing_cassette(path: Path, rep: int = 0, *, step: int = 0, channel: str = 
         f"{_where(path, rep, step, channel)}: no cassette was recorded for this scenario and arm"
     )
     return Miss(cassette=path, rep=rep, step=step, channel=channel, message=message)
+
+
+def other_agent(path: Path, rep: int, recorded: str, now: str) -> Miss:
+    """The miss of a run whose cassette holds another agent's runs: the agents send other
+    requests for the same scenario and arm, so none of its requests could match."""
+    message = (
+        f"{_where(path, rep, 0, 'model')}: the cassette holds runs of {recorded}, and this run "
+        f"is {now}'s: record each agent into a folder of its own (--record DIR)"
+    )
+    return Miss(cassette=path, rep=rep, step=0, channel="model", message=message)
 
 
 class Player:
@@ -263,10 +281,11 @@ def _pointer(parts: Sequence[Any]) -> str:
 def diff(recorded: Any, now: Any, *, limit: int = 5) -> list[str]:
     """How a request differs from a recorded one, one line per differing field.
 
-    Each line reads ``/pointer: <why>: "…recorded…" -> "…now…"``; ``why`` says what changed in
-    Claude Code's terms where it can (``skill listing changed``, ``skill content changed``,
-    ``system prompt changed``, ``tool result differs``, ``model changed``, ``tools changed``),
-    else ``differs``. At most ``limit`` lines, then one saying how many more fields differ.
+    Each line reads ``/pointer: <why>: "…recorded…" -> "…now…"``; ``why`` says what changed
+    where it can (``skill listing changed``, ``skill content changed``, ``system prompt
+    changed``, ``tool result differs``, ``model changed``, ``tools changed``), in the Messages
+    API's requests and the Responses API's alike, else ``differs``. At most ``limit`` lines,
+    then one saying how many more fields differ.
     """
     places = list(_leaves(recorded, now))
     lines = []
@@ -295,6 +314,13 @@ def _why(parts: Sequence[Any], recorded: Any, now: Any, a: Any, b: Any) -> str:
         for text in (a, b):
             if isinstance(text, str) and 0 <= text.find(SKILL_CONTENT) <= start:
                 return "skill content changed"
+    if head == "input" and len(parts) >= 2:  # a Responses request's items
+        for document in (now, recorded):
+            item = _at(document, parts[:2])
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                return "tool result differs"
+            if isinstance(item, dict) and item.get("role") in ("system", "developer"):
+                return "system prompt changed"
     if head == "messages" and len(parts) >= 2:
         for document in (now, recorded):
             block = _at(document, [*parts[:4]]) if len(parts) >= 4 else _ABSENT
@@ -303,20 +329,28 @@ def _why(parts: Sequence[Any], recorded: Any, now: Any, a: Any, b: Any) -> str:
             message = _at(document, parts[:2])
             if isinstance(message, dict) and message.get("role") == "system":
                 return "system prompt changed"
-    if head == "system":
+    if head in ("system", "instructions"):
         return "system prompt changed"
     return "differs"
 
 
 def _in_skill_listing(text: str, position: int) -> bool:
-    """Whether ``position`` lies in Claude Code's skill listing within ``text``: from its
-    heading to the blank line after its last ``- name: description`` line."""
+    """Whether ``position`` lies in an agent's skill listing within ``text``: Claude Code's,
+    from its heading to the blank line after its last ``- name: description`` line; or one of
+    :data:`OTHER_SKILL_LISTINGS`, from its heading to the first of its ends."""
     start = text.find(SKILL_LISTING)
-    if start < 0 or position < start:
-        return False
-    first_item = text.find("\n- ", start)
-    end = text.find("\n\n", first_item + 1) if first_item >= 0 else -1
-    return position <= (end if end >= 0 else len(text))
+    if 0 <= start <= position:
+        first_item = text.find("\n- ", start)
+        end = text.find("\n\n", first_item + 1) if first_item >= 0 else -1
+        if position <= (end if end >= 0 else len(text)):
+            return True
+    for heading, ends in OTHER_SKILL_LISTINGS:
+        start = text.find(heading)
+        if 0 <= start <= position:
+            found = [i for i in (text.find(e, start + len(heading)) for e in ends) if i >= 0]
+            if position <= min(found, default=len(text)):
+                return True
+    return False
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -382,9 +382,18 @@ _REQUEST_ID = re.compile(r"\breq_[A-Za-z0-9]{8,}\b")
 _TOOL_USE_ID = re.compile(r"\b(?:srv)?toolu_[A-Za-z0-9_]+\b")
 """Ids the client or the API makes up: UUIDs (sessions, output folders), messages, requests,
 tool uses; each renumbered in order of first appearance."""
-_OPENAI_ID = re.compile(r"\b(?P<kind>call|fc|rs|resp)_[A-Za-z0-9]{8,}\b")
+_OPENAI_ID = re.compile(
+    r"\b(?P<kind>call|fc|fco|rs|resp|msg)_(?:[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+    r"|[A-Za-z0-9]{8,})\b"
+)
 """OpenAI ids in a Responses or Chat request: tool calls (``call_``), their items (``fc_``),
-reasoning items (``rs_``) and responses (``resp_``); renumbered per kind (``call_1``)."""
+their outputs (``fco_``), reasoning items (``rs_``), responses (``resp_``) and messages
+(``msg_``); Codex makes up its own as a UUID (``msg_01a24a0b-f7a6-70d0-a11a-2edba456367f``).
+Renumbered per kind (``call_1``)."""
+_CODEX_CHUNK = re.compile(r"(?m)^(Chunk ID: )[0-9a-f]+$")
+"""The id Codex gives each piece of a command's output, in the output it sends the model."""
+_CODEX_WALL_TIME = re.compile(r"(?m)^(Wall time: )\d+(?:\.\d+)? seconds$")
+"""How long a command ran, as Codex tells the model with its output."""
 _CURRENT_DATE = re.compile(r"(<current_date>)\d{4}-\d{2}-\d{2}(</current_date>)")
 """The date in Codex's environment context."""
 _AGENT_ID = re.compile(r"(?<=agentId: )a[0-9a-f]{16}\b|(?<=/tasks/)a[0-9a-f]{16}\b")
@@ -442,9 +451,9 @@ class _StringRules:
             (("agentId: ", "/tasks/"), _AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
         ]
         if openai:
-            self._ids.append(
-                (("call_", "fc_", "rs_", "resp_"), _OPENAI_ID, self._openai_id(numbering))
-            )
+            # First: a Codex message id holds a UUID, which the rules above would cut in two.
+            markers = ("call_", "fc_", "fco_", "rs_", "resp_", "msg_")
+            self._ids.insert(0, (markers, _OPENAI_ID, self._openai_id(numbering)))
         self._openai = openai
         self._suite = [(re.compile(p), r) for p, r in rules.normalise]
         self._secrets = redactor_of(rules.secrets, REDACTED) if rules.secrets else None
@@ -483,8 +492,13 @@ class _StringRules:
             text = _GIT_STATUS.sub(r"\g<head>\n{GIT_STATUS}\g<end>", text)
         if "OS Version: " in text:
             text = _OS_VERSION.sub(r"\1{OS_VERSION}", text)
-        if self._openai and "<current_date>" in text:
-            text = _CURRENT_DATE.sub(r"\1{DATE}\2", text)
+        if self._openai:
+            if "<current_date>" in text:
+                text = _CURRENT_DATE.sub(r"\1{DATE}\2", text)
+            if "Wall time: " in text:
+                text = _CODEX_WALL_TIME.sub(r"\1{SECONDS} seconds", text)
+            if "Chunk ID: " in text:
+                text = _CODEX_CHUNK.sub(r"\1{CHUNK_ID}", text)
         for markers, pattern, replace in self._ids:
             if any(marker in text for marker in markers):
                 text = pattern.sub(replace, text)

@@ -128,6 +128,11 @@ def merged_backend(old: str | None, new: str | None, *, others: bool) -> str | N
     return None if old is None else new
 
 
+def agent_name(agent: str | None) -> str:
+    """The agent a cassette's ``agent`` names (``None``: Claude Code's runs)."""
+    return agent or "claude-code"
+
+
 def others_of(cassette: Cassette, rep: int) -> bool:
     """Whether the cassette holds repetitions besides ``rep``."""
     return any(r != rep for r in cassette.repetitions)
@@ -144,13 +149,16 @@ class Recorder:
         model: str | None = None,
         cli_version: str | None = None,
         backend: str | None = None,
+        agent: str | None = None,
     ) -> None:
         """
         Args:
             root: The cassette folder (``--record DIR``).
             layer: ``pressure``, ``scenarios`` or ``triggers``.
             model: The model asked for, written into each cassette.
-            cli_version: The claude version (scenario layer).
+            cli_version: The version of the agent's CLI (scenario and trigger layers).
+            agent: The agent whose CLI runs when it is not Claude Code (``opencode``,
+                ``codex``), written into each cassette.
             backend: The backend that answers (``emulator`` for the scripted stand-in), written
                 into each cassette so that its replays are known as offline or live; a
                 repetition whose answers carry the emulator's mark is written as the
@@ -161,6 +169,7 @@ class Recorder:
         self.model = model
         self.backend = backend
         self.cli_version = cli_version
+        self.agent = agent
         self._lock = threading.Lock()
         self._runs: dict[tuple[CassetteKey, int], _Run] = {}
         self._cassettes: dict[CassetteKey, Cassette] = {}
@@ -275,8 +284,16 @@ class Recorder:
                 location=str(cassette.path),
                 fix="record each API (each agent) into a folder of its own",
             )
+        if cassette.agent != self.agent and others_of(cassette, rep):
+            raise InputError(
+                f"{cassette.path} holds runs of {agent_name(cassette.agent)}; this run is "
+                f"{agent_name(self.agent)}'s",
+                location=str(cassette.path),
+                fix="record each agent into a folder of its own",
+            )
         cassette.suite = suite
         cassette.api = run.api or cassette.api
+        cassette.agent = self.agent
         cassette.model = self.model or cassette.model
         others = any(r != rep for r in cassette.repetitions)
         # What answered, not what the run was told it talks to: an answer with the emulator's

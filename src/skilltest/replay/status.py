@@ -1,7 +1,8 @@
 """How old each cassette of a folder is, and whether it still fits what the suite asks for now.
 
 A cassette records when it was recorded, what answered (the backend), the model, the ``claude``
-version and the normalisation rules in force. A cassette is *stale* when a replay of it would
+version (another agent's cassette, that agent's version) and the normalisation rules in force.
+A cassette is *stale* when a replay of it would
 miss or would no longer say what a live run says: recorded under other normalisation rules than
 its suite's now, with another ``claude`` version or model than the one asked for now, or longer
 ago than a maximum age. A fact the cassette lacks (written before it was recorded) is
@@ -17,7 +18,7 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,9 @@ class Wanted:
     """The model asked for (``--model``); ``None``: the suite's, else not checked."""
     max_age_days: float | None = None
     """Older cassettes are stale; ``None``: no age limit."""
+    agent_versions: Mapping[str, str | None] = field(default_factory=dict)
+    """The version of each other agent's CLI a replay would run (``{"codex": "0.171.0"}``),
+    which that agent's cassettes are judged by; an agent missing or ``None``: not checked."""
 
 
 @dataclass(frozen=True)
@@ -80,11 +84,14 @@ class CassetteStatus:
     asked_model: str | None
     """The model the requests asked for."""
     cli_version: str | None
-    """The ``claude`` version; ``None`` for a pressure cassette or when unknown."""
+    """The version of the agent's CLI (``claude``'s, or :attr:`agent`'s); ``None`` for a
+    pressure cassette or when unknown."""
     rules: tuple[str, ...]
     """The normalisation rules it was recorded under."""
     reasons: tuple[str, ...]
     """Why it is stale; empty when it is fresh."""
+    agent: str | None = None
+    """The agent recorded when it is not Claude Code (``opencode``, ``codex``)."""
 
     @property
     def stale(self) -> bool:
@@ -107,6 +114,7 @@ class CassetteStatus:
             "model": self.model,
             "asked_model": self.asked_model,
             "cli_version": self.cli_version,
+            "agent": self.agent,
             "rules": list(self.rules),
             "rules_id": self.rules_id,
             "stale": self.stale,
@@ -197,11 +205,16 @@ def status_of(
             + ("; ".join(changes) if changes else "in another order")
             + ")"
         )
-    if wanted.cli_version is not None and cassette.layer in CLI_LAYERS:
+    # An agent's cassette is judged by that agent's version, Claude Code's by claude's.
+    who = cassette.agent or "claude"
+    version_now = (
+        wanted.cli_version if cassette.agent is None else wanted.agent_versions.get(cassette.agent)
+    )
+    if version_now is not None and cassette.layer in CLI_LAYERS:
         if cli is None:
-            reasons.append(f"claude version unknown (now {wanted.cli_version})")
-        elif cli != wanted.cli_version:
-            reasons.append(f"recorded with claude {cli} (now {wanted.cli_version})")
+            reasons.append(f"{who} version unknown (now {version_now})")
+        elif cli != version_now:
+            reasons.append(f"recorded with {who} {cli} (now {version_now})")
     model_now = wanted.model or suite.model
     if model_now is not None:
         seen = {m for m in (asked, answered) if m}
@@ -226,6 +239,7 @@ def status_of(
         model=answered or asked,
         asked_model=asked,
         cli_version=cli,
+        agent=cassette.agent,
         rules=tuple(cassette.rules),
         reasons=tuple(reasons),
     )
@@ -242,7 +256,7 @@ def table(statuses: Sequence[CassetteStatus]) -> list[str]:
                 status.recorded_at.date().isoformat() if status.recorded_at else UNKNOWN,
                 status.backend or UNKNOWN,
                 status.model or UNKNOWN,
-                (status.cli_version or UNKNOWN) if status.layer in CLI_LAYERS else "-",
+                _cli_cell(status),
                 status.rules_id,
                 "stale: " + "; ".join(status.reasons) if status.stale else "fresh",
             )
@@ -253,6 +267,15 @@ def table(statuses: Sequence[CassetteStatus]) -> list[str]:
         for row in rows
     ]
     return [*lines, summary(statuses)]
+
+
+def _cli_cell(status: CassetteStatus) -> str:
+    """The ``claude`` column: claude's version, another agent's named with it (``codex
+    0.171.0``), ``-`` for a pressure cassette."""
+    if status.layer not in CLI_LAYERS:
+        return "-"
+    version = status.cli_version or UNKNOWN
+    return f"{status.agent} {version}" if status.agent is not None else version
 
 
 def summary(statuses: Sequence[CassetteStatus]) -> str:

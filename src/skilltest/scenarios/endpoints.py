@@ -201,11 +201,13 @@ def taped(
     cli_version: str | None,
     backend: str | None = None,
     layer: str = "scenarios",
+    agent: str = "claude-code",
 ) -> Endpoint:
     """``endpoint`` behind the recording or replaying point the tape asks for (``endpoint`` is
     ``None`` when the cassettes alone answer); ``rules`` are each suite's replay rules, by its
     path; ``backend`` is what answers while recording, written into the cassettes; ``layer`` is
-    what the cassettes record (``scenarios`` or ``triggers``)."""
+    what the cassettes record (``scenarios`` or ``triggers``); ``agent`` is whose CLI runs,
+    written into the cassettes of an agent other than Claude Code and checked when replaying."""
     if tape.directory is None:
         assert endpoint is not None
         return endpoint
@@ -223,6 +225,7 @@ def taped(
             model=model,
             cli_version=cli_version,
             backend=backend,
+            agent=None if agent == "claude-code" else agent,
         )
         if tape.recording
         else None
@@ -231,7 +234,12 @@ def taped(
         assert endpoint is not None and recorder is not None
         return RecordingEndpoint(endpoint, recorder, rules_of=rules_of)
     return ReplayEndpoint(
-        tape.directory, rules_of=rules_of, fallback=endpoint, recorder=recorder, layer=layer
+        tape.directory,
+        rules_of=rules_of,
+        fallback=endpoint,
+        recorder=recorder,
+        layer=layer,
+        agent=agent,
     )
 
 
@@ -283,14 +291,13 @@ def cli_backend(
         choice = BackendChoice("replay")
     else:
         choice = choose_backend(options.backend, live="claude", emulator_notice=notice)
-    taped_run = tape.recording or tape.replaying
     speaks = None if agent == "claude-code" else chosen.model_api
-    if speaks not in (None, "anthropic") and (choice.name != "emulator" or taped_run):
-        how = "--record/--replay" if choice.name == "emulator" else f"--backend {choice.name}"
+    if speaks not in (None, "anthropic") and choice.name not in ("emulator", "replay"):
         raise InputError(
-            f"--agent {agent} speaks the {speaks} API, which only the emulator answers "
-            f"offline; {how} cannot serve it",
-            fix="run it with --backend emulator, without --record or --replay",
+            f"--agent {agent} speaks the {speaks} API, which only the emulator (or a replay of "
+            f"its recording) answers; --backend {choice.name} cannot serve it",
+            fix="run it with --backend emulator (and --record DIR to replay it later with "
+            "--replay DIR)",
         )
     endpoint = taped(
         open_endpoint(choice.name, options.script, suites) if choice.name != "replay" else None,
@@ -300,6 +307,7 @@ def cli_backend(
         cli_version=binary.version,
         backend=choice.name if choice.name != "replay" else None,
         layer=layer,
+        agent=agent,
     )
     if choice.notice:
         observer.notice(choice.notice)

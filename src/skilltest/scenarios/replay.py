@@ -26,10 +26,10 @@ from skilltest.claude.isolation import Sandbox, denied_folders, user_home_folder
 from skilltest.names import child
 from skilltest.plugins import McpServer
 from skilltest.replay.cassette import Cassette
-from skilltest.replay.match import Miss, Player, missing_cassette
+from skilltest.replay.match import Miss, Player, missing_cassette, other_agent
 from skilltest.replay.normalise import Rules, RunPaths, normalise_request, rules_in_force
 from skilltest.replay.proxy import RecordingProxy, upstream_of
-from skilltest.replay.recorder import CassetteKey, Recorder
+from skilltest.replay.recorder import CassetteKey, Recorder, agent_name
 from skilltest.scenarios.runner import Endpoint, EndpointSession, RunRequest, protected_paths
 
 REPLAY_API_KEY = "sk-skilltest-replay"
@@ -228,6 +228,7 @@ class ReplayEndpoint:
         fallback: Endpoint | None = None,
         recorder: Recorder | None = None,
         layer: str = "scenarios",
+        agent: str = "claude-code",
     ) -> None:
         """
         Args:
@@ -236,9 +237,12 @@ class ReplayEndpoint:
             fallback: The endpoint that answers what the cassettes miss (``--record-missing``).
             recorder: Where what the fallback answers is recorded.
             layer: The layer whose cassettes these are (``scenarios`` or ``triggers``).
+            agent: The agent whose CLI the runs start; a cassette of another agent's runs is
+                a miss, whatever its requests.
         """
         self.root = root
         self.layer = layer
+        self.agent = agent
         self.rules_of = rules_of
         self.fallback = fallback
         self.recorder = recorder
@@ -261,14 +265,23 @@ class ReplayEndpoint:
             run_paths(sandbox, request),
         )
         cassette = self.cassette(key)
+        path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
+        upfront: Miss | None = None
+        if cassette is not None and agent_name(cassette.agent) != self.agent:
+            upfront = other_agent(path, request.rep, agent_name(cassette.agent), self.agent)
+            cassette = None
         recorded = cassette is not None and request.rep in cassette.repetitions
-        if not recorded and self.fallback is not None and self.recorder is not None:
+        if (
+            upfront is None
+            and not recorded
+            and self.fallback is not None
+            and self.recorder is not None
+        ):
             # Nothing of this repetition was recorded: the whole run goes live, recorded.
             live = RecordingEndpoint(self.fallback, self.recorder, rules_of=lambda _: rules)
             async with live.session(request, sandbox) as session:
                 yield session
             return
-        path = Cassette.path_for(self.root, key.skill, key.scenario, key.arm)
         # A repetition the cassette lacks is the player's own miss ("repetition 2 was not
         # recorded (the cassette holds repetitions 0-1)").
         player = (
@@ -276,7 +289,8 @@ class ReplayEndpoint:
             if cassette is not None
             else None
         )
-        upfront = missing_cassette(path, request.rep) if player is None else None
+        if player is None and upfront is None:
+            upfront = missing_cassette(path, request.rep)
         async with contextlib.AsyncExitStack() as stack:
             upstream: str | None = None
             secrets: dict[str, str] = {}
