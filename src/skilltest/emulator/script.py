@@ -284,9 +284,11 @@ def _with_lines(script: ModelScript, path: Path) -> ModelScript:
     answer can be traced to the line an author edits."""
     import yaml
 
+    # The file was read within bounds already: composing it again only finds the lines, in C
+    # when PyYAML has libyaml.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        # The file was read within bounds already: composing it again only finds the lines.
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=loader)
     except (OSError, UnicodeError, yaml.YAMLError):
         return script
     if not isinstance(root, yaml.MappingNode) or root.start_mark.line == root.end_mark.line:
