@@ -6,7 +6,6 @@ Errors name the file, the JSON pointer of the offending value, what was expected
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import json
 import math
@@ -78,9 +77,10 @@ def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> 
     return bounded_yaml.parse(text, source, error)
 
 
-_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 """Characters YAML does not allow in a file: control bytes (NUL, SOH, ESC ...) but tab and line
-ends, lone surrogates, U+FFFE and U+FFFF."""
+ends, lone surrogates, U+FFFE and U+FFFF (the complement of YAML's printable set, written as the
+few ranges it is)."""
 
 
 def check_printable(text: str, source: str, error: type[InputError] = SuiteError) -> None:
@@ -161,6 +161,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 def _unexpected_keys(instance: dict[Any, Any], schema: Any) -> str:
     """The keys the schema does not accept, the one likely meant, and every key it accepts."""
+    import difflib  # only a file with a wrong key needs it
+
     properties = (schema.get("properties") or {}) if isinstance(schema, dict) else {}
     known = [str(key) for key in properties]
     unexpected = [key for key in instance if key not in known]
@@ -342,6 +344,8 @@ def find_named_suites(name: str, folders: Sequence[Path], *, example: str) -> li
         return found
     names = sorted({path.stem for path in below})
     where = ", ".join(f"{folder}/" for folder in folders)
+    import difflib  # only a suite name that is not found needs it
+
     close = difflib.get_close_matches(name, names, n=1)
     if not names:
         fix = f"pass a suite file ({example}); there is no suite below {where}"
