@@ -21,8 +21,6 @@ from skilltest.emulator.described import (
     fill_placeholder,
     mentions_placeholder,
 )
-from skilltest.emulator.faults import FAILURE_KINDS, Fault
-from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
 from skilltest.model_apis import AgentName, ApiFamily
@@ -32,6 +30,7 @@ from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
 if TYPE_CHECKING:
     import jsonschema
 
+    from skilltest.emulator.faults import Fault
     from skilltest.emulator.request_view import RequestView
 
 SCHEMA_VERSION = 1
@@ -253,6 +252,8 @@ class ModelScript:
             # What is wrong, in jsonschema's words: only a script with a problem imports it.
             import jsonschema
 
+            from skilltest.emulator.script_errors import describe_schema_error
+
             validator = jsonschema.Draft202012Validator(model_script_schema())
             errors = sorted(validator.iter_errors(data), key=_error_order)
             if errors:
@@ -427,6 +428,8 @@ def _build_batch(raw: Mapping[str, Any], location: str) -> BatchOutcome:
 
 
 def _build_fault(raw: Mapping[str, Any], location: str) -> Fault:
+    from skilltest.emulator.faults import FAILURE_KINDS, Fault  # a script with faults only
+
     failures = [kind for kind in FAILURE_KINDS if kind in raw]
     if len(failures) > 1:
         raise ModelScriptError(
