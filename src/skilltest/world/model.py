@@ -38,7 +38,7 @@ from skilltest.errors import WorldError
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.suite.loader import json_pointer, read_yaml, reject_non_finite, validate
 from skilltest.suite.repository import Repository, repository_of
-from skilltest.world.calls import READ_METHODS
+from skilltest.world.expect import READ_METHODS
 from skilltest.world.policy import host_problem, model_api_hosts, normalise_host
 
 ACTIONS = ("list", "get", "create", "update", "merge", "delete", "respond")
