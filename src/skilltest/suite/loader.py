@@ -109,6 +109,19 @@ _PARSED_KEPT = 16
 _PARSED_LOCK = threading.Lock()
 
 
+def _copy_of(data: Any) -> Any:
+    """A copy of parsed YAML that shares nothing mutable with ``data``: its mappings and lists
+    are new, its strings, numbers, booleans and nulls the same; anything else is copied deeply."""
+    kind = type(data)
+    if kind is dict:
+        return {key: _copy_of(value) for key, value in data.items()}
+    if kind is list:
+        return [_copy_of(item) for item in data]
+    if data is None or kind in (str, int, float, bool):
+        return data
+    return copy.deepcopy(data)
+
+
 def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
     """Parses a YAML file within the bounds of :mod:`skilltest.limits`.
 
@@ -129,7 +142,7 @@ def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
     with _PARSED_LOCK:
         if digest in _PARSED:
             _PARSED.move_to_end(digest)
-            return copy.deepcopy(_PARSED[digest])
+            return _copy_of(_PARSED[digest])
     text = decode(
         raw,
         path,
@@ -139,7 +152,7 @@ def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
     )
     data = parse_yaml(text, str(path), error)
     with _PARSED_LOCK:
-        _PARSED[digest] = copy.deepcopy(data)
+        _PARSED[digest] = _copy_of(data)
         while len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
     return data
