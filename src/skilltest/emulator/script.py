@@ -228,15 +228,18 @@ class ModelScript:
     a script not read from a file."""
 
     @classmethod
-    def load(cls, path: str | Path) -> ModelScript:
-        """Reads and validates a script file (YAML or JSON).
+    def load(cls, path: str | Path, *, lines: bool = True) -> ModelScript:
+        """Reads and validates a script file (YAML or JSON); with ``lines``, also finds the line
+        of each rule and of the default reply, which a run's answers are traced to (checking a
+        script does without them).
 
         Raises:
             ModelScriptError: unreadable, not YAML, or not a valid model script.
         """
         path = Path(path)
         data = read_yaml(path, ModelScriptError)
-        return _with_lines(cls.from_dict(data, source=str(path)), path)
+        script = cls.from_dict(data, source=str(path))
+        return _with_lines(script, path) if lines else script
 
     @classmethod
     def from_dict(cls, data: object, source: str = "<inline>") -> ModelScript:
