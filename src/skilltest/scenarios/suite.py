@@ -28,7 +28,7 @@ from skilltest.names import canonical_tool_name
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins.servers import McpServer, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
-from skilltest.replay.normalise import Rules
+from skilltest.replay.rules import Rules
 from skilltest.scenarios.rubric import (
     DEFAULT_PATTERN_SCOPE,
     Expected,
