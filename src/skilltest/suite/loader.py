@@ -77,10 +77,15 @@ def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> 
     return bounded_yaml.parse(text, source, error)
 
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_UNPRINTABLE = "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 """Characters YAML does not allow in a file: control bytes (NUL, SOH, ESC ...) but tab and line
-ends, lone surrogates, U+FFFE and U+FFFF (the complement of YAML's printable set, written as the
-few ranges it is)."""
+ends, lone surrogates, U+FFFE and U+FFFF. PyYAML's reader refuses them with this very pattern,
+so that it is compiled once for both, when the first file is read."""
+
+
+@cache
+def _unprintable() -> re.Pattern[str]:
+    return re.compile(_UNPRINTABLE)
 
 
 def check_printable(text: str, source: str, error: type[InputError] = SuiteError) -> None:
@@ -89,7 +94,7 @@ def check_printable(text: str, source: str, error: type[InputError] = SuiteError
     Raises:
         InputError: (of class ``error``) at ``source:line:column`` of the first such character.
     """
-    found = _UNPRINTABLE.search(text)
+    found = _unprintable().search(text)
     if found is None:
         return
     start = found.start()
