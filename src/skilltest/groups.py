@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 import time
 from pathlib import Path
@@ -38,6 +37,8 @@ _interrupted = False
 
 def new_mark() -> str:
     """A value for :data:`MARK` that no other run shares."""
+    import secrets  # a run's processes are marked; a command that starts none never needs it
+
     return secrets.token_hex(12)
 
 

@@ -86,3 +86,12 @@ def nearest_name(name: str, names: Iterable[str]) -> str | None:
 
     found = difflib.get_close_matches(name, sorted(set(names) - {name}), n=1, cutoff=0.75)
     return found[0] if found else None
+
+
+TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
+"""Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``."""
+
+
+def canonical_tool_name(name: str) -> str:
+    """The name a tool is scored under: ``Task`` and ``Agent`` are the same tool."""
+    return TOOL_ALIASES.get(name, name)

@@ -12,7 +12,6 @@ import fnmatch
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +62,8 @@ def is_root_skill(folder: Path) -> bool:
 def _git_ignored(folder: Path) -> set[str]:
     """The paths below ``folder`` git ignores (a folder as ``a/b``, all of it), relative to it;
     none when git cannot say."""
+    import subprocess  # copying a skill for a run, not reading a suite
+
     try:
         done = subprocess.run(
             [

@@ -38,7 +38,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar, Literal
 
 from skilltest.errors import SuiteError
-from skilltest.javascript import compile_js_pattern, parse_js_flags
 from skilltest.patterns import Pattern, compile_pattern
 from skilltest.suite.repository import Repository, repository_of
 
@@ -723,6 +722,8 @@ class _Reader:
 
     def pattern(self, key: str = "pattern") -> Pattern:
         if self.dialect == "plugin_eval":
+            from skilltest.javascript import compile_js_pattern, parse_js_flags
+
             # The grader's JavaScript flags; an input_match has none (the CLI gives it none).
             flags = parse_js_flags(self._get("flags") or "", f"{self.where}/flags")
             return compile_js_pattern(
@@ -780,25 +781,20 @@ class _Reader:
                     value["tool"],
                     None
                     if pattern is None
-                    else compile_js_pattern(
-                        str(pattern),
-                        "",
-                        f"{self.where}/{key}/input_match",
-                        timeout_s=self.timeout_s,
-                    )
-                    if self.dialect == "plugin_eval"
-                    else compile_pattern(
-                        str(pattern),
-                        f"{self.where}/{key}/input_match",
-                        flags=self.flags,
-                        timeout_s=self.timeout_s,
-                    ),
+                    else self._input_match(str(pattern), f"{self.where}/{key}/input_match"),
                 )
         raise self._fail(
             key,
             f"{key} must be a tool name or {{tool, input_match}}",
             f"write {key}: Bash, or {key}: {{tool: Bash, input_match: pytest}}",
         )
+
+    def _input_match(self, pattern: str, where: str) -> Pattern:
+        if self.dialect == "plugin_eval":
+            from skilltest.javascript import compile_js_pattern
+
+            return compile_js_pattern(pattern, "", where, timeout_s=self.timeout_s)
+        return compile_pattern(pattern, where, flags=self.flags, timeout_s=self.timeout_s)
 
     def focus(self) -> tuple[str, str | None]:
         value = self._get("focus")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -145,6 +144,8 @@ def claude_version(path: Path) -> str:
     Raises:
         ClaudeNotFoundError: the binary does not run or prints no version.
     """
+    import subprocess  # running the CLI, not finding skilltest's cache folder
+
     try:
         done = subprocess.run(
             [str(path), "--version"], capture_output=True, text=True, timeout=60, check=False

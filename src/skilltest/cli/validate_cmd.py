@@ -234,12 +234,13 @@ def _check_contract(world: World) -> None:
 def _load_model_script(path: Path, loaded: dict[Path, object]) -> object:
     """The model script at ``path``, read and checked once per command: a script several
     suites name, also met in the folder of scripts, is in ``loaded`` (by its resolved path)
-    after the first time. One that fails is read again each time, and says so each time."""
+    after the first time. One that fails is read again each time, and says so each time. The
+    lines of its rules, which only a run's answers are traced to, are not looked for."""
     from skilltest.emulator.script import ModelScript
 
     resolved = path.resolve()
     if resolved not in loaded:
-        loaded[resolved] = ModelScript.load(path)
+        loaded[resolved] = ModelScript.load(path, lines=False)
     return loaded[resolved]
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import secrets
 import string
 import threading
 from collections.abc import Mapping, Sequence
@@ -210,6 +209,8 @@ class BatchStore:
     ) -> dict[str, Any]:
         """A new batch whose requests end with ``results`` (one ``{"custom_id", "result"}``
         each); returns the batch as created."""
+        import secrets  # the emulator serving batches, not a script being read
+
         batch = _Batch(
             id="msgbatch_01" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(22)),
             created_at=_now(),

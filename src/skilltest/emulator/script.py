@@ -21,8 +21,6 @@ from skilltest.emulator.described import (
     fill_placeholder,
     mentions_placeholder,
 )
-from skilltest.emulator.faults import FAILURE_KINDS, Fault
-from skilltest.emulator.script_errors import describe_schema_error
 from skilltest.emulator.side_requests import SideRequestKind
 from skilltest.errors import ModelScriptError, PatternError
 from skilltest.model_apis import AgentName, ApiFamily
@@ -32,6 +30,7 @@ from skilltest.suite.loader import load_schema, read_yaml, reject_non_finite
 if TYPE_CHECKING:
     import jsonschema
 
+    from skilltest.emulator.faults import Fault
     from skilltest.emulator.request_view import RequestView
 
 SCHEMA_VERSION = 1
@@ -229,15 +228,18 @@ class ModelScript:
     a script not read from a file."""
 
     @classmethod
-    def load(cls, path: str | Path) -> ModelScript:
-        """Reads and validates a script file (YAML or JSON).
+    def load(cls, path: str | Path, *, lines: bool = True) -> ModelScript:
+        """Reads and validates a script file (YAML or JSON); with ``lines``, also finds the line
+        of each rule and of the default reply, which a run's answers are traced to (checking a
+        script does without them).
 
         Raises:
             ModelScriptError: unreadable, not YAML, or not a valid model script.
         """
         path = Path(path)
         data = read_yaml(path, ModelScriptError)
-        return _with_lines(cls.from_dict(data, source=str(path)), path)
+        script = cls.from_dict(data, source=str(path))
+        return _with_lines(script, path) if lines else script
 
     @classmethod
     def from_dict(cls, data: object, source: str = "<inline>") -> ModelScript:
@@ -252,6 +254,8 @@ class ModelScript:
         if not conforms(data, model_script_schema()):
             # What is wrong, in jsonschema's words: only a script with a problem imports it.
             import jsonschema
+
+            from skilltest.emulator.script_errors import describe_schema_error
 
             validator = jsonschema.Draft202012Validator(model_script_schema())
             errors = sorted(validator.iter_errors(data), key=_error_order)
@@ -284,9 +288,11 @@ def _with_lines(script: ModelScript, path: Path) -> ModelScript:
     answer can be traced to the line an author edits."""
     import yaml
 
+    # The file was read within bounds already: composing it again only finds the lines, in C
+    # when PyYAML has libyaml.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        # The file was read within bounds already: composing it again only finds the lines.
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=loader)
     except (OSError, UnicodeError, yaml.YAMLError):
         return script
     if not isinstance(root, yaml.MappingNode) or root.start_mark.line == root.end_mark.line:
@@ -425,6 +431,8 @@ def _build_batch(raw: Mapping[str, Any], location: str) -> BatchOutcome:
 
 
 def _build_fault(raw: Mapping[str, Any], location: str) -> Fault:
+    from skilltest.emulator.faults import FAILURE_KINDS, Fault  # a script with faults only
+
     failures = [kind for kind in FAILURE_KINDS if kind in raw]
     if len(failures) > 1:
         raise ModelScriptError(

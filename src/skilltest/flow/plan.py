@@ -14,7 +14,7 @@ from skilltest.flow.options import RunOptions
 from skilltest.flow.shard import ShardPlan, deciding_options, split
 from skilltest.redact import declare_secrets
 from skilltest.repetitions import Repetitions, plan_for
-from skilltest.replay.normalise import Rules
+from skilltest.replay.rules import Rules
 from skilltest.suite.loader import discover_suites
 
 

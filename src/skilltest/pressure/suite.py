@@ -19,7 +19,7 @@ from skilltest.errors import InputError, SuiteError
 from skilltest.formats.detect import read_suite_document
 from skilltest.names import nearest_name
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
-from skilltest.replay.normalise import Rules
+from skilltest.replay.rules import Rules
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import model_script_path

@@ -170,7 +170,7 @@ class Cassette:
     """Per repetition index, its exchanges in the order they happened."""
     redact: tuple[str, ...] = field(default=(), repr=False)
     """Values to keep out of the file besides the credentials (a suite's
-    :attr:`Rules.secrets <skilltest.replay.normalise.Rules.secrets>`); never written."""
+    :attr:`Rules.secrets <skilltest.replay.rules.Rules.secrets>`); never written."""
 
     @staticmethod
     def path_for(root: Path, skill: str, scenario: str, arm: str) -> Path:

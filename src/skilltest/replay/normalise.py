@@ -6,24 +6,23 @@ prompt carries today's date and a git status. :func:`normalise_request` keeps wh
 (model, system prompt, messages, tools, tool choice, sampling parameters) and replaces each of
 those volatile parts by a placeholder, one named rule at a time (:data:`BUILTIN_RULES`, each
 described in ``docs/replay.md``); :func:`fingerprint` hashes the result. A suite adds its own
-rules under ``replay:`` (:class:`Rules`). Everything here is pure: no I/O, no clock, no
-environment (a suite's ``$VARIABLE`` redactions are read once, when the suite is loaded).
+rules under ``replay:`` (:class:`~skilltest.replay.rules.Rules`). Everything here is pure: no
+I/O, no clock, no environment (a suite's ``$VARIABLE`` redactions are read once, when the suite
+is loaded).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-import os
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from skilltest.errors import SuiteError
 from skilltest.model_apis import ApiFamily, api_of_path
-from skilltest.redact import declare_secrets, map_strings, redactor_of
+from skilltest.redact import map_strings, redactor_of
+from skilltest.replay.rules import Rules as Rules
 
 KEPT_FIELDS = (
     "model",
@@ -172,158 +171,13 @@ def _slug(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", path)
 
 
-@dataclass(frozen=True)
-class Rules:
-    """A suite's own rules (`replay:` key), on top of the built-in ones."""
-
-    ignore: tuple[str, ...] = ()
-    """JSON pointers removed before hashing (``/metadata``, ``/system/2/text``); a segment ``*``
-    stands for every key or index at that level."""
-    normalise: tuple[tuple[str, str], ...] = ()
-    """(regex, replacement) pairs applied to every string, after the built-in rules."""
-    redact: tuple[str, ...] = ()
-    """Values never written to a cassette, as the suite writes them: a literal value, or
-    ``$NAME`` for the value of the environment variable NAME when the suite was loaded."""
-    secrets: tuple[str, ...] = field(default=(), repr=False)
-    """The values ``redact`` stands for (literals as written, variables as read), longest first;
-    replaced by ``[REDACTED]`` in every string. Never written anywhere."""
-
-    def with_secrets(self, values: Iterable[str]) -> Rules:
-        """These rules with more values replaced by ``[REDACTED]`` (a run's own secrets, such as
-        a controlled world's tokens, which differ in every run)."""
-        extra = [value for value in values if value and value not in self.secrets]
-        if not extra:
-            return self
-        merged = sorted({*self.secrets, *extra}, key=len, reverse=True)
-        return dataclasses.replace(self, secrets=tuple(merged))
-
-    @classmethod
-    def from_suite(
-        cls,
-        data: Mapping[str, Any] | None,
-        location: str,
-        *,
-        environ: Mapping[str, str] | None = None,
-    ) -> Rules:
-        """The rules of a suite's ``replay:`` mapping.
-
-        Args:
-            data: The mapping (``None`` when the suite has no ``replay:`` key).
-            location: Where the mapping is, ``file#/replay``, for errors.
-            environ: Where ``$NAME`` redactions are read; the process environment by default.
-
-        Raises:
-            SuiteError: a key that is not a list of the right things, a pointer that does not
-                start with ``/``, a pattern that does not compile, or a redaction of fewer than
-                4 characters (it would blank out ordinary words), naming the place.
-        """
-        if data is None:
-            return cls()
-        if not isinstance(data, Mapping):
-            raise SuiteError(
-                "`replay` must be a mapping",
-                location=location,
-                fix="write `replay: {ignore: [...], normalise: [{pattern, replacement}], "
-                "redact: [...]}`",
-            )
-        unknown = sorted(set(data) - {"ignore", "normalise", "redact"})
-        if unknown:
-            raise SuiteError(
-                f"unknown key {unknown[0]!r} under replay",
-                location=f"{location}/{unknown[0]}",
-                fix="the keys are ignore, normalise and redact",
-            )
-        ignore = tuple(_strings(data.get("ignore"), f"{location}/ignore"))
-        for index, pointer in enumerate(ignore):
-            if not pointer.startswith("/"):
-                raise SuiteError(
-                    f"{pointer!r} is not a JSON pointer",
-                    location=f"{location}/ignore/{index}",
-                    fix='write a JSON pointer into the request, starting with "/", e.g. '
-                    '"/system/2/text" or "/messages/*/content/0/text"',
-                )
-        normalise = []
-        raw_normalise = data.get("normalise") or []
-        if not isinstance(raw_normalise, list):
-            raise SuiteError(
-                "`normalise` must be a list",
-                location=f"{location}/normalise",
-                fix="write a list of `{pattern: REGEX, replacement: TEXT}` mappings",
-            )
-        for index, entry in enumerate(raw_normalise):
-            where = f"{location}/normalise/{index}"
-            if (
-                not isinstance(entry, Mapping)
-                or not isinstance(entry.get("pattern"), str)
-                or not isinstance(entry.get("replacement", ""), str)
-                or set(entry) - {"pattern", "replacement"}
-            ):
-                raise SuiteError(
-                    "each normalise entry is a mapping of `pattern` and `replacement`",
-                    location=where,
-                    fix="write `{pattern: REGEX, replacement: TEXT}`",
-                )
-            pattern, replacement = entry["pattern"], entry.get("replacement", "")
-            try:
-                compiled = re.compile(pattern)
-                compiled.sub(replacement, "")  # a bad group reference fails only when used
-            except (re.error, IndexError) as exc:
-                raise SuiteError(
-                    f"the pattern {pattern!r} (or its replacement) is not valid: {exc}",
-                    location=where,
-                    fix="write a Python regular expression; refer to groups as \\1 or \\g<name>",
-                ) from None
-            normalise.append((pattern, replacement))
-        redact = tuple(_strings(data.get("redact"), f"{location}/redact"))
-        env = os.environ if environ is None else environ
-        secrets: list[str] = []
-        for index, entry in enumerate(redact):
-            value = env.get(entry[1:], "") if entry.startswith("$") else entry
-            if not entry.startswith("$") and len(entry) < 4:
-                raise SuiteError(
-                    f"{entry!r} is too short to redact (it would blank out ordinary text)",
-                    location=f"{location}/redact/{index}",
-                    fix="redact values of at least 4 characters, or name an environment "
-                    "variable as $NAME",
-                )
-            if len(value) >= 4:
-                secrets.append(value)
-                # Kept out of what the command prints and writes, not only of cassettes.
-                declare_secrets([value])
-        secrets.sort(key=len, reverse=True)
-        return cls(
-            ignore=ignore,
-            normalise=tuple(normalise),
-            redact=redact,
-            secrets=tuple(dict.fromkeys(secrets)),
-        )
-
-    def describe(self) -> list[str]:
-        """The rules as a cassette lists them; a literal redaction is counted, never shown."""
-        lines = [f"ignore {pointer}" for pointer in self.ignore]
-        lines += [f"normalise {pattern} -> {repl}" for pattern, repl in self.normalise]
-        literals = sum(1 for entry in self.redact if not entry.startswith("$"))
-        lines += [f"redact {entry}" for entry in self.redact if entry.startswith("$")]
-        if literals:
-            lines.append(f"redact {literals} literal value{'s' if literals > 1 else ''}")
-        return lines
+_NO_RULES = Rules()
+"""The rules of a suite without a ``replay:`` key."""
 
 
-def rules_in_force(rules: Rules = Rules()) -> list[str]:
+def rules_in_force(rules: Rules = _NO_RULES) -> list[str]:
     """The ``rules`` a cassette records: the built-in rule names, then the suite's own."""
     return [*BUILTIN_RULES, *rules.describe()]
-
-
-def _strings(value: Any, location: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise SuiteError(
-            "expected a list of non-empty strings",
-            location=location,
-            fix='write a YAML list of strings, e.g. ["/system/2/text"]',
-        )
-    return list(value)
 
 
 # --- the built-in string rules ---------------------------------------------------------------
@@ -606,7 +460,7 @@ def normalise_request(
     body: Mapping[str, Any],
     *,
     paths: RunPaths | None = None,
-    rules: Rules = Rules(),
+    rules: Rules = _NO_RULES,
     endpoint: str | None = None,
 ) -> dict[str, Any]:
     """What the model sees, with volatile parts replaced.
@@ -654,7 +508,7 @@ def normalise_mcp(
     params: Mapping[str, Any] | None,
     *,
     paths: RunPaths | None = None,
-    rules: Rules = Rules(),
+    rules: Rules = _NO_RULES,
 ) -> dict[str, Any]:
     """The identity of an MCP JSON-RPC request: method and normalised params.
 

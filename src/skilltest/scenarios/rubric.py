@@ -87,18 +87,16 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, Literal
 
 from skilltest.errors import SuiteError, check_schema_version
 from skilltest.patterns import Pattern, snippet
 from skilltest.scenarios.scoring import Scoring
 from skilltest.stats import DIGITS
-from skilltest.transcript import ToolCall, Transcript
-from skilltest.transcript.evidence import actions
 
 if TYPE_CHECKING:
     from skilltest.checks.model import Check, CheckResult
+    from skilltest.transcript import ToolCall, Transcript
 
 SCHEMA_VERSION = 1
 """Version of :meth:`ScoreCard.to_dict`'s layout."""
@@ -534,6 +532,8 @@ class Evidence:
 def run_evidence(transcript: Transcript, *, require_success: bool = False) -> Evidence:
     """The run's evidence: every action in both its forms (with ``require_success``, only
     those that ran without an error), and the main agent's text."""
+    from skilltest.transcript.evidence import actions  # scoring a run, not reading a suite
+
     return Evidence(
         calls=tuple(
             CallEvidence(
@@ -593,7 +593,7 @@ def _parse_nested(value: str) -> dict[str, Any] | list[Any] | None:
 
 # --- the components --------------------------------------------------------------------------
 
-_Scorer = Callable[[Transcript, Expected, Evidence, float], ComponentScore]
+_Scorer = Callable[["Transcript", Expected, Evidence, float], ComponentScore]
 
 
 def counted_calls(transcript: Transcript, expected: Expected) -> list[ToolCall]:
@@ -785,6 +785,8 @@ _WORD = re.compile(r"\w{2,}")
 
 def _closest_tool(expected: str, calls: Sequence[ToolCall]) -> str | None:
     """The called tool whose name is most like ``expected``, when one is reasonably alike."""
+    from difflib import SequenceMatcher  # scoring a run, not reading a suite
+
     best, best_ratio = None, 0.0
     for name in dict.fromkeys(call.name for call in calls):
         short = (

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from skilltest.decision import MIN_DELTA
 from skilltest.errors import InputError, SuiteError
 from skilltest.formats.detect import Format, ReadOptions, read_suite_document
+from skilltest.names import canonical_tool_name
 from skilltest.patterns import DEFAULT_TIMEOUT_S, Pattern, compile_patterns, parse_flags
 from skilltest.plugins.servers import McpServer, mcp_servers_from
 from skilltest.redact import SHORTEST_DECLARED
-from skilltest.replay.normalise import Rules
+from skilltest.replay.rules import Rules
 from skilltest.scenarios.rubric import (
     DEFAULT_PATTERN_SCOPE,
     Expected,
@@ -39,7 +40,6 @@ from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds
 from skilltest.suite.loader import model_script_path, validate
 from skilltest.suite.repository import Repository, repository_of
-from skilltest.transcript.model import canonical_tool_name
 from skilltest.world.expect import WorldExpectations, expectations_from
 from skilltest.world.model import World, load_world
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from skilltest.errors import SuiteError
+from skilltest.names import canonical_tool_name
 from skilltest.plugins.servers import McpServer
-from skilltest.transcript.model import canonical_tool_name
 
 if TYPE_CHECKING:
     from skilltest.mcp import ServerTools

@@ -6,7 +6,6 @@ Errors name the file, the JSON pointer of the offending value, what was expected
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import json
 import math
@@ -78,9 +77,15 @@ def parse_yaml(text: str, source: str, error: type[InputError] = SuiteError) -> 
     return bounded_yaml.parse(text, source, error)
 
 
-_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_UNPRINTABLE = "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 """Characters YAML does not allow in a file: control bytes (NUL, SOH, ESC ...) but tab and line
-ends, lone surrogates, U+FFFE and U+FFFF."""
+ends, lone surrogates, U+FFFE and U+FFFF. PyYAML's reader refuses them with this very pattern,
+so that it is compiled once for both, when the first file is read."""
+
+
+@cache
+def _unprintable() -> re.Pattern[str]:
+    return re.compile(_UNPRINTABLE)
 
 
 def check_printable(text: str, source: str, error: type[InputError] = SuiteError) -> None:
@@ -89,7 +94,7 @@ def check_printable(text: str, source: str, error: type[InputError] = SuiteError
     Raises:
         InputError: (of class ``error``) at ``source:line:column`` of the first such character.
     """
-    found = _UNPRINTABLE.search(text)
+    found = _unprintable().search(text)
     if found is None:
         return
     start = found.start()
@@ -107,6 +112,19 @@ _PARSED: OrderedDict[bytes, Any] = OrderedDict()
 reads it to learn its kind, then loads it) parses it once."""
 _PARSED_KEPT = 16
 _PARSED_LOCK = threading.Lock()
+
+
+def _copy_of(data: Any) -> Any:
+    """A copy of parsed YAML that shares nothing mutable with ``data``: its mappings and lists
+    are new, its strings, numbers, booleans and nulls the same; anything else is copied deeply."""
+    kind = type(data)
+    if kind is dict:
+        return {key: _copy_of(value) for key, value in data.items()}
+    if kind is list:
+        return [_copy_of(item) for item in data]
+    if data is None or kind in (str, int, float, bool):
+        return data
+    return copy.deepcopy(data)
 
 
 def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
@@ -129,7 +147,7 @@ def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
     with _PARSED_LOCK:
         if digest in _PARSED:
             _PARSED.move_to_end(digest)
-            return copy.deepcopy(_PARSED[digest])
+            return _copy_of(_PARSED[digest])
     text = decode(
         raw,
         path,
@@ -139,7 +157,7 @@ def read_yaml(path: Path, error: type[InputError] = SuiteError) -> Any:
     )
     data = parse_yaml(text, str(path), error)
     with _PARSED_LOCK:
-        _PARSED[digest] = copy.deepcopy(data)
+        _PARSED[digest] = _copy_of(data)
         while len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
     return data
@@ -161,6 +179,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 def _unexpected_keys(instance: dict[Any, Any], schema: Any) -> str:
     """The keys the schema does not accept, the one likely meant, and every key it accepts."""
+    import difflib  # only a file with a wrong key needs it
+
     properties = (schema.get("properties") or {}) if isinstance(schema, dict) else {}
     known = [str(key) for key in properties]
     unexpected = [key for key in instance if key not in known]
@@ -342,6 +362,8 @@ def find_named_suites(name: str, folders: Sequence[Path], *, example: str) -> li
         return found
     names = sorted({path.stem for path in below})
     where = ", ".join(f"{folder}/" for folder in folders)
+    import difflib  # only a suite name that is not found needs it
+
     close = difflib.get_close_matches(name, names, n=1)
     if not names:
         fix = f"pass a suite file ({example}); there is no suite below {where}"

@@ -10,15 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from skilltest.fields import field_dict, field_sum
+from skilltest.names import TOOL_ALIASES as TOOL_ALIASES
+from skilltest.names import canonical_tool_name as canonical_tool_name
 from skilltest.transcript.origin import AnsweredBy, ScriptRule
-
-# Tools that are one tool under two names: Claude Code renamed ``Task`` to ``Agent``.
-TOOL_ALIASES: dict[str, str] = {"Task": "Agent"}
-
-
-def canonical_tool_name(name: str) -> str:
-    """The name a tool is scored under: ``Task`` and ``Agent`` are the same tool."""
-    return TOOL_ALIASES.get(name, name)
 
 
 def tool_name_matches(called: str, expected: str) -> bool:

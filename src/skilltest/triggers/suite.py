@@ -13,7 +13,7 @@ from pathlib import Path
 
 from skilltest.errors import SuiteError
 from skilltest.formats.detect import Format, read_suite_document
-from skilltest.replay.normalise import Rules
+from skilltest.replay.rules import Rules
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS
 from skilltest.skills import Skill, find_skill, skill_name_from_file
 from skilltest.suite.ids import SuiteIds

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skilltest.fields import field_dict
-
-READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-"""Methods that never count as a write."""
+from skilltest.world.expect import READ_METHODS as READ_METHODS
 
 
 def is_write(method: str) -> bool:

@@ -27,7 +27,6 @@ is in the library's words.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -401,6 +400,8 @@ def _operation(
             pointer = item_pointer + json_pointer([route.method.lower()])
             return _Operation(pointer, f"{route.method} {template}", node, parameters)
     known = [prefix + template for prefix in description.prefixes for template in paths]
+    import difflib  # only a route its description does not have needs it
+
     close = difflib.get_close_matches(route.path, known, n=1)
     findings.append(
         Finding(

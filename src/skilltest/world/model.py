@@ -26,7 +26,6 @@ Every problem is a :class:`~skilltest.errors.WorldError` naming the file and the
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -39,7 +38,7 @@ from skilltest.errors import WorldError
 from skilltest.limits import MAX_YAML_BYTES
 from skilltest.suite.loader import json_pointer, read_yaml, reject_non_finite, validate
 from skilltest.suite.repository import Repository, repository_of
-from skilltest.world.calls import READ_METHODS
+from skilltest.world.expect import READ_METHODS
 from skilltest.world.policy import host_problem, model_api_hosts, normalise_host
 
 ACTIONS = ("list", "get", "create", "update", "merge", "delete", "respond")
@@ -689,6 +688,8 @@ def _check_collection(route: Route, data: Mapping[str, Any], data_where: str) ->
     name = str(route.collection)
     records = data.get(name)
     if name not in data:
+        import difflib  # only a world with a wrong collection needs it
+
         close = difflib.get_close_matches(name, [str(k) for k in data], n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise WorldError(
@@ -772,6 +773,8 @@ def _fault(raw: dict[str, Any], service: Service, where: str) -> Fault:
         routes = resolve_fault_route(fault.route, service)
         if not routes:
             labels = [r.label for r in service.routes]
+            import difflib  # only a fault on a route that is not there needs it
+
             close = difflib.get_close_matches(fault.route, labels, n=1)
             raise WorldError(
                 f"no route of {service.name!r} serves {fault.route}",
