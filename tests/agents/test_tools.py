@@ -55,13 +55,15 @@ def test_the_skill_fired_when_the_agents_skill_tool_named_it(agent, tool, given,
     assert fired_skill(agent, tool, given) == fired
 
 
-def test_the_emulator_sends_each_suite_tool_as_the_opencode_tool_the_table_reads_back():
-    # One model script drives every agent: what the emulator sends as OpenCode's tool is the
+@pytest.mark.parametrize("agent", ["opencode", "gemini"])
+def test_the_emulator_sends_each_suite_tool_as_the_agents_tool_the_table_reads_back(agent):
+    # One model script drives every agent: what the emulator sends as the agent's tool is the
     # tool the transcript reads back under the suite's name.
-    for agent_tool, suite in SUITE_NAMES["opencode"].items():
-        sent = [e.name for e in EQUIVALENTS.get(suite, ()) if e.name in SUITE_NAMES["opencode"]]
+    own = SUITE_NAMES[agent]
+    for suite in set(own.values()):
+        sent = {e.name for e in EQUIVALENTS.get(suite, ()) if e.name in own}
         if sent:
-            assert sent == [agent_tool], suite
+            assert all(own[name] == suite for name in sent), suite
     assert {"Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill"} <= {
-        suite for suite in SUITE_NAMES["opencode"].values() if suite in EQUIVALENTS
+        suite for suite in own.values() if suite in EQUIVALENTS
     }

@@ -271,3 +271,43 @@ def test_a_request_without_contents_is_a_400_in_google_form(server):
         "message": "the body must be a JSON object with 'contents'",
         "status": "INVALID_ARGUMENT",
     }
+
+
+@pytest.mark.parametrize(
+    ("call", "sent"),
+    [
+        (
+            {"name": "Read", "input": {"file_path": "a.txt", "offset": 3, "limit": 2}},
+            {"name": "read_file", "args": {"file_path": "a.txt", "start_line": 3, "end_line": 4}},
+        ),
+        (
+            {"name": "Write", "input": {"file_path": "a.txt", "content": "x"}},
+            {"name": "write_file", "args": {"file_path": "a.txt", "content": "x"}},
+        ),
+        (
+            {"name": "Glob", "input": {"pattern": "*.py", "path": "src"}},
+            {"name": "glob", "args": {"pattern": "*.py", "dir_path": "src"}},
+        ),
+        (
+            {"name": "Grep", "input": {"pattern": "TODO"}},
+            {"name": "grep_search", "args": {"pattern": "TODO"}},
+        ),
+        (
+            {"name": "WebFetch", "input": {"url": "https://example.com", "prompt": "summarise"}},
+            {"name": "web_fetch", "args": {"prompt": "https://example.com summarise"}},
+        ),
+    ],
+)
+def test_a_scripted_call_is_sent_as_gemini_clis_own_tool(call, sent):
+    names = ["run_shell_command", "read_file", "write_file", "glob", "grep_search", "web_fetch"]
+    script = {"schema_version": 1, "rules": [{"id": "r", "reply": {"tool_calls": [call]}}]}
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": "go"}]}],
+        "tools": [{"functionDeclarations": [{"name": name} for name in names]}],
+    }
+    with EmulatorServer(ModelScript.from_dict(script)) as running:
+        status, raw = post(running, "generateContent", body)
+
+    assert status == 200
+    (part,) = json.loads(raw)["candidates"][0]["content"]["parts"]
+    assert part == {"functionCall": sent}

@@ -41,6 +41,9 @@ class Equivalent:
     """The tool's name as the agent offers it."""
     translate: Translate
     """The suite tool's input rewritten as this tool's input."""
+    beside: str | None = None
+    """A tool the request must offer too: tells apart two agents' tools of one name (OpenCode's
+    and Gemini CLI's ``glob``)."""
 
 
 def _renamed(**names: str) -> Translate:
@@ -161,7 +164,10 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
         Equivalent("replace", _gemini_replace),
         Equivalent("exec_command", _codex_edit),
     ),
-    "Glob": (Equivalent("glob", _renamed()),),
+    "Glob": (
+        Equivalent("glob", _gemini_search, beside="run_shell_command"),  # Gemini CLI 0.61.0
+        Equivalent("glob", _renamed()),
+    ),
     "Grep": (Equivalent("grep", _renamed()), Equivalent("grep_search", _gemini_search)),
     "Skill": (
         Equivalent("skill", _renamed(skill="name")),
@@ -181,6 +187,6 @@ def as_offered(call: ToolCall, offered: tuple[str, ...]) -> ToolCall:
     if call.name in offered or not offered:
         return call
     for equivalent in EQUIVALENTS.get(call.name, ()):
-        if equivalent.name in offered:
+        if equivalent.name in offered and (equivalent.beside in (None, *offered)):
             return ToolCall(name=equivalent.name, input=equivalent.translate(call.input))
     return call
