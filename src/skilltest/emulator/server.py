@@ -83,8 +83,8 @@ MIDSTREAM_ERROR = (
 """What an OpenAI stream that fails after it started says."""
 
 HEALTH_DESCRIPTION = (
-    "skilltest emulator: a scripted stand-in for the Anthropic Messages API and OpenAI's "
-    "Responses and Chat Completions APIs. "
+    "skilltest emulator: a scripted stand-in for the Anthropic Messages API, OpenAI's "
+    "Responses and Chat Completions APIs and Google's Gemini API. "
     "It is not a real model; it answers what its model script says."
 )
 
