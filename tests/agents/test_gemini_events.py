@@ -40,6 +40,9 @@ def test_a_skill_activated_fires_it_and_its_command_reads_as_a_bash_call():
     assert transcript.final_answer == "The greeting printed: hello from skilltest."
     assert transcript.stop_reason == "end_turn"
     assert transcript.usage.input_tokens > 0 and transcript.usage.output_tokens > 0
+    # Gemini CLI routed the turn itself (model "auto"): the model is the one that answered.
+    assert transcript.model is None
+    assert transcript.api_models == ("skilltest-stand-in",)
 
 
 def test_the_firing_rule_is_an_activate_skill_call_that_succeeded():

@@ -12,7 +12,7 @@ Gemini CLI 0.61.0 prints one JSON object per line, each with ``type`` and ``time
   and for an error ``error.type`` and ``error.message``);
 * ``error``: a warning or error of the run (``severity``, ``message``);
 * ``result``: the end (``status`` ``success`` or ``error``, ``error.message``; ``stats`` with
-  the tokens used).
+  the tokens used, per model as the API named it).
 
 Tool names and inputs are read into the suite's vocabulary (:mod:`skilltest.agents.tools`); the
 evidence rules are Claude Code's: a command that exits non-zero failed (its output says ``Exit
@@ -132,6 +132,8 @@ def parse_gemini(
     errors: list[str] = []
     usage = Usage()
     session: str | None = None
+    asked: str | None = None
+    answered: list[str] = []
     outcome: str | None = None
     outcome_error: str | None = None
     unknown = malformed = 0
@@ -152,6 +154,9 @@ def parse_gemini(
             given = event.get("session_id")
             if session is None and isinstance(given, str) and given:
                 session = given
+            named = event.get("model")
+            if asked is None and isinstance(named, str) and named and named != "auto":
+                asked = named
         elif kind == "message":
             if event.get("role") == "assistant" and isinstance(event.get("content"), str):
                 pieces.append(event["content"])
@@ -194,6 +199,9 @@ def parse_gemini(
             failure = _object(event.get("error"))
             outcome_error = _text(failure.get("message")) if failure else None
             stats = _object(event.get("stats"))
+            for name, counted in _object(stats.get("models")).items():
+                if _object(counted).get("total_tokens") and name not in answered:
+                    answered.append(str(name))
             usage = usage + Usage.from_mapping(
                 {
                     "input_tokens": stats.get("input_tokens"),
@@ -218,6 +226,8 @@ def parse_gemini(
         api_errors=tuple(errors),
         usage=usage,
         cost_usd=None,
+        model=asked,
+        api_models=tuple(answered),
         session_id=session,
         stop_reason="end_turn" if outcome == "success" else None,
         exit_code=exit_code,
