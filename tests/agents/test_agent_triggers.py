@@ -1,7 +1,8 @@
-"""``skilltest triggers --agent opencode|codex``: the example trigger suites through the real
-OpenCode and Codex CLIs on the emulator, each run decided by that agent's firing rule (OpenCode's
-``skill`` call, Codex's read of ``SKILL.md``) with the verdicts Claude Code's runs get; and one
-model script under which the skill fires in one agent and not in another."""
+"""``skilltest triggers --agent opencode|codex|gemini``: the example trigger suites through the
+real OpenCode, Codex and Gemini CLIs on the emulator, each run decided by that agent's firing rule
+(OpenCode's ``skill`` call, Codex's read of ``SKILL.md``, Gemini CLI's ``activate_skill`` call)
+with the verdicts Claude Code's runs get; and one model script under which the skill fires in one
+agent and not in another."""
 
 from __future__ import annotations
 
@@ -113,6 +114,43 @@ def test_the_lgtm_trigger_suite_runs_in_opencode_with_its_verdicts(
     fired, near_miss = (query["runs"][0] for query in suite["queries"])
     assert fired["reason"] == "the skill fired (Skill(lgtm), tool call 1)"
     # OpenCode loaded the distractor with its skill tool: not the skill under test
+    assert near_miss["ended"] == "not-fired"
+    assert near_miss["first_tool_calls"][0] == {
+        "name": "Skill",
+        "input": {"skill": "safe-migrations"},
+    }
+
+
+@pytest.mark.slow
+def test_the_lgtm_trigger_suite_runs_in_gemini_cli_with_its_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    installed_agent("gemini")
+    # Two of the suite's queries, as it is (K=6).
+    code, document = triggers(
+        str(EXAMPLES / "lgtm.yaml"),
+        "--agent",
+        "gemini",
+        "--only",
+        "loki-error-spike",
+        "--only",
+        "add-index-orders",
+        tmp_path=tmp_path,
+    )
+    printed = capsys.readouterr()
+
+    assert code == 0, printed.out + printed.err
+    assert "gemini 0.61.0, emulator backend (scripted stand-in model), 2 queries, K=6" in (
+        printed.out
+    )
+    assert verdicts(document) == {"lgtm/loki-error-spike": "pass", "lgtm/add-index-orders": "pass"}
+    assert "lgtm: precision 6/6 100%" in printed.out
+    assert document["agent"] == {"name": "gemini", "version": "0.61.0"}
+    (suite,) = document["suites"]
+    fired, near_miss = (query["runs"][0] for query in suite["queries"])
+    assert fired["ended"] == "fired"
+    assert fired["reason"] == "the skill fired (Skill(lgtm), tool call 1)"
+    # Gemini CLI activated the distractor: not the skill under test
     assert near_miss["ended"] == "not-fired"
     assert near_miss["first_tool_calls"][0] == {
         "name": "Skill",

@@ -103,7 +103,7 @@ def test_the_live_backend_that_cannot_answer_codex_is_refused_before_any_run(
     ) in err
 
 
-@pytest.mark.parametrize("name", ["opencode", "codex"])
+@pytest.mark.parametrize("name", ["opencode", "codex", "gemini"])
 def test_a_bundled_baseline_is_refused_for_an_agent_that_bundles_nothing_of_claude_code(
     name: str, lgtm_suite: Path, capsys: pytest.CaptureFixture[str]
 ):

@@ -30,15 +30,25 @@ def test_codex_is_an_agent_of_the_same_protocol_speaking_the_responses_api():
     assert (codex.skills_folder, codex.skill_tool) == (".agents/skills", "command_execution")
     assert (codex.model_api, agent("opencode").model_api) == ("responses", "anthropic")
     assert codex.tools["command_execution"] == "Bash"
-    assert agent_names() == ("claude-code", "opencode", "codex")
+    assert agent_names() == ("claude-code", "opencode", "codex", "gemini")
+
+
+def test_gemini_cli_is_an_agent_of_the_same_protocol_speaking_the_gemini_api():
+    gemini = agent("gemini")
+
+    assert (gemini.name, gemini.title, gemini.pinned_version) == ("gemini", "Gemini", "0.61.0")
+    assert (gemini.skills_folder, gemini.skill_tool) == (".gemini/skills", "activate_skill")
+    assert (gemini.model_api, gemini.confinement) == ("gemini", "proxy-env")
+    assert gemini.tools["run_shell_command"] == "Bash"
+    assert gemini.tools["activate_skill"] == "Skill"
 
 
 def test_an_unknown_agent_is_bad_input_naming_the_agents_there_are():
     with pytest.raises(InputError) as raised:
-        agent("gemini")
+        agent("aider")
 
-    assert str(raised.value).startswith("--agent: no agent named 'gemini'\n  fix: name one of: ")
-    assert "claude-code, opencode, codex" in str(raised.value)
+    assert str(raised.value).startswith("--agent: no agent named 'aider'\n  fix: name one of: ")
+    assert "claude-code, opencode, codex, gemini" in str(raised.value)
 
 
 def test_no_agent_module_is_imported_until_it_is_asked_for():
@@ -52,6 +62,7 @@ def test_no_agent_module_is_imported_until_it_is_asked_for():
 
     before, after = done.stdout.splitlines()
     assert "opencode" not in before and "claude_code" not in before and "codex" not in before
+    assert "gemini" not in before
     assert after == "True"
 
 

@@ -267,7 +267,7 @@ BAD_SCRIPTS = [
         f"schema_version: 1\n{RULE}    when: {{side_request: titles}}\n    reply: {{text: x}}\n",
         '#/rules/0/when/side_request: expected true, false or a side-request kind, got "titles"\n'
         "  fix: use true or one of quota, title, name, tool_summary, progress_label, recap, "
-        "suggestion, compact",
+        "suggestion, compact, route, model_choice, next_speaker, loop_check",
     ),
     (
         "invalid-regex",

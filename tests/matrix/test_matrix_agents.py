@@ -167,9 +167,9 @@ def test_a_cell_relabelled_as_another_agent_is_caught():
             "  fix: give the agents to compare with --agents only",
         ),
         (
-            ["--agents", "claude-code,gemini"],
-            "skilltest: error: --agents: no agent named 'gemini'\n"
-            "  fix: name one of: claude-code, opencode, codex",
+            ["--agents", "claude-code,aider"],
+            "skilltest: error: --agents: no agent named 'aider'\n"
+            "  fix: name one of: claude-code, opencode, codex, gemini",
         ),
         (
             ["--agents", "opencode,opencode"],
@@ -208,15 +208,15 @@ def test_a_suite_that_names_its_agents_runs_a_cell_each(
     assert re.search(r"^agent=claude-code\s+\S+lgtm\.yaml\s+1\s", out, re.MULTILINE)
     assert re.search(r"^agent=codex\s+cell total\s+1\s", out, re.MULTILINE)
 
-    lgtm_suite.write_text("matrix: {agents: [gemini]}\n" + text)
+    lgtm_suite.write_text("matrix: {agents: [aider]}\n" + text)
     monkeypatch.chdir(lgtm_suite.parent)  # the message names the file as given: lgtm.yaml
     assert main([*argv[:1], "lgtm.yaml", *argv[2:], "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert (
-        "'gemini' is not one of ['claude-code', 'opencode', 'codex']\n"
-        "  fix: expected an agent's name: claude-code, opencode or codex"
+        "'aider' is not one of ['claude-code', 'opencode', 'codex', 'gemini']\n"
+        "  fix: expected an agent's name: claude-code, opencode, codex or gemini"
     ) in err
-    assert "lgtm.yaml#/matrix/agents/0: 'gemini' is not valid here" in err
+    assert "lgtm.yaml#/matrix/agents/0: 'aider' is not valid here" in err
 
 
 def test_an_older_matrix_file_without_an_agent_axis_still_reads(tmp_path):

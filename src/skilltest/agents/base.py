@@ -17,9 +17,9 @@ from skilltest.transcript import ToolCall, Transcript
 if TYPE_CHECKING:
     from skilltest.plugins import McpServer
 
-ModelApi = Literal["anthropic", "responses"]
-"""The model API an agent's requests speak: Anthropic's Messages API, or OpenAI's Responses API
-(which only the emulator answers offline)."""
+ModelApi = Literal["anthropic", "responses", "gemini"]
+"""The model API an agent's requests speak: Anthropic's Messages API, OpenAI's Responses API or
+Google's Gemini API (which only the emulator answers offline)."""
 
 Confinement = Literal["os", "proxy-env"]
 """How a controlled world keeps an agent's commands in: ``os``, the agent's own sandbox sends

@@ -23,6 +23,7 @@ AGENT_MODULES: dict[str, str] = {
     "claude-code": "skilltest.agents.claude_code",
     "opencode": "skilltest.agents.opencode",
     "codex": "skilltest.agents.codex",
+    "gemini": "skilltest.agents.gemini",
 }
 """Which module registers each agent's name."""
 

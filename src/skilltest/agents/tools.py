@@ -27,6 +27,22 @@ SUITE_NAMES: dict[str, dict[str, str]] = {
         "task": "Agent",
         "todowrite": "TodoWrite",
     },
+    "gemini": {
+        "run_shell_command": "Bash",
+        "read_file": "Read",
+        "read_many_files": "Read",
+        "write_file": "Write",
+        "replace": "Edit",
+        "glob": "Glob",
+        "grep_search": "Grep",
+        "search_file_content": "Grep",
+        "list_directory": "LS",
+        "web_fetch": "WebFetch",
+        "google_web_search": "WebSearch",
+        "activate_skill": "Skill",
+        "invoke_agent": "Agent",
+        "write_todos": "TodoWrite",
+    },
 }
 """Per agent, its own tool name and the suite's name for it (Claude Code's are the suite's)."""
 
@@ -37,10 +53,11 @@ SUITE_KEYS: dict[str, dict[str, str]] = {
         "newString": "new_string",
         "replaceAll": "replace_all",
     },
+    "gemini": {"dir_path": "path", "allow_multiple": "replace_all"},
 }
 """Per agent, the input keys its tools name otherwise than the suite's tools."""
 
-SKILL_KEYS: dict[str, str] = {"opencode": "name"}
+SKILL_KEYS: dict[str, str] = {"opencode": "name", "gemini": "name"}
 """Per agent, the key of its skill tool's input that names the skill (Claude Code's ``skill``)."""
 
 
@@ -62,7 +79,8 @@ def as_suite_call(agent: str, tool: str, given: Mapping[str, Any]) -> tuple[str,
 
 def fired_skill(agent: str, tool: str, given: Mapping[str, Any]) -> str | None:
     """The skill a call loads, when it is ``agent``'s skill tool naming one (the firing rule:
-    Claude Code's ``Skill`` call, OpenCode's ``skill`` call); ``None`` for any other call."""
+    Claude Code's ``Skill`` call, OpenCode's ``skill`` call, Gemini CLI's ``activate_skill``
+    call); ``None`` for any other call."""
     name, arguments = as_suite_call(agent, tool, given)
     if name != "Skill":
         return None

@@ -21,12 +21,14 @@ def register(subparsers: Any) -> None:
         subparsers,
         "emulator",
         description="The offline model emulator: a scripted stand-in for the Anthropic "
-        "Messages API (the anthropic SDK, the claude CLI) and OpenAI's Responses and Chat "
-        "Completions APIs (the openai SDK, Codex, OpenCode). Not a real model.",
+        "Messages API (the anthropic SDK, the claude CLI), OpenAI's Responses and Chat "
+        "Completions APIs (the openai SDK, Codex, OpenCode) and Google's Gemini API (Gemini "
+        "CLI). Not a real model.",
         serve_help="serve a model script over HTTP until Ctrl-C",
         serve_description="Serves a model script over HTTP until Ctrl-C. Point a client at it "
         "with ANTHROPIC_BASE_URL=<printed URL> ANTHROPIC_API_KEY=sk-fake (any key is accepted), "
-        "or an OpenAI client at <printed URL>/v1.",
+        "an OpenAI client at <printed URL>/v1, or Gemini CLI with "
+        "GOOGLE_GEMINI_BASE_URL=<printed URL>.",
     )
     serve.add_argument("--script", required=True, metavar="FILE", help="model script (YAML)")
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")

@@ -50,7 +50,7 @@ def add_matrix_option(
             "--agents",
             metavar="A,A",
             help="run every scenario once per agent (cells agent=A: claude-code, opencode, "
-            "codex), and say per scenario whether the skill's lift differs between them",
+            "codex, gemini), and say per scenario whether the skill's lift differs between them",
         )
 
 

@@ -99,9 +99,10 @@ def add_agent_option(parser: argparse.ArgumentParser, *, runs: str) -> None:
     parser.add_argument(
         "--agent",
         metavar="NAME",
-        help=f"the agent the {runs} run in: claude-code (default), opencode or codex "
-        "(docs/agents.md); another agent's executable is found at $SKILLTEST_OPENCODE or "
-        "$SKILLTEST_CODEX, or in the cache `skilltest setup --agent NAME` fills",
+        help=f"the agent the {runs} run in: claude-code (default), opencode, codex or "
+        "gemini (docs/agents.md); another agent's executable is found at "
+        "$SKILLTEST_OPENCODE, $SKILLTEST_CODEX or $SKILLTEST_GEMINI, or in the cache "
+        "`skilltest setup --agent NAME` fills",
     )
 
 

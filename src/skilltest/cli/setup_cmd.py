@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="install this agent's pinned version instead (repeatable): opencode installs "
         "opencode-ai into <cache>/opencode-<version>, codex @openai/codex into "
-        "<cache>/codex-<version>, where --agent NAME finds them; claude-code is the default "
+        "<cache>/codex-<version>, gemini @google/gemini-cli into <cache>/gemini-<version>, "
+        "where --agent NAME finds them; claude-code is the default "
         "install (docs/agents.md)",
     )
     parser.set_defaults(handler=run)

@@ -1,5 +1,5 @@
 """The offline model emulator: a scripted stand-in for the Anthropic Messages API and OpenAI's
-Responses and Chat Completions APIs.
+Responses and Chat Completions APIs, and Google's Gemini API (``generateContent``).
 
 The real ``anthropic`` SDK and the real ``claude`` CLI talk to it through ``base_url`` /
 ``ANTHROPIC_BASE_URL`` exactly as they would to the live API, and get the answers a model

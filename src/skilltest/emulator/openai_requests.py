@@ -22,7 +22,8 @@ assistant text              ``assistant`` messages                 ``assistant``
 
 Consecutive assistant items (a message and the calls after it) make one assistant message, as
 one Messages response would, so ``turn`` counts model responses alike in every API; consecutive
-tool outputs make one user message. Pure functions; no I/O.
+tool outputs make one user message. A Gemini API request is read by
+:func:`skilltest.emulator.gemini_wire.as_messages_request`. Pure functions; no I/O.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ def as_messages_request(api: ApiFamily, body: Mapping[str, Any]) -> Mapping[str,
         return _from_responses(body)
     if api == "chat":
         return _from_chat(body)
+    if api == "gemini":
+        from skilltest.emulator.gemini_wire import as_messages_request as from_gemini
+
+        return from_gemini(body)
     return body
 
 

@@ -12,8 +12,10 @@ Claude Code 2.1.328 shapes its requests in ways a rule author should not have to
 
 Codex 0.171.0 lists skills in a developer message under ``### Available skills`` (``- NAME:
 DESCRIPTION (file: PATH)``), OpenCode 1.18.33 in its system prompt as ``<available_skills>``
-(``<skill><name>``, ``<description>``, ``<location>``); a skill listed so is loaded when a tool
-call reads its ``SKILL.md``, or (OpenCode) when its ``skill`` tool loads it by name.
+(``<skill><name>``, ``<description>``, ``<location>``), Gemini CLI 0.61.0 the same way under
+``# Available Agent Skills``; a skill listed so is loaded when a tool call reads its
+``SKILL.md``, or when OpenCode's ``skill`` tool or Gemini CLI's ``activate_skill`` loads it by
+name.
 
 A Responses or Chat Completions request is first rewritten into the Messages shape
 (:mod:`skilltest.emulator.openai_requests`); :class:`RequestView` hides all of it behind plain
@@ -42,6 +44,9 @@ _SKILL_BODY_PREFIX = "Base directory for this skill:"
 _SKILL_BODY_DIR = regex.compile(r"^Base directory for this skill: (?P<dir>[^\n]+)")
 _COMMAND_NAME = regex.compile(r"<command-name>/?(?P<name>[^<\s]+)</command-name>")
 _FILE_LISTING_HEADER = "### Available skills"
+_SKILL_TOOLS = ("skill", "activate_skill")
+"""The tools that load a listed skill by its name: OpenCode's ``skill``, Gemini CLI's
+``activate_skill``."""
 _FILE_LISTED_SKILL = regex.compile(r"^- ([^\s:][^\n]*?): (.*?)(?: \(file: [^\n()]*\))?$")
 _XML_LISTED_SKILL = regex.compile(
     r"<skill>\s*<name>(?P<name>[^<]+)</name>\s*<description>(?P<description>.*?)</description>",
@@ -269,7 +274,8 @@ def _skills_listed_by_file(system_parts: Sequence[str]) -> Iterable[tuple[str, s
 
 def _skills_read(messages: Sequence[Mapping[str, Any]], listed: Mapping[str, str]) -> Iterable[str]:
     """Skills listed by file whose ``SKILL.md`` a tool call read, or that a ``skill`` tool call
-    named, and that got an answer (a result that does not say the file is missing)."""
+    named (Gemini CLI's ``activate_skill``), and that got an answer (a result that does not say
+    the file is missing)."""
     if not listed:
         return
     reads: dict[str, list[str]] = {}
@@ -279,7 +285,7 @@ def _skills_read(messages: Sequence[Mapping[str, Any]], listed: Mapping[str, str
                 given = block.get("input")
                 called = json.dumps(given, ensure_ascii=False)
                 names = [name for name in listed if f"{name}/SKILL.md" in called]
-                if block.get("name") == "skill" and isinstance(given, Mapping):
+                if block.get("name") in _SKILL_TOOLS and isinstance(given, Mapping):
                     names += [name for name in listed if name == given.get("name")]
                 if names:
                     reads[str(block.get("id"))] = names

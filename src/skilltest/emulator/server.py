@@ -8,6 +8,9 @@ Routes:
   and ``POST /v1/chat/completions`` (Chat Completions, :mod:`~skilltest.emulator.chat_wire`):
   the same responder's answer in each API's shape, JSON or SSE, its faults in each API's form
   (an OpenAI error body, a stream that fails with ``response.failed`` or an ``error`` chunk);
+* ``POST /v1beta/models/MODEL:generateContent`` and ``:streamGenerateContent`` (Google's Gemini
+  API, :mod:`~skilltest.emulator.gemini_wire`): the same answer as a ``GenerateContentResponse``,
+  whole or as SSE chunks, its faults as Google API errors; ``:countTokens`` the estimate;
 * ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}`` with the same estimate as usage;
 * the Message Batches API (:mod:`skilltest.emulator.batches`): ``POST /v1/messages/batches``
   (each request answered by the responder at once), ``GET /v1/messages/batches`` (the list),
@@ -44,7 +47,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from skilltest import __version__
-from skilltest.emulator import chat_wire, responses_wire
+from skilltest.emulator import chat_wire, gemini_wire, responses_wire
 from skilltest.emulator.batches import (
     CUSTOM_ID,
     MAX_BATCH_BYTES,
@@ -54,6 +57,11 @@ from skilltest.emulator.batches import (
 )
 from skilltest.emulator.chat_wire import build_completion, completion_chunks, encode_data
 from skilltest.emulator.faults import FaultDecision, error_body, openai_error_body, retry_headers
+from skilltest.emulator.gemini_wire import (
+    build_generate_response,
+    gemini_error_body,
+    stream_chunks,
+)
 from skilltest.emulator.responses_wire import build_response, failed_events, response_events
 from skilltest.emulator.script import ModelScript
 from skilltest.emulator.scripted_model import DEFAULT_MODEL, Answer, Responder, ScriptedModel
@@ -61,7 +69,7 @@ from skilltest.emulator.sse import Message, encode_event, input_tokens, stream_e
 from skilltest.emulator.sse import truncation_point as _truncation_point
 from skilltest.errors import ModelScriptError
 from skilltest.loopback import Listener, LocalServer, read_request_body
-from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path
+from skilltest.model_apis import AgentName, ApiFamily, agent_of, api_of_path, gemini_route
 from skilltest.transcript.origin import BATCH_RULE_KEY, EMULATOR_HEADER, RULE_HEADER, ScriptRule
 
 BATCHES = "/v1/messages/batches"
@@ -75,8 +83,8 @@ MIDSTREAM_ERROR = (
 """What an OpenAI stream that fails after it started says."""
 
 HEALTH_DESCRIPTION = (
-    "skilltest emulator: a scripted stand-in for the Anthropic Messages API and OpenAI's "
-    "Responses and Chat Completions APIs. "
+    "skilltest emulator: a scripted stand-in for the Anthropic Messages API, OpenAI's "
+    "Responses and Chat Completions APIs and Google's Gemini API. "
     "It is not a real model; it answers what its model script says."
 )
 
@@ -157,6 +165,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._batch_post(path)
             return
         raw = read_request_body(self)
+        if gemini_route(path) is not None:
+            self._gemini(path, raw)
+            return
         api = api_of_path(path)
         if api in ("responses", "chat"):
             self._openai(path, api, raw)
@@ -290,8 +301,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- POST /v1/messages -------------------------------------------------------------------
 
-    def _messages(self, path: str, body: dict[str, Any], api: ApiFamily = "anthropic") -> None:
-        stream = bool(body.get("stream"))
+    def _messages(
+        self,
+        path: str,
+        body: dict[str, Any],
+        api: ApiFamily = "anthropic",
+        *,
+        stream: bool | None = None,
+    ) -> None:
+        stream = bool(body.get("stream")) if stream is None else stream
         agent = agent_of(dict(self.headers.items()))
         try:
             answer = self.server.owner.responder.answer(body, api=api, agent=agent)
@@ -340,14 +358,21 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.failure == "status" or (fault.failure == "midstream_error" and not stream):
             code = fault.status or 529
             decision = replace(fault, status=code)
-            payload = (
-                error_body(code)
-                if api == "anthropic"
-                else openai_error_body(code, retry_after_ms=decision.retry_after_ms)
-            )
+            if api == "anthropic":
+                payload = error_body(code)
+            elif api == "gemini":
+                payload = gemini_error_body(code)
+            else:
+                payload = openai_error_body(code, retry_after_ms=decision.retry_after_ms)
             self._json(code, payload, retry_headers(decision))
             return
-        if api == "responses":
+        if api == "gemini":
+            generated = build_generate_response(answer.message)
+            if stream:
+                self._stream_gemini(answer, stream_chunks(generated))
+            else:
+                self._whole(answer.message, fault, generated)
+        elif api == "responses":
             response = build_response(answer.message, body)
             if stream:
                 self._stream_openai(answer, response_events(response), api)
@@ -363,6 +388,60 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(answer)
         else:
             self._whole(answer.message, fault)
+
+    # --- POST /v1beta/models/MODEL:generateContent (the Gemini API) --------------------------
+
+    def _gemini(self, path: str, raw: bytes) -> None:
+        """``generateContent``, ``streamGenerateContent`` (SSE chunks, as ``alt=sse`` asks) and
+        ``countTokens``, the model named in the path."""
+        model, method = gemini_route(path) or ("", "")
+        try:
+            body = json.loads(raw or b"null")
+        except (ValueError, RecursionError):
+            body = None
+        agent = agent_of(dict(self.headers.items()))
+        if method == "countTokens":
+            asked = body.get("generateContentRequest", body) if isinstance(body, dict) else None
+            if not isinstance(asked, dict):
+                self._json(400, gemini_error_body(400, "the body must be a JSON object"))
+                self._record(path, body, 400)
+                return
+            request = gemini_wire.as_messages_request(asked, model)
+            self._json(200, {"totalTokens": gemini_wire.count_tokens(request)})
+            self._record(path, body, 200)
+            return
+        if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+            message = "the body must be a JSON object with 'contents'"
+            self._json(400, gemini_error_body(400, message))
+            self._record(path, body, 400, api="gemini", agent=agent)
+            return
+        if "model" not in body:
+            body = {**body, "model": model}
+        self._messages(path, body, "gemini", stream=method == "streamGenerateContent")
+
+    def _stream_gemini(self, answer: Answer, chunks: list[dict[str, Any]]) -> None:
+        """A Gemini stream (``data:`` lines of ``GenerateContentResponse`` chunks), with the
+        answer's fault: cut short, malformed, or an error after the first chunk."""
+        failure = answer.fault.failure
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        if failure == "malformed":
+            self._chunk(gemini_wire.encode_chunk(gemini_wire.MALFORMED_DATA))
+        elif failure == "midstream_error":
+            self._chunk(gemini_wire.encode_chunk(chunks[0]))
+            self._chunk(gemini_wire.encode_chunk(gemini_error_body(500, MIDSTREAM_ERROR)))
+        elif failure == "truncated":
+            for chunk in chunks[: gemini_wire.truncation_point(chunks)]:
+                self._chunk(gemini_wire.encode_chunk(chunk))
+            self._cut_connection()
+            return
+        else:
+            for chunk in chunks:
+                self._chunk(gemini_wire.encode_chunk(chunk))
+        self.wfile.write(b"0\r\n\r\n")
 
     # --- POST /v1/responses and /v1/chat/completions ------------------------------------------
 
@@ -682,4 +761,8 @@ def _batch_problem(body: Any) -> str | None:
 
 def _error_of(api: ApiFamily, status: int, message: str) -> dict[str, Any]:
     """The error body of ``api`` for ``status``."""
-    return error_body(status, message) if api == "anthropic" else openai_error_body(status, message)
+    if api == "anthropic":
+        return error_body(status, message)
+    if api == "gemini":
+        return gemini_error_body(status, message)
+    return openai_error_body(status, message)

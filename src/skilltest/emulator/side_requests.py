@@ -6,6 +6,11 @@ labels for background agents, recaps, next-prompt suggestions and conversation c
 ``claude -p`` with ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` none of them was observed, but
 they exist in the CLI and appear in other modes (interactive sessions, long conversations).
 
+Gemini CLI 0.61.0 sends helper requests of its own through ``generateContent``, each asking for
+JSON by a schema: the routing of a turn to a model (``route``: a complexity score;
+``model_choice``: ``flash`` or ``pro``), whether the model speaks next (``next_speaker``) and
+whether the conversation loops (``loop_check``).
+
 Each is recognised by text the CLI itself writes (never by what a user could type), and gets
 a built-in answer unless a rule opts in with ``when: {side_request: ...}``. That keeps a
 script's rules, and its ``turn`` counting, about the main agent only.
@@ -25,6 +30,10 @@ SideRequestKind = Literal[
     "recap",
     "suggestion",
     "compact",
+    "route",
+    "model_choice",
+    "next_speaker",
+    "loop_check",
 ]
 
 SIDE_REQUEST_KINDS: tuple[SideRequestKind, ...] = get_args(SideRequestKind)
@@ -43,6 +52,11 @@ _SIGNATURES: tuple[tuple[SideRequestKind, Literal["system", "last_user"], str], 
     ("compact", "last_user", "Your task is to create a detailed summary of the conversation so"),
     ("compact", "last_user", "Your task is to create a detailed summary of this conversation."),
     ("compact", "system", "Your task is to create a detailed summary of the conversation so"),
+    # Gemini CLI 0.61.0's helper requests (generateContent with a JSON schema).
+    ("route", "system", "You are a specialized Task Routing AI."),
+    ("model_choice", "system", "You are the **Lead Orchestrator** for an AI system."),
+    ("next_speaker", "last_user", "determine who should logically speak next: the 'user' or the"),
+    ("loop_check", "system", "You are a diagnostic agent that determines whether a"),
 )
 
 DEFAULT_ANSWERS: dict[SideRequestKind, str] = {
@@ -56,6 +70,18 @@ DEFAULT_ANSWERS: dict[SideRequestKind, str] = {
     "compact": (
         "<summary>\nA scripted conversation with the skilltest emulator "
         "(a stand-in, not a real model); no real work to summarise.\n</summary>"
+    ),
+    "route": (
+        '{"complexity_reasoning": "A scripted session with the skilltest emulator.", '
+        '"complexity_score": 10}'
+    ),
+    "model_choice": (
+        '{"reasoning": "A scripted session with the skilltest emulator.", "model_choice": "flash"}'
+    ),
+    "next_speaker": ('{"reasoning": "The scripted turn is complete.", "next_speaker": "user"}'),
+    "loop_check": (
+        '{"unproductive_state_analysis": "A scripted session: no loop.", '
+        '"unproductive_state_confidence": 0}'
     ),
 }
 """Built-in answer text per kind (JSON where the CLI asks for JSON)."""

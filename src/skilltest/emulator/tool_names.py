@@ -3,7 +3,9 @@
 Model scripts name tools as Claude Code does (``Bash`` with ``{command}``, ``Read`` with
 ``{file_path}``, ``Skill`` with ``{skill}``). Other agents offer the same abilities under other
 names and inputs: Codex 0.171.0 runs a command with ``exec_command`` (``{cmd}``), OpenCode
-1.18.33 with ``bash`` (``{command, timeout, workdir}``). Codex has no file tools: a scripted
+1.18.33 with ``bash`` (``{command, timeout, workdir}``), Gemini CLI 0.61.0 with
+``run_shell_command`` (``{command, description}``) and loads a skill with ``activate_skill``
+(``{name}``). Codex has no file tools: a scripted
 ``Read`` reaches it as ``cat`` through ``exec_command``, ``Write`` and ``Edit`` as an
 ``apply_patch`` it runs there (an ``Edit``'s ``old_string`` must then be whole lines), and a
 ``Skill`` as the ``cat`` of the skill's ``SKILL.md`` that loads a skill in Codex.
@@ -41,6 +43,9 @@ class Equivalent:
     """The tool's name as the agent offers it."""
     translate: Translate
     """The suite tool's input rewritten as this tool's input."""
+    beside: str | None = None
+    """A tool the request must offer too: tells apart two agents' tools of one name (OpenCode's
+    and Gemini CLI's ``glob``)."""
 
 
 def _renamed(**names: str) -> Translate:
@@ -93,6 +98,45 @@ def _opencode_bash(given: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in given.items() if key in ("command", "timeout")}
 
 
+def _gemini_shell(given: Mapping[str, Any]) -> dict[str, Any]:
+    # run_shell_command takes command and description as Bash does, and dir_path; no timeout.
+    return {key: value for key, value in given.items() if key in ("command", "description")}
+
+
+def _gemini_read(given: Mapping[str, Any]) -> dict[str, Any]:
+    # read_file takes a 1-based start_line and end_line where Read takes offset and limit.
+    read: dict[str, Any] = {"file_path": given.get("file_path", "")}
+    offset, limit = given.get("offset"), given.get("limit")
+    if isinstance(offset, int):
+        read["start_line"] = max(1, offset)
+    if isinstance(limit, int):
+        read["end_line"] = (read.get("start_line") or 1) + limit - 1
+    return read
+
+
+def _gemini_replace(given: Mapping[str, Any]) -> dict[str, Any]:
+    # replace also asks for an instruction saying what the change is for.
+    edit = {
+        "file_path": given.get("file_path", ""),
+        "instruction": "Replace old_string with new_string as given.",
+        "old_string": given.get("old_string", ""),
+        "new_string": given.get("new_string", ""),
+    }
+    if given.get("replace_all"):
+        edit["allow_multiple"] = True
+    return edit
+
+
+def _gemini_search(given: Mapping[str, Any]) -> dict[str, Any]:
+    # glob and grep_search name the folder dir_path where Glob and Grep name it path.
+    return {("dir_path" if key == "path" else key): value for key, value in given.items()}
+
+
+def _gemini_webfetch(given: Mapping[str, Any]) -> dict[str, Any]:
+    # web_fetch takes one prompt holding the URL and what to do with it.
+    return {"prompt": f"{given.get('url', '')} {given.get('prompt', '')}".strip()}
+
+
 def _opencode_webfetch(given: Mapping[str, Any]) -> dict[str, Any]:
     # webfetch takes url and format; WebFetch's prompt has no place there.
     return {"url": given.get("url", ""), "format": "markdown"}
@@ -102,13 +146,16 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
     "Bash": (
         Equivalent("exec_command", _codex_exec),  # Codex 0.171.0
         Equivalent("bash", _opencode_bash),  # OpenCode 1.18.33
+        Equivalent("run_shell_command", _gemini_shell),  # Gemini CLI 0.61.0
     ),
     "Read": (
         Equivalent("read", _renamed(file_path="filePath")),
+        Equivalent("read_file", _gemini_read),
         Equivalent("exec_command", _codex_read),  # Codex 0.171.0: no file tools
     ),
     "Write": (
         Equivalent("write", _renamed(file_path="filePath")),
+        Equivalent("write_file", _renamed()),
         Equivalent("exec_command", _codex_write),
     ),
     "Edit": (
@@ -116,15 +163,23 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
             "edit",
             _renamed(file_path="filePath", old_string="oldString", new_string="newString"),
         ),
+        Equivalent("replace", _gemini_replace),
         Equivalent("exec_command", _codex_edit),
     ),
-    "Glob": (Equivalent("glob", _renamed()),),
-    "Grep": (Equivalent("grep", _renamed()),),
+    "Glob": (
+        Equivalent("glob", _gemini_search, beside="run_shell_command"),  # Gemini CLI 0.61.0
+        Equivalent("glob", _renamed()),
+    ),
+    "Grep": (Equivalent("grep", _renamed()), Equivalent("grep_search", _gemini_search)),
     "Skill": (
         Equivalent("skill", _renamed(skill="name")),
+        Equivalent("activate_skill", _renamed(skill="name")),  # Gemini CLI 0.61.0
         Equivalent("exec_command", _codex_skill),  # Codex: a skill is loaded by reading it
     ),
-    "WebFetch": (Equivalent("webfetch", _opencode_webfetch),),
+    "WebFetch": (
+        Equivalent("webfetch", _opencode_webfetch),
+        Equivalent("web_fetch", _gemini_webfetch),
+    ),
 }
 """Per suite tool, the agents' equivalents, tried in order."""
 
@@ -151,6 +206,6 @@ def as_offered(call: ToolCall, offered: tuple[str, ...]) -> ToolCall:
     if mcp is not None:
         return ToolCall(name=mcp, input=dict(call.input))
     for equivalent in EQUIVALENTS.get(call.name, ()):
-        if equivalent.name in offered:
+        if equivalent.name in offered and (equivalent.beside in (None, *offered)):
             return ToolCall(name=equivalent.name, input=equivalent.translate(call.input))
     return call

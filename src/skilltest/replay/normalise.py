@@ -86,10 +86,21 @@ CHAT_FIELDS = (
 """The fields of a Chat Completions request (``POST /v1/chat/completions``) that shape the
 answer; ``stream``, ``stream_options``, ``user`` and ``metadata`` do not."""
 
+GEMINI_FIELDS = (
+    "model",
+    "contents",
+    "systemInstruction",
+    "tools",
+    "toolConfig",
+    "generationConfig",
+)
+"""The fields of a Gemini API request (``generateContent``) that shape the answer."""
+
 FIELDS_OF_API: dict[ApiFamily, tuple[str, ...]] = {
     "anthropic": KEPT_FIELDS,
     "responses": RESPONSES_FIELDS,
     "chat": CHAT_FIELDS,
+    "gemini": GEMINI_FIELDS,
 }
 """The fields kept, per API (a path of none of them, such as ``count_tokens``, keeps the
 Messages API's)."""
