@@ -1,4 +1,4 @@
-"""A controlled world around OpenCode and Codex: the real CLIs on the emulator, their commands'
+"""A controlled world around OpenCode, Codex and Gemini CLI: the real CLIs on the emulator, their commands'
 ``curl`` sent through the run's world proxy on loopback by the proxy variables (``proxy-env``:
 neither agent has a sandbox the world could confine). A declared host is answered by the run's
 fake, whose calls and state are checked; any other destination is refused at the proxy, never
@@ -20,7 +20,6 @@ from ..world.test_world_scenarios import (
     CANARY_RULES,
     EGRESS_RULES,
     EGRESS_SCENARIO,
-    GUIDED_PATCH,
     LOAD_SKILL,
     TOKEN,
     write_suite,
@@ -29,7 +28,7 @@ from .conftest import installed_agent
 
 pytestmark = [pytest.mark.cli, pytest.mark.slow]
 
-AGENTS = ("opencode", "codex")
+AGENTS = ("opencode", "codex", "gemini")
 
 
 def run_suite(agent: str, suite: Path, *options: str) -> int:
@@ -111,6 +110,15 @@ WRITE_SCENARIO = """\
     expected_skills: [tickets]
 """
 
+# No $(...): Gemini CLI refuses a command with a substitution (its result says "Blocked").
+PATCH = (
+    'echo "token=$TICKETS_API_TOKEN"\n'
+    'curl -s -o /dev/null -w "HTTP %{http_code}\\n" -X PATCH '
+    '-H "Authorization: Bearer $TICKETS_API_TOKEN" -H "If-Match: 3" '
+    "-H \"Content-Type: application/json\" -d '{\"owner\": \"platform-team\"}' "
+    "https://api.tickets.example.com/tickets/INC-1042 | tee reassigned.txt\n"
+)
+
 WRITE_RULES = (
     CANARY_RULES
     + LOAD_SKILL
@@ -118,7 +126,7 @@ WRITE_RULES = (
   - id: patch
     when: {{skill_loaded: tickets, turn: 2}}
     reply:
-      tool_calls: [{{name: Bash, input: {{description: "Reassign INC-1042", command: {json.dumps(GUIDED_PATCH.rstrip() + " | tee reassigned.txt")}}}}}]
+      tool_calls: [{{name: Bash, input: {{description: "Reassign INC-1042", command: {json.dumps(PATCH)}}}}}]
   - id: patch-done
     when: {{skill_loaded: tickets, turn: 3}}
     reply: {{text: "INC-1042 now belongs to platform-team."}}

@@ -155,3 +155,26 @@ def test_a_run_that_printed_no_result_and_failed_says_how_it_ended():
     )
     assert transcript.malformed_lines == 1
     assert session_of("no events at all") is None
+
+
+def test_a_command_its_shell_blocked_is_refused_never_run():
+    # As Gemini CLI 0.61.0 printed it for a command holding $(...) (tests/agents/test_agent_worlds.py).
+    blocked = "Blocked: command substitution detected in shell command."
+    stream = "\n".join(
+        json.dumps(event)
+        for event in (
+            {"type": "init", "session_id": "s1", "model": "auto"},
+            {
+                "type": "tool_use",
+                "tool_name": "run_shell_command",
+                "tool_id": "t1",
+                "parameters": {"command": "h=$(date)"},
+            },
+            {"type": "tool_result", "tool_id": "t1", "status": "success", "output": blocked},
+            {"type": "result", "status": "success", "stats": {}},
+        )
+    )
+
+    (call,) = parse_gemini(stream, exit_code=0).tool_calls
+
+    assert (call.status, call.result) == ("refused", blocked)

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilltest.agents.base import AgentBinary, Confinement, Installed, ModelApi, RunFolders
 from skilltest.agents.gemini_events import parse_gemini, session_of
@@ -36,6 +37,9 @@ from skilltest.agents.registry import register
 from skilltest.agents.tools import SUITE_NAMES
 from skilltest.names import child
 from skilltest.transcript import ToolCall, Transcript
+
+if TYPE_CHECKING:
+    from skilltest.plugins import McpServer
 
 PINNED_VERSION = "0.61.0"
 PACKAGE = "@google/gemini-cli"
@@ -114,12 +118,35 @@ def gemini_env(
     return env
 
 
-def write_settings(home: Path, model: str | None = None) -> Path:
-    """Writes :func:`settings_document` to ``home/.gemini/settings.json``; its path."""
+def write_settings(
+    home: Path, model: str | None = None, mcp_servers: Sequence[McpServer] = ()
+) -> Path:
+    """Writes :func:`settings_document` to ``home/.gemini/settings.json``, with the run's stdio
+    MCP servers (their tools trusted: they run without asking); its path."""
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps(settings_document(model), indent=2) + "\n", encoding="utf-8")
+    document = settings_document(model)
+    if mcp_servers:
+        document["mcpServers"] = {
+            server.name: {
+                "command": server.command,
+                "args": list(server.args),
+                "env": dict(server.env),
+                "trust": True,
+            }
+            for server in mcp_servers
+        }
+    settings.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return settings
+
+
+_MCP_NAME = re.compile(r"[^a-zA-Z0-9_\-.:]")
+
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """The name Gemini CLI 0.61.0 gives an MCP server's tool: ``mcp_server_tool``, every
+    character but letters, digits, ``_``, ``-``, ``.`` and ``:`` made ``_``."""
+    return _MCP_NAME.sub("_", f"mcp_{server}_{tool}")
 
 
 def move_skills(workdir: Path, claude_folder: Path) -> None:
@@ -198,12 +225,26 @@ class Gemini:
         return None
 
     def isolate(
-        self, folders: RunFolders, endpoint: Mapping[str, str], *, model: str | None
+        self,
+        folders: RunFolders,
+        endpoint: Mapping[str, str],
+        *,
+        model: str | None,
+        world: Mapping[str, str] | None = None,
+        mcp_servers: Sequence[McpServer] = (),
     ) -> dict[str, str]:
-        write_settings(folders.home, model)
+        write_settings(folders.home, model, mcp_servers)
         move_skills(folders.workdir, folders.workdir / ".claude" / "skills")
         base_url = endpoint.get("ANTHROPIC_BASE_URL") or "http://127.0.0.1:9"
-        return gemini_env(folders.home, base_url, tmp=folders.tmp)
+        env = gemini_env(folders.home, base_url, tmp=folders.tmp)
+        # Its shell passes its own environment on to every command (redacting none: the
+        # allowlist leaves out what would make it redact); its model requests go to loopback,
+        # which the world's NO_PROXY sends direct.
+        env.update(world or {})
+        return env
+
+    def mcp_tool(self, server: str, tool: str) -> str:
+        return mcp_tool_name(server, tool)
 
     def warnings(self, env: Mapping[str, str]) -> tuple[str, ...]:
         return ()

@@ -48,6 +48,10 @@ REFUSED_ERRORS = frozenset(
 )
 """The ``error.type`` of a tool result that says Gemini CLI never ran the call."""
 
+BLOCKED = re.compile(r"^Blocked: ")
+"""How ``run_shell_command``'s output says the CLI refused to run a command it reported as a
+success (``Blocked: command substitution detected in shell command.``)."""
+
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 """How ``run_shell_command``'s output says a command exited non-zero."""
 
@@ -95,6 +99,9 @@ def _ended(call: ToolCall, tool: str, event: Mapping[str, Any]) -> ToolCall:
     error = _object(event.get("error"))
     if event.get("status") == "success":
         result = _text(event.get("output"))
+        if tool == "run_shell_command" and BLOCKED.match(result):
+            # Gemini CLI never ran it (its shell refuses $(...), <(...) and >(...)).
+            return _with(call, result, is_error=True, refused=True)
         exited = EXIT_CODE.search(result) if tool == "run_shell_command" else None
         if exited is not None and exited.group(1) != "0":
             return _with(call, f"Exit code {exited.group(1)}\n{result}", is_error=True)

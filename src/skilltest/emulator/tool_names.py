@@ -14,7 +14,8 @@ drives every agent:
 
 * a call whose name the request offers is sent as written (Claude Code's requests, and any
   script that names an agent's own tool);
-* an MCP tool ``mcp__server__tool`` as OpenCode offers it, ``server_tool``;
+* an MCP tool ``mcp__server__tool`` as OpenCode (``server_tool``) or Gemini CLI
+  (``mcp_server_tool``) offers it;
 * else the first equivalent in :data:`EQUIVALENTS` that the request offers, its input rewritten;
 * else the call as written (the agent answers that it has no such tool, as it would).
 
@@ -185,17 +186,20 @@ EQUIVALENTS: dict[str, tuple[Equivalent, ...]] = {
 
 
 _SANITISED = re.compile(r"[^A-Za-z0-9_-]")
+_GEMINI_SANITISED = re.compile(r"[^a-zA-Z0-9_\-.:]")
 
 
 def _mcp_offered(name: str, offered: tuple[str, ...]) -> str | None:
     """The name under which the request offers the MCP tool ``mcp__server__tool``: OpenCode
     1.18.33's ``server_tool`` (each part with every character but letters, digits, ``_`` and
-    ``-`` made ``_``); ``None`` when it offers no such tool."""
+    ``-`` made ``_``), Gemini CLI 0.61.0's ``mcp_server_tool`` (``.`` and ``:`` kept too);
+    ``None`` when it offers no such tool."""
     parts = name.split("__", 2)
     if len(parts) != 3 or parts[0] != "mcp":
         return None
     opencode = f"{_SANITISED.sub('_', parts[1])}_{_SANITISED.sub('_', parts[2])}"
-    return opencode if opencode in offered else None
+    gemini = _GEMINI_SANITISED.sub("_", f"mcp_{parts[1]}_{parts[2]}")
+    return next((each for each in (opencode, gemini) if each in offered), None)
 
 
 def as_offered(call: ToolCall, offered: tuple[str, ...]) -> ToolCall:
