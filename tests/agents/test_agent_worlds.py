@@ -115,7 +115,7 @@ PATCH = (
     'echo "token=$TICKETS_API_TOKEN"\n'
     'curl -s -o /dev/null -w "HTTP %{http_code}\\n" -X PATCH '
     '-H "Authorization: Bearer $TICKETS_API_TOKEN" -H "If-Match: 3" '
-    "-H \"Content-Type: application/json\" -d '{\"owner\": \"platform-team\"}' "
+    '-H "Content-Type: application/json" -d \'{"owner": "platform-team"}\' '
     "https://api.tickets.example.com/tickets/INC-1042 | tee reassigned.txt\n"
 )
 

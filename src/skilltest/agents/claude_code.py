@@ -41,7 +41,7 @@ class ClaudeCode:
         force: bool = False,
         progress: Callable[[str], None] | None = None,
     ) -> Installed:
-        from skilltest.claude.install import install_claude
+        from skilltest.agents.claude_install import install_claude
 
         return install_claude(version=version, force=force, progress=progress)
 

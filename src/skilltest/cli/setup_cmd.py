@@ -47,8 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from skilltest.agents.claude_install import install_claude
     from skilltest.claude.binary import check_version
-    from skilltest.claude.install import install_claude
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
