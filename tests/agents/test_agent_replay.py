@@ -26,9 +26,18 @@ pytestmark = pytest.mark.slow
 
 SCENARIO = "latency-follow-up"
 PROMPT = "What's the latency of payment-service right now?"
-API = {"opencode": "anthropic", "codex": "responses"}
-VERSION = {"opencode": "1.18.33", "codex": "0.171.0"}
-OTHER = {"opencode": "codex", "codex": "opencode"}
+API = {"opencode": "anthropic", "codex": "responses", "gemini": "gemini"}
+VERSION = {"opencode": "1.18.33", "codex": "0.171.0", "gemini": "0.61.0"}
+OTHER = {"opencode": "codex", "codex": "opencode", "gemini": "codex"}
+ENDPOINTS = {
+    "opencode": {None},  # the Messages API's path is the cassette's default
+    "codex": {"/v1/responses"},
+    # Gemini CLI's turns, and its helper requests (routing, loop checks) to a smaller model
+    "gemini": {
+        "/v1beta/models/gemini-3.8-flash:streamGenerateContent",
+        "/v1beta/models/gemini-3.5-flash-lite:generateContent",
+    },
+}
 
 
 class NoEmulator:
@@ -77,7 +86,7 @@ def table_row(printed: str) -> str:
     return row
 
 
-@pytest.mark.parametrize("agent", ["opencode", "codex"])
+@pytest.mark.parametrize("agent", ["opencode", "codex", "gemini"])
 def test_a_recorded_scenario_replays_to_the_same_verdict_without_a_model(
     agent: str,
     lgtm_suite: Path,
@@ -104,8 +113,7 @@ def test_a_recorded_scenario_replays_to_the_same_verdict_without_a_model(
         assert (cassette.api, cassette.backend) == (API[agent], "emulator")
         assert (cassette.agent, cassette.cli_version) == (agent, VERSION[agent])
         exchanges = cassette.repetitions[0]
-        endpoint = "/v1/responses" if agent == "codex" else None
-        assert {e.request.get("endpoint") for e in exchanges} == {endpoint}
+        assert {e.request.get("endpoint") for e in exchanges} == ENDPOINTS[agent]
         # Both turns of the conversation, the follow-up included, are on tape.
         assert any("an hour ago" in json.dumps(e.request) for e in exchanges)
 
@@ -184,6 +192,11 @@ def test_a_recorded_scenario_replays_to_the_same_verdict_without_a_model(
         assert each["score"] is None
 
 
+FIRED = {
+    # Codex loads a skill by reading its SKILL.md; Gemini CLI through activate_skill.
+    "codex": "the skill fired (Bash(cat .agents/skills/lgtm/SKILL.md), tool call 1)",
+    "gemini": "the skill fired (Skill(lgtm), tool call 1)",
+}
 TRIGGER_QUERIES = ("--only", "loki-error-spike", "--only", "capital-of-france")
 
 
@@ -216,7 +229,7 @@ def trigger_runs(results: Path) -> dict[str, list[tuple[Any, ...]]]:
     }
 
 
-@pytest.mark.parametrize("agent", ["codex"])
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
 def test_recorded_trigger_runs_replay_to_the_same_rates_without_a_model(
     agent: str,
     trigger_suite: Path,
@@ -247,9 +260,7 @@ def test_recorded_trigger_runs_replay_to_the_same_rates_without_a_model(
     assert NoEmulator.started == 0
     assert trigger_runs(replayed) == trigger_runs(recorded)
     assert trigger_runs(replayed) == {
-        "loki-error-spike": [
-            ("fired", "the skill fired (Bash(cat .agents/skills/lgtm/SKILL.md), tool call 1)")
-        ],
+        "loki-error-spike": [("fired", FIRED[agent])],
         "capital-of-france": [("not-fired", None)],
     }
     rows = [line for line in again.out.splitlines() if line.startswith("lgtm/")]

@@ -1,6 +1,6 @@
 """``skilltest scenarios --agent gemini``: the example suite through the real Gemini CLI on the
 emulator's Gemini API, one model script driving it as it drives Claude Code, with the verdicts a
-user reads; and what the emulator alone can serve Gemini CLI, refused before any run."""
+user reads; and the live API, which cannot serve Gemini CLI, refused before any run."""
 
 from __future__ import annotations
 
@@ -82,30 +82,20 @@ def test_the_lgtm_suite_runs_in_gemini_cli_and_the_skill_improves_what_it_runs(
     assert Path(with_skill["transcript"]).read_text().count('"type":"init"') == 2
 
 
-@pytest.mark.parametrize(
-    ("options", "how"),
-    [
-        (["--backend", "emulator", "--record", "CASSETTES"], "--record/--replay"),
-        (["--replay", "CASSETTES"], "--backend replay"),
-    ],
-)
-def test_a_backend_that_cannot_answer_gemini_cli_is_refused_before_any_run(
+def test_the_live_backend_that_cannot_answer_gemini_cli_is_refused_before_any_run(
     gemini_bin: Path,
     lgtm_suite: Path,
-    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    options: list[str],
-    how: str,
+    monkeypatch: pytest.MonkeyPatch,
 ):
-    (tmp_path / "cassettes").mkdir()
-    given = [str(tmp_path / "cassettes") if each == "CASSETTES" else each for each in options]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-placeholder-never-sent")
 
-    code = run_scenarios(lgtm_suite, *given)
+    code = run_scenarios(lgtm_suite, "--backend", "claude")
 
     assert code == 2
     err = capsys.readouterr().err
     assert (
-        "--agent gemini speaks the gemini API, which only the emulator answers offline; "
-        f"{how} cannot serve it\n  fix: run it with --backend emulator, without --record or "
-        "--replay"
+        "--agent gemini speaks the gemini API, which only the emulator (or a replay of its "
+        "recording) answers; --backend claude cannot serve it\n  fix: run it with --backend "
+        "emulator (and --record DIR to replay it later with --replay DIR)"
     ) in err

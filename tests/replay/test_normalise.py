@@ -639,3 +639,40 @@ def test_two_codex_runs_of_one_turn_have_the_same_fingerprint():
 def test_codex_output_headers_are_left_alone_in_the_messages_api():
     text = "Chunk ID: f8f480\nWall time: 0.0153 seconds"
     assert text_of(user(text)) == text
+
+
+def gemini_request(call_id: str, pgid: str) -> dict:
+    """A Gemini CLI turn after one shell command, as its real requests carry it."""
+    return {
+        "contents": [
+            {"role": "user", "parts": [{"text": "What's the latency of payment-service?"}]},
+            {"role": "model", "parts": [{"functionCall": {
+                "id": call_id, "name": "run_shell_command", "args": {"command": "lgtm"},
+            }}]},
+            {"role": "user", "parts": [{"functionResponse": {
+                "id": call_id, "name": "run_shell_command", "response": {"output": (
+                    "<untrusted_context>\nOutput: lgtm: command not found\nExit Code: 127\n"
+                    f"Process Group PGID: {pgid}\n</untrusted_context>"
+                )},
+            }}]},
+        ],
+        "generationConfig": {"temperature": 1},
+    }  # fmt: skip
+
+
+def test_two_gemini_cli_runs_of_one_turn_have_the_same_fingerprint():
+    endpoint = "/v1beta/models/gemini-3.8-flash:streamGenerateContent"
+    first = gemini_request("run_shell_command_1796560336356_0", "1173")
+    second = gemini_request("run_shell_command_1796560355412_0", "1630")
+
+    one = normalise_request(first, endpoint=endpoint)
+    assert one == normalise_request(second, endpoint=endpoint)
+    call = one["contents"][1]["parts"][0]["functionCall"]
+    answer = one["contents"][2]["parts"][0]["functionResponse"]
+    assert call["id"] == answer["id"] == "run_shell_command_call_1"
+    assert "Process Group PGID: {PID}\n" in answer["response"]["output"]
+    # What the command printed, and its exit code, still tell two runs apart.
+    failed = json.loads(json.dumps(first).replace("Exit Code: 127", "Exit Code: 1"))
+    assert normalise_request(failed, endpoint=endpoint) != one
+    # The model in the path is part of the request's identity.
+    assert normalise_request(first, endpoint=endpoint.replace("3.8", "3.9")) != one

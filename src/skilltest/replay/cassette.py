@@ -53,7 +53,7 @@ READABLE_VERSIONS = (1, 2)
 """The cassette format versions this code reads: version 1 has no ``api`` (it holds the
 Messages API)."""
 
-APIS = ("anthropic", "responses", "chat")
+APIS = ("anthropic", "responses", "chat", "gemini")
 """The model APIs a cassette can hold."""
 
 LAYERS = ("pressure", "scenarios", "triggers")
@@ -148,7 +148,7 @@ class Cassette:
     """The model the answers came from."""
     api: str = "anthropic"
     """The model API the cassette holds: ``anthropic`` (the Messages API), ``responses``
-    (OpenAI's Responses API) or ``chat`` (Chat Completions)."""
+    (OpenAI's Responses API), ``chat`` (Chat Completions) or ``gemini`` (Google's Gemini API)."""
     backend: str | None = None
     """The backend that answered while recording (``anthropic``, ``claude`` or ``emulator``,
     whose answers are a scripted stand-in's); ``None`` in cassettes written before it was

@@ -261,6 +261,12 @@ _CODEX_WALL_TIME = re.compile(r"(?m)^(Wall time: )\d+(?:\.\d+)? seconds$")
 """How long a command ran, as Codex tells the model with its output."""
 _CURRENT_DATE = re.compile(r"(<current_date>)\d{4}-\d{2}-\d{2}(</current_date>)")
 """The date in Codex's environment context."""
+_GEMINI_CALL_ID = re.compile(r"\b(?P<name>[A-Za-z][A-Za-z0-9_-]*?)_1\d{12}_\d+\b")
+"""The id Gemini CLI gives a function call and its response: the tool's name, the time in
+milliseconds and a counter (``run_shell_command_1796560336356_0``). Renumbered per request
+(``run_shell_command_call_1``)."""
+_GEMINI_SHELL_IDS = re.compile(r"(?m)^(Process Group PGID: |Background PIDs: )[0-9, ]+$")
+"""The process ids Gemini CLI reports with a command's output to the model."""
 _AGENT_ID = re.compile(r"(?<=agentId: )a[0-9a-f]{16}\b|(?<=/tasks/)a[0-9a-f]{16}\b")
 """Claude Code's background-agent ids, where the CLI writes them (its tool result and the
 agent's output file); elsewhere 17 hex-looking characters are left alone."""
@@ -298,7 +304,9 @@ class _StringRules:
     """The built-in string rules, then the suite's, for one request (ids are numbered per
     request, so a tool_use and its tool_result get the same number)."""
 
-    def __init__(self, paths: RunPaths | None, rules: Rules, *, openai: bool = False) -> None:
+    def __init__(
+        self, paths: RunPaths | None, rules: Rules, *, openai: bool = False, gemini: bool = False
+    ) -> None:
         # Each pattern comes with text every match of it contains: a string without that text
         # is not scanned (a request of Claude Code is some 300 strings, 60 kB of them in the
         # system prompt and the tools, and a replay normalises each request on its way).
@@ -319,7 +327,10 @@ class _StringRules:
             # First: a Codex message id holds a UUID, which the rules above would cut in two.
             markers = ("call_", "fc_", "fco_", "rs_", "resp_", "msg_")
             self._ids.insert(0, (markers, _OPENAI_ID, self._openai_id(numbering)))
+        if gemini:
+            self._ids.append((("_1",), _GEMINI_CALL_ID, self._gemini_call_id()))
         self._openai = openai
+        self._gemini = gemini
         self._suite = [(re.compile(p), r) for p, r in rules.normalise]
         self._secrets = redactor_of(rules.secrets, REDACTED) if rules.secrets else None
 
@@ -332,6 +343,18 @@ class _StringRules:
             if kind not in kinds:
                 kinds[kind] = numbering.rule(kind, kind + "_{}")
             return kinds[kind](match)
+
+        return replace
+
+    @staticmethod
+    def _gemini_call_id() -> Callable[[re.Match[str]], str]:
+        seen: dict[str, str] = {}
+
+        def replace(match: re.Match[str]) -> str:
+            text = match.group(0)
+            if text not in seen:
+                seen[text] = f"{match.group('name')}_call_{len(seen) + 1}"
+            return seen[text]
 
         return replace
 
@@ -364,6 +387,8 @@ class _StringRules:
                 text = _CODEX_WALL_TIME.sub(r"\1{SECONDS} seconds", text)
             if "Chunk ID: " in text:
                 text = _CODEX_CHUNK.sub(r"\1{CHUNK_ID}", text)
+        if self._gemini and ("PGID: " in text or "PIDs: " in text):
+            text = _GEMINI_SHELL_IDS.sub(r"\1{PID}", text)
         for markers, pattern, replace in self._ids:
             if any(marker in text for marker in markers):
                 text = pattern.sub(replace, text)
@@ -509,7 +534,9 @@ def normalise_request(
         document = _without(kept, "encrypted_content")
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
-    strings = _StringRules(paths, rules, openai=api != "anthropic")
+    strings = _StringRules(
+        paths, rules, openai=api in ("responses", "chat"), gemini=api == "gemini"
+    )
     result: dict[str, Any] = map_strings(document, strings)
     return result
 

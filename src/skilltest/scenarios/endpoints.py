@@ -43,9 +43,6 @@ BACKENDS = ("claude", "emulator")
 
 EMULATOR_API_KEY = "sk-skilltest-emulator"
 
-TAPED_APIS = ("anthropic", "responses")
-"""The model APIs ``--record`` and ``--replay`` serve (Claude Code and OpenCode speak the first,
-Codex the second); Gemini CLI's Gemini API is answered by the emulator alone."""
 """The key the CLI sends to the emulator; never a real credential."""
 
 EMULATOR_NOTICE = (
@@ -296,14 +293,6 @@ def cli_backend(
     else:
         choice = choose_backend(options.backend, live="claude", emulator_notice=notice)
     speaks = None if agent == "claude-code" else chosen.model_api
-    taped_run = tape.recording or tape.replaying
-    if speaks not in (None, *TAPED_APIS) and (choice.name != "emulator" or taped_run):
-        how = "--record/--replay" if choice.name == "emulator" else f"--backend {choice.name}"
-        raise InputError(
-            f"--agent {agent} speaks the {speaks} API, which only the emulator answers "
-            f"offline; {how} cannot serve it",
-            fix="run it with --backend emulator, without --record or --replay",
-        )
     if speaks not in (None, "anthropic") and choice.name not in ("emulator", "replay"):
         raise InputError(
             f"--agent {agent} speaks the {speaks} API, which only the emulator (or a replay of "
