@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 BACKENDS = ("claude", "emulator")
 
 EMULATOR_API_KEY = "sk-skilltest-emulator"
-
 """The key the CLI sends to the emulator; never a real credential."""
 
 EMULATOR_NOTICE = (
