@@ -304,9 +304,7 @@ class _StringRules:
     """The built-in string rules, then the suite's, for one request (ids are numbered per
     request, so a tool_use and its tool_result get the same number)."""
 
-    def __init__(
-        self, paths: RunPaths | None, rules: Rules, *, openai: bool = False, gemini: bool = False
-    ) -> None:
+    def __init__(self, paths: RunPaths | None, rules: Rules, *, api: str = "anthropic") -> None:
         # Each pattern comes with text every match of it contains: a string without that text
         # is not scanned (a request of Claude Code is some 300 strings, 60 kB of them in the
         # system prompt and the tools, and a replay normalises each request on its way).
@@ -314,6 +312,8 @@ class _StringRules:
             (path, re.compile(re.escape(path) + r"(?![A-Za-z0-9_-])"), placeholder)
             for path, placeholder in (paths.replacements() if paths else [])
         ]
+        self._openai = api in ("responses", "chat")
+        self._gemini = api == "gemini"
         numbering = _Numbering()
         self._ids: list[tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], str]]]
         self._ids = [
@@ -323,14 +323,12 @@ class _StringRules:
             (("toolu_",), _TOOL_USE_ID, numbering.rule("toolu", "toolu_{}")),
             (("agentId: ", "/tasks/"), _AGENT_ID, numbering.rule("agent", "{{AGENT_{}}}")),
         ]
-        if openai:
+        if self._openai:
             # First: a Codex message id holds a UUID, which the rules above would cut in two.
             markers = ("call_", "fc_", "fco_", "rs_", "resp_", "msg_")
             self._ids.insert(0, (markers, _OPENAI_ID, self._openai_id(numbering)))
-        if gemini:
+        if self._gemini:
             self._ids.append((("_1",), _GEMINI_CALL_ID, self._gemini_call_id()))
-        self._openai = openai
-        self._gemini = gemini
         self._suite = [(re.compile(p), r) for p, r in rules.normalise]
         self._secrets = redactor_of(rules.secrets, REDACTED) if rules.secrets else None
 
@@ -534,10 +532,7 @@ def normalise_request(
         document = _without(kept, "encrypted_content")
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
-    strings = _StringRules(
-        paths, rules, openai=api in ("responses", "chat"), gemini=api == "gemini"
-    )
-    result: dict[str, Any] = map_strings(document, strings)
+    result: dict[str, Any] = map_strings(document, _StringRules(paths, rules, api=api))
     return result
 
 
