@@ -9,6 +9,11 @@ the median CPU time of each tool (its process and its children, from
 latency: SIGINT sent while its first requests are in flight (the emulator answers slowly),
 the time until the process has exited, median of a few.
 
+The floor: one more skilltest run at ``-j 1`` through a wrapper that logs when each ``claude -p``
+child starts and ends. The sum of those walls is the time spent inside the CLI's own runs, which
+neither tool can shorten; divided by the CLI's median wall it is the lowest wall ratio skilltest
+could reach at ``-j 1`` if everything outside the runs cost nothing.
+
     python scripts/bench_plugin_eval.py [--pairs N] [--runs N] [--jobs 1,4] [--stops N]
 
 The machine's load moves both tools alike: read the ratios, not the absolute figures.
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shlex
 import shutil
 import signal
 import statistics
@@ -91,7 +97,9 @@ def skilltest_run(claude: Path, work: Path, home: Path, url: str, runs: int, job
     return measured(argv, env, work)
 
 
-def compare(claude: Path, root: Path, url: str, *, pairs: int, runs: int, jobs: int) -> None:
+def compare(
+    claude: Path, root: Path, url: str, *, pairs: int, runs: int, jobs: int
+) -> dict[str, float]:
     home = root / "home"
     home.mkdir(exist_ok=True)
     walls: dict[str, list[float]] = {"cli": [], "skilltest": []}
@@ -112,6 +120,33 @@ def compare(claude: Path, root: Path, url: str, *, pairs: int, runs: int, jobs: 
         f"skilltest scenarios wall {wall['skilltest']:.1f}s cpu {cpu['skilltest']:.1f}s | "
         f"wall {wall_ratio:.2f}x (target <= {WALL_TARGET}x) "
         f"cpu {cpu_ratio:.2f}x (target <= {CPU_TARGET}x)"
+    )
+    return wall
+
+
+def floor(claude: Path, root: Path, url: str, *, runs: int, cli_wall: float) -> None:
+    """One skilltest run at ``-j 1`` with each ``claude -p`` child timed by a wrapper."""
+    log = root / "child-walls.txt"
+    wrapper = root / "claude-timed"
+    real = shlex.quote(str(claude))
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'case "$1" in -p) ;; *) exec {real} "$@" ;; esac\n'
+        "started=$(date +%s%N)\n"
+        f'{real} "$@"\n'
+        "code=$?\n"
+        f'echo "$started $(date +%s%N)" >> {shlex.quote(str(log))}\n'
+        "exit $code\n"
+    )
+    wrapper.chmod(0o755)
+    wall, _, _ = skilltest_run(wrapper, root / "floor", root / "home", url, runs, 1)
+    spans = [line.split() for line in log.read_text().splitlines() if line.strip()]
+    inside = sum(int(end) - int(start) for start, end in spans) / 1e9
+    print(
+        f"floor at -j 1: skilltest wall {wall:.1f}s, of which {inside:.1f}s "
+        f"({100 * inside / wall:.0f}%) inside {len(spans)} claude -p runs | "
+        f"those runs alone are {inside / cli_wall:.2f}x the CLI's median wall "
+        f"(the lowest ratio reachable with nothing outside the runs)"
     )
 
 
@@ -175,8 +210,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-plugin-eval-") as tmp:
         root = Path(tmp)
         with EmulatorServer(script, host="127.0.0.1", port=0) as server:
+            cli_walls: dict[int, float] = {}
             for jobs in (int(j) for j in args.jobs.split(",")):
-                compare(claude, root, server.base_url, pairs=args.pairs, runs=args.runs, jobs=jobs)
+                cli_walls[jobs] = compare(
+                    claude, root, server.base_url, pairs=args.pairs, runs=args.runs, jobs=jobs
+                )["cli"]
+            if 1 in cli_walls:
+                floor(claude, root, server.base_url, runs=args.runs, cli_wall=cli_walls[1])
         pressure_stop(root, args.stops)
     return 0
 

@@ -25,6 +25,7 @@ Then, side by side, how the cost grows with the suite (``--speed-only``: these a
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -159,6 +160,34 @@ def best_side_by_side(runs: int, first: list[str], second: list[str], cwd: Path)
     return [min(wall) for wall in walls]
 
 
+def libraries_of_validate() -> list[str]:
+    """The modules outside skilltest that ``skilltest validate`` imports (from ``-X importtime``):
+    the standard library and third-party part of its start, before any of skilltest's own code."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skilltest", "validate"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    modules = []
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            parts = name.split(".")
+            outside = parts[0] not in {"skilltest", "sitecustomize", "_distutils_hack"}
+            if outside and all(part.isidentifier() for part in parts):
+                modules.append(name)
+    return sorted(name for name in set(modules) if _importable(name))
+
+
+def _importable(name: str) -> bool:
+    """Whether ``name`` imports here (``-X importtime`` also lists what a module only tried)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+
+
 def speed(folder: Path) -> None:
     """How saving, validating and the HTML report grow with the suite, side by side."""
     print("growth with the suite: pressure on the emulator (K = 1), validate, the HTML report")
@@ -175,6 +204,15 @@ def speed(folder: Path) -> None:
         f"  validate (example suites)  {1000 * validate:6.0f} ms wall   python -c pass "
         f"{1000 * bare:5.0f} ms   ratio {validate / bare:5.1f}x (target < 5x; best of 5 each, "
         f"taken in turn, {compiled})"
+    )
+    libraries = libraries_of_validate()
+    bare, floor = best_side_by_side(
+        5, ["-c", "pass"], ["-c", "import " + ", ".join(libraries)], cwd=ROOT
+    )
+    print(
+        f"  validate's libraries       {1000 * floor:6.0f} ms wall   importing only the "
+        f"{len(libraries)} modules outside skilltest that it imports: {floor / bare:4.1f}x "
+        f"python -c pass"
     )
     hundred = html_report(small_results, folder / "report-100.html", 100)
     thousand = html_report(results, folder / "report-1000.html", 1000)
