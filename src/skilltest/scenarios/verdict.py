@@ -73,7 +73,7 @@ from skilltest.stats import (
     welch,
 )
 
-LIBRARIES = ("numpy", "scipy.special", "scipy.optimize", "pandas")
+LIBRARIES = ("numpy", "scipy.special", "pandas")
 """What judging a scenario imports on first use (the intervals' functions, the tidy table): a
 run imports them in a thread while its first runs go (:mod:`skilltest.preload`)."""
 
