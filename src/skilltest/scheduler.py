@@ -305,3 +305,43 @@ class Turn:
         else:
             return
         turns._grant()
+
+
+class ProcessLine:
+    """The line an agent runner's processes wait in (``-j``), one per event loop, and the hook
+    called once the first of them has started.
+
+    Claude Code's runner and the other agents' runner share it: a run takes its place as it
+    starts (:meth:`place`), so that processes start in the order the runs did however long each
+    took to prepare, and the first process to start calls :attr:`on_first_start` (what the
+    command does beside its runs, such as importing what its judges need)."""
+
+    def __init__(
+        self, processes: int | None, on_first_start: Callable[[], object] | None = None
+    ) -> None:
+        """
+        Args:
+            processes: The most processes at once; ``None``: no bound (each run takes a process
+                as it comes).
+            on_first_start: Called once, when the first process has started.
+        """
+        self.processes = processes
+        self.on_first_start = on_first_start
+        self._turns: dict[object, Turns] = {}
+
+    def place(self) -> Turn | None:
+        """A place in the line, taken now on the running loop (a wiring check runs on a loop of
+        its own); ``None`` without a bound."""
+        if self.processes is None:
+            return None
+        loop = asyncio.get_running_loop()
+        if loop not in self._turns:
+            self._turns = {loop: Turns(self.processes)}
+        return self._turns[loop].queue()
+
+    def first_start(self) -> None:
+        """Calls :attr:`on_first_start` the first time a process has started (later calls do
+        nothing)."""
+        started, self.on_first_start = self.on_first_start, None
+        if started is not None:
+            started()

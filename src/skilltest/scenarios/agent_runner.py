@@ -54,7 +54,7 @@ from skilltest.scenarios.runner import (
     run_setup,
 )
 from skilltest.scenarios.suite import Scenario
-from skilltest.scheduler import Turns
+from skilltest.scheduler import ProcessLine
 from skilltest.transcript import Transcript
 from skilltest.transcript.model import claude_events
 from skilltest.world.instance import PROXY_ENV, WorldInstance
@@ -137,28 +137,16 @@ class AgentCliRunner:
         self.backend = endpoint.name
         self.cli_version: str | None = binary.version
         self.sandbox_base = sandbox_base
-        self.processes = processes
-        self.on_first_start = on_first_start
+        self.line = ProcessLine(processes, on_first_start)
         self.judge_model = judge_model
-        self._turns: dict[object, Turns] = {}
         self.model_runners = ModelRunners()
 
     async def aclose(self) -> None:
         """Closes the clients the runs' judges asked through."""
         await self.model_runners.aclose()
 
-    def _first_start(self) -> None:
-        started, self.on_first_start = self.on_first_start, None
-        if started is not None:
-            started()
-
     async def run(self, request: RunRequest) -> RunOutcome:
-        turn = None
-        if self.processes is not None:
-            loop = asyncio.get_running_loop()
-            if loop not in self._turns:
-                self._turns = {loop: Turns(self.processes)}
-            turn = self._turns[loop].queue()
+        turn = self.line.place()
         try:
             if turn is not None:
                 async with turn:
@@ -317,7 +305,7 @@ class AgentCliRunner:
                     env=env,
                     timeout_s=left,
                     stop_on=request.stop_on,
-                    on_start=self._first_start,
+                    on_start=self.line.first_start,
                 )
             )
             outputs.append(output)

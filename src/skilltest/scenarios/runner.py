@@ -63,7 +63,7 @@ from skilltest.runners.base import DEFAULT_MODEL
 from skilltest.scenarios.mocks import AgentRelay, RunMocks, mocks_for, run_mocks
 from skilltest.scenarios.outcome import Arm
 from skilltest.scenarios.suite import DEFAULT_ALLOWED_TOOLS, Scenario
-from skilltest.scheduler import Turn, Turns
+from skilltest.scheduler import ProcessLine, Turn
 from skilltest.skills import Skill
 from skilltest.transcript import AnsweredBy, Transcript
 from skilltest.transcript.model import ApiRetry, call_argument
@@ -575,28 +575,10 @@ class ClaudeCliRunner:
         self.cli_version: str | None = binary.version
         self.sandbox_base = sandbox_base
         self.judge_model = judge_model
-        self.processes = processes
-        self.on_first_start = on_first_start
-        self._turns: dict[object, Turns] = {}
+        self.line = ProcessLine(processes, on_first_start)
         from skilltest.checks.judge import ModelRunners
 
         self.model_runners = ModelRunners(claude=binary.path)
-
-    def _first_start(self) -> None:
-        """Calls :attr:`on_first_start` the first time a process has started."""
-        started, self.on_first_start = self.on_first_start, None
-        if started is not None:
-            started()
-
-    def _process_turn(self) -> Turn | None:
-        """A place in the line for one of the CLI processes ``processes`` allows, on the running
-        loop (the wiring check runs on a loop of its own); ``None`` without a bound."""
-        if self.processes is None:
-            return None
-        loop = asyncio.get_running_loop()
-        if loop not in self._turns:
-            self._turns = {loop: Turns(self.processes)}
-        return self._turns[loop].queue()
 
     async def aclose(self) -> None:
         """Closes the clients the runs' judges and agent responders asked through."""
@@ -605,7 +587,7 @@ class ClaudeCliRunner:
     async def run(self, request: RunRequest) -> RunOutcome:
         # The run's place among the processes is taken now, so that runs start their processes
         # in the order they were started, however long each takes to prepare.
-        turn = self._process_turn()
+        turn = self.line.place()
         try:
             return await self._run(request, turn)
         finally:
@@ -724,7 +706,7 @@ class ClaudeCliRunner:
                         first_message=scenario.prompt if scenario.turns else None,
                         follow_ups=scenario.turns,
                         stop_on=_stop_check(request.stop_on, mocks),
-                        on_start=self._first_start,
+                        on_start=self.line.first_start,
                     )
                 )
                 # The next run's process may start: what is left of this one (its checks and

@@ -34,7 +34,7 @@ from skilltest.scenarios.runner import RunOutcome, RunRequest, ScenarioRunner
 from skilltest.scenarios.suite import Scenario, ScenarioSuite
 from skilltest.scenarios.verdict import DECIDED, ScenarioVerdict, Thresholds, judge
 from skilltest.scheduler import Planned as Scheduled
-from skilltest.scheduler import run_rounds
+from skilltest.scheduler import ProcessLine, run_rounds
 from skilltest.skills import Skill
 from skilltest.trace.record import (
     build_trace,
@@ -357,7 +357,8 @@ async def run_suites(
     # while ``jobs`` runs' processes work, the others prepare their sandboxes or are checked
     # and judged (a judge may wait for the SDK to be imported), and the next process starts
     # the moment one ends.
-    overlapped = getattr(runner, "processes", None) is not None
+    line = getattr(runner, "line", None)
+    overlapped = isinstance(line, ProcessLine) and line.processes is not None
     workers = jobs + max(jobs, 2) if overlapped else jobs
     try:
         await _run_batches(
