@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -68,33 +67,6 @@ SKILLS_FOLDER = (".agents", "skills")
 """Where in the workspace Codex 0.171.0 looks for skills (and ``~/.agents/skills``)."""
 TEMP_ROOT = Path("/tmp")
 """Where a run's CODEX_HOME cannot be (:func:`prepare_codex_run`)."""
-
-
-# -- install ---------------------------------------------------------------------------------
-
-
-def codex_version(binary: Path) -> str:
-    """The version ``codex --version`` prints (``codex-cli 0.171.0`` gives ``0.171.0``).
-
-    Raises:
-        ConfigurationError: the binary does not run or prints no version.
-    """
-    try:
-        done = subprocess.run(
-            [str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False
-        )
-    except OSError as exc:
-        raise ConfigurationError(
-            f"{binary}: Codex does not start ({exc})\n"
-            "  fix: install it again with `skilltest setup --agent codex --force`"
-        ) from exc
-    found = re.search(r"\d+\.\d+\.\d+\S*", done.stdout)
-    if done.returncode != 0 or found is None:
-        raise ConfigurationError(
-            f"{binary}: `codex --version` printed no version (exit {done.returncode})\n"
-            "  fix: install it again with `skilltest setup --agent codex --force`"
-        )
-    return found.group(0)
 
 
 # -- isolation -------------------------------------------------------------------------------

@@ -27,10 +27,10 @@ from skilltest.agents.codex import (
     codex_command,
     codex_env,
     codex_mcp_server,
-    codex_version,
     prepare_codex_run,
 )
 from skilltest.agents.codex_events import parse_codex_events, session_of, skill_fired
+from skilltest.agents.npm import reported_version
 from skilltest.emulator import EmulatorServer, ModelScript
 from skilltest.emulator.server import RecordedRequest
 from skilltest.skills import load_skill
@@ -83,7 +83,7 @@ SCRIPT = {
 @pytest.fixture(scope="module")
 def codex() -> Path:
     binary = installed_agent("codex")
-    assert codex_version(binary) == CODEX_VERSION
+    assert reported_version(binary) == CODEX_VERSION
     return binary
 
 
