@@ -10,7 +10,7 @@ import pytest
 from skilltest.errors import InputError
 from skilltest.limits import MAX_REPETITIONS
 from skilltest.repetitions import Repetitions, plan_for
-from skilltest.scheduler import Planned, Turns, run_rounds
+from skilltest.scheduler import Planned, ProcessLine, Turns, run_rounds
 from skilltest.stats import most_extreme_difference
 
 
@@ -234,6 +234,36 @@ def test_turns_are_served_in_the_order_taken_however_long_each_prepares():
         return served
 
     assert asyncio.run(main()) == ["a", "b", "c"]
+
+
+def test_a_process_line_bounds_each_loop_and_calls_its_first_start_hook_once():
+    calls: list[str] = []
+    line = ProcessLine(1, on_first_start=lambda: calls.append("first"))
+
+    async def two_places() -> list[bool]:
+        first, second = line.place(), line.place()
+        assert first is not None and second is not None
+        async with first:
+            line.first_start()
+            line.first_start()  # a later process starting calls nothing
+            waiting = asyncio.ensure_future(second.__aenter__())
+            await asyncio.sleep(0)
+            blocked = not waiting.done()  # one process at once
+        await waiting
+        second.release()
+        return [blocked, waiting.done()]
+
+    assert asyncio.run(two_places()) == [True, True]
+    assert asyncio.run(two_places()) == [True, True]  # a new loop gets a line of its own
+    assert calls == ["first"]
+
+    unbounded = ProcessLine(None)
+
+    async def place() -> object:
+        return unbounded.place()
+
+    assert asyncio.run(place()) is None
+    unbounded.first_start()  # no hook: nothing to call
 
 
 def test_a_place_given_up_or_cancelled_holds_no_one_back():
