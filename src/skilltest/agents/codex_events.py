@@ -16,13 +16,13 @@ Pure functions: no process is started here (:mod:`skilltest.agents.codex` runs C
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from skilltest.agents.json_lines import json_lines
 from skilltest.transcript.model import ResultEvent, ToolCall, Transcript, Usage
 
 
@@ -170,18 +170,11 @@ def _calls(item: Mapping[str, Any]) -> list[ToolCall]:
 def _events(lines: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
     events: list[dict[str, Any]] = []
     malformed = 0
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
+    for event in json_lines(lines):
+        if event is None:
             malformed += 1
-            continue
-        if isinstance(event, dict):
-            events.append(event)
         else:
-            malformed += 1
+            events.append(event)
     return events, malformed
 
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from skilltest.agents.json_lines import STDERR_TAIL, json_lines, json_object
 from skilltest.agents.tools import as_suite_call, fired_skill
 from skilltest.transcript.model import ToolCall, Transcript, Usage
 
@@ -55,31 +56,10 @@ success (``Blocked: command substitution detected in shell command.``)."""
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 """How ``run_shell_command``'s output says a command exited non-zero."""
 
-STDERR_TAIL = 500
-
-
-def _object(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def events(stdout: str) -> Iterator[dict[str, Any] | None]:
-    """Each line's JSON object, ``None`` for a line that is not one (blank lines skipped)."""
-    for line in stdout.split("\n"):
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            event = json.loads(line)
-        except (ValueError, RecursionError):
-            yield None
-            continue
-        yield event if isinstance(event, dict) else None
-
 
 def session_of(stdout: str) -> str | None:
     """The session id of the first ``init`` event (what ``--resume`` takes)."""
-    for event in events(stdout):
+    for event in json_lines(stdout.split("\n")):
         if event is not None and event.get("type") == "init":
             session = event.get("session_id")
             return session if isinstance(session, str) and session else None
@@ -96,7 +76,7 @@ def _text(value: Any) -> str:
 
 def _ended(call: ToolCall, tool: str, event: Mapping[str, Any]) -> ToolCall:
     """``call`` with the outcome a ``tool_result`` event reports."""
-    error = _object(event.get("error"))
+    error = json_object(event.get("error"))
     if event.get("status") == "success":
         result = _text(event.get("output"))
         if tool == "run_shell_command" and BLOCKED.match(result):
@@ -150,7 +130,7 @@ def parse_gemini(
             texts.append("".join(pieces))
         pieces.clear()
 
-    for event in events(stdout):
+    for event in json_lines(stdout.split("\n")):
         if event is None:
             malformed += 1
             continue
@@ -174,7 +154,7 @@ def parse_gemini(
         elif kind == "tool_use":
             flush()
             tool = str(event.get("tool_name") or "")
-            given = dict(_object(event.get("parameters")))
+            given = dict(json_object(event.get("parameters")))
             key = str(event.get("tool_id") or f"#{len(order)}")
             name, arguments = as_suite_call(AGENT, tool, given)
             if key not in calls:
@@ -203,11 +183,11 @@ def parse_gemini(
         elif kind == "result":
             flush()
             outcome = str(event.get("status") or "")
-            failure = _object(event.get("error"))
+            failure = json_object(event.get("error"))
             outcome_error = _text(failure.get("message")) if failure else None
-            stats = _object(event.get("stats"))
-            for name, counted in _object(stats.get("models")).items():
-                if _object(counted).get("total_tokens") and name not in answered:
+            stats = json_object(event.get("stats"))
+            for name, counted in json_object(stats.get("models")).items():
+                if json_object(counted).get("total_tokens") and name not in answered:
                     answered.append(str(name))
             usage = usage + Usage.from_mapping(
                 {

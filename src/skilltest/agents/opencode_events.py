@@ -20,9 +20,10 @@ evidence rules are Claude Code's: a command that exits non-zero failed, a call t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from skilltest.agents.json_lines import STDERR_TAIL, json_lines, json_object
 from skilltest.agents.tools import as_suite_call, fired_skill
 from skilltest.transcript.model import ToolCall, Transcript, Usage
 
@@ -46,31 +47,10 @@ a tool it does not have, input it refused), lowercased."""
 INVALID_TOOL = "invalid"
 """The tool OpenCode answers a call of a tool it does not have with (``input.tool`` names it)."""
 
-STDERR_TAIL = 500
-
-
-def _object(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def events(stdout: str) -> Iterator[dict[str, Any] | None]:
-    """Each line's JSON object, ``None`` for a line that is not one (blank lines skipped)."""
-    for line in stdout.split("\n"):
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            event = json.loads(line)
-        except (ValueError, RecursionError):
-            yield None
-            continue
-        yield event if isinstance(event, dict) else None
-
 
 def session_of(stdout: str) -> str | None:
     """The session id the events carry (the first one)."""
-    for event in events(stdout):
+    for event in json_lines(stdout.split("\n")):
         if event is not None and isinstance(event.get("sessionID"), str):
             return str(event["sessionID"])
     return None
@@ -93,8 +73,8 @@ def _error_text(error: Any) -> str:
 def _call(part: Mapping[str, Any]) -> tuple[ToolCall, str | None]:
     """A ``tool_use`` part as a call in the suite's vocabulary, and the skill it loaded."""
     tool = str(part.get("tool") or "")
-    state = _object(part.get("state"))
-    given = _object(state.get("input"))
+    state = json_object(part.get("state"))
+    given = json_object(state.get("input"))
     status = state.get("status")
     if tool == INVALID_TOOL and isinstance(given.get("tool"), str):
         # A call of a tool OpenCode does not have comes back as its `invalid` tool: the call
@@ -115,7 +95,7 @@ def _call(part: Mapping[str, Any]) -> tuple[ToolCall, str | None]:
     if status == "completed":
         output = state.get("output")
         result = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-        metadata = _object(state.get("metadata"))
+        metadata = json_object(state.get("metadata"))
         exit_code = metadata.get("exit")
         is_error = isinstance(exit_code, int) and exit_code != 0
         if is_error:
@@ -154,14 +134,14 @@ def parse_opencode(
     stop_reason: str | None = None
     session: str | None = None
     unknown = malformed = 0
-    for event in events(stdout):
+    for event in json_lines(stdout.split("\n")):
         if event is None:
             malformed += 1
             continue
         kind = event.get("type")
         if session is None and isinstance(event.get("sessionID"), str):
             session = event["sessionID"]
-        part = _object(event.get("part"))
+        part = json_object(event.get("part"))
         if kind not in KNOWN_EVENTS:
             unknown += 1
         elif kind == "text" and isinstance(part.get("text"), str) and part["text"].strip():
@@ -177,8 +157,8 @@ def parse_opencode(
         elif kind == "step_finish":
             reason = part.get("reason")
             stop_reason = reason if isinstance(reason, str) else stop_reason
-            tokens = _object(part.get("tokens"))
-            cache = _object(tokens.get("cache"))
+            tokens = json_object(part.get("tokens"))
+            cache = json_object(tokens.get("cache"))
             usage = usage + Usage.from_mapping(
                 {
                     "input_tokens": tokens.get("input"),

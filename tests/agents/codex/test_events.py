@@ -190,9 +190,16 @@ def test_an_mcp_call_is_named_mcp_server_tool_with_its_arguments_and_result():
 
 
 def test_lines_that_are_not_events_are_counted_never_fatal():
-    lines = ["not json", "[1]", "", *(STREAMS / "plain.jsonl").read_text().splitlines()]
+    nested_too_deep = "[" * 100_000 + "]" * 100_000  # past what the JSON parser takes
+    lines = [
+        "not json",
+        "[1]",
+        "",
+        nested_too_deep,
+        *(STREAMS / "plain.jsonl").read_text().splitlines(),
+    ]
     transcript = parse_codex_events(lines)
-    assert transcript.malformed_lines == 2
+    assert transcript.malformed_lines == 3
     assert transcript.completed
 
 
