@@ -676,3 +676,50 @@ def test_two_gemini_cli_runs_of_one_turn_have_the_same_fingerprint():
     assert normalise_request(failed, endpoint=endpoint) != one
     # The model in the path is part of the request's identity.
     assert normalise_request(first, endpoint=endpoint.replace("3.8", "3.9")) != one
+
+
+def gemini_skills_request(names: list[str]) -> dict:
+    """A Gemini CLI request with ``names`` installed, listed in the order it found them."""
+    listing = "\n".join(
+        f"  <skill>\n    <name>{name}</name>\n    <description>{name} things</description>\n"
+        f"    <location>/work/.gemini/skills/{name}/SKILL.md</location>\n  </skill>"
+        for name in names
+    )
+    available = ", ".join(f"'{name}'" for name in names)
+    return {
+        "systemInstruction": {"parts": [{"text": (
+            "# Available Agent Skills\n\n<available_skills>\n"
+            f"{listing}\n</available_skills>\nMore instructions."
+        )}]},
+        "contents": [{"role": "user", "parts": [{"text": "What is the capital of France?"}]}],
+        "tools": [{"functionDeclarations": [{
+            "name": "activate_skill",
+            "description": f"Activates a skill by name (Available: {available}). Returns it.",
+            "parametersJsonSchema": {"type": "object", "properties": {"name": {
+                "type": "string", "enum": names,
+            }}},
+        }]}],
+    }  # fmt: skip
+
+
+def test_gemini_cli_listing_its_skills_in_another_order_is_the_same_request():
+    endpoint = "/v1beta/models/gemini-3.8-flash:streamGenerateContent"
+    found = gemini_skills_request(["lgtm", "safe-migrations"])
+    found_otherwise = gemini_skills_request(["safe-migrations", "lgtm"])
+    assert found != found_otherwise
+
+    one = normalise_request(found, endpoint=endpoint)
+    assert normalise_request(found_otherwise, endpoint=endpoint) == one
+    declaration = one["tools"][0]["functionDeclarations"][0]
+    assert "(Available: 'lgtm', 'safe-migrations')" in declaration["description"]
+    assert declaration["parametersJsonSchema"]["properties"]["name"]["enum"] == [
+        "lgtm",
+        "safe-migrations",
+    ]
+    # Another skill installed is still another request.
+    more = normalise_request(gemini_skills_request(["lgtm", "other"]), endpoint=endpoint)
+    assert more != one
+    # Normalising works on a copy: the request as the client sent it is left as it was.
+    assert found_otherwise["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"][
+        "properties"
+    ]["name"]["enum"] == ["safe-migrations", "lgtm"]

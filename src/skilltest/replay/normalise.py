@@ -490,6 +490,48 @@ def _remove(node: Any, parts: list[str]) -> None:
                 del node[index]
 
 
+_SKILL_LISTING = re.compile(r"(<available_skills>\n)(.*?)(\n</available_skills>)", re.DOTALL)
+_SKILL_ENTRY = re.compile(r"  <skill>\n.*?\n  </skill>", re.DOTALL)
+_AVAILABLE = re.compile(r"\(Available: ((?:'[^']*'(?:, )?)+)\)")
+
+
+def _sorted_listing(match: re.Match[str]) -> str:
+    entries = _SKILL_ENTRY.findall(match.group(2))
+    if "\n".join(entries) != match.group(2):
+        return match.group(0)  # not the listing as Gemini CLI writes it: left as it is
+    return match.group(1) + "\n".join(sorted(entries)) + match.group(3)
+
+
+def _sorted_names(match: re.Match[str]) -> str:
+    names = re.findall(r"'[^']*'", match.group(1))
+    return f"(Available: {', '.join(sorted(names))})"
+
+
+def _gemini_skills_in_order(document: Any) -> None:
+    """Gemini CLI lists the installed skills in the order it found them, which varies from run
+    to run: its system instruction's ``<available_skills>`` entries, and ``activate_skill``'s
+    ``(Available: ...)`` and ``enum``, are put in sorted order (in place)."""
+    if isinstance(document, dict):
+        if document.get("name") == "activate_skill":
+            description = document.get("description")
+            if isinstance(description, str):
+                document["description"] = _AVAILABLE.sub(_sorted_names, description)
+            schema = document.get("parametersJsonSchema")
+            properties = schema.get("properties") if isinstance(schema, dict) else None
+            name = properties.get("name") if isinstance(properties, dict) else None
+            enum = name.get("enum") if isinstance(name, dict) else None
+            if isinstance(name, dict) and isinstance(enum, list):
+                name["enum"] = sorted(enum, key=str)
+        for key, value in document.items():
+            if isinstance(value, str) and "<available_skills>" in value:
+                document[key] = _SKILL_LISTING.sub(_sorted_listing, value)
+            else:
+                _gemini_skills_in_order(value)
+    elif isinstance(document, list):
+        for value in document:
+            _gemini_skills_in_order(value)
+
+
 def normalise_request(
     body: Mapping[str, Any],
     *,
@@ -530,6 +572,8 @@ def normalise_request(
     else:
         # Encrypted reasoning differs on every call, even for the same thinking.
         document = _without(kept, "encrypted_content")
+        if api == "gemini":
+            _gemini_skills_in_order(document)
     for pointer in rules.ignore:
         remove_pointer(document, pointer)
     result: dict[str, Any] = map_strings(document, _StringRules(paths, rules, api=api))
